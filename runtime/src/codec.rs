@@ -1,0 +1,299 @@
+//! Wire formats of the Kubernetes value types that JSON has no word for.
+//!
+//! The generated types for `metav1.Time`, `metav1.MicroTime`,
+//! `intstr.IntOrString`, `metav1.FieldsV1` and `format: byte` fields call into
+//! here, so the encoding rules live (and are tested) in one place.
+//!
+//! Times follow apimachinery: they are read as RFC 3339 and written in UTC;
+//! `Time` writes whole seconds and `MicroTime` six fraction digits, except
+//! that a fraction the input carried is never dropped, so a decode/encode
+//! round trip of what the server sent gives the same text.
+
+use std::fmt;
+
+use base64::Engine as _;
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde::ser::{Serialize, Serializer};
+
+pub use jiff::Timestamp;
+
+/// Parses an RFC 3339 timestamp as the apiserver writes it.
+pub fn parse_time(s: &str) -> Result<Timestamp, jiff::Error> {
+    s.parse::<Timestamp>()
+}
+
+/// Formats like apimachinery's `metav1.Time` (`2006-01-02T15:04:05Z`),
+/// keeping a non-zero fraction instead of truncating it.
+pub fn format_time(t: &Timestamp) -> String {
+    format_with_min_fraction(t, 0)
+}
+
+/// Formats like apimachinery's `metav1.MicroTime` (`2006-01-02T15:04:05.000000Z`).
+pub fn format_micro_time(t: &Timestamp) -> String {
+    format_with_min_fraction(t, 6)
+}
+
+fn format_with_min_fraction(t: &Timestamp, min_digits: usize) -> String {
+    use std::fmt::Write as _;
+    let secs = t.as_second();
+    let nanos = t.subsec_nanosecond();
+    // Whole seconds first, then the fraction by hand so precision is ours.
+    let whole = Timestamp::from_second(if nanos < 0 { secs - 1 } else { secs }).unwrap_or(*t);
+    let nanos = if nanos < 0 { nanos + 1_000_000_000 } else { nanos } as u32;
+    let mut out = whole.strftime("%Y-%m-%dT%H:%M:%S").to_string();
+    let digits = if nanos == 0 {
+        min_digits
+    } else if nanos % 1_000 == 0 {
+        min_digits.max(if nanos % 1_000_000 == 0 { 3 } else { 6 })
+    } else {
+        9
+    };
+    if digits > 0 {
+        let frac = format!("{nanos:09}");
+        let _ = write!(out, ".{}", &frac[..digits]);
+    }
+    out.push('Z');
+    out
+}
+
+struct TimeVisitor;
+
+impl<'de> Visitor<'de> for TimeVisitor {
+    type Value = Timestamp;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an RFC 3339 timestamp")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Timestamp, E> {
+        parse_time(v).map_err(|e| E::custom(format_args!("invalid timestamp {v:?}: {e}")))
+    }
+}
+
+/// `#[serde(with = ...)]` helpers for `metav1.Time`.
+pub mod time {
+    use super::*;
+    pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_time(t))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
+        d.deserialize_str(TimeVisitor)
+    }
+}
+
+/// `#[serde(with = ...)]` helpers for `metav1.MicroTime`.
+pub mod micro_time {
+    use super::*;
+    pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_micro_time(t))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
+        d.deserialize_str(TimeVisitor)
+    }
+}
+
+/// Bytes carried in JSON as standard base64 (`format: byte`), e.g. the
+/// values of a Secret's `data`.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ByteString(pub Vec<u8>);
+
+impl fmt::Debug for ByteString {
+    // Secrets travel as ByteString: never print the bytes themselves.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ByteString(<{} bytes>)", self.0.len())
+    }
+}
+
+impl From<Vec<u8>> for ByteString {
+    fn from(v: Vec<u8>) -> Self {
+        ByteString(v)
+    }
+}
+
+impl From<&[u8]> for ByteString {
+    fn from(v: &[u8]) -> Self {
+        ByteString(v.to_vec())
+    }
+}
+
+impl Serialize for ByteString {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(&self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for ByteString {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ByteString;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a base64 string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ByteString, E> {
+                base64::engine::general_purpose::STANDARD
+                    .decode(v.trim_end_matches(['\n', '\r']))
+                    .map(ByteString)
+                    .map_err(|e| E::custom(format_args!("invalid base64: {e}")))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ByteString, E> {
+                Ok(ByteString::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Either half of an `IntOrString` as read from JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IntOrStr {
+    Int(i32),
+    Str(String),
+}
+
+/// Reads an `x-kubernetes-int-or-string` value: a JSON number that fits in
+/// an `i32`, or a string.
+pub fn deserialize_int_or_string<'de, D: Deserializer<'de>>(d: D) -> Result<IntOrStr, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = IntOrStr;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an int32 or a string")
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<IntOrStr, E> {
+            i32::try_from(v)
+                .map(IntOrStr::Int)
+                .map_err(|_| E::custom(format_args!("{v} does not fit an int32")))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<IntOrStr, E> {
+            i32::try_from(v)
+                .map(IntOrStr::Int)
+                .map_err(|_| E::custom(format_args!("{v} does not fit an int32")))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<IntOrStr, E> {
+            Ok(IntOrStr::Str(v.to_owned()))
+        }
+        fn visit_string<E: de::Error>(self, v: String) -> Result<IntOrStr, E> {
+            Ok(IntOrStr::Str(v))
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// A JSON value kept as its text, for opaque payloads such as
+/// `metav1.FieldsV1` (managedFields): decoding copies the bytes instead of
+/// building a tree, and encoding writes them back unchanged.
+#[derive(Clone)]
+pub struct RawJson(Box<serde_json::value::RawValue>);
+
+impl RawJson {
+    /// Wraps JSON text, checking that it is one valid JSON value.
+    pub fn from_text(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::value::RawValue::from_string(text.to_owned()).map(RawJson)
+    }
+    pub fn from_value(value: &serde_json::Value) -> Self {
+        RawJson(serde_json::value::to_raw_value(value).expect("a Value always serializes"))
+    }
+    pub fn as_str(&self) -> &str {
+        self.0.get()
+    }
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::from_str(self.0.get()).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+impl Default for RawJson {
+    fn default() -> Self {
+        RawJson::from_text("{}").expect("literal is valid JSON")
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get() || self.to_value() == other.to_value()
+    }
+}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.get())
+    }
+}
+
+impl Serialize for RawJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Box::<serde_json::value::RawValue>::deserialize(d).map(RawJson)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_formats_like_apimachinery() {
+        for s in ["2008-01-01T01:01:01Z", "2025-12-31T23:59:59Z", "1970-01-01T00:00:00Z"] {
+            assert_eq!(format_time(&parse_time(s).unwrap()), s);
+        }
+        // An offset is converted to UTC, as metav1.Time does.
+        assert_eq!(format_time(&parse_time("2008-01-01T03:01:01+02:00").unwrap()), "2008-01-01T01:01:01Z");
+        // A fraction is kept rather than silently dropped.
+        assert_eq!(format_time(&parse_time("2008-01-01T01:01:01.5Z").unwrap()), "2008-01-01T01:01:01.500Z");
+    }
+
+    #[test]
+    fn micro_time_has_six_digits() {
+        let t = parse_time("2008-01-01T01:01:01.000001Z").unwrap();
+        assert_eq!(format_micro_time(&t), "2008-01-01T01:01:01.000001Z");
+        let t = parse_time("2008-01-01T01:01:01Z").unwrap();
+        assert_eq!(format_micro_time(&t), "2008-01-01T01:01:01.000000Z");
+        let t = parse_time("1969-12-31T23:59:59.250000Z").unwrap();
+        assert_eq!(format_micro_time(&t), "1969-12-31T23:59:59.250000Z");
+    }
+
+    #[test]
+    fn bad_time_names_the_value() {
+        let err = serde_json::from_str::<Wrapper>(r#"{"t":"yesterday"}"#).unwrap_err();
+        assert!(err.to_string().contains("yesterday"), "{err}");
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Wrapper {
+        #[serde(with = "time")]
+        #[allow(dead_code)]
+        t: Timestamp,
+    }
+
+    #[test]
+    fn byte_string_is_base64_and_debug_hides_it() {
+        let b: ByteString = serde_json::from_str(r#""c2VjcmV0""#).unwrap();
+        assert_eq!(b.0, b"secret");
+        assert_eq!(serde_json::to_string(&b).unwrap(), r#""c2VjcmV0""#);
+        assert!(!format!("{b:?}").contains("secret"));
+        assert!(serde_json::from_str::<ByteString>(r#""!!!""#).is_err());
+    }
+
+    #[test]
+    fn int_or_string_bounds() {
+        let mut de = serde_json::Deserializer::from_str("42");
+        assert_eq!(deserialize_int_or_string(&mut de).unwrap(), IntOrStr::Int(42));
+        let mut de = serde_json::Deserializer::from_str(r#""25%""#);
+        assert_eq!(deserialize_int_or_string(&mut de).unwrap(), IntOrStr::Str("25%".into()));
+        let mut de = serde_json::Deserializer::from_str("4294967296");
+        assert!(deserialize_int_or_string(&mut de).is_err());
+    }
+
+    #[test]
+    fn raw_json_round_trips_text_and_values() {
+        let text = r#"{"f:metadata":{"f:labels":{".":{}}}}"#;
+        let r: RawJson = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_string(&r).unwrap(), text);
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        let from_value: RawJson = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(from_value.to_value(), v);
+    }
+}

@@ -1,0 +1,18 @@
+//! Runtime for the generated Kubernetes client.
+//!
+//! The generated crate (`k8s-client`) holds the API types, the typed ClientSet,
+//! listers and informers; everything they stand on lives here, handwritten and
+//! independent of any particular Kubernetes version. This crate never depends
+//! on the generated one: generic code works on any type implementing
+//! [`object::Resource`].
+//!
+//! Layering (each floor only uses the floors below it):
+//! 1. [`object`], [`codec`], [`selector`], [`workqueue`]: no I/O.
+//! 2. `config`, `rest`: talking to an apiserver.
+//! 3. `dynamic`, `discovery`, `cache`, `record`, `leaderelection`.
+#![forbid(unsafe_code)]
+
+pub mod codec;
+pub mod object;
+
+pub use object::{DynamicResource, ListMeta, Metadata, Object, ObjectList, Resource, Scope};

@@ -1,0 +1,198 @@
+//! What a Kubernetes kind is to generic code: its group, version, kind,
+//! plural and scope ([`Resource`]) and access to its metadata ([`Object`]).
+//!
+//! Every top-level kind of the generated crate implements these traits, so
+//! the REST client, reflector, indexer and listers are written once, for any
+//! kind, built in or custom.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Whether a resource lives in a namespace or at cluster level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    Namespaced,
+    Cluster,
+}
+
+/// Static identity of a resource type: the group/version/kind of its objects
+/// and the REST resource (plural) that serves them.
+pub trait Resource {
+    /// API group; empty for the core (legacy) group.
+    const GROUP: &'static str;
+    /// API version within the group, e.g. `v1`.
+    const VERSION: &'static str;
+    /// `group/version`, or just `version` for the core group.
+    const API_VERSION: &'static str;
+    /// Kind, e.g. `Deployment`.
+    const KIND: &'static str;
+    /// REST resource name, e.g. `deployments`.
+    const PLURAL: &'static str;
+    /// Namespaced or cluster-scoped.
+    const SCOPE: Scope;
+    /// Kind of the list wrapper, e.g. `DeploymentList`.
+    const LIST_KIND: &'static str;
+
+    /// The path prefix of the group/version: `/api/v1` or `/apis/<group>/<version>`.
+    fn api_prefix() -> String {
+        if Self::GROUP.is_empty() {
+            format!("/api/{}", Self::VERSION)
+        } else {
+            format!("/apis/{}/{}", Self::GROUP, Self::VERSION)
+        }
+    }
+}
+
+/// Read and write access to an object's `metadata` (metav1.ObjectMeta),
+/// implemented by the generated `ObjectMeta` type.
+pub trait Metadata {
+    fn name(&self) -> Option<&str>;
+    fn generate_name(&self) -> Option<&str>;
+    fn namespace(&self) -> Option<&str>;
+    fn uid(&self) -> Option<&str>;
+    fn resource_version(&self) -> Option<&str>;
+    fn generation(&self) -> Option<i64>;
+    fn labels(&self) -> Option<&BTreeMap<String, String>>;
+    fn annotations(&self) -> Option<&BTreeMap<String, String>>;
+    /// Whether `deletionTimestamp` is set.
+    fn is_being_deleted(&self) -> bool;
+
+    fn set_name(&mut self, name: Option<String>);
+    fn set_namespace(&mut self, namespace: Option<String>);
+    fn set_resource_version(&mut self, resource_version: Option<String>);
+    /// Drops `managedFields`; informers do this by default to save memory.
+    fn clear_managed_fields(&mut self);
+}
+
+/// A persisted object of a kind: identity plus metadata.
+pub trait Object: Resource {
+    type Meta: Metadata;
+    fn metadata(&self) -> &Self::Meta;
+    fn metadata_mut(&mut self) -> &mut Self::Meta;
+
+    fn name(&self) -> Option<&str> {
+        self.metadata().name()
+    }
+    fn namespace(&self) -> Option<&str> {
+        self.metadata().namespace()
+    }
+    fn resource_version(&self) -> Option<&str> {
+        self.metadata().resource_version()
+    }
+}
+
+/// The key client-go's `MetaNamespaceKeyFunc` gives an object:
+/// `namespace/name`, or `name` when the object has no namespace.
+pub fn object_key<M: Metadata + ?Sized>(meta: &M) -> String {
+    let name = meta.name().unwrap_or_default();
+    match meta.namespace() {
+        Some(ns) if !ns.is_empty() => {
+            let mut key = String::with_capacity(ns.len() + 1 + name.len());
+            key.push_str(ns);
+            key.push('/');
+            key.push_str(name);
+            key
+        }
+        _ => name.to_owned(),
+    }
+}
+
+/// Splits a key made by [`object_key`] into namespace and name.
+pub fn split_key(key: &str) -> (Option<&str>, &str) {
+    match key.split_once('/') {
+        Some((ns, name)) => (Some(ns), name),
+        None => (None, key),
+    }
+}
+
+/// A group/version/resource known only at run time (dynamic client,
+/// discovery), the counterpart of [`Resource`]'s constants.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DynamicResource {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: String,
+    pub namespaced: bool,
+}
+
+impl DynamicResource {
+    pub fn of<K: Resource>() -> Self {
+        DynamicResource {
+            group: K::GROUP.to_owned(),
+            version: K::VERSION.to_owned(),
+            kind: K::KIND.to_owned(),
+            plural: K::PLURAL.to_owned(),
+            namespaced: K::SCOPE == Scope::Namespaced,
+        }
+    }
+
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    pub fn api_prefix(&self) -> String {
+        if self.group.is_empty() {
+            format!("/api/{}", self.version)
+        } else {
+            format!("/apis/{}/{}", self.group, self.version)
+        }
+    }
+}
+
+/// metav1.ListMeta as the runtime needs it for paging and resuming watches.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListMeta {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    #[serde(default, rename = "continue", skip_serializing_if = "Option::is_none")]
+    pub continue_: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining_item_count: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_link: Option<String>,
+}
+
+/// Any `<Kind>List` decoded generically: the list metadata and the items.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound(deserialize = "T: Deserialize<'de>", serialize = "T: Serialize"))]
+pub struct ObjectList<T> {
+    #[serde(default)]
+    pub metadata: ListMeta,
+    #[serde(default = "Vec::new", deserialize_with = "nullable_vec")]
+    pub items: Vec<T>,
+}
+
+fn nullable_vec<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_key_round_trips() {
+        assert_eq!(split_key("ns/name"), (Some("ns"), "name"));
+        assert_eq!(split_key("node-1"), (None, "node-1"));
+    }
+
+    #[test]
+    fn object_list_accepts_null_items() {
+        let l: ObjectList<serde_json::Value> =
+            serde_json::from_str(r#"{"metadata":{"resourceVersion":"7","continue":"abc"},"items":null}"#).unwrap();
+        assert!(l.items.is_empty());
+        assert_eq!(l.metadata.resource_version.as_deref(), Some("7"));
+        assert_eq!(l.metadata.continue_.as_deref(), Some("abc"));
+    }
+}

@@ -1,0 +1,1 @@
+//! Test support: a real kube-apiserver on loopback.
