@@ -56,37 +56,103 @@ fn format_with_min_fraction(t: &Timestamp, min_digits: usize) -> String {
     out
 }
 
+/// Go's zero `time.Time` (`0001-01-01T00:00:00Z`), which apimachinery
+/// writes as JSON `null`; the default of the generated `Time`/`MicroTime`.
+pub fn zero_time() -> Timestamp {
+    Timestamp::constant(-62_135_596_800, 0)
+}
+
 struct TimeVisitor;
 
 impl<'de> Visitor<'de> for TimeVisitor {
     type Value = Timestamp;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an RFC 3339 timestamp")
+        f.write_str("an RFC 3339 timestamp or null")
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Timestamp, E> {
         parse_time(v).map_err(|e| E::custom(format_args!("invalid timestamp {v:?}: {e}")))
     }
+    fn visit_unit<E: de::Error>(self) -> Result<Timestamp, E> {
+        Ok(zero_time())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Timestamp, E> {
+        Ok(zero_time())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Timestamp, D::Error> {
+        d.deserialize_str(TimeVisitor)
+    }
 }
 
-/// `#[serde(with = ...)]` helpers for `metav1.Time`.
+/// `#[serde(with = ...)]` helpers for `metav1.Time`: zero is `null`.
 pub mod time {
     use super::*;
     pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format_time(t))
+        if *t == zero_time() { s.serialize_none() } else { s.serialize_str(&format_time(t)) }
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
-        d.deserialize_str(TimeVisitor)
+        d.deserialize_option(TimeVisitor)
     }
 }
 
-/// `#[serde(with = ...)]` helpers for `metav1.MicroTime`.
+/// `#[serde(with = ...)]` helpers for `metav1.MicroTime`: zero is `null`.
 pub mod micro_time {
     use super::*;
     pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format_micro_time(t))
+        if *t == zero_time() { s.serialize_none() } else { s.serialize_str(&format_micro_time(t)) }
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
-        d.deserialize_str(TimeVisitor)
+        d.deserialize_option(TimeVisitor)
+    }
+}
+
+/// Kinds write `apiVersion`/`kind` when they are the document; embedded in
+/// another object (list items, StatefulSet claim templates) they are written
+/// without, as Go does for an empty TypeMeta. Generated kinds implement this.
+pub trait SerializeEmbedded {
+    fn serialize_embedded<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error>;
+}
+
+/// Serializes a kind without its TypeMeta.
+pub struct EmbeddedRef<'a, T>(pub &'a T);
+
+impl<T: SerializeEmbedded> Serialize for EmbeddedRef<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize_embedded(s)
+    }
+}
+
+/// Serializes a list of kinds without their TypeMeta.
+pub struct EmbeddedSeq<'a, T>(pub &'a [T]);
+
+impl<T: SerializeEmbedded> Serialize for EmbeddedSeq<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(EmbeddedRef))
+    }
+}
+
+/// `serialize_with` for a field holding one embedded kind.
+pub fn embedded<T: SerializeEmbedded, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    v.serialize_embedded(s)
+}
+
+/// `serialize_with` for an optional embedded kind.
+pub fn embedded_option<T: SerializeEmbedded, S: Serializer>(v: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.serialize_some(&EmbeddedRef(v)),
+        None => s.serialize_none(),
+    }
+}
+
+/// `serialize_with` for a list of embedded kinds.
+pub fn embedded_vec<T: SerializeEmbedded, S: Serializer>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(EmbeddedRef))
+}
+
+/// `serialize_with` for an optional list of embedded kinds.
+pub fn embedded_option_vec<T: SerializeEmbedded, S: Serializer>(v: &Option<Vec<T>>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.serialize_some(&EmbeddedSeq(v)),
+        None => s.serialize_none(),
     }
 }
 
@@ -178,6 +244,44 @@ pub fn deserialize_int_or_string<'de, D: Deserializer<'de>>(d: D) -> Result<IntO
     d.deserialize_any(V)
 }
 
+/// Reads `null` as the type's default: Go clients decode a JSON `null` for a
+/// list or map field as empty, and some servers send `"items": null`.
+pub fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// Reads a `Quantity`: canonically a string, but a bare JSON number is
+/// accepted too (as apimachinery does), kept as its decimal text.
+pub fn deserialize_quantity<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = String;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a quantity string or number")
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+            Ok(v.to_owned())
+        }
+        fn visit_string<E: de::Error>(self, v: String) -> Result<String, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+    }
+    d.deserialize_any(V)
+}
+
 /// A JSON value kept as its text, for opaque payloads such as
 /// `metav1.FieldsV1` (managedFields): decoding copies the bytes instead of
 /// building a tree, and encoding writes them back unchanged.
@@ -243,6 +347,19 @@ mod tests {
         assert_eq!(format_time(&parse_time("2008-01-01T03:01:01+02:00").unwrap()), "2008-01-01T01:01:01Z");
         // A fraction is kept rather than silently dropped.
         assert_eq!(format_time(&parse_time("2008-01-01T01:01:01.5Z").unwrap()), "2008-01-01T01:01:01.500Z");
+    }
+
+    #[test]
+    fn zero_time_is_null() {
+        #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+        struct W {
+            #[serde(with = "time")]
+            t: Timestamp,
+        }
+        let w: W = serde_json::from_str(r#"{"t":null}"#).unwrap();
+        assert_eq!(w.t, zero_time());
+        assert_eq!(serde_json::to_string(&w).unwrap(), r#"{"t":null}"#);
+        assert_eq!(format_time(&zero_time()), "0001-01-01T00:00:00Z");
     }
 
     #[test]

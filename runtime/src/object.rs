@@ -145,6 +145,30 @@ impl DynamicResource {
     }
 }
 
+/// One kind known to a generated crate's scheme (client-go's `runtime.Scheme`):
+/// its group/version/kind and a typed codec.
+#[derive(Debug, Clone, Copy)]
+pub struct KindEntry {
+    pub group: &'static str,
+    pub version: &'static str,
+    pub kind: &'static str,
+    /// Decodes JSON into the kind's Rust type and encodes it back: the
+    /// canonical form of an object of this kind, or the decode error.
+    pub transcode: fn(&[u8]) -> Result<serde_json::Value, serde_json::Error>,
+}
+
+impl KindEntry {
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() { self.version.to_owned() } else { format!("{}/{}", self.group, self.version) }
+    }
+}
+
+/// The `transcode` of a [`KindEntry`] for the type `T`.
+pub fn transcode<T: serde::de::DeserializeOwned + Serialize>(json: &[u8]) -> Result<serde_json::Value, serde_json::Error> {
+    let typed: T = serde_json::from_slice(json)?;
+    serde_json::to_value(&typed)
+}
+
 /// metav1.ListMeta as the runtime needs it for paging and resuming watches.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

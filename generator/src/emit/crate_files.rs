@@ -1,0 +1,130 @@
+//! The non-type files of the generated crate: `lib.rs`, `Cargo.toml`
+//! (with one feature per API group) and `README.md`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use askama::Template;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{header, Options, GENERATOR};
+use crate::error::{Error, Result};
+use crate::ir::{Api, Shape};
+
+/// A Cargo feature of the generated crate.
+#[derive(Debug, Clone)]
+pub struct Feature {
+    pub name: String,
+    /// Other features whose types this one's types use.
+    pub deps: Vec<String>,
+    /// Rust modules (`api::apps`) the feature turns on.
+    pub modules: Vec<String>,
+}
+
+/// One feature per API group, with the groups each needs.
+pub fn features(api: &Api) -> Vec<Feature> {
+    let mut deps: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut modules: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for def in api.types.values() {
+        let Some(feature) = &def.feature else { continue };
+        let entry = deps.entry(feature.clone()).or_default();
+        let prefix_len = def.module.iter().position(|m| m == feature).map_or(def.module.len(), |i| i + 1);
+        modules.entry(feature.clone()).or_default().insert(format!("`{}`", def.module[..prefix_len].join("::")));
+        let mut refs = BTreeSet::new();
+        if let Shape::Struct(fields) = &def.shape {
+            for f in fields {
+                f.ty.refs(&mut refs);
+            }
+        }
+        for r in refs {
+            if let Some(other) = api.types.get(&r).and_then(|d| d.feature.as_ref()) {
+                if other != feature {
+                    entry.insert(other.clone());
+                }
+            }
+        }
+    }
+    deps.into_iter()
+        .map(|(name, deps)| Feature {
+            modules: modules.remove(&name).unwrap_or_default().into_iter().collect(),
+            name,
+            deps: deps.into_iter().collect(),
+        })
+        .collect()
+}
+
+#[derive(Template)]
+#[template(path = "Cargo.toml.j2", escape = "none")]
+struct CargoToml<'a> {
+    generator: &'a str,
+    source: &'a str,
+    crate_name: &'a str,
+    runtime_path: &'a str,
+    standalone: bool,
+    features: &'a [Feature],
+}
+
+#[derive(Template)]
+#[template(path = "README.md.j2", escape = "none")]
+struct Readme<'a> {
+    generator: &'a str,
+    source: &'a str,
+    crate_name: &'a str,
+    crate_ident: String,
+    type_count: usize,
+    resource_count: usize,
+    features: &'a [Feature],
+}
+
+fn render(what: &str, t: &impl Template) -> Result<String> {
+    t.render().map(|s| s + "\n").map_err(|e| Error::Check(format!("rendering {what}: {e}")))
+}
+
+pub fn cargo_toml(opts: &Options, features: &[Feature]) -> Result<String> {
+    render(
+        "Cargo.toml",
+        &CargoToml {
+            generator: GENERATOR,
+            source: &opts.source_label,
+            crate_name: &opts.crate_name,
+            runtime_path: &opts.runtime_path,
+            standalone: opts.standalone,
+            features,
+        },
+    )
+}
+
+pub fn readme(api: &Api, opts: &Options, features: &[Feature]) -> Result<String> {
+    render(
+        "README.md",
+        &Readme {
+            generator: GENERATOR,
+            source: &opts.source_label,
+            crate_name: &opts.crate_name,
+            crate_ident: opts.crate_name.replace('-', "_"),
+            type_count: api.types.len(),
+            resource_count: api.resources.len(),
+            features,
+        },
+    )
+}
+
+pub fn lib_rs(opts: &Options, modules: TokenStream) -> Result<String> {
+    let doc = format!(
+        " Kubernetes API types and clients generated from `{}`. See the crate README.",
+        opts.source_label
+    );
+    let tokens = quote! {
+        #![doc = #doc]
+        #![forbid(unsafe_code)]
+        #![allow(clippy::all, clippy::pedantic, non_camel_case_types, rustdoc::all)]
+
+        /// The runtime the generated code stands on (config, REST, informers, workqueue).
+        pub use ::k8s_client_runtime as runtime;
+
+        #modules
+    };
+    let file: syn::File =
+        syn::parse2(tokens).map_err(|source| Error::Emit { what: "src/lib.rs".into(), source })?;
+    Ok(format!("{}\n{}", header(&opts.source_label), prettyplease::unparse(&file)))
+}

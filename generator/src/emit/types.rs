@@ -1,0 +1,426 @@
+//! One Rust type per schema: serde structs for object schemas, and the
+//! hand-designed representations of [`Special`] schemas.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+
+use crate::ir::{Api, Field, FieldType, Resource, Shape, Special, TypeDef};
+
+const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
+
+/// An identifier; names come from [`crate::naming`], which already escaped keywords.
+pub fn ident(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
+}
+
+/// `crate::api::core::v1::Pod` for a schema name.
+pub fn type_path(api: &Api, schema: &str) -> TokenStream {
+    let def = &api.types[schema];
+    let modules = def.module.iter().map(|m| ident(m));
+    let name = ident(&def.rust_name);
+    quote!(crate #(:: #modules)* :: #name)
+}
+
+pub fn rust_type(api: &Api, ty: &FieldType) -> TokenStream {
+    match ty {
+        FieldType::String => quote!(::std::string::String),
+        FieldType::Bool => quote!(bool),
+        FieldType::I32 => quote!(i32),
+        FieldType::I64 => quote!(i64),
+        FieldType::F64 => quote!(f64),
+        FieldType::Bytes => quote!(::k8s_client_runtime::codec::ByteString),
+        FieldType::Json => quote!(::serde_json::Value),
+        FieldType::Ref(r) => type_path(api, r),
+        FieldType::Array(t) => {
+            let t = rust_type(api, t);
+            quote!(::std::vec::Vec<#t>)
+        }
+        FieldType::Map(t) => {
+            let t = rust_type(api, t);
+            quote!(::std::collections::BTreeMap<::std::string::String, #t>)
+        }
+    }
+}
+
+fn doc_attr(doc: &Option<String>) -> TokenStream {
+    match doc {
+        Some(d) if !d.trim().is_empty() => {
+            // One attribute per line keeps the `///` rendering readable.
+            let lines = d.lines().map(|l| format!(" {l}"));
+            quote!(#(#[doc = #lines])*)
+        }
+        _ => quote!(),
+    }
+}
+
+/// Whether a struct is a top-level kind whose `apiVersion`/`kind` are
+/// constants written on encode rather than fields.
+pub fn is_kind(def: &TypeDef) -> bool {
+    let Shape::Struct(fields) = &def.shape else { return false };
+    def.gvk.is_some()
+        && fields.iter().any(|f| f.json_name == "apiVersion")
+        && fields.iter().any(|f| f.json_name == "kind")
+}
+
+/// How a field holds a kind, whose TypeMeta is then left out on encode.
+enum Embedding {
+    One,
+    Many,
+}
+
+fn embedded_kind(api: &Api, ty: &FieldType) -> Option<Embedding> {
+    let holds_kind = |r: &str| api.types.get(r).is_some_and(is_kind);
+    match ty {
+        FieldType::Ref(r) if holds_kind(r) => Some(Embedding::One),
+        FieldType::Array(inner) => match inner.as_ref() {
+            FieldType::Ref(r) if holds_kind(r) => Some(Embedding::Many),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Fields of a kind's metadata that are never optional (`ObjectMeta`, `ListMeta`).
+fn is_kind_metadata(def: &TypeDef, f: &Field) -> bool {
+    f.json_name == "metadata"
+        && is_kind(def)
+        && matches!(&f.ty, FieldType::Ref(r) if r == OBJECT_META || r == LIST_META)
+}
+
+fn struct_fields(def: &TypeDef) -> Vec<&Field> {
+    let Shape::Struct(fields) = &def.shape else { return Vec::new() };
+    let kind = is_kind(def);
+    fields.iter().filter(|f| !(kind && (f.json_name == "apiVersion" || f.json_name == "kind"))).collect()
+}
+
+/// Fields that are plain values rather than `Option`s.
+fn is_plain(def: &TypeDef, f: &Field) -> bool {
+    f.required || is_kind_metadata(def, f)
+}
+
+fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
+    let name = ident(&f.rust_name);
+    let json = &f.json_name;
+    let doc = doc_attr(&f.doc);
+    let mut ty = rust_type(api, &f.ty);
+    if f.boxed {
+        ty = quote!(::std::boxed::Box<#ty>);
+    }
+    let embedded = if f.boxed { None } else { embedded_kind(api, &f.ty) };
+    if is_plain(def, f) {
+        let null_tolerant = matches!(f.ty, FieldType::Array(_) | FieldType::Map(_));
+        let de = if null_tolerant {
+            quote!(, deserialize_with = "::k8s_client_runtime::codec::null_as_default")
+        } else {
+            quote!()
+        };
+        let ser = match embedded {
+            None => quote!(),
+            Some(Embedding::One) => quote!(, serialize_with = "::k8s_client_runtime::codec::embedded"),
+            Some(Embedding::Many) => quote!(, serialize_with = "::k8s_client_runtime::codec::embedded_vec"),
+        };
+        quote! {
+            #doc
+            #[serde(rename = #json, default #de #ser)]
+            pub #name: #ty,
+        }
+    } else {
+        let ser = match embedded {
+            None => quote!(),
+            Some(Embedding::One) => quote!(, serialize_with = "::k8s_client_runtime::codec::embedded_option"),
+            Some(Embedding::Many) => quote!(, serialize_with = "::k8s_client_runtime::codec::embedded_option_vec"),
+        };
+        quote! {
+            #doc
+            #[serde(rename = #json, default, skip_serializing_if = "::std::option::Option::is_none" #ser)]
+            pub #name: ::std::option::Option<#ty>,
+        }
+    }
+}
+
+/// The items of one type's file.
+pub fn emit_type(api: &Api, def: &TypeDef, resource: Option<&Resource>) -> TokenStream {
+    match &def.shape {
+        Shape::Special(s) => emit_special(def, *s),
+        Shape::Struct(_) => emit_struct(api, def, resource),
+    }
+}
+
+fn emit_struct(api: &Api, def: &TypeDef, resource: Option<&Resource>) -> TokenStream {
+    let name = ident(&def.rust_name);
+    let doc = doc_attr(&def.doc);
+    let fields = struct_fields(def);
+    let field_defs = fields.iter().map(|f| field_tokens(api, def, f));
+    let kind = is_kind(def);
+    let derive_ser = if kind { quote!() } else { quote!(::serde::Serialize,) };
+    let mut out = quote! {
+        #doc
+        #[derive(Clone, Debug, Default, PartialEq, #derive_ser ::serde::Deserialize)]
+        pub struct #name {
+            #(#field_defs)*
+        }
+    };
+    if let (true, Some(gvk)) = (kind, &def.gvk) {
+        let api_version = gvk.api_version();
+        let kind_name = &gvk.kind;
+        let struct_name = &def.rust_name;
+        let writes = fields.iter().map(|f| {
+            let n = ident(&f.rust_name);
+            let json = &f.json_name;
+            let embedded = embedded_kind(api, &f.ty);
+            match (is_plain(def, f), embedded) {
+                (true, None) => quote!(state.serialize_field(#json, &self.#n)?;),
+                (true, Some(Embedding::One)) => quote! {
+                    state.serialize_field(#json, &::k8s_client_runtime::codec::EmbeddedRef(&self.#n))?;
+                },
+                (true, Some(Embedding::Many)) => quote! {
+                    state.serialize_field(#json, &::k8s_client_runtime::codec::EmbeddedSeq(&self.#n))?;
+                },
+                (false, None) => quote! {
+                    if let ::std::option::Option::Some(value) = &self.#n {
+                        state.serialize_field(#json, value)?;
+                    }
+                },
+                (false, Some(Embedding::One)) => quote! {
+                    if let ::std::option::Option::Some(value) = &self.#n {
+                        state.serialize_field(#json, &::k8s_client_runtime::codec::EmbeddedRef(value))?;
+                    }
+                },
+                (false, Some(Embedding::Many)) => quote! {
+                    if let ::std::option::Option::Some(value) = &self.#n {
+                        state.serialize_field(#json, &::k8s_client_runtime::codec::EmbeddedSeq(value))?;
+                    }
+                },
+            }
+        });
+        let plain = fields.iter().filter(|f| is_plain(def, f)).count();
+        let optional = fields.iter().filter(|f| !is_plain(def, f)).map(|f| {
+            let n = ident(&f.rust_name);
+            quote!(+ usize::from(self.#n.is_some()))
+        });
+        out.extend(quote! {
+            impl #name {
+                /// `apiVersion` of this kind.
+                pub const API_VERSION: &'static str = #api_version;
+                /// `kind` of this kind.
+                pub const KIND: &'static str = #kind_name;
+
+                fn serialize_fields<S: ::serde::Serializer>(&self, serializer: S, type_meta: bool) -> ::std::result::Result<S::Ok, S::Error> {
+                    use ::serde::ser::SerializeStruct as _;
+                    let len = 2 * usize::from(type_meta) + #plain #(#optional)*;
+                    let mut state = serializer.serialize_struct(#struct_name, len)?;
+                    if type_meta {
+                        state.serialize_field("apiVersion", #api_version)?;
+                        state.serialize_field("kind", #kind_name)?;
+                    }
+                    #(#writes)*
+                    state.end()
+                }
+            }
+
+            impl ::serde::Serialize for #name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                    self.serialize_fields(serializer, true)
+                }
+            }
+
+            impl ::k8s_client_runtime::codec::SerializeEmbedded for #name {
+                fn serialize_embedded<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                    self.serialize_fields(serializer, false)
+                }
+            }
+        });
+        if let Some(r) = resource {
+            out.extend(resource_impls(api, def, r));
+        }
+    }
+    if def.schema_name == OBJECT_META {
+        out.extend(object_meta_impl());
+    }
+    out
+}
+
+fn resource_impls(api: &Api, def: &TypeDef, r: &Resource) -> TokenStream {
+    let name = ident(&def.rust_name);
+    let (group, version, kind, plural) = (&r.group, &r.version, &r.kind, &r.plural);
+    let api_version = if group.is_empty() { version.clone() } else { format!("{group}/{version}") };
+    let list_kind = format!("{kind}List");
+    let scope = if r.namespaced {
+        quote!(::k8s_client_runtime::object::Scope::Namespaced)
+    } else {
+        quote!(::k8s_client_runtime::object::Scope::Cluster)
+    };
+    let has_object_meta = struct_fields(def)
+        .iter()
+        .any(|f| f.json_name == "metadata" && matches!(&f.ty, FieldType::Ref(m) if m == OBJECT_META));
+    let mut out = quote! {
+        impl ::k8s_client_runtime::object::Resource for #name {
+            const GROUP: &'static str = #group;
+            const VERSION: &'static str = #version;
+            const API_VERSION: &'static str = #api_version;
+            const KIND: &'static str = #kind;
+            const PLURAL: &'static str = #plural;
+            const SCOPE: ::k8s_client_runtime::object::Scope = #scope;
+            const LIST_KIND: &'static str = #list_kind;
+        }
+    };
+    if has_object_meta {
+        let meta = type_path(api, OBJECT_META);
+        out.extend(quote! {
+            impl ::k8s_client_runtime::object::Object for #name {
+                type Meta = #meta;
+                fn metadata(&self) -> &Self::Meta {
+                    &self.metadata
+                }
+                fn metadata_mut(&mut self) -> &mut Self::Meta {
+                    &mut self.metadata
+                }
+            }
+        });
+    }
+    out
+}
+
+fn object_meta_impl() -> TokenStream {
+    quote! {
+        impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
+            fn name(&self) -> ::std::option::Option<&str> { self.name.as_deref() }
+            fn generate_name(&self) -> ::std::option::Option<&str> { self.generate_name.as_deref() }
+            fn namespace(&self) -> ::std::option::Option<&str> { self.namespace.as_deref() }
+            fn uid(&self) -> ::std::option::Option<&str> { self.uid.as_deref() }
+            fn resource_version(&self) -> ::std::option::Option<&str> { self.resource_version.as_deref() }
+            fn generation(&self) -> ::std::option::Option<i64> { self.generation }
+            fn labels(&self) -> ::std::option::Option<&::std::collections::BTreeMap<::std::string::String, ::std::string::String>> {
+                self.labels.as_ref()
+            }
+            fn annotations(&self) -> ::std::option::Option<&::std::collections::BTreeMap<::std::string::String, ::std::string::String>> {
+                self.annotations.as_ref()
+            }
+            fn is_being_deleted(&self) -> bool { self.deletion_timestamp.is_some() }
+            fn set_name(&mut self, name: ::std::option::Option<::std::string::String>) { self.name = name; }
+            fn set_namespace(&mut self, namespace: ::std::option::Option<::std::string::String>) { self.namespace = namespace; }
+            fn set_resource_version(&mut self, resource_version: ::std::option::Option<::std::string::String>) {
+                self.resource_version = resource_version;
+            }
+            fn clear_managed_fields(&mut self) { self.managed_fields = ::std::option::Option::None; }
+        }
+    }
+}
+
+fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
+    let name = ident(&def.rust_name);
+    let doc = doc_attr(&def.doc);
+    // The JSONSchemaProps that the schema-or-X types hold lives beside them.
+    let schema_props = || {
+        let modules = def.module.iter().map(|m| ident(m));
+        quote!(crate #(:: #modules)* :: JSONSchemaProps)
+    };
+    match special {
+        Special::IntOrString => quote! {
+            #doc
+            #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            pub enum #name {
+                Int(i32),
+                String(::std::string::String),
+            }
+
+            impl ::std::default::Default for #name {
+                fn default() -> Self {
+                    #name::Int(0)
+                }
+            }
+
+            impl ::serde::Serialize for #name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                    match self {
+                        #name::Int(i) => serializer.serialize_i32(*i),
+                        #name::String(s) => serializer.serialize_str(s),
+                    }
+                }
+            }
+
+            impl<'de> ::serde::Deserialize<'de> for #name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                    ::k8s_client_runtime::codec::deserialize_int_or_string(deserializer).map(|v| match v {
+                        ::k8s_client_runtime::codec::IntOrStr::Int(i) => #name::Int(i),
+                        ::k8s_client_runtime::codec::IntOrStr::Str(s) => #name::String(s),
+                    })
+                }
+            }
+        },
+        Special::Quantity => quote! {
+            #doc
+            #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
+            pub struct #name(
+                #[serde(deserialize_with = "::k8s_client_runtime::codec::deserialize_quantity")]
+                pub ::std::string::String,
+            );
+        },
+        Special::Time | Special::MicroTime => {
+            let with = if special == Special::Time {
+                "::k8s_client_runtime::codec::time"
+            } else {
+                "::k8s_client_runtime::codec::micro_time"
+            };
+            quote! {
+                #doc
+                #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
+                pub struct #name(#[serde(with = #with)] pub ::k8s_client_runtime::codec::Timestamp);
+
+                /// Go's zero time, written as `null`.
+                impl ::std::default::Default for #name {
+                    fn default() -> Self {
+                        #name(::k8s_client_runtime::codec::zero_time())
+                    }
+                }
+            }
+        }
+        Special::RawJsonText => quote! {
+            #doc
+            #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+            pub struct #name(pub ::k8s_client_runtime::codec::RawJson);
+        },
+        Special::JsonValue => quote! {
+            #doc
+            #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+            pub struct #name(pub ::serde_json::Value);
+        },
+        Special::SchemaOrArray => {
+            let props = schema_props();
+            quote! {
+                #doc
+                #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+                #[serde(untagged)]
+                pub enum #name {
+                    Schemas(::std::vec::Vec<#props>),
+                    Schema(::std::boxed::Box<#props>),
+                }
+            }
+        }
+        Special::SchemaOrBool => {
+            let props = schema_props();
+            quote! {
+                #doc
+                #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+                #[serde(untagged)]
+                pub enum #name {
+                    Bool(bool),
+                    Schema(::std::boxed::Box<#props>),
+                }
+            }
+        }
+        Special::SchemaOrStringArray => {
+            let props = schema_props();
+            quote! {
+                #doc
+                #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+                #[serde(untagged)]
+                pub enum #name {
+                    Strings(::std::vec::Vec<::std::string::String>),
+                    Schema(::std::boxed::Box<#props>),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! The generator's errors: each names the input file and, where there is
+//! one, the JSON pointer of the offending node.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}: cannot read: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: invalid JSON at {pointer}: {source}", path.display())]
+    Json {
+        path: PathBuf,
+        pointer: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{}: {pointer}: {message}", path.display())]
+    Schema { path: PathBuf, pointer: String, message: String },
+    #[error("{}: no OpenAPI documents found (expected api/v1.json or apis/<group>/<version>.json)", .0.display())]
+    NoDocuments(PathBuf),
+    #[error("{}: cannot write output: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("generated code for {what} does not parse as Rust: {source}")]
+    Emit {
+        what: String,
+        #[source]
+        source: syn::Error,
+    },
+    #[error("{0}")]
+    Check(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Escapes one reference token of a JSON pointer (RFC 6901).
+pub fn pointer_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}

@@ -1,0 +1,212 @@
+//! The generator's intermediate representation: what the emitters need to
+//! know about an API, and nothing about OpenAPI.
+//!
+//! Built by [`crate::spec`], read by [`crate::emit`]. Every collection is a
+//! sorted map or a sorted vector, so the output never depends on input order.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Everything generated from one set of input documents.
+#[derive(Debug, Default)]
+pub struct Api {
+    /// Type definitions keyed by schema name (`io.k8s.api.apps.v1.Deployment`).
+    pub types: BTreeMap<String, TypeDef>,
+    /// Served resources keyed by (group, version, plural).
+    pub resources: BTreeMap<(String, String, String), Resource>,
+}
+
+/// A group/version/kind as written in `x-kubernetes-group-version-kind`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl Gvk {
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+}
+
+/// One schema of `components.schemas`, ready to be emitted as one Rust type.
+#[derive(Debug, Clone)]
+pub struct TypeDef {
+    /// The schema name, e.g. `io.k8s.api.core.v1.Pod`.
+    pub schema_name: String,
+    /// Module path below the crate root, e.g. `["api", "core", "v1"]`.
+    pub module: Vec<String>,
+    /// Rust type name, e.g. `Pod`.
+    pub rust_name: String,
+    /// Input document it was read from, relative to the specs directory.
+    pub source: String,
+    /// Cargo feature gating it; `None` for apimachinery types, always built.
+    pub feature: Option<String>,
+    pub doc: Option<String>,
+    /// Set when the schema is a top-level kind with exactly one GVK.
+    pub gvk: Option<Gvk>,
+    /// Every GVK the schema is registered under (several for DeleteOptions, WatchEvent).
+    pub gvks: Vec<Gvk>,
+    pub shape: Shape,
+}
+
+/// How a type is represented.
+#[derive(Debug, Clone)]
+pub enum Shape {
+    /// An object with named fields.
+    Struct(Vec<Field>),
+    /// A type with hand-designed representation (see [`Special`]).
+    Special(Special),
+}
+
+/// Schemas whose wire format no plain struct describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    IntOrString,
+    Quantity,
+    Time,
+    MicroTime,
+    /// Opaque JSON kept as text (managedFields' FieldsV1).
+    RawJsonText,
+    /// Any JSON value (RawExtension, apiextensions JSON, empty schemas).
+    JsonValue,
+    /// JSONSchemaPropsOrArray: a schema or a list of schemas.
+    SchemaOrArray,
+    /// JSONSchemaPropsOrBool: a schema or a boolean.
+    SchemaOrBool,
+    /// JSONSchemaPropsOrStringArray: a schema or a list of strings.
+    SchemaOrStringArray,
+}
+
+/// A property of an object schema.
+#[derive(Debug, Clone)]
+pub struct Field {
+    /// Name on the wire (`clusterIPs`).
+    pub json_name: String,
+    /// Rust field name (`cluster_ips`).
+    pub rust_name: String,
+    pub ty: FieldType,
+    pub required: bool,
+    pub doc: Option<String>,
+    /// Must be boxed to break a cycle of directly nested types.
+    pub boxed: bool,
+}
+
+/// The type of a field, independent of Rust spelling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldType {
+    String,
+    Bool,
+    I32,
+    I64,
+    F64,
+    /// `format: byte`: base64 on the wire.
+    Bytes,
+    /// Any JSON value.
+    Json,
+    /// Another schema, by name.
+    Ref(String),
+    Array(Box<FieldType>),
+    /// `additionalProperties`: string keys.
+    Map(Box<FieldType>),
+}
+
+impl FieldType {
+    /// The schema this type names directly (not through a container).
+    pub fn direct_ref(&self) -> Option<&str> {
+        match self {
+            FieldType::Ref(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Every schema this type mentions, through containers too.
+    pub fn refs(&self, out: &mut BTreeSet<String>) {
+        match self {
+            FieldType::Ref(r) => {
+                out.insert(r.clone());
+            }
+            FieldType::Array(t) | FieldType::Map(t) => t.refs(out),
+            _ => {}
+        }
+    }
+}
+
+/// A REST resource served under a group/version.
+#[derive(Debug, Clone)]
+pub struct Resource {
+    pub group: String,
+    pub version: String,
+    /// Kind of the objects, from the operations' GVK.
+    pub kind: String,
+    /// REST name, e.g. `deployments`.
+    pub plural: String,
+    /// Schema of the objects, when the spec has one for the kind.
+    pub type_schema: Option<String>,
+    /// Schema of `<Kind>List`, when present.
+    pub list_schema: Option<String>,
+    pub namespaced: bool,
+    pub verbs: BTreeSet<Verb>,
+    pub subresources: BTreeMap<String, Subresource>,
+    /// Document the resource was read from.
+    pub source: String,
+}
+
+/// A subresource such as `status`, `scale`, `eviction` or `log`.
+#[derive(Debug, Clone)]
+pub struct Subresource {
+    pub name: String,
+    pub verbs: BTreeSet<Verb>,
+    /// GVK of the subresource's objects (Scale, Eviction, ...), if any.
+    pub gvk: Option<Gvk>,
+    /// Schema of the request body (for create/update), if any.
+    pub body_schema: Option<String>,
+    /// Schema of the response, if any.
+    pub response_schema: Option<String>,
+    /// Query parameters the operations accept, sorted by name.
+    pub params: BTreeMap<String, Param>,
+}
+
+/// A query parameter of an operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub ty: FieldType,
+    pub doc: Option<String>,
+}
+
+/// An operation as named by `x-kubernetes-action`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verb {
+    Get,
+    List,
+    Watch,
+    Create,
+    Update,
+    Patch,
+    Delete,
+    DeleteCollection,
+    /// exec/attach/portforward/proxy: streaming upgrades, not generated.
+    Connect,
+}
+
+impl Verb {
+    pub fn from_action(action: &str) -> Option<Verb> {
+        Some(match action {
+            "get" => Verb::Get,
+            "list" => Verb::List,
+            "watch" | "watchlist" => Verb::Watch,
+            "post" => Verb::Create,
+            "put" => Verb::Update,
+            "patch" => Verb::Patch,
+            "delete" => Verb::Delete,
+            "deletecollection" => Verb::DeleteCollection,
+            "connect" => Verb::Connect,
+            _ => return None,
+        })
+    }
+}

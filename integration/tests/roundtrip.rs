@@ -1,0 +1,103 @@
+//! Every fully populated object of `shared/testdata/kubernetes-1.34` whose
+//! kind the generated crate has decodes into its Rust type and encodes back
+//! to the same JSON.
+
+use std::path::PathBuf;
+
+fn testdata_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/testdata/kubernetes-1.34")
+}
+
+/// `<group>.<version>.<Kind>.json`, group `core` meaning the legacy group.
+fn parse_name(file: &str) -> Option<(String, String, String)> {
+    let stem = file.strip_suffix(".json")?;
+    let (rest, kind) = stem.rsplit_once('.')?;
+    let (group, version) = rest.rsplit_once('.')?;
+    let group = if group == "core" { "" } else { group };
+    Some((group.to_owned(), version.to_owned(), kind.to_owned()))
+}
+
+/// Objects written for 1.34 whose kind changed shape in 1.35: the field the
+/// 1.35 schema dropped is lost on decode. Each must fail exactly this way.
+const SCHEMA_SKEW: &[(&str, &str)] = &[(
+    "resource.k8s.io.v1alpha3.DeviceTaintRule.json",
+    "/spec/deviceSelector/deviceClassName missing after re-encoding",
+)];
+
+#[test]
+fn testdata_round_trips_through_generated_types() {
+    let dir = testdata_dir();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("testdata missing at {}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|f| f.ends_with(".json"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 182, "expected the 182 testdata objects");
+
+    let (mut passed, mut failed, mut absent, mut skewed) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for file in &files {
+        let (group, version, kind) = parse_name(file).expect("testdata file name");
+        let Some(entry) = k8s_client::scheme::find(&group, &version, &kind) else {
+            absent.push(file.clone());
+            continue;
+        };
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        let input: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        match (entry.transcode)(&bytes) {
+            Ok(output) if output == input => passed.push(file.clone()),
+            Ok(output) => {
+                let diff = first_difference(&input, &output, "");
+                if SCHEMA_SKEW.contains(&(file.as_str(), diff.as_str())) {
+                    skewed.push(file.clone());
+                } else {
+                    failed.push(format!("{file}: re-encoded JSON differs: {diff}"));
+                }
+            }
+            Err(e) => failed.push(format!("{file}: decode failed: {e}")),
+        }
+    }
+    println!(
+        "round trip: {} passed, {} failed, {} lost a field the 1.35 schema dropped {:?}, {} kinds not in the generated crate: {:?}",
+        passed.len(),
+        failed.len(),
+        skewed.len(),
+        skewed,
+        absent.len(),
+        absent
+    );
+    assert!(failed.is_empty(), "round trip failures:\n{}", failed.join("\n"));
+    assert_eq!(skewed.len(), SCHEMA_SKEW.len(), "a known schema skew no longer shows: update SCHEMA_SKEW");
+    // 91 of the 182 kinds exist in 1.35; fewer matches means the scheme lost kinds.
+    assert!(passed.len() + skewed.len() >= 91, "too few kinds matched: {}", passed.len());
+}
+
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> String {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                match y.get(k) {
+                    Some(w) if w == v => {}
+                    Some(w) => return first_difference(v, w, &format!("{path}/{k}")),
+                    None => return format!("{path}/{k} missing after re-encoding"),
+                }
+            }
+            for k in y.keys() {
+                if !x.contains_key(k) {
+                    return format!("{path}/{k} added by re-encoding: {}", y[k]);
+                }
+            }
+            format!("{path}: objects differ")
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                if v != w {
+                    return first_difference(v, w, &format!("{path}/{i}"));
+                }
+            }
+            format!("{path}: arrays differ")
+        }
+        _ => format!("{path}: {a} became {b}"),
+    }
+}
