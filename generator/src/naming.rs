@@ -17,6 +17,7 @@ const PLURAL_ACRONYMS: &[(&str, &str)] = &[
     ("DNSNames", "DnsNames"),
     ("FQDNs", "Fqdns"),
     ("TTLs", "Ttls"),
+    ("WWNs", "Wwns"),
 ];
 
 /// Whole names whose conversion is fixed by hand.

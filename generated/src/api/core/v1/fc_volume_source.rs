@@ -30,7 +30,7 @@ pub struct FCVolumeSource {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub target_ww_ns: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub target_wwns: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     /// wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously.
     #[serde(
         rename = "wwids",
