@@ -9,4 +9,5 @@ pub mod api;
 pub mod apiextensions_apiserver;
 pub mod apimachinery;
 pub mod kube_aggregator;
+pub mod clientset;
 pub mod scheme;

@@ -5,6 +5,7 @@
 //! Output is written to a temporary directory and moved into place, so a
 //! failure never leaves a half-written crate.
 
+pub mod client;
 pub mod crate_files;
 pub mod scheme;
 pub mod types;
@@ -92,6 +93,27 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
         rust_file("src/scheme.rs", &opts.source_label, scheme::emit_scheme(api))?,
     );
     modules.entry(Vec::new()).or_default().extra_modules.insert("scheme".to_owned());
+
+    let (groups, skipped) = client::plan(api);
+    for ((group, version), resources) in &groups {
+        let gv_dir = PathBuf::from("src/clientset").join(naming::group_version_method(group, version));
+        for cr in resources {
+            let path = gv_dir.join(format!("{}.rs", client::client_file_name(cr.resource)));
+            let source = format!("{}/{}", opts.source_label, cr.resource.source);
+            let text = rust_file(&path.display().to_string(), &source, client::emit_resource_client(api, cr))?;
+            if out.files.insert(path.clone(), text).is_some() {
+                return Err(Error::Check(format!("two resources map to the client file {}", path.display())));
+            }
+        }
+        let path = gv_dir.join("mod.rs");
+        let tokens = client::emit_group_client(api, group, version, resources);
+        out.files.insert(path.clone(), rust_file(&path.display().to_string(), &opts.source_label, tokens)?);
+    }
+    out.files.insert(
+        PathBuf::from("src/clientset/mod.rs"),
+        rust_file("src/clientset/mod.rs", &opts.source_label, client::emit_clientset(&groups, &skipped))?,
+    );
+    modules.entry(Vec::new()).or_default().extra_modules.insert("clientset".to_owned());
 
     for (module, contents) in &modules {
         let mut path = PathBuf::from("src");

@@ -8,4 +8,5 @@ pub use ::k8s_client_runtime as runtime;
 pub mod api;
 pub mod apimachinery;
 pub mod fancy_stuff;
+pub mod clientset;
 pub mod scheme;
