@@ -13,7 +13,7 @@ OUT ?= generated
 
 GEN := target/release/k8s-client-gen
 
-.PHONY: generate generator test check-generated check-1.34 bench fmt
+.PHONY: generate generator test check-generated check-1.34 bench bench-build fmt
 
 generator:
 	$(CARGO) build --release -p k8s-client-gen
@@ -47,8 +47,15 @@ test: testenv-build
 	$(CARGO) test --workspace --all-targets
 	$(MAKE) check-1.34
 
+# Figures: decode throughput and heap (vs k8s-openapi), runtime pipelines,
+# and clean build times (vs k8s-openapi). Slow: minutes, not seconds.
 bench:
-	$(CARGO) bench --workspace
+	$(CARGO) bench -p k8s-client-bench --bench decode
+	$(CARGO) bench -p k8s-client-runtime -- --measurement-time 3 --warm-up-time 1
+	$(MAKE) bench-build
+
+bench-build:
+	scripts/bench-build.sh
 
 fmt:
 	$(CARGO) fmt --all

@@ -96,9 +96,31 @@ pub fn group_version_method(group: &str, version: &str) -> String {
     format!("{}_{}", snake(short), version)
 }
 
-/// Method name for a resource on a group/version client (`deployments`).
-pub fn resource_method(plural: &str) -> String {
-    escape_keyword(snake(plural))
+/// Method name for a resource on a group/version client, from its kind
+/// and REST plural as client-go names it: `ConfigMap` + `configmaps` →
+/// `config_maps`, `NetworkPolicy` + `networkpolicies` → `network_policies`.
+pub fn resource_method(kind: &str, plural: &str) -> String {
+    let snake_kind = snake(kind);
+    let lower_kind: String = snake_kind.chars().filter(|c| *c != '_').collect();
+    let common = lower_kind.chars().zip(plural.chars()).take_while(|(a, b)| a == b).count();
+    if common < lower_kind.len().saturating_sub(3) || common == 0 {
+        // The plural is not a form of the kind's name (`componentstatuses` is):
+        // use the plural as it is.
+        return escape_keyword(snake(plural));
+    }
+    let mut out = String::new();
+    let mut taken = 0;
+    for c in snake_kind.chars() {
+        if taken == common {
+            break;
+        }
+        out.push(c);
+        if c != '_' {
+            taken += 1;
+        }
+    }
+    out.push_str(&plural[common..]);
+    escape_keyword(out)
 }
 
 /// PascalCase type-name fragment for a group/version (`AppsV1`).
@@ -164,6 +186,25 @@ mod tests {
         assert_eq!(group_version_method("networking.k8s.io", "v1beta1"), "networking_v1beta1");
         assert_eq!(group_version_method("rbac.authorization.k8s.io", "v1"), "rbac_v1");
         assert_eq!(group_version_type("flowcontrol.apiserver.k8s.io", "v1"), "FlowcontrolV1");
+    }
+
+    #[test]
+    fn resource_methods() {
+        let cases = [
+            ("ConfigMap", "configmaps", "config_maps"),
+            ("NetworkPolicy", "networkpolicies", "network_policies"),
+            ("Endpoints", "endpoints", "endpoints"),
+            ("IPAddress", "ipaddresses", "ip_addresses"),
+            ("ServiceCIDR", "servicecidrs", "service_cidrs"),
+            ("Pod", "pods", "pods"),
+            ("ComponentStatus", "componentstatuses", "component_statuses"),
+            ("APIService", "apiservices", "api_services"),
+            ("CSIStorageCapacity", "csistoragecapacities", "csi_storage_capacities"),
+            ("Binding", "bindings", "bindings"),
+        ];
+        for (kind, plural, method) in cases {
+            assert_eq!(resource_method(kind, plural), method, "for {kind}");
+        }
     }
 
     #[test]

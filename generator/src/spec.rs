@@ -486,10 +486,14 @@ fn schema_ref(schema: &ReferenceOr<Schema>, ctx: &Ctx, pointer: &str) -> Result<
 
 fn request_schema(op: &Operation, ctx: &Ctx, pointer: &str) -> Result<Option<String>> {
     let Some(ReferenceOr::Item(body)) = &op.request_body else { return Ok(None) };
-    match body.content.get("application/json").and_then(|m| m.schema.as_ref()) {
-        Some(s) => schema_ref(s, ctx, &format!("{pointer}/requestBody/content/application~1json/schema")),
-        None => Ok(None),
+    // Request bodies are listed under `*/*`, patches under their patch types.
+    for content_type in ["application/json", "*/*"] {
+        if let Some(s) = body.content.get(content_type).and_then(|m| m.schema.as_ref()) {
+            let p = format!("{pointer}/requestBody/content/{}/schema", pointer_token(content_type));
+            return schema_ref(s, ctx, &p);
+        }
     }
+    Ok(None)
 }
 
 fn response_schema(op: &Operation, ctx: &Ctx, pointer: &str) -> Result<Option<String>> {

@@ -151,7 +151,7 @@ pub fn emit_resource_client(api: &Api, cr: &ClientResource) -> TokenStream {
         methods.extend(subresource_methods(api, cr, sub, &mut extra_items));
     }
     let scope_doc = if r.namespaced {
-        format!(" Namespaced: made by `{}(namespace)`; an empty namespace means all namespaces.", naming::resource_method(&r.plural))
+        format!(" Namespaced: made by `{}(namespace)`; an empty namespace means all namespaces.", naming::resource_method(&r.kind, &r.plural))
     } else {
         " Cluster-scoped.".to_owned()
     };
@@ -342,7 +342,7 @@ pub fn emit_group_client(api: &Api, group: &str, version: &str, resources: &[Cli
     });
     let accessors = resources.iter().map(|cr| {
         let r = cr.resource;
-        let method = ident(&naming::resource_method(&r.plural));
+        let method = ident(&naming::resource_method(&r.kind, &r.plural));
         let ty = format_ident!("{}", client_type_name(r));
         let k = type_path(api, cr.type_schema);
         if r.namespaced {

@@ -105,6 +105,13 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
                 return Err(Error::Check(format!("two resources map to the client file {}", path.display())));
             }
         }
+        let mut methods = BTreeSet::new();
+        for cr in resources {
+            let method = naming::resource_method(&cr.resource.kind, &cr.resource.plural);
+            if !methods.insert(method.clone()) {
+                return Err(Error::Check(format!("two resources of {group}/{version} are both named {method}")));
+            }
+        }
         let path = gv_dir.join("mod.rs");
         let tokens = client::emit_group_client(api, group, version, resources);
         out.files.insert(path.clone(), rust_file(&path.display().to_string(), &opts.source_label, tokens)?);

@@ -20,7 +20,7 @@ impl AdmissionregistrationV1Client {
         }
     }
     /// `mutatingwebhookconfigurations` (cluster-scoped).
-    pub fn mutatingwebhookconfigurations(&self) -> MutatingWebhookConfigurationClient {
+    pub fn mutating_webhook_configurations(&self) -> MutatingWebhookConfigurationClient {
         MutatingWebhookConfigurationClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::admissionregistration::v1::MutatingWebhookConfiguration,
@@ -28,7 +28,7 @@ impl AdmissionregistrationV1Client {
         )
     }
     /// `validatingadmissionpolicies` (cluster-scoped).
-    pub fn validatingadmissionpolicies(&self) -> ValidatingAdmissionPolicyClient {
+    pub fn validating_admission_policies(&self) -> ValidatingAdmissionPolicyClient {
         ValidatingAdmissionPolicyClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::admissionregistration::v1::ValidatingAdmissionPolicy,
@@ -36,7 +36,7 @@ impl AdmissionregistrationV1Client {
         )
     }
     /// `validatingadmissionpolicybindings` (cluster-scoped).
-    pub fn validatingadmissionpolicybindings(
+    pub fn validating_admission_policy_bindings(
         &self,
     ) -> ValidatingAdmissionPolicyBindingClient {
         ValidatingAdmissionPolicyBindingClient::new(
@@ -46,7 +46,7 @@ impl AdmissionregistrationV1Client {
         )
     }
     /// `validatingwebhookconfigurations` (cluster-scoped).
-    pub fn validatingwebhookconfigurations(
+    pub fn validating_webhook_configurations(
         &self,
     ) -> ValidatingWebhookConfigurationClient {
         ValidatingWebhookConfigurationClient::new(

@@ -16,7 +16,7 @@ impl AdmissionregistrationV1beta1Client {
         }
     }
     /// `mutatingadmissionpolicies` (cluster-scoped).
-    pub fn mutatingadmissionpolicies(&self) -> MutatingAdmissionPolicyClient {
+    pub fn mutating_admission_policies(&self) -> MutatingAdmissionPolicyClient {
         MutatingAdmissionPolicyClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::admissionregistration::v1beta1::MutatingAdmissionPolicy,
@@ -24,7 +24,7 @@ impl AdmissionregistrationV1beta1Client {
         )
     }
     /// `mutatingadmissionpolicybindings` (cluster-scoped).
-    pub fn mutatingadmissionpolicybindings(
+    pub fn mutating_admission_policy_bindings(
         &self,
     ) -> MutatingAdmissionPolicyBindingClient {
         MutatingAdmissionPolicyBindingClient::new(

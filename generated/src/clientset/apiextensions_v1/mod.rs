@@ -12,7 +12,7 @@ impl ApiextensionsV1Client {
         ApiextensionsV1Client { client }
     }
     /// `customresourcedefinitions` (cluster-scoped).
-    pub fn customresourcedefinitions(&self) -> CustomResourceDefinitionClient {
+    pub fn custom_resource_definitions(&self) -> CustomResourceDefinitionClient {
         CustomResourceDefinitionClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,

@@ -12,7 +12,7 @@ impl ApiregistrationV1Client {
         ApiregistrationV1Client { client }
     }
     /// `apiservices` (cluster-scoped).
-    pub fn apiservices(&self) -> APIServiceClient {
+    pub fn api_services(&self) -> APIServiceClient {
         APIServiceClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService,

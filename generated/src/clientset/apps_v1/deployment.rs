@@ -137,7 +137,7 @@ impl DeploymentClient {
     pub async fn update_scale(
         &self,
         name: &str,
-        body: &::serde_json::Value,
+        body: &crate::api::autoscaling::v1::Scale,
         opts: &::k8s_client_runtime::rest::UpdateOptions,
     ) -> ::std::result::Result<
         crate::api::autoscaling::v1::Scale,

@@ -20,7 +20,7 @@ impl AppsV1Client {
         AppsV1Client { client }
     }
     /// `controllerrevisions` in `namespace` (`""` for all namespaces).
-    pub fn controllerrevisions(&self, namespace: &str) -> ControllerRevisionClient {
+    pub fn controller_revisions(&self, namespace: &str) -> ControllerRevisionClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ControllerRevisionClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -29,7 +29,7 @@ impl AppsV1Client {
         )
     }
     /// `daemonsets` in `namespace` (`""` for all namespaces).
-    pub fn daemonsets(&self, namespace: &str) -> DaemonSetClient {
+    pub fn daemon_sets(&self, namespace: &str) -> DaemonSetClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         DaemonSetClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -47,7 +47,7 @@ impl AppsV1Client {
         )
     }
     /// `replicasets` in `namespace` (`""` for all namespaces).
-    pub fn replicasets(&self, namespace: &str) -> ReplicaSetClient {
+    pub fn replica_sets(&self, namespace: &str) -> ReplicaSetClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ReplicaSetClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -56,7 +56,7 @@ impl AppsV1Client {
         )
     }
     /// `statefulsets` in `namespace` (`""` for all namespaces).
-    pub fn statefulsets(&self, namespace: &str) -> StatefulSetClient {
+    pub fn stateful_sets(&self, namespace: &str) -> StatefulSetClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         StatefulSetClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

@@ -14,7 +14,7 @@ impl AuthenticationV1Client {
         AuthenticationV1Client { client }
     }
     /// `selfsubjectreviews` (cluster-scoped).
-    pub fn selfsubjectreviews(&self) -> SelfSubjectReviewClient {
+    pub fn self_subject_reviews(&self) -> SelfSubjectReviewClient {
         SelfSubjectReviewClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::authentication::v1::SelfSubjectReview,
@@ -22,7 +22,7 @@ impl AuthenticationV1Client {
         )
     }
     /// `tokenreviews` (cluster-scoped).
-    pub fn tokenreviews(&self) -> TokenReviewClient {
+    pub fn token_reviews(&self) -> TokenReviewClient {
         TokenReviewClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::authentication::v1::TokenReview,

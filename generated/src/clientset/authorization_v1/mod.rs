@@ -18,7 +18,7 @@ impl AuthorizationV1Client {
         AuthorizationV1Client { client }
     }
     /// `localsubjectaccessreviews` in `namespace` (`""` for all namespaces).
-    pub fn localsubjectaccessreviews(
+    pub fn local_subject_access_reviews(
         &self,
         namespace: &str,
     ) -> LocalSubjectAccessReviewClient {
@@ -30,7 +30,7 @@ impl AuthorizationV1Client {
         )
     }
     /// `selfsubjectaccessreviews` (cluster-scoped).
-    pub fn selfsubjectaccessreviews(&self) -> SelfSubjectAccessReviewClient {
+    pub fn self_subject_access_reviews(&self) -> SelfSubjectAccessReviewClient {
         SelfSubjectAccessReviewClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::authorization::v1::SelfSubjectAccessReview,
@@ -38,7 +38,7 @@ impl AuthorizationV1Client {
         )
     }
     /// `selfsubjectrulesreviews` (cluster-scoped).
-    pub fn selfsubjectrulesreviews(&self) -> SelfSubjectRulesReviewClient {
+    pub fn self_subject_rules_reviews(&self) -> SelfSubjectRulesReviewClient {
         SelfSubjectRulesReviewClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::authorization::v1::SelfSubjectRulesReview,
@@ -46,7 +46,7 @@ impl AuthorizationV1Client {
         )
     }
     /// `subjectaccessreviews` (cluster-scoped).
-    pub fn subjectaccessreviews(&self) -> SubjectAccessReviewClient {
+    pub fn subject_access_reviews(&self) -> SubjectAccessReviewClient {
         SubjectAccessReviewClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::authorization::v1::SubjectAccessReview,

@@ -12,7 +12,7 @@ impl AutoscalingV2Client {
         AutoscalingV2Client { client }
     }
     /// `horizontalpodautoscalers` in `namespace` (`""` for all namespaces).
-    pub fn horizontalpodautoscalers(
+    pub fn horizontal_pod_autoscalers(
         &self,
         namespace: &str,
     ) -> HorizontalPodAutoscalerClient {

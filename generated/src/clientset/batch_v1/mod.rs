@@ -14,7 +14,7 @@ impl BatchV1Client {
         BatchV1Client { client }
     }
     /// `cronjobs` in `namespace` (`""` for all namespaces).
-    pub fn cronjobs(&self, namespace: &str) -> CronJobClient {
+    pub fn cron_jobs(&self, namespace: &str) -> CronJobClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         CronJobClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

@@ -12,7 +12,7 @@ impl CertificatesV1Client {
         CertificatesV1Client { client }
     }
     /// `certificatesigningrequests` (cluster-scoped).
-    pub fn certificatesigningrequests(&self) -> CertificateSigningRequestClient {
+    pub fn certificate_signing_requests(&self) -> CertificateSigningRequestClient {
         CertificateSigningRequestClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::certificates::v1::CertificateSigningRequest,

@@ -14,7 +14,7 @@ impl CertificatesV1alpha1Client {
         }
     }
     /// `clustertrustbundles` (cluster-scoped).
-    pub fn clustertrustbundles(&self) -> ClusterTrustBundleClient {
+    pub fn cluster_trust_bundles(&self) -> ClusterTrustBundleClient {
         ClusterTrustBundleClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::certificates::v1alpha1::ClusterTrustBundle,

@@ -16,7 +16,7 @@ impl CertificatesV1beta1Client {
         }
     }
     /// `clustertrustbundles` (cluster-scoped).
-    pub fn clustertrustbundles(&self) -> ClusterTrustBundleClient {
+    pub fn cluster_trust_bundles(&self) -> ClusterTrustBundleClient {
         ClusterTrustBundleClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::certificates::v1beta1::ClusterTrustBundle,
@@ -24,7 +24,7 @@ impl CertificatesV1beta1Client {
         )
     }
     /// `podcertificaterequests` in `namespace` (`""` for all namespaces).
-    pub fn podcertificaterequests(
+    pub fn pod_certificate_requests(
         &self,
         namespace: &str,
     ) -> PodCertificateRequestClient {

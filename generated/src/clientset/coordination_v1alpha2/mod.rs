@@ -14,7 +14,7 @@ impl CoordinationV1alpha2Client {
         }
     }
     /// `leasecandidates` in `namespace` (`""` for all namespaces).
-    pub fn leasecandidates(&self, namespace: &str) -> LeaseCandidateClient {
+    pub fn lease_candidates(&self, namespace: &str) -> LeaseCandidateClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         LeaseCandidateClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

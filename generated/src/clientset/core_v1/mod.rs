@@ -53,7 +53,7 @@ impl CoreV1Client {
         )
     }
     /// `componentstatuses` (cluster-scoped).
-    pub fn componentstatuses(&self) -> ComponentStatusClient {
+    pub fn component_statuses(&self) -> ComponentStatusClient {
         ComponentStatusClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::core::v1::ComponentStatus,
@@ -61,7 +61,7 @@ impl CoreV1Client {
         )
     }
     /// `configmaps` in `namespace` (`""` for all namespaces).
-    pub fn configmaps(&self, namespace: &str) -> ConfigMapClient {
+    pub fn config_maps(&self, namespace: &str) -> ConfigMapClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ConfigMapClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -88,7 +88,7 @@ impl CoreV1Client {
         )
     }
     /// `limitranges` in `namespace` (`""` for all namespaces).
-    pub fn limitranges(&self, namespace: &str) -> LimitRangeClient {
+    pub fn limit_ranges(&self, namespace: &str) -> LimitRangeClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         LimitRangeClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -113,7 +113,7 @@ impl CoreV1Client {
         )
     }
     /// `persistentvolumeclaims` in `namespace` (`""` for all namespaces).
-    pub fn persistentvolumeclaims(
+    pub fn persistent_volume_claims(
         &self,
         namespace: &str,
     ) -> PersistentVolumeClaimClient {
@@ -125,7 +125,7 @@ impl CoreV1Client {
         )
     }
     /// `persistentvolumes` (cluster-scoped).
-    pub fn persistentvolumes(&self) -> PersistentVolumeClient {
+    pub fn persistent_volumes(&self) -> PersistentVolumeClient {
         PersistentVolumeClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::core::v1::PersistentVolume,
@@ -142,7 +142,7 @@ impl CoreV1Client {
         )
     }
     /// `podtemplates` in `namespace` (`""` for all namespaces).
-    pub fn podtemplates(&self, namespace: &str) -> PodTemplateClient {
+    pub fn pod_templates(&self, namespace: &str) -> PodTemplateClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         PodTemplateClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -151,7 +151,7 @@ impl CoreV1Client {
         )
     }
     /// `replicationcontrollers` in `namespace` (`""` for all namespaces).
-    pub fn replicationcontrollers(
+    pub fn replication_controllers(
         &self,
         namespace: &str,
     ) -> ReplicationControllerClient {
@@ -163,7 +163,7 @@ impl CoreV1Client {
         )
     }
     /// `resourcequotas` in `namespace` (`""` for all namespaces).
-    pub fn resourcequotas(&self, namespace: &str) -> ResourceQuotaClient {
+    pub fn resource_quotas(&self, namespace: &str) -> ResourceQuotaClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ResourceQuotaClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -181,7 +181,7 @@ impl CoreV1Client {
         )
     }
     /// `serviceaccounts` in `namespace` (`""` for all namespaces).
-    pub fn serviceaccounts(&self, namespace: &str) -> ServiceAccountClient {
+    pub fn service_accounts(&self, namespace: &str) -> ServiceAccountClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ServiceAccountClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

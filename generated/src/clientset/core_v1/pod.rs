@@ -127,7 +127,7 @@ impl PodClient {
     pub async fn create_binding(
         &self,
         name: &str,
-        body: &::serde_json::Value,
+        body: &crate::api::core::v1::Binding,
         opts: &::k8s_client_runtime::rest::CreateOptions,
     ) -> ::std::result::Result<
         crate::api::core::v1::Binding,
@@ -185,7 +185,7 @@ impl PodClient {
     pub async fn create_eviction(
         &self,
         name: &str,
-        body: &::serde_json::Value,
+        body: &crate::api::policy::v1::Eviction,
         opts: &::k8s_client_runtime::rest::CreateOptions,
     ) -> ::std::result::Result<
         crate::api::policy::v1::Eviction,

@@ -12,7 +12,7 @@ impl DiscoveryV1Client {
         DiscoveryV1Client { client }
     }
     /// `endpointslices` in `namespace` (`""` for all namespaces).
-    pub fn endpointslices(&self, namespace: &str) -> EndpointSliceClient {
+    pub fn endpoint_slices(&self, namespace: &str) -> EndpointSliceClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         EndpointSliceClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

@@ -14,7 +14,7 @@ impl FlowcontrolV1Client {
         FlowcontrolV1Client { client }
     }
     /// `flowschemas` (cluster-scoped).
-    pub fn flowschemas(&self) -> FlowSchemaClient {
+    pub fn flow_schemas(&self) -> FlowSchemaClient {
         FlowSchemaClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::flowcontrol::v1::FlowSchema,
@@ -22,7 +22,7 @@ impl FlowcontrolV1Client {
         )
     }
     /// `prioritylevelconfigurations` (cluster-scoped).
-    pub fn prioritylevelconfigurations(&self) -> PriorityLevelConfigurationClient {
+    pub fn priority_level_configurations(&self) -> PriorityLevelConfigurationClient {
         PriorityLevelConfigurationClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::flowcontrol::v1::PriorityLevelConfiguration,

@@ -12,7 +12,7 @@ impl InternalV1alpha1Client {
         InternalV1alpha1Client { client }
     }
     /// `storageversions` (cluster-scoped).
-    pub fn storageversions(&self) -> StorageVersionClient {
+    pub fn storage_versions(&self) -> StorageVersionClient {
         StorageVersionClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::apiserverinternal::v1alpha1::StorageVersion,

@@ -20,7 +20,7 @@ impl NetworkingV1Client {
         NetworkingV1Client { client }
     }
     /// `ingressclasses` (cluster-scoped).
-    pub fn ingressclasses(&self) -> IngressClassClient {
+    pub fn ingress_classes(&self) -> IngressClassClient {
         IngressClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::networking::v1::IngressClass,
@@ -37,7 +37,7 @@ impl NetworkingV1Client {
         )
     }
     /// `ipaddresses` (cluster-scoped).
-    pub fn ipaddresses(&self) -> IPAddressClient {
+    pub fn ip_addresses(&self) -> IPAddressClient {
         IPAddressClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::networking::v1::IPAddress,
@@ -45,7 +45,7 @@ impl NetworkingV1Client {
         )
     }
     /// `networkpolicies` in `namespace` (`""` for all namespaces).
-    pub fn networkpolicies(&self, namespace: &str) -> NetworkPolicyClient {
+    pub fn network_policies(&self, namespace: &str) -> NetworkPolicyClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         NetworkPolicyClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -54,7 +54,7 @@ impl NetworkingV1Client {
         )
     }
     /// `servicecidrs` (cluster-scoped).
-    pub fn servicecidrs(&self) -> ServiceCIDRClient {
+    pub fn service_cidrs(&self) -> ServiceCIDRClient {
         ServiceCIDRClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::networking::v1::ServiceCIDR,

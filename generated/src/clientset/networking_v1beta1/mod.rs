@@ -14,7 +14,7 @@ impl NetworkingV1beta1Client {
         NetworkingV1beta1Client { client }
     }
     /// `ipaddresses` (cluster-scoped).
-    pub fn ipaddresses(&self) -> IPAddressClient {
+    pub fn ip_addresses(&self) -> IPAddressClient {
         IPAddressClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::networking::v1beta1::IPAddress,
@@ -22,7 +22,7 @@ impl NetworkingV1beta1Client {
         )
     }
     /// `servicecidrs` (cluster-scoped).
-    pub fn servicecidrs(&self) -> ServiceCIDRClient {
+    pub fn service_cidrs(&self) -> ServiceCIDRClient {
         ServiceCIDRClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::networking::v1beta1::ServiceCIDR,

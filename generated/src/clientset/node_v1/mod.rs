@@ -12,7 +12,7 @@ impl NodeV1Client {
         NodeV1Client { client }
     }
     /// `runtimeclasses` (cluster-scoped).
-    pub fn runtimeclasses(&self) -> RuntimeClassClient {
+    pub fn runtime_classes(&self) -> RuntimeClassClient {
         RuntimeClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::node::v1::RuntimeClass,

@@ -12,7 +12,7 @@ impl PolicyV1Client {
         PolicyV1Client { client }
     }
     /// `poddisruptionbudgets` in `namespace` (`""` for all namespaces).
-    pub fn poddisruptionbudgets(&self, namespace: &str) -> PodDisruptionBudgetClient {
+    pub fn pod_disruption_budgets(&self, namespace: &str) -> PodDisruptionBudgetClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         PodDisruptionBudgetClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

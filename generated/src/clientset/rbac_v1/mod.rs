@@ -18,7 +18,7 @@ impl RbacV1Client {
         RbacV1Client { client }
     }
     /// `clusterrolebindings` (cluster-scoped).
-    pub fn clusterrolebindings(&self) -> ClusterRoleBindingClient {
+    pub fn cluster_role_bindings(&self) -> ClusterRoleBindingClient {
         ClusterRoleBindingClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::rbac::v1::ClusterRoleBinding,
@@ -26,7 +26,7 @@ impl RbacV1Client {
         )
     }
     /// `clusterroles` (cluster-scoped).
-    pub fn clusterroles(&self) -> ClusterRoleClient {
+    pub fn cluster_roles(&self) -> ClusterRoleClient {
         ClusterRoleClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::rbac::v1::ClusterRole,
@@ -34,7 +34,7 @@ impl RbacV1Client {
         )
     }
     /// `rolebindings` in `namespace` (`""` for all namespaces).
-    pub fn rolebindings(&self, namespace: &str) -> RoleBindingClient {
+    pub fn role_bindings(&self, namespace: &str) -> RoleBindingClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         RoleBindingClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

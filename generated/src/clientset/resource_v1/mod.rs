@@ -18,7 +18,7 @@ impl ResourceV1Client {
         ResourceV1Client { client }
     }
     /// `deviceclasses` (cluster-scoped).
-    pub fn deviceclasses(&self) -> DeviceClassClient {
+    pub fn device_classes(&self) -> DeviceClassClient {
         DeviceClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::resource::v1::DeviceClass,
@@ -26,7 +26,7 @@ impl ResourceV1Client {
         )
     }
     /// `resourceclaims` in `namespace` (`""` for all namespaces).
-    pub fn resourceclaims(&self, namespace: &str) -> ResourceClaimClient {
+    pub fn resource_claims(&self, namespace: &str) -> ResourceClaimClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ResourceClaimClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -35,7 +35,7 @@ impl ResourceV1Client {
         )
     }
     /// `resourceclaimtemplates` in `namespace` (`""` for all namespaces).
-    pub fn resourceclaimtemplates(
+    pub fn resource_claim_templates(
         &self,
         namespace: &str,
     ) -> ResourceClaimTemplateClient {
@@ -47,7 +47,7 @@ impl ResourceV1Client {
         )
     }
     /// `resourceslices` (cluster-scoped).
-    pub fn resourceslices(&self) -> ResourceSliceClient {
+    pub fn resource_slices(&self) -> ResourceSliceClient {
         ResourceSliceClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::resource::v1::ResourceSlice,

@@ -12,7 +12,7 @@ impl ResourceV1alpha3Client {
         ResourceV1alpha3Client { client }
     }
     /// `devicetaintrules` (cluster-scoped).
-    pub fn devicetaintrules(&self) -> DeviceTaintRuleClient {
+    pub fn device_taint_rules(&self) -> DeviceTaintRuleClient {
         DeviceTaintRuleClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::resource::v1alpha3::DeviceTaintRule,

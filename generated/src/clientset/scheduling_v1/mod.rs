@@ -12,7 +12,7 @@ impl SchedulingV1Client {
         SchedulingV1Client { client }
     }
     /// `priorityclasses` (cluster-scoped).
-    pub fn priorityclasses(&self) -> PriorityClassClient {
+    pub fn priority_classes(&self) -> PriorityClassClient {
         PriorityClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::scheduling::v1::PriorityClass,

@@ -22,7 +22,7 @@ impl StorageV1Client {
         StorageV1Client { client }
     }
     /// `csidrivers` (cluster-scoped).
-    pub fn csidrivers(&self) -> CSIDriverClient {
+    pub fn csi_drivers(&self) -> CSIDriverClient {
         CSIDriverClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::storage::v1::CSIDriver,
@@ -30,7 +30,7 @@ impl StorageV1Client {
         )
     }
     /// `csinodes` (cluster-scoped).
-    pub fn csinodes(&self) -> CSINodeClient {
+    pub fn csi_nodes(&self) -> CSINodeClient {
         CSINodeClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::storage::v1::CSINode,
@@ -38,7 +38,7 @@ impl StorageV1Client {
         )
     }
     /// `csistoragecapacities` in `namespace` (`""` for all namespaces).
-    pub fn csistoragecapacities(&self, namespace: &str) -> CSIStorageCapacityClient {
+    pub fn csi_storage_capacities(&self, namespace: &str) -> CSIStorageCapacityClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         CSIStorageCapacityClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -47,7 +47,7 @@ impl StorageV1Client {
         )
     }
     /// `storageclasses` (cluster-scoped).
-    pub fn storageclasses(&self) -> StorageClassClient {
+    pub fn storage_classes(&self) -> StorageClassClient {
         StorageClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::storage::v1::StorageClass,
@@ -55,7 +55,7 @@ impl StorageV1Client {
         )
     }
     /// `volumeattachments` (cluster-scoped).
-    pub fn volumeattachments(&self) -> VolumeAttachmentClient {
+    pub fn volume_attachments(&self) -> VolumeAttachmentClient {
         VolumeAttachmentClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::storage::v1::VolumeAttachment,
@@ -63,7 +63,7 @@ impl StorageV1Client {
         )
     }
     /// `volumeattributesclasses` (cluster-scoped).
-    pub fn volumeattributesclasses(&self) -> VolumeAttributesClassClient {
+    pub fn volume_attributes_classes(&self) -> VolumeAttributesClassClient {
         VolumeAttributesClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::storage::v1::VolumeAttributesClass,

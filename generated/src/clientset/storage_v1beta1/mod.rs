@@ -12,7 +12,7 @@ impl StorageV1beta1Client {
         StorageV1beta1Client { client }
     }
     /// `volumeattributesclasses` (cluster-scoped).
-    pub fn volumeattributesclasses(&self) -> VolumeAttributesClassClient {
+    pub fn volume_attributes_classes(&self) -> VolumeAttributesClassClient {
         VolumeAttributesClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::storage::v1beta1::VolumeAttributesClass,

@@ -14,7 +14,7 @@ impl StoragemigrationV1beta1Client {
         }
     }
     /// `storageversionmigrations` (cluster-scoped).
-    pub fn storageversionmigrations(&self) -> StorageVersionMigrationClient {
+    pub fn storage_version_migrations(&self) -> StorageVersionMigrationClient {
         StorageVersionMigrationClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
                 crate::api::storagemigration::v1beta1::StorageVersionMigration,

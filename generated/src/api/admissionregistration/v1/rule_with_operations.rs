@@ -38,6 +38,12 @@ pub struct RuleWithOperations {
     )]
     pub resources: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     /// scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"*"` means that all scopes are included.
+    ///  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
+    ///  - `"Namespaced"` means that scope is limited to namespaced objects.
     #[serde(
         rename = "scope",
         default,

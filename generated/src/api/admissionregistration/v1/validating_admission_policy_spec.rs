@@ -21,6 +21,10 @@ pub struct ValidatingAdmissionPolicySpec {
     /// When failurePolicy is set to Fail, ValidatingAdmissionPolicyBinding validationActions define how failures are enforced.
     ///
     /// Allowed values are Ignore or Fail. Defaults to Fail.
+    ///
+    /// Possible enum values:
+    ///  - `"Fail"` means that an error calling the webhook causes the admission to fail.
+    ///  - `"Ignore"` means that an error calling the webhook is ignored.
     #[serde(
         rename = "failurePolicy",
         default,

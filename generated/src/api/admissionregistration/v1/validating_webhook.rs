@@ -14,6 +14,10 @@ pub struct ValidatingWebhook {
     #[serde(rename = "clientConfig", default)]
     pub client_config: crate::api::admissionregistration::v1::WebhookClientConfig,
     /// FailurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail.
+    ///
+    /// Possible enum values:
+    ///  - `"Fail"` means that an error calling the webhook causes the admission to fail.
+    ///  - `"Ignore"` means that an error calling the webhook is ignored.
     #[serde(
         rename = "failurePolicy",
         default,
@@ -43,6 +47,10 @@ pub struct ValidatingWebhook {
     /// - Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the webhook.
     ///
     /// Defaults to "Equivalent"
+    ///
+    /// Possible enum values:
+    ///  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
+    ///  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
     #[serde(
         rename = "matchPolicy",
         default,
@@ -110,6 +118,12 @@ pub struct ValidatingWebhook {
         ::std::vec::Vec<crate::api::admissionregistration::v1::RuleWithOperations>,
     >,
     /// SideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.
+    ///
+    /// Possible enum values:
+    ///  - `"None"` means that calling the webhook will have no side effects.
+    ///  - `"NoneOnDryRun"` means that calling the webhook will possibly have side effects, but if the request being reviewed has the dry-run attribute, the side effects will be suppressed.
+    ///  - `"Some"` means that calling the webhook will possibly have side effects. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
+    ///  - `"Unknown"` means that no information is known about the side effects of calling the webhook. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
     #[serde(rename = "sideEffects", default)]
     pub side_effects: ::std::string::String,
     /// TimeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.

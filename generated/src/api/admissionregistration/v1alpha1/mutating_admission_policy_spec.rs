@@ -10,6 +10,10 @@ pub struct MutatingAdmissionPolicySpec {
     /// failurePolicy does not define how validations that evaluate to false are handled.
     ///
     /// Allowed values are Ignore or Fail. Defaults to Fail.
+    ///
+    /// Possible enum values:
+    ///  - `"Fail"` means that an error calling the admission webhook or admission policy causes resource admission to fail.
+    ///  - `"Ignore"` means that an error calling the admission webhook or admission policy is ignored.
     #[serde(
         rename = "failurePolicy",
         default,
@@ -66,6 +70,10 @@ pub struct MutatingAdmissionPolicySpec {
     /// Never: These mutations will not be called more than once per binding in a single admission evaluation.
     ///
     /// IfNeeded: These mutations may be invoked more than once per binding for a single admission request and there is no guarantee of order with respect to other admission plugins, admission webhooks, bindings of this policy and admission policies.  Mutations are only reinvoked when mutations change the object after this mutation is invoked. Required.
+    ///
+    /// Possible enum values:
+    ///  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
+    ///  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
     #[serde(
         rename = "reinvocationPolicy",
         default,

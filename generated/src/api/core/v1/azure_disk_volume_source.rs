@@ -4,6 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct AzureDiskVolumeSource {
     /// cachingMode is the Host Caching mode: None, Read Only, Read Write.
+    ///
+    /// Possible enum values:
+    ///  - `"None"`
+    ///  - `"ReadOnly"`
+    ///  - `"ReadWrite"`
     #[serde(
         rename = "cachingMode",
         default,
@@ -24,6 +29,11 @@ pub struct AzureDiskVolumeSource {
     )]
     pub fs_type: ::std::option::Option<::std::string::String>,
     /// kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared
+    ///
+    /// Possible enum values:
+    ///  - `"Dedicated"`
+    ///  - `"Managed"`
+    ///  - `"Shared"`
     #[serde(
         rename = "kind",
         default,

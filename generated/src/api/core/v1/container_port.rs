@@ -28,6 +28,11 @@ pub struct ContainerPort {
     )]
     pub name: ::std::option::Option<::std::string::String>,
     /// Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
     #[serde(
         rename = "protocol",
         default,

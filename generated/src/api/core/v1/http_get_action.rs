@@ -30,6 +30,10 @@ pub struct HTTPGetAction {
     #[serde(rename = "port", default)]
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
     /// Scheme to use for connecting to the host. Defaults to HTTP.
+    ///
+    /// Possible enum values:
+    ///  - `"HTTP"` means that the scheme used will be http://
+    ///  - `"HTTPS"` means that the scheme used will be https://
     #[serde(
         rename = "scheme",
         default,

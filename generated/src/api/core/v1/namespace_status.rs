@@ -13,6 +13,10 @@ pub struct NamespaceStatus {
         ::std::vec::Vec<crate::api::core::v1::NamespaceCondition>,
     >,
     /// Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
+    ///
+    /// Possible enum values:
+    ///  - `"Active"` means the namespace is available for use in the system
+    ///  - `"Terminating"` means the namespace is undergoing graceful termination
     #[serde(
         rename = "phase",
         default,

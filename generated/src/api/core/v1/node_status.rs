@@ -92,6 +92,11 @@ pub struct NodeStatus {
     )]
     pub node_info: ::std::option::Option<crate::api::core::v1::NodeSystemInfo>,
     /// NodePhase is the recently observed lifecycle phase of the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never populated, and now is deprecated.
+    ///
+    /// Possible enum values:
+    ///  - `"Pending"` means the node has been created/added by the system, but not configured.
+    ///  - `"Running"` means the node has been configured and has Kubernetes components running.
+    ///  - `"Terminated"` means the node has been removed from the cluster.
     #[serde(
         rename = "phase",
         default,

@@ -68,6 +68,10 @@ pub struct PersistentVolumeClaimSpec {
     )]
     pub volume_attributes_class_name: ::std::option::Option<::std::string::String>,
     /// volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.
+    ///
+    /// Possible enum values:
+    ///  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
+    ///  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
     #[serde(
         rename = "volumeMode",
         default,

@@ -106,6 +106,11 @@ pub struct PersistentVolumeClaimStatus {
         crate::api::core::v1::ModifyVolumeStatus,
     >,
     /// phase represents the current phase of PersistentVolumeClaim.
+    ///
+    /// Possible enum values:
+    ///  - `"Bound"` used for PersistentVolumeClaims that are bound
+    ///  - `"Lost"` used for PersistentVolumeClaims that lost their underlying PersistentVolume. The claim was bound to a PersistentVolume and this volume does not exist any longer and all data on it was lost.
+    ///  - `"Pending"` used for PersistentVolumeClaims that are not yet bound
     #[serde(
         rename = "phase",
         default,

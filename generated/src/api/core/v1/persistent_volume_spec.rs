@@ -163,6 +163,11 @@ pub struct PersistentVolumeSpec {
     )]
     pub node_affinity: ::std::option::Option<crate::api::core::v1::VolumeNodeAffinity>,
     /// persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming
+    ///
+    /// Possible enum values:
+    ///  - `"Delete"` means the volume will be deleted from Kubernetes on release from its claim. The volume plugin must support Deletion.
+    ///  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
+    ///  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
     #[serde(
         rename = "persistentVolumeReclaimPolicy",
         default,
@@ -234,6 +239,10 @@ pub struct PersistentVolumeSpec {
     )]
     pub volume_attributes_class_name: ::std::option::Option<::std::string::String>,
     /// volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.
+    ///
+    /// Possible enum values:
+    ///  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
+    ///  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
     #[serde(
         rename = "volumeMode",
         default,

@@ -39,6 +39,12 @@ pub struct PodSpec {
     )]
     pub dns_config: ::std::option::Option<crate::api::core::v1::PodDNSConfig>,
     /// Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.
+    ///
+    /// Possible enum values:
+    ///  - `"ClusterFirst"` indicates that the pod should use cluster DNS first unless hostNetwork is true, if it is available, then fall back on the default (as determined by kubelet) DNS settings.
+    ///  - `"ClusterFirstWithHostNet"` indicates that the pod should use cluster DNS first, if it is available, then fall back on the default (as determined by kubelet) DNS settings.
+    ///  - `"Default"` indicates that the pod should use the default (as determined by kubelet) DNS settings.
+    ///  - `"None"` indicates that the pod should use empty DNS settings. DNS parameters such as nameservers and search paths should be defined via DNSConfig.
     #[serde(
         rename = "dnsPolicy",
         default,
@@ -172,6 +178,10 @@ pub struct PodSpec {
         >,
     >,
     /// PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.
+    ///
+    /// Possible enum values:
+    ///  - `"Never"` means that pod never preempts other pods with lower priority.
+    ///  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
     #[serde(
         rename = "preemptionPolicy",
         default,
@@ -226,6 +236,11 @@ pub struct PodSpec {
     )]
     pub resources: ::std::option::Option<crate::api::core::v1::ResourceRequirements>,
     /// Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy
+    ///
+    /// Possible enum values:
+    ///  - `"Always"`
+    ///  - `"Never"`
+    ///  - `"OnFailure"`
     #[serde(
         rename = "restartPolicy",
         default,

@@ -37,6 +37,11 @@ pub struct ServicePort {
     #[serde(rename = "port", default)]
     pub port: i32,
     /// The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP.
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
     #[serde(
         rename = "protocol",
         default,

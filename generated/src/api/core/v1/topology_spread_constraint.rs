@@ -36,6 +36,10 @@ pub struct TopologySpreadConstraint {
     /// NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
     ///
     /// If this value is nil, the behavior is equivalent to the Honor policy.
+    ///
+    /// Possible enum values:
+    ///  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
+    ///  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
     #[serde(
         rename = "nodeAffinityPolicy",
         default,
@@ -45,6 +49,10 @@ pub struct TopologySpreadConstraint {
     /// NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
     ///
     /// If this value is nil, the behavior is equivalent to the Ignore policy.
+    ///
+    /// Possible enum values:
+    ///  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
+    ///  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
     #[serde(
         rename = "nodeTaintsPolicy",
         default,
@@ -58,6 +66,10 @@ pub struct TopologySpreadConstraint {
     ///   but giving higher precedence to topologies that would help reduce the
     ///   skew.
     /// A constraint is considered "Unsatisfiable" for an incoming pod if and only if every possible node assignment for that pod would violate "MaxSkew" on some topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 3/1/1: | zone1 | zone2 | zone3 | | P P P |   P   |   P   | If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on zone2(zone3) satisfies MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler won't make it *more* imbalanced. It's a required field.
+    ///
+    /// Possible enum values:
+    ///  - `"DoNotSchedule"` instructs the scheduler not to schedule the pod when constraints are not satisfied.
+    ///  - `"ScheduleAnyway"` instructs the scheduler to schedule the pod even if constraints are not satisfied.
     #[serde(rename = "whenUnsatisfiable", default)]
     pub when_unsatisfiable: ::std::string::String,
 }

@@ -34,6 +34,11 @@ pub struct EndpointPort {
     )]
     pub port: ::std::option::Option<i32>,
     /// protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
     #[serde(
         rename = "protocol",
         default,

@@ -18,6 +18,11 @@ pub struct NetworkPolicyPort {
     )]
     pub port: ::std::option::Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
     /// protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP.
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
     #[serde(
         rename = "protocol",
         default,

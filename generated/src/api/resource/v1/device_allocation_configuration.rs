@@ -22,6 +22,11 @@ pub struct DeviceAllocationConfiguration {
     )]
     pub requests: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     /// Source records whether the configuration comes from a class and thus is not something that a normal user would have been able to set or from a claim.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"FromClaim"`
+    ///  - `"FromClass"`
     #[serde(rename = "source", default)]
     pub source: ::std::string::String,
 }

@@ -18,6 +18,11 @@ pub struct DeviceSubRequest {
     /// If AllocationMode is not specified, the default mode is ExactCount. If the mode is ExactCount and count is not specified, the default count is one. Any other subrequests must specify this field.
     ///
     /// More modes may get added in the future. Clients must refuse to handle requests with unknown modes.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"All"`
+    ///  - `"ExactCount"`
     #[serde(
         rename = "allocationMode",
         default,

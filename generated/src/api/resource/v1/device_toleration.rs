@@ -4,6 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeviceToleration {
     /// Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule and NoExecute.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"NoExecute"` Evict any already-running pods that do not tolerate the device taint.
+    ///  - `"NoSchedule"` Do not allow new pods to schedule which use a tainted device unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running.
+    ///  - `"None"` No effect, the taint is purely informational.
     #[serde(
         rename = "effect",
         default,
@@ -18,6 +24,11 @@ pub struct DeviceToleration {
     )]
     pub key: ::std::option::Option<::std::string::String>,
     /// Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a ResourceClaim can tolerate all taints of a particular category.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"Equal"`
+    ///  - `"Exists"`
     #[serde(
         rename = "operator",
         default,

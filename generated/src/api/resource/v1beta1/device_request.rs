@@ -30,6 +30,11 @@ pub struct DeviceRequest {
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
     ///
     /// More modes may get added in the future. Clients must refuse to handle requests with unknown modes.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"All"`
+    ///  - `"ExactCount"`
     #[serde(
         rename = "allocationMode",
         default,
