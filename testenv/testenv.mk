@@ -12,10 +12,18 @@ K8S_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2; exit }' test
 K8S_MAJOR := $(word 1,$(subst ., ,$(patsubst v%,%,$(K8S_VERSION))))
 K8S_MINOR := $(word 2,$(subst ., ,$(patsubst v%,%,$(K8S_VERSION))))
 SPECS_OUT ?= specs/kubernetes/$(K8S_MAJOR).$(K8S_MINOR)
+# Extra `kube-testenv specs` flags. Upstream's committed api/openapi-spec is
+# made with enums off: SPECS_ARGS=--feature-gates=AllAlpha=true,AllBeta=true,OpenAPIEnums=false
+SPECS_ARGS ?=
 
-TESTENV_LDFLAGS := $(foreach pkg,k8s.io/component-base/version k8s.io/client-go/pkg/version,\
+# The release commit, from the module proxy's metadata (cached by Go); lazy
+# (=) so it is only looked up when building. Empty if unavailable.
+K8S_COMMIT = $(shell cd testenv && info=$$($(GO) mod download -json k8s.io/kubernetes 2>/dev/null | sed -n 's/.*"Info": "\(.*\)".*/\1/p') && \
+	[ -n "$$info" ] && sed -n 's/.*"Hash":"\([0-9a-f]*\)".*/\1/p' "$$info")
+
+TESTENV_LDFLAGS = $(foreach pkg,k8s.io/component-base/version k8s.io/client-go/pkg/version,\
 	-X $(pkg).gitVersion=$(K8S_VERSION) -X $(pkg).gitMajor=$(K8S_MAJOR) -X $(pkg).gitMinor=$(K8S_MINOR) \
-	-X $(pkg).gitTreeState=clean)
+	-X $(pkg).gitTreeState=clean -X $(pkg).gitCommit=$(K8S_COMMIT))
 
 TESTENV_SRC := testenv/go.mod testenv/go.sum testenv/testenv.mk $(wildcard testenv/cmd/kube-testenv/*.go)
 
@@ -41,8 +49,8 @@ apiserver-status: testenv-build
 	@$(TESTENV_BIN) ctl --state-dir $(TESTENV_DIR) status
 
 specs: testenv-build
-	$(TESTENV_BIN) specs --out $(SPECS_OUT)
+	$(TESTENV_BIN) specs $(SPECS_ARGS) --out $(SPECS_OUT)
 
 testenv-test: testenv-build
-	cd testenv && $(GO) test ./...
+	cd testenv && $(GO) test -trimpath ./...  # -trimpath shares the build's cache
 	$(CARGO) test -p k8s-client-testenv

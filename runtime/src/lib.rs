@@ -12,7 +12,16 @@
 //! 3. `dynamic`, `discovery`, `cache`, `record`, `leaderelection`.
 #![forbid(unsafe_code)]
 
+pub mod cache;
 pub mod codec;
+pub mod config;
+pub mod discovery;
+pub mod dynamic;
 pub mod object;
+pub mod rest;
+pub mod selector;
+pub mod workqueue;
 
 pub use object::{DynamicResource, ListMeta, Metadata, Object, ObjectList, Resource, Scope};
+pub use config::Config;
+pub use rest::{Client, ResourceClient};

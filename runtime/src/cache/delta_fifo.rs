@@ -1,0 +1,581 @@
+//! The queue between a reflector and an informer's store, as client-go's
+//! `DeltaFIFO`.
+//!
+//! For every object key it keeps the list of changes ([`Delta`]s) not yet
+//! processed, so a consumer sees each change (an add and a quick delete are
+//! both delivered) while keys still come out in the order they were first
+//! queued. A relist ([`DeltaFifo::replace`]) also produces deletions for the
+//! objects that vanished while the watch was down
+//! ([`DeletedFinalStateUnknown`] tombstones), which is why it needs to know
+//! what the store holds ([`KnownObjects`]).
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use tokio::sync::Notify;
+
+use super::store::{KeyFn, Store, ThreadSafeStore, meta_namespace_key};
+use crate::object::Object;
+
+/// Boxed error of a process function.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Errors of the DeltaFIFO.
+#[derive(Debug, thiserror::Error)]
+pub enum DeltaFifoError {
+    /// The queue was closed and has nothing left to pop.
+    #[error("DeltaFIFO: manipulating with closed queue")]
+    Closed,
+    /// The process function failed; its deltas are dropped.
+    #[error("processing popped deltas failed")]
+    Process(#[source] BoxError),
+    /// The process function failed and asked for its deltas to be queued
+    /// again (client-go `ErrRequeue`).
+    #[error("processing popped deltas failed; they were queued again")]
+    Requeued(#[source] BoxError),
+}
+
+/// What a process function returns when it fails: whether to give the
+/// deltas back to the queue (client-go `ErrRequeue`) or drop them.
+#[derive(Debug)]
+pub struct ProcessError {
+    requeue: bool,
+    source: BoxError,
+}
+
+impl ProcessError {
+    /// Fail and put the deltas back, unless newer deltas for the key were
+    /// queued meanwhile.
+    pub fn requeue(source: impl Into<BoxError>) -> Self {
+        ProcessError {
+            requeue: true,
+            source: source.into(),
+        }
+    }
+
+    /// Fail and drop the deltas.
+    pub fn fail(source: impl Into<BoxError>) -> Self {
+        ProcessError {
+            requeue: false,
+            source: source.into(),
+        }
+    }
+}
+
+/// What happened to an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeltaType {
+    Added,
+    Updated,
+    Deleted,
+    /// Seen in a relist ([`DeltaFifo::replace`]); may or may not have changed.
+    Replaced,
+    /// Re-delivered by a periodic resync, or seen in a relist when
+    /// `emit_delta_type_replaced` is off.
+    Sync,
+}
+
+/// An object deleted while the watch was down: its last known state (if
+/// the store had one) and its key. Delivered instead of the object in a
+/// [`DeltaType::Deleted`] delta.
+#[derive(Debug)]
+pub struct DeletedFinalStateUnknown<T> {
+    pub key: String,
+    pub obj: Option<Arc<T>>,
+}
+
+impl<T> Clone for DeletedFinalStateUnknown<T> {
+    fn clone(&self) -> Self {
+        DeletedFinalStateUnknown {
+            key: self.key.clone(),
+            obj: self.obj.clone(),
+        }
+    }
+}
+
+/// The object carried by a [`Delta`].
+#[derive(Debug)]
+pub enum DeltaObject<T> {
+    Object(Arc<T>),
+    DeletedFinalStateUnknown(DeletedFinalStateUnknown<T>),
+}
+
+impl<T> Clone for DeltaObject<T> {
+    fn clone(&self) -> Self {
+        match self {
+            DeltaObject::Object(o) => DeltaObject::Object(Arc::clone(o)),
+            DeltaObject::DeletedFinalStateUnknown(d) => {
+                DeltaObject::DeletedFinalStateUnknown(d.clone())
+            }
+        }
+    }
+}
+
+impl<T> DeltaObject<T> {
+    /// The object, or a tombstone's last known state.
+    pub fn object(&self) -> Option<&Arc<T>> {
+        match self {
+            DeltaObject::Object(o) => Some(o),
+            DeltaObject::DeletedFinalStateUnknown(d) => d.obj.as_ref(),
+        }
+    }
+
+    pub fn is_tombstone(&self) -> bool {
+        matches!(self, DeltaObject::DeletedFinalStateUnknown(_))
+    }
+}
+
+/// One change to one object.
+#[derive(Debug)]
+pub struct Delta<T> {
+    pub delta_type: DeltaType,
+    pub object: DeltaObject<T>,
+}
+
+impl<T> Clone for Delta<T> {
+    fn clone(&self) -> Self {
+        Delta {
+            delta_type: self.delta_type,
+            object: self.object.clone(),
+        }
+    }
+}
+
+/// The changes to one key, oldest first; never empty when popped.
+pub type Deltas<T> = Vec<Delta<T>>;
+
+/// A popped key, its deltas and whether they belong to the first relist.
+type Popped<T> = (String, Deltas<T>, bool);
+
+/// What the DeltaFIFO needs from the store the popped deltas go into
+/// (client-go `KeyListerGetter`): to find deletions during a relist and the
+/// objects to resync.
+pub trait KnownObjects<T>: Send + Sync {
+    fn list_keys(&self) -> Vec<String>;
+    fn get_by_key(&self, key: &str) -> Option<Arc<T>>;
+}
+
+impl<T: Send + Sync> KnownObjects<T> for Store<T> {
+    fn list_keys(&self) -> Vec<String> {
+        Store::list_keys(self)
+    }
+    fn get_by_key(&self, key: &str) -> Option<Arc<T>> {
+        Store::get_by_key(self, key)
+    }
+}
+
+impl<T: Send + Sync> KnownObjects<T> for ThreadSafeStore<T> {
+    fn list_keys(&self) -> Vec<String> {
+        ThreadSafeStore::list_keys(self)
+    }
+    fn get_by_key(&self, key: &str) -> Option<Arc<T>> {
+        self.get(key)
+    }
+}
+
+/// How to build a [`DeltaFifo`].
+pub struct DeltaFifoOptions<T> {
+    key_fn: KeyFn<T>,
+    known_objects: Option<Arc<dyn KnownObjects<T>>>,
+    emit_delta_type_replaced: bool,
+}
+
+impl<T: Object + 'static> Default for DeltaFifoOptions<T> {
+    /// Keys `namespace/name`, no known objects, relists emit
+    /// [`DeltaType::Replaced`].
+    fn default() -> Self {
+        Self::with_key_fn(Arc::new(meta_namespace_key::<T>))
+    }
+}
+
+impl<T> DeltaFifoOptions<T> {
+    pub fn with_key_fn(key_fn: KeyFn<T>) -> Self {
+        DeltaFifoOptions {
+            key_fn,
+            known_objects: None,
+            emit_delta_type_replaced: true,
+        }
+    }
+
+    /// The store the popped deltas are applied to; without it, deletions
+    /// during a relist are only detected among keys still queued.
+    pub fn known_objects(mut self, known: Arc<dyn KnownObjects<T>>) -> Self {
+        self.known_objects = Some(known);
+        self
+    }
+
+    /// Whether relisted objects come as [`DeltaType::Replaced`] (the
+    /// default, as current informers) or [`DeltaType::Sync`] (the old
+    /// behaviour).
+    pub fn emit_delta_type_replaced(mut self, emit: bool) -> Self {
+        self.emit_delta_type_replaced = emit;
+        self
+    }
+}
+
+struct FifoState<T> {
+    items: HashMap<String, Deltas<T>>,
+    /// Keys in the order they were first queued; each is in `items`.
+    queue: VecDeque<String>,
+    /// Something was added or a relist happened.
+    populated: bool,
+    /// Items of the first relist not popped yet.
+    initial_population_count: usize,
+    closed: bool,
+}
+
+impl<T> FifoState<T> {
+    fn has_synced(&self) -> bool {
+        self.populated && self.initial_population_count == 0
+    }
+}
+
+struct Shared<T> {
+    key_fn: KeyFn<T>,
+    known_objects: Option<Arc<dyn KnownObjects<T>>>,
+    emit_delta_type_replaced: bool,
+    state: Mutex<FifoState<T>>,
+    item_ready: Notify,
+    /// Held across a whole pop, so the deltas of one key are never
+    /// processed by two pops at once.
+    pop_lock: tokio::sync::Mutex<()>,
+}
+
+/// A queue of per-object changes, keys popped in FIFO order, as client-go's
+/// `DeltaFIFO`. Cloning gives another handle to the same queue.
+#[doc(alias = "DeltaFIFO")]
+pub struct DeltaFifo<T> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T> Clone for DeltaFifo<T> {
+    fn clone(&self) -> Self {
+        DeltaFifo {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl<T> fmt::Debug for DeltaFifo<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let st = self.shared.state.lock();
+        f.debug_struct("DeltaFifo")
+            .field("len", &st.queue.len())
+            .field("has_synced", &st.has_synced())
+            .field("closed", &st.closed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Collapses the two newest deltas when both are deletions (client-go
+/// `dedupDeltas`), keeping the one that says more: a tombstone loses
+/// against an actual deletion.
+fn dedup_deltas<T>(deltas: &mut Deltas<T>) {
+    let n = deltas.len();
+    if n < 2 {
+        return;
+    }
+    let (older, newer) = (&deltas[n - 2], &deltas[n - 1]);
+    if older.delta_type != DeltaType::Deleted || newer.delta_type != DeltaType::Deleted {
+        return;
+    }
+    if older.object.is_tombstone() {
+        deltas.swap_remove(n - 2);
+    } else {
+        deltas.pop();
+    }
+}
+
+impl<T: Send + Sync + 'static> DeltaFifo<T> {
+    pub fn new(options: DeltaFifoOptions<T>) -> Self {
+        DeltaFifo {
+            shared: Arc::new(Shared {
+                key_fn: options.key_fn,
+                known_objects: options.known_objects,
+                emit_delta_type_replaced: options.emit_delta_type_replaced,
+                state: Mutex::new(FifoState {
+                    items: HashMap::new(),
+                    queue: VecDeque::new(),
+                    populated: false,
+                    initial_population_count: 0,
+                    closed: false,
+                }),
+                item_ready: Notify::new(),
+                pop_lock: tokio::sync::Mutex::new(()),
+            }),
+        }
+    }
+
+    fn key_of(&self, obj: &DeltaObject<T>) -> String {
+        match obj {
+            DeltaObject::Object(o) => (self.shared.key_fn)(o),
+            DeltaObject::DeletedFinalStateUnknown(d) => d.key.clone(),
+        }
+    }
+
+    /// Appends a delta to its key, queueing the key if it is new.
+    fn queue_action(
+        &self,
+        st: &mut FifoState<T>,
+        delta_type: DeltaType,
+        object: DeltaObject<T>,
+        key: String,
+    ) {
+        let delta = Delta { delta_type, object };
+        match st.items.get_mut(&key) {
+            Some(deltas) => {
+                deltas.push(delta);
+                dedup_deltas(deltas);
+            }
+            None => {
+                st.queue.push_back(key.clone());
+                st.items.insert(key, vec![delta]);
+                // Only a new key is something a waiting pop can take.
+                self.shared.item_ready.notify_one();
+            }
+        }
+    }
+
+    fn queue_object(&self, delta_type: DeltaType, obj: Arc<T>) {
+        let key = (self.shared.key_fn)(&obj);
+        let mut st = self.shared.state.lock();
+        st.populated = true;
+        self.queue_action(&mut st, delta_type, DeltaObject::Object(obj), key);
+    }
+
+    /// Queues an [`DeltaType::Added`] delta.
+    pub fn add(&self, obj: Arc<T>) {
+        self.queue_object(DeltaType::Added, obj)
+    }
+
+    /// Queues an [`DeltaType::Updated`] delta.
+    pub fn update(&self, obj: Arc<T>) {
+        self.queue_object(DeltaType::Updated, obj)
+    }
+
+    /// Queues a [`DeltaType::Deleted`] delta, unless the object is neither
+    /// queued nor known (a deletion of something never seen means nothing).
+    pub fn delete(&self, obj: Arc<T>) {
+        let key = (self.shared.key_fn)(&obj);
+        let mut st = self.shared.state.lock();
+        st.populated = true;
+        let queued = st.items.contains_key(&key);
+        let known = match &self.shared.known_objects {
+            Some(known) => known.get_by_key(&key).is_some(),
+            None => false,
+        };
+        if !queued && !known {
+            return;
+        }
+        self.queue_action(&mut st, DeltaType::Deleted, DeltaObject::Object(obj), key);
+    }
+
+    /// Puts popped deltas back unless the key got new ones meanwhile
+    /// (client-go `AddIfNotPresent`), keeping them at the back of the queue.
+    pub fn add_if_not_present(&self, deltas: Deltas<T>) {
+        let Some(newest) = deltas.last() else { return };
+        let key = self.key_of(&newest.object);
+        self.add_if_not_present_with_key(key, deltas);
+    }
+
+    fn add_if_not_present_with_key(&self, key: String, deltas: Deltas<T>) {
+        let mut st = self.shared.state.lock();
+        st.populated = true;
+        if deltas.is_empty() || st.items.contains_key(&key) {
+            return;
+        }
+        st.queue.push_back(key.clone());
+        st.items.insert(key, deltas);
+        drop(st);
+        self.shared.item_ready.notify_one();
+    }
+
+    /// Takes a full list (a relist at `resource_version`): queues a
+    /// [`DeltaType::Replaced`] (or `Sync`) delta per object and a deletion
+    /// with a [`DeletedFinalStateUnknown`] tombstone for every known (or, with
+    /// no known objects, queued) key missing from the list.
+    pub fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) {
+        let _ = resource_version; // kept for parity with client-go; nothing uses it yet
+        let action = if self.shared.emit_delta_type_replaced {
+            DeltaType::Replaced
+        } else {
+            DeltaType::Sync
+        };
+        let mut st = self.shared.state.lock();
+        let mut keys = HashSet::with_capacity(list.len());
+        for obj in list {
+            let key = (self.shared.key_fn)(&obj);
+            keys.insert(key.clone());
+            self.queue_action(&mut st, action, DeltaObject::Object(obj), key);
+        }
+
+        let deletions: Vec<DeletedFinalStateUnknown<T>> = match &self.shared.known_objects {
+            Some(known) => known
+                .list_keys()
+                .into_iter()
+                .filter(|k| !keys.contains(k))
+                .map(|key| {
+                    let obj = known.get_by_key(&key);
+                    DeletedFinalStateUnknown { key, obj }
+                })
+                .collect(),
+            None => st
+                .items
+                .iter()
+                .filter(|(k, _)| !keys.contains(*k))
+                .map(|(key, deltas)| DeletedFinalStateUnknown {
+                    key: key.clone(),
+                    obj: deltas.last().and_then(|d| d.object.object().cloned()),
+                })
+                .collect(),
+        };
+        let queued_deletions = deletions.len();
+        for tombstone in deletions {
+            let key = tombstone.key.clone();
+            self.queue_action(
+                &mut st,
+                DeltaType::Deleted,
+                DeltaObject::DeletedFinalStateUnknown(tombstone),
+                key,
+            );
+        }
+
+        if !st.populated {
+            st.populated = true;
+            st.initial_population_count = keys.len() + queued_deletions;
+        }
+    }
+
+    /// Queues a [`DeltaType::Sync`] delta for every known object that has no
+    /// delta queued (the periodic resync of informers). Does nothing without
+    /// known objects.
+    pub fn resync(&self) {
+        let Some(known) = &self.shared.known_objects else {
+            return;
+        };
+        let mut st = self.shared.state.lock();
+        for key in known.list_keys() {
+            let Some(obj) = known.get_by_key(&key) else {
+                continue;
+            };
+            let key = (self.shared.key_fn)(&obj);
+            if st.items.get(&key).is_some_and(|d| !d.is_empty()) {
+                continue;
+            }
+            self.queue_action(&mut st, DeltaType::Sync, DeltaObject::Object(obj), key);
+        }
+    }
+
+    /// Waits for a key, removes it and calls `process` with its deltas and
+    /// whether they belong to the first relist; returns the deltas.
+    ///
+    /// Pops never overlap: a second `pop` waits until the first one's
+    /// `process` returned. If `process` returns [`ProcessError::requeue`],
+    /// the deltas are queued again (unless new ones came meanwhile). Items
+    /// still queued after [`close`](Self::close) are popped; then
+    /// [`DeltaFifoError::Closed`].
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: a key is removed and processed within one poll, so
+    /// dropping the future loses no deltas.
+    pub async fn pop<F>(&self, process: F) -> Result<Deltas<T>, DeltaFifoError>
+    where
+        F: FnOnce(&Deltas<T>, bool) -> Result<(), ProcessError>,
+    {
+        let _pop = self.shared.pop_lock.lock().await;
+        loop {
+            // Registering for a wake-up costs a lock in `Notify`; only do it
+            // when the queue looked empty.
+            let popped = match self.try_pop_key()? {
+                Some(popped) => popped,
+                None => {
+                    let notified = self.shared.item_ready.notified();
+                    tokio::pin!(notified);
+                    notified.as_mut().enable();
+                    match self.try_pop_key()? {
+                        Some(popped) => popped,
+                        None => {
+                            notified.await;
+                            continue;
+                        }
+                    }
+                }
+            };
+            let (key, deltas, is_in_initial_list) = popped;
+            return match process(&deltas, is_in_initial_list) {
+                Ok(()) => Ok(deltas),
+                Err(ProcessError {
+                    requeue: true,
+                    source,
+                }) => {
+                    self.add_if_not_present_with_key(key, deltas);
+                    Err(DeltaFifoError::Requeued(source))
+                }
+                Err(ProcessError {
+                    requeue: false,
+                    source,
+                }) => Err(DeltaFifoError::Process(source)),
+            };
+        }
+    }
+
+    /// Takes the first key with its deltas; `Ok(None)` if the queue is
+    /// empty and still open.
+    fn try_pop_key(&self) -> Result<Option<Popped<T>>, DeltaFifoError> {
+        let mut st = self.shared.state.lock();
+        while let Some(key) = st.queue.pop_front() {
+            let is_in_initial_list = !st.has_synced();
+            st.initial_population_count = st.initial_population_count.saturating_sub(1);
+            // A queued key always has deltas; one without is skipped.
+            if let Some(deltas) = st.items.remove(&key) {
+                return Ok(Some((key, deltas, is_in_initial_list)));
+            }
+        }
+        if st.closed {
+            Err(DeltaFifoError::Closed)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Makes pops return [`DeltaFifoError::Closed`] once the queue is empty.
+    pub fn close(&self) {
+        self.shared.state.lock().closed = true;
+        self.shared.item_ready.notify_waiters();
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.shared.state.lock().closed
+    }
+
+    /// True once something was added, or the first relist happened and all
+    /// its items were popped (client-go `HasSynced`).
+    pub fn has_synced(&self) -> bool {
+        self.shared.state.lock().has_synced()
+    }
+
+    /// Keys with queued deltas.
+    pub fn list_keys(&self) -> Vec<String> {
+        self.shared.state.lock().items.keys().cloned().collect()
+    }
+
+    /// A copy of the deltas queued for `key`.
+    pub fn get_by_key(&self, key: &str) -> Option<Deltas<T>> {
+        self.shared.state.lock().items.get(key).cloned()
+    }
+
+    /// Number of keys queued.
+    pub fn len(&self) -> usize {
+        self.shared.state.lock().queue.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests;

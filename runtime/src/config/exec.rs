@@ -1,0 +1,208 @@
+//! Exec credential plugins (`client.authentication.k8s.io/v1` and
+//! `v1beta1`): run the command, cache what it prints until it expires or
+//! the server answers 401.
+
+use std::process::Stdio;
+use std::sync::{Arc, RwLock};
+
+use base64::Engine as _;
+use http::HeaderValue;
+use rustls::sign::CertifiedKey;
+use serde::Deserialize;
+
+use super::{Config, Error, ExecConfig, Secret};
+
+const V1: &str = "client.authentication.k8s.io/v1";
+const V1BETA1: &str = "client.authentication.k8s.io/v1beta1";
+
+/// The `status` of an `ExecCredential` a plugin prints.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecCredentialStatus {
+    #[serde(default)]
+    pub expiration_timestamp: Option<String>,
+    #[serde(default)]
+    pub token: Option<Secret>,
+    #[serde(default)]
+    pub client_certificate_data: Option<String>,
+    #[serde(default)]
+    pub client_key_data: Option<Secret>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ExecCredential {
+    #[serde(default)]
+    api_version: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    status: Option<ExecCredentialStatus>,
+}
+
+#[derive(Debug)]
+struct Cached {
+    header: Option<HeaderValue>,
+    expires: Option<jiff::Timestamp>,
+}
+
+#[derive(Debug)]
+pub(super) struct ExecAuth {
+    config: ExecConfig,
+    api_version: String,
+    exec_info: String,
+    /// Held across the plugin run so concurrent requests wait for one run.
+    cached: tokio::sync::Mutex<Option<Cached>>,
+    /// Set by `invalidate` without waiting for a running refresh.
+    stale: std::sync::atomic::AtomicBool,
+    cert: Arc<ExecCertResolver>,
+}
+
+/// Hands the TLS layer the client certificate the plugin last returned.
+#[derive(Debug, Default)]
+pub(super) struct ExecCertResolver {
+    current: RwLock<Option<Arc<CertifiedKey>>>,
+}
+
+impl rustls::client::ResolvesClientCert for ExecCertResolver {
+    fn resolve(&self, _hints: &[&[u8]], _schemes: &[rustls::SignatureScheme]) -> Option<Arc<CertifiedKey>> {
+        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+    fn has_certs(&self) -> bool {
+        self.current.read().unwrap_or_else(|e| e.into_inner()).is_some()
+    }
+}
+
+impl ExecAuth {
+    pub(super) fn new(config: ExecConfig, cluster: &Config) -> ExecAuth {
+        let api_version = config.api_version.clone().filter(|v| !v.is_empty()).unwrap_or_else(|| V1.to_owned());
+        let mut spec = serde_json::json!({ "interactive": false });
+        if config.provide_cluster_info {
+            let mut c = serde_json::json!({
+                "server": cluster.cluster_url.to_string().trim_end_matches('/'),
+                "insecureSkipTLSVerify": cluster.insecure_skip_tls_verify,
+            });
+            if let Some(name) = &cluster.tls_server_name {
+                c["tlsServerName"] = name.clone().into();
+            }
+            if let Some(ca) = &cluster.root_ca_pem {
+                c["certificateAuthorityData"] = base64::engine::general_purpose::STANDARD.encode(ca).into();
+            }
+            spec["cluster"] = c;
+        }
+        let exec_info = serde_json::json!({ "apiVersion": api_version, "kind": "ExecCredential", "spec": spec }).to_string();
+        ExecAuth {
+            config,
+            api_version,
+            exec_info,
+            cached: tokio::sync::Mutex::new(None),
+            stale: std::sync::atomic::AtomicBool::new(false),
+            cert: Arc::new(ExecCertResolver::default()),
+        }
+    }
+
+    pub(super) fn cert_resolver(&self) -> Arc<dyn rustls::client::ResolvesClientCert> {
+        self.cert.clone()
+    }
+
+    fn error(&self, message: impl Into<String>) -> Error {
+        Error::Exec { command: self.config.command.clone(), message: message.into() }
+    }
+
+    pub(super) async fn authorization(&self) -> Result<Option<HeaderValue>, Error> {
+        let mut cached = self.cached.lock().await;
+        let stale = self.stale.swap(false, std::sync::atomic::Ordering::SeqCst);
+        if let Some(c) = cached.as_ref().filter(|_| !stale)
+            && c.expires.is_none_or(|exp| jiff::Timestamp::now() < exp)
+        {
+            return Ok(c.header.clone());
+        }
+        *cached = None;
+        let fresh = self.run().await?;
+        let header = fresh.header.clone();
+        *cached = Some(fresh);
+        Ok(header)
+    }
+
+    /// After a 401: drop the credentials if they are the ones that failed.
+    pub(super) fn invalidate(&self, used: Option<&HeaderValue>) -> bool {
+        match self.cached.try_lock() {
+            Ok(mut cached) => {
+                if cached.as_ref().is_some_and(|c| c.header.as_ref() == used) {
+                    *cached = None;
+                }
+            }
+            // A refresh is running right now: its result is what the retry
+            // will use, unless it started before the failure; mark stale.
+            Err(_) => self.stale.store(true, std::sync::atomic::Ordering::SeqCst),
+        }
+        true
+    }
+
+    async fn run(&self) -> Result<Cached, Error> {
+        if self.config.interactive_mode.as_deref() == Some("Always") {
+            return Err(self.error("the plugin requires an interactive terminal (interactiveMode: Always)"));
+        }
+        let mut cmd = tokio::process::Command::new(&self.config.command);
+        cmd.args(&self.config.args)
+            .env("KUBERNETES_EXEC_INFO", &self.exec_info)
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        for var in &self.config.env {
+            cmd.env(&var.name, var.value.expose());
+        }
+        tracing::debug!(command = %self.config.command, "running exec credential plugin");
+        let output = cmd.output().await.map_err(|source| {
+            let mut command = self.config.command.clone();
+            if let Some(hint) = self.config.install_hint.as_deref().filter(|_| source.kind() == std::io::ErrorKind::NotFound) {
+                command = format!("{command} ({})", hint.trim());
+            }
+            Error::ExecSpawn { command, source }
+        })?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let stderr: String = stderr.trim().chars().take(1024).collect();
+            return Err(self.error(format!("exited with {}: {stderr}", output.status)));
+        }
+        let cred: ExecCredential = serde_json::from_slice(&output.stdout)
+            .map_err(|e| self.error(format!("output is not an ExecCredential: {e}")))?;
+        if cred.kind != "ExecCredential" {
+            return Err(self.error(format!("output has kind {:?}, want ExecCredential", cred.kind)));
+        }
+        if cred.api_version != self.api_version || !(cred.api_version == V1 || cred.api_version == V1BETA1) {
+            return Err(self.error(format!(
+                "output has apiVersion {:?}, want {:?} (v1 or v1beta1)",
+                cred.api_version, self.api_version
+            )));
+        }
+        let status = cred.status.ok_or_else(|| self.error("output has no status"))?;
+        let expires = match status.expiration_timestamp.as_deref().filter(|t| !t.is_empty()) {
+            Some(t) => Some(
+                crate::codec::parse_time(t)
+                    .map_err(|e| self.error(format!("invalid expirationTimestamp {t:?}: {e}")))?,
+            ),
+            None => None,
+        };
+        let header = match status.token.as_ref().filter(|t| !t.is_empty()) {
+            Some(t) => Some(super::auth::bearer_header(t.expose())?),
+            None => None,
+        };
+        match (&status.client_certificate_data, &status.client_key_data) {
+            (Some(cert), Some(key)) if !cert.is_empty() => {
+                let ck = super::tls::certified_key(cert.as_bytes(), key.expose().as_bytes())
+                    .map_err(|e| self.error(format!("client certificate: {e}")))?;
+                *self.cert.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(ck));
+            }
+            (Some(_), None) | (None, Some(_)) => {
+                return Err(self.error("clientCertificateData and clientKeyData must be given together"));
+            }
+            _ if header.is_none() => return Err(self.error("status has neither a token nor a client certificate")),
+            _ => {}
+        }
+        Ok(Cached { header, expires })
+    }
+}
+
+#[cfg(test)]
+#[path = "exec_tests.rs"]
+mod tests;

@@ -1,0 +1,133 @@
+use std::path::Path;
+
+use serde_json::json;
+
+use super::*;
+use crate::config::{Auth, Authenticator, Config, ExecEnvVar};
+use crate::rest::tests::server::{Reply, TestServer};
+
+const PLUGIN: &str = r#"
+n=$(cat "$COUNTER" 2>/dev/null || echo 0)
+n=$((n+1))
+echo $n > "$COUNTER"
+printf '%s' "$KUBERNETES_EXEC_INFO" > "$INFO"
+if [ -n "$FAIL" ]; then echo "plugin broke: $FAIL" >&2; exit 3; fi
+printf '{"apiVersion":"%s","kind":"ExecCredential","status":{"token":"tok-%s"%s}}' "$API" "$n" "$EXTRA"
+"#;
+
+fn exec_config(dir: &Path, extra: &str, api: &str) -> ExecConfig {
+    let script = dir.join("plugin.sh");
+    std::fs::write(&script, PLUGIN).unwrap();
+    let var = |name: &str, value: String| ExecEnvVar { name: name.into(), value: value.into() };
+    ExecConfig {
+        // Run through sh: executing a just-written file races with forks
+        // of other test threads (ETXTBSY).
+        command: "/bin/sh".into(),
+        args: vec![script.display().to_string()],
+        env: vec![
+            var("COUNTER", dir.join("count").display().to_string()),
+            var("INFO", dir.join("info").display().to_string()),
+            var("EXTRA", extra.into()),
+            var("API", api.into()),
+        ],
+        api_version: Some(api.into()),
+        provide_cluster_info: true,
+        ..Default::default()
+    }
+}
+
+fn runs(dir: &Path) -> u32 {
+    std::fs::read_to_string(dir.join("count")).map(|s| s.trim().parse().unwrap()).unwrap_or(0)
+}
+
+fn config_with(url: &str, exec: ExecConfig) -> Config {
+    let mut c = Config::new(url.parse().unwrap());
+    c.qps = 0.0;
+    // Shows up in KUBERNETES_EXEC_INFO; plain-HTTP test servers never read it.
+    c.root_ca_pem = url.starts_with("https").then(|| b"CA".to_vec());
+    c.auth = Auth::Exec(Box::new(exec));
+    c
+}
+
+#[tokio::test]
+async fn token_is_cached_without_expiry() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = config_with("https://k:6443", exec_config(dir.path(), "", V1));
+    let a = Authenticator::new(&c).unwrap();
+    assert_eq!(a.authorization().await.unwrap().unwrap(), "Bearer tok-1");
+    assert_eq!(a.authorization().await.unwrap().unwrap(), "Bearer tok-1");
+    assert_eq!(runs(dir.path()), 1);
+    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("info")).unwrap()).unwrap();
+    assert_eq!(info["apiVersion"], V1);
+    assert_eq!(info["spec"]["interactive"], false);
+    assert_eq!(info["spec"]["cluster"]["server"], "https://k:6443");
+    assert_eq!(info["spec"]["cluster"]["certificateAuthorityData"], "Q0E=");
+}
+
+#[tokio::test]
+async fn expired_credentials_are_refreshed() {
+    let dir = tempfile::tempdir().unwrap();
+    let exec = exec_config(dir.path(), r#","expirationTimestamp":"2001-01-01T00:00:00Z""#, V1BETA1);
+    let a = Authenticator::new(&config_with("https://k", exec)).unwrap();
+    assert_eq!(a.authorization().await.unwrap().unwrap(), "Bearer tok-1");
+    assert_eq!(a.authorization().await.unwrap().unwrap(), "Bearer tok-2");
+    let dir2 = tempfile::tempdir().unwrap();
+    let exec = exec_config(dir2.path(), r#","expirationTimestamp":"2999-01-01T00:00:00Z""#, V1);
+    let a = Authenticator::new(&config_with("https://k", exec)).unwrap();
+    a.authorization().await.unwrap();
+    a.authorization().await.unwrap();
+    assert_eq!(runs(dir2.path()), 1);
+}
+
+#[tokio::test]
+async fn unauthorized_answer_refreshes_once_and_retries() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(|r, _| {
+        if r.header("authorization") == Some("Bearer tok-1") {
+            Reply::json(401, json!({"kind":"Status","apiVersion":"v1","reason":"Unauthorized","code":401}))
+        } else {
+            Reply::json(200, json!({"who": r.header("authorization")}))
+        }
+    })
+    .await;
+    let client = crate::rest::Client::new(config_with(&server.url, exec_config(dir.path(), "", V1))).unwrap();
+    let v: serde_json::Value = client.get("/x").json().await.unwrap();
+    assert_eq!(v["who"], "Bearer tok-2");
+    assert_eq!(runs(dir.path()), 2);
+    let _: serde_json::Value = client.get("/x").json().await.unwrap();
+    assert_eq!(runs(dir.path()), 2, "new token cached");
+    assert_eq!(server.requests().len(), 3);
+
+    // A server that always says 401: one refresh, then the error.
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(|_, _| Reply::text(401, "no")).await;
+    let client = crate::rest::Client::new(config_with(&server.url, exec_config(dir.path(), "", V1))).unwrap();
+    let err = client.get("/x").bytes().await.unwrap_err();
+    assert!(err.is_unauthorized(), "{err}");
+    assert_eq!(runs(dir.path()), 2);
+}
+
+#[tokio::test]
+async fn plugin_failures_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut exec = exec_config(dir.path(), "", V1);
+    exec.env.push(ExecEnvVar { name: "FAIL".into(), value: "badly".into() });
+    let err = Authenticator::new(&config_with("https://k", exec)).unwrap().authorization().await.unwrap_err();
+    assert!(err.to_string().contains("plugin broke: badly"), "{err}");
+
+    let exec = exec_config(dir.path(), "", "client.authentication.k8s.io/v1alpha1");
+    let err = Authenticator::new(&config_with("https://k", exec)).unwrap().authorization().await.unwrap_err();
+    assert!(err.to_string().contains("apiVersion"), "{err}");
+
+    let exec = ExecConfig {
+        command: dir.path().join("does-not-exist").display().to_string(),
+        install_hint: Some("install it from example.com".into()),
+        ..Default::default()
+    };
+    let err = Authenticator::new(&config_with("https://k", exec)).unwrap().authorization().await.unwrap_err();
+    assert!(err.to_string().contains("install it from example.com"), "{err}");
+
+    let mut exec = exec_config(dir.path(), r#","clientCertificateData":"x""#, V1);
+    exec.interactive_mode = Some("Always".into());
+    assert!(Authenticator::new(&config_with("https://k", exec)).unwrap().authorization().await.is_err());
+}

@@ -1,0 +1,419 @@
+//! kubeconfig files: parsing, kubectl's merge rules, and turning a context
+//! into a [`Config`].
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::{Auth, Config, Error, Impersonate, Secret};
+
+/// A kubeconfig as written on disk (`clientcmdapi.Config`), possibly the
+/// merge of several files. Relative paths are already absolute, resolved
+/// against the directory of the file that held them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Kubeconfig {
+    #[serde(default, deserialize_with = "nullable")]
+    pub clusters: Vec<NamedCluster>,
+    #[serde(default, rename = "users", deserialize_with = "nullable")]
+    pub auth_infos: Vec<NamedAuthInfo>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub contexts: Vec<NamedContext>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_context: Option<String>,
+    /// The files this was read from, for error messages.
+    #[serde(skip)]
+    pub origin: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NamedCluster {
+    pub name: String,
+    #[serde(default)]
+    pub cluster: Option<Cluster>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Cluster {
+    #[serde(default)]
+    pub server: Option<String>,
+    #[serde(default)]
+    pub tls_server_name: Option<String>,
+    #[serde(default)]
+    pub insecure_skip_tls_verify: Option<bool>,
+    #[serde(default)]
+    pub certificate_authority: Option<PathBuf>,
+    #[serde(default)]
+    pub certificate_authority_data: Option<String>,
+    #[serde(default)]
+    pub proxy_url: Option<String>,
+    #[serde(default)]
+    pub disable_compression: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NamedAuthInfo {
+    pub name: String,
+    #[serde(default, rename = "user")]
+    pub auth_info: Option<AuthInfo>,
+}
+
+/// A `users` entry. Secret fields are [`Secret`], so `Debug` redacts them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct AuthInfo {
+    #[serde(default)]
+    pub client_certificate: Option<PathBuf>,
+    #[serde(default)]
+    pub client_certificate_data: Option<String>,
+    #[serde(default)]
+    pub client_key: Option<PathBuf>,
+    #[serde(default)]
+    pub client_key_data: Option<Secret>,
+    #[serde(default)]
+    pub token: Option<Secret>,
+    #[serde(default, rename = "tokenFile")]
+    pub token_file: Option<PathBuf>,
+    #[serde(default, rename = "as")]
+    pub impersonate: Option<String>,
+    #[serde(default, rename = "as-uid")]
+    pub impersonate_uid: Option<String>,
+    #[serde(default, rename = "as-groups", deserialize_with = "nullable")]
+    pub impersonate_groups: Vec<String>,
+    #[serde(default, rename = "as-user-extra", deserialize_with = "nullable")]
+    pub impersonate_user_extra: std::collections::BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub username: Option<String>,
+    #[serde(default)]
+    pub password: Option<Secret>,
+    /// Legacy in-tree providers (gcp, azure, oidc) are not supported; kept
+    /// so the error can say so.
+    #[serde(default)]
+    pub auth_provider: Option<serde_json::Value>,
+    #[serde(default)]
+    pub exec: Option<ExecConfig>,
+}
+
+/// An exec credential plugin (`users[].user.exec`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecConfig {
+    pub command: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub args: Vec<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub env: Vec<ExecEnvVar>,
+    #[serde(default)]
+    pub api_version: Option<String>,
+    #[serde(default)]
+    pub install_hint: Option<String>,
+    #[serde(default)]
+    pub provide_cluster_info: bool,
+    #[serde(default)]
+    pub interactive_mode: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExecEnvVar {
+    pub name: String,
+    /// Often a credential, hence redacted.
+    pub value: Secret,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NamedContext {
+    pub name: String,
+    #[serde(default)]
+    pub context: Option<Context>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Context {
+    #[serde(default)]
+    pub cluster: String,
+    #[serde(default)]
+    pub user: String,
+    #[serde(default)]
+    pub namespace: Option<String>,
+}
+
+/// Overrides, as kubectl's `--context`, `--cluster`, `--user`, `--namespace`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KubeconfigOptions {
+    pub context: Option<String>,
+    pub cluster: Option<String>,
+    pub user: Option<String>,
+    pub namespace: Option<String>,
+}
+
+fn nullable<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+pub(super) fn default_path() -> Option<PathBuf> {
+    home::home_dir().map(|h| h.join(".kube").join("config"))
+}
+
+pub(super) fn default_path_display() -> String {
+    default_path().map_or_else(|| "~/.kube/config".to_owned(), |p| p.display().to_string())
+}
+
+impl Kubeconfig {
+    /// Parses kubeconfig YAML. Relative paths stay relative.
+    pub fn from_yaml(text: &str) -> Result<Kubeconfig, Error> {
+        Self::parse(text, Path::new("<inline>"))
+    }
+
+    fn parse(text: &str, path: &Path) -> Result<Kubeconfig, Error> {
+        if text.trim().is_empty() {
+            return Ok(Kubeconfig { origin: vec![path.to_owned()], ..Default::default() });
+        }
+        // A document of just `null` or comments is an empty kubeconfig.
+        let mut kc: Kubeconfig = serde_yaml_ng::from_str::<Option<Kubeconfig>>(text)
+            .map_err(|source| Error::ParseKubeconfig { path: path.to_owned(), source })?
+            .unwrap_or_default();
+        kc.origin = vec![path.to_owned()];
+        Ok(kc)
+    }
+
+    /// Reads one file, which must exist, resolving its relative paths.
+    pub fn read_from(path: &Path) -> Result<Kubeconfig, Error> {
+        let text = std::fs::read_to_string(path).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::NotFound {
+                Error::KubeconfigMissing { path: path.to_owned() }
+            } else {
+                Error::ReadKubeconfig { path: path.to_owned(), source }
+            }
+        })?;
+        let mut kc = Self::parse(&text, path)?;
+        if let Some(dir) = path.parent() {
+            kc.resolve_paths(dir);
+        }
+        Ok(kc)
+    }
+
+    /// Reads and merges files in order, skipping those that do not exist
+    /// (kubectl's `KUBECONFIG` rule). `None` if none exists.
+    pub fn read_merged(paths: &[PathBuf]) -> Result<Option<Kubeconfig>, Error> {
+        let mut merged: Option<Kubeconfig> = None;
+        for path in paths {
+            if path.as_os_str().is_empty() {
+                continue;
+            }
+            let kc = match Self::read_from(path) {
+                Ok(kc) => kc,
+                Err(Error::KubeconfigMissing { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            merged = Some(match merged {
+                None => kc,
+                Some(m) => m.merge(kc),
+            });
+        }
+        Ok(merged)
+    }
+
+    /// `KUBECONFIG` if set and non-empty, else `~/.kube/config`; `None`
+    /// when no file exists.
+    pub fn from_env() -> Result<Option<Kubeconfig>, Error> {
+        match std::env::var_os("KUBECONFIG") {
+            Some(v) if !v.is_empty() => Self::read_merged(&std::env::split_paths(&v).collect::<Vec<_>>()),
+            _ => match default_path() {
+                Some(p) => Self::read_merged(&[p]),
+                None => Ok(None),
+            },
+        }
+    }
+
+    /// kubectl's merge: the first file to define a name wins, and the first
+    /// non-empty `current-context` wins.
+    pub fn merge(mut self, next: Kubeconfig) -> Kubeconfig {
+        fn add<T>(into: &mut Vec<T>, from: Vec<T>, name: impl Fn(&T) -> &str) {
+            for item in from {
+                if !into.iter().any(|i| name(i) == name(&item)) {
+                    into.push(item);
+                }
+            }
+        }
+        add(&mut self.clusters, next.clusters, |c| &c.name);
+        add(&mut self.auth_infos, next.auth_infos, |c| &c.name);
+        add(&mut self.contexts, next.contexts, |c| &c.name);
+        if self.current_context.as_deref().is_none_or(str::is_empty) {
+            self.current_context = next.current_context;
+        }
+        self.origin.extend(next.origin);
+        self
+    }
+
+    fn resolve_paths(&mut self, dir: &Path) {
+        let fix = |p: &mut Option<PathBuf>| {
+            if let Some(path) = p.as_mut().filter(|p| p.is_relative() && !p.as_os_str().is_empty()) {
+                *path = dir.join(&*path);
+            }
+        };
+        for c in self.clusters.iter_mut().filter_map(|c| c.cluster.as_mut()) {
+            fix(&mut c.certificate_authority);
+        }
+        for a in self.auth_infos.iter_mut().filter_map(|a| a.auth_info.as_mut()) {
+            fix(&mut a.client_certificate);
+            fix(&mut a.client_key);
+            fix(&mut a.token_file);
+            if let Some(exec) = a.exec.as_mut() {
+                // A bare command name is looked up in PATH; only a relative
+                // path is anchored to the kubeconfig's directory.
+                let cmd = Path::new(&exec.command);
+                if cmd.is_relative() && exec.command.contains('/') {
+                    exec.command = dir.join(cmd).to_string_lossy().into_owned();
+                }
+            }
+        }
+    }
+
+    fn origin_display(&self) -> String {
+        if self.origin.is_empty() {
+            return "<inline>".into();
+        }
+        self.origin.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(":")
+    }
+
+    fn invalid(&self, message: String) -> Error {
+        Error::InvalidKubeconfig { origin: self.origin_display(), message }
+    }
+}
+
+fn decode_b64(origin: &str, field: &'static str, data: &str) -> Result<Vec<u8>, Error> {
+    let cleaned: String = data.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(cleaned)
+        .map_err(|source| Error::Base64 { origin: origin.to_owned(), field, source })
+}
+
+fn read_file(what: &'static str, path: &Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|source| Error::ReadFile { what, path: path.to_owned(), source })
+}
+
+impl Config {
+    /// The configuration of a context of `kc` (`options.context`, else
+    /// `current-context`).
+    pub fn from_kubeconfig(kc: &Kubeconfig, options: &KubeconfigOptions) -> Result<Config, Error> {
+        let origin = kc.origin_display();
+        let context_name = options
+            .context
+            .as_deref()
+            .or(kc.current_context.as_deref())
+            .filter(|c| !c.is_empty())
+            .ok_or_else(|| kc.invalid("no current-context is set and no context was given".into()))?;
+        let context = kc
+            .contexts
+            .iter()
+            .find(|c| c.name == context_name)
+            .ok_or_else(|| kc.invalid(format!("context {context_name:?} not found")))?
+            .context
+            .clone()
+            .unwrap_or_default();
+        let cluster_name = options.cluster.as_deref().unwrap_or(&context.cluster);
+        let cluster = kc
+            .clusters
+            .iter()
+            .find(|c| c.name == cluster_name)
+            .ok_or_else(|| kc.invalid(format!("cluster {cluster_name:?} of context {context_name:?} not found")))?
+            .cluster
+            .clone()
+            .unwrap_or_default();
+        let user_name = options.user.as_deref().unwrap_or(&context.user);
+        let user = match kc.auth_infos.iter().find(|a| a.name == user_name) {
+            Some(a) => a.auth_info.clone().unwrap_or_default(),
+            None if user_name.is_empty() => AuthInfo::default(),
+            None => return Err(kc.invalid(format!("user {user_name:?} of context {context_name:?} not found"))),
+        };
+
+        let server = cluster
+            .server
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| kc.invalid(format!("cluster {cluster_name:?} has no server")))?;
+        let cluster_url: http::Uri = server
+            .trim_end_matches('/')
+            .parse()
+            .map_err(|e| kc.invalid(format!("cluster {cluster_name:?}: invalid server URL {server:?}: {e}")))?;
+        if cluster_url.host().is_none() {
+            return Err(kc.invalid(format!("cluster {cluster_name:?}: server URL {server:?} has no host")));
+        }
+
+        let mut config = Config::new(cluster_url);
+        config.default_namespace = options
+            .namespace
+            .clone()
+            .or(context.namespace)
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| "default".into());
+        let has_ca = cluster.certificate_authority_data.as_deref().is_some_and(|d| !d.is_empty())
+            || cluster.certificate_authority.is_some();
+        if cluster.insecure_skip_tls_verify == Some(true) && has_ca {
+            // kubectl refuses this combination too: one of them is a mistake.
+            return Err(kc.invalid(format!(
+                "cluster {cluster_name:?}: certificate-authority and insecure-skip-tls-verify cannot both be set"
+            )));
+        }
+        config.tls_server_name = cluster.tls_server_name.filter(|n| !n.is_empty());
+        config.insecure_skip_tls_verify = cluster.insecure_skip_tls_verify.unwrap_or(false);
+        config.root_ca_pem = match (&cluster.certificate_authority_data, &cluster.certificate_authority) {
+            (Some(data), _) if !data.is_empty() => Some(decode_b64(&origin, "certificate-authority-data", data)?),
+            (_, Some(path)) => Some(read_file("certificate-authority", path)?),
+            _ => None,
+        };
+        config.client_cert_pem = match (&user.client_certificate_data, &user.client_certificate) {
+            (Some(data), _) if !data.is_empty() => Some(decode_b64(&origin, "client-certificate-data", data)?),
+            (_, Some(path)) => Some(read_file("client-certificate", path)?),
+            _ => None,
+        };
+        let key = match (&user.client_key_data, &user.client_key) {
+            (Some(data), _) if !data.is_empty() => Some(decode_b64(&origin, "client-key-data", data.expose())?),
+            (_, Some(path)) => Some(read_file("client-key", path)?),
+            _ => None,
+        };
+        config.client_key_pem = key
+            .map(|k| String::from_utf8(k).map(Secret::new))
+            .transpose()
+            .map_err(|_| kc.invalid(format!("user {user_name:?}: client key is not PEM text")))?;
+        if config.client_cert_pem.is_some() != config.client_key_pem.is_some() {
+            return Err(kc.invalid(format!("user {user_name:?}: client certificate and key must be given together")));
+        }
+
+        config.auth = if let Some(path) = user.token_file.clone().filter(|p| !p.as_os_str().is_empty()) {
+            Auth::TokenFile(path)
+        } else if let Some(token) = user.token.clone().filter(|t| !t.is_empty()) {
+            Auth::Bearer(token)
+        } else if let Some(username) = user.username.clone().filter(|u| !u.is_empty()) {
+            Auth::Basic { username, password: user.password.clone().unwrap_or_default() }
+        } else if let Some(exec) = user.exec.clone() {
+            if exec.command.is_empty() {
+                return Err(kc.invalid(format!("user {user_name:?}: exec plugin has no command")));
+            }
+            Auth::Exec(Box::new(exec))
+        } else if user.auth_provider.is_some() {
+            return Err(kc.invalid(format!(
+                "user {user_name:?}: auth-provider plugins are not supported; use an exec credential plugin"
+            )));
+        } else {
+            Auth::None
+        };
+        config.impersonate = Impersonate {
+            user: user.impersonate.filter(|u| !u.is_empty()),
+            uid: user.impersonate_uid.filter(|u| !u.is_empty()),
+            groups: user.impersonate_groups,
+            extra: user.impersonate_user_extra,
+        };
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+#[path = "kubeconfig_tests.rs"]
+mod tests;

@@ -1,0 +1,198 @@
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::config::{Auth, Config, Error};
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const FIRST: &str = r#"
+apiVersion: v1
+kind: Config
+clusters:
+- name: shared
+  cluster:
+    server: https://first.example:6443
+    certificate-authority: certs/ca.crt
+    tls-server-name: kubernetes
+users:
+- name: alice
+  user:
+    client-certificate: certs/alice.crt
+    client-key: certs/alice.key
+- name: exec-user
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      command: ./bin/plugin
+      args: ["--x"]
+      env:
+      - name: SECRET_ENV
+        value: envsecretvalue
+- name: path-user
+  user:
+    exec:
+      command: aws
+contexts:
+- name: one
+  context: {cluster: shared, user: alice, namespace: team-a}
+- name: execctx
+  context: {cluster: shared, user: exec-user}
+current-context: ""
+"#;
+
+const SECOND: &str = r#"
+clusters:
+- name: shared
+  cluster: {server: "https://second.example"}
+- name: other
+  cluster:
+    server: https://other.example/
+    insecure-skip-tls-verify: true
+users:
+- name: alice
+  user: {token: should-not-win}
+- name: bob
+  user: {token: bobtokenvalue, as: admin, as-groups: [g1]}
+- name: basic
+  user: {username: u, password: hunter2}
+- name: legacy
+  user:
+    auth-provider: {name: gcp}
+- name: filetok
+  user: {tokenFile: tok.txt, token: ignored}
+contexts:
+- name: two
+  context: {cluster: other, user: bob}
+- name: one
+  context: {cluster: other, user: bob}
+- name: basicctx
+  context: {cluster: other, user: basic}
+- name: legacyctx
+  context: {cluster: other, user: legacy}
+- name: filectx
+  context: {cluster: other, user: filetok}
+current-context: two
+"#;
+
+fn fixture() -> (tempfile::TempDir, Kubeconfig) {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a/certs/ca.crt", "CA PEM");
+    write(dir.path(), "a/certs/alice.crt", "CERT PEM");
+    write(dir.path(), "a/certs/alice.key", "KEY PEM");
+    let a = write(dir.path(), "a/config", FIRST);
+    let b = write(dir.path(), "b/config", SECOND);
+    let missing = dir.path().join("nope/config");
+    let kc = Kubeconfig::read_merged(&[a, missing, b]).unwrap().unwrap();
+    (dir, kc)
+}
+
+#[test]
+fn first_definition_and_first_current_context_win() {
+    let (_dir, kc) = fixture();
+    assert_eq!(kc.current_context.as_deref(), Some("two"));
+    assert_eq!(kc.clusters.len(), 2);
+    let shared = kc.clusters.iter().find(|c| c.name == "shared").unwrap();
+    assert_eq!(shared.cluster.as_ref().unwrap().server.as_deref(), Some("https://first.example:6443"));
+    let one = Config::from_kubeconfig(&kc, &KubeconfigOptions { context: Some("one".into()), ..Default::default() }).unwrap();
+    // Context "one" comes from the first file: cluster shared, user alice.
+    assert_eq!(one.cluster_url.host(), Some("first.example"));
+    assert_eq!(one.default_namespace, "team-a");
+    assert_eq!(one.root_ca_pem.as_deref(), Some(&b"CA PEM"[..]));
+    assert_eq!(one.client_cert_pem.as_deref(), Some(&b"CERT PEM"[..]));
+    assert_eq!(one.client_key_pem.as_ref().unwrap().expose(), "KEY PEM");
+    assert_eq!(one.tls_server_name.as_deref(), Some("kubernetes"));
+    assert!(matches!(one.auth, Auth::None), "alice from the first file has no token");
+}
+
+#[test]
+fn current_context_namespace_and_overrides() {
+    let (_dir, kc) = fixture();
+    let c = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap();
+    assert_eq!(c.cluster_url.to_string(), "https://other.example/");
+    assert_eq!(c.default_namespace, "default");
+    assert!(c.insecure_skip_tls_verify);
+    assert!(matches!(&c.auth, Auth::Bearer(t) if t.expose() == "bobtokenvalue"));
+    assert_eq!(c.impersonate.user.as_deref(), Some("admin"));
+    assert_eq!(c.impersonate.groups, vec!["g1"]);
+    let o = KubeconfigOptions { namespace: Some("ns2".into()), user: Some("basic".into()), ..Default::default() };
+    let c = Config::from_kubeconfig(&kc, &o).unwrap();
+    assert_eq!(c.default_namespace, "ns2");
+    assert!(matches!(&c.auth, Auth::Basic { username, .. } if username == "u"));
+}
+
+#[test]
+fn relative_paths_resolve_against_their_file() {
+    let (dir, kc) = fixture();
+    let exec_user = kc.auth_infos.iter().find(|a| a.name == "exec-user").unwrap();
+    let exec = exec_user.auth_info.as_ref().unwrap().exec.as_ref().unwrap();
+    assert_eq!(PathBuf::from(&exec.command), dir.path().join("a").join("./bin/plugin"));
+    let path_user = kc.auth_infos.iter().find(|a| a.name == "path-user").unwrap();
+    assert_eq!(path_user.auth_info.as_ref().unwrap().exec.as_ref().unwrap().command, "aws");
+    let c = Config::from_kubeconfig(&kc, &KubeconfigOptions { context: Some("filectx".into()), ..Default::default() }).unwrap();
+    assert!(matches!(&c.auth, Auth::TokenFile(p) if *p == dir.path().join("b/tok.txt")));
+}
+
+#[test]
+fn errors_name_the_file_and_the_problem() {
+    let (dir, kc) = fixture();
+    let err = Config::from_kubeconfig(&kc, &KubeconfigOptions { context: Some("foo".into()), ..Default::default() })
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("context \"foo\" not found"), "{err}");
+    assert!(err.contains(&dir.path().join("a/config").display().to_string()), "{err}");
+    let err = Config::from_kubeconfig(&kc, &KubeconfigOptions { context: Some("legacyctx".into()), ..Default::default() })
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("auth-provider"), "{err}");
+
+    let missing = dir.path().join("missing");
+    let err = Config::from_kubeconfig_file(&missing, &KubeconfigOptions::default()).unwrap_err();
+    assert!(matches!(err, Error::KubeconfigMissing { .. }));
+    assert!(err.to_string().contains(&missing.display().to_string()));
+
+    let bad = write(dir.path(), "bad", "clusters: [ {name: x, cluster: {server: 5}");
+    let err = Kubeconfig::read_from(&bad).unwrap_err().to_string();
+    assert!(err.contains("invalid YAML") && err.contains("bad"), "{err}");
+
+    let no_ca = write(dir.path(), "noca", "clusters: [{name: c, cluster: {server: 'https://x', certificate-authority: nope.crt}}]\ncontexts: [{name: c, context: {cluster: c}}]\ncurrent-context: c\n");
+    let err = Config::from_kubeconfig_file(&no_ca, &KubeconfigOptions::default()).unwrap_err().to_string();
+    assert!(err.contains("certificate-authority") && err.contains("nope.crt"), "{err}");
+
+    for text in ["", "null", "clusters: null\nusers: null", "current-context: x"] {
+        let kc = Kubeconfig::from_yaml(text).unwrap();
+        assert!(Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).is_err());
+    }
+    let kc = Kubeconfig::from_yaml("clusters: [{name: c, cluster: {server: 'https://x', insecure-skip-tls-verify: true, certificate-authority-data: Q0E=}}]\ncontexts: [{name: c, context: {cluster: c}}]\ncurrent-context: c").unwrap();
+    let err = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap_err().to_string();
+    assert!(err.contains("cannot both be set"), "{err}");
+    let kc = Kubeconfig::from_yaml("clusters: [{name: c, cluster: {server: 'not a url'}}]\ncontexts: [{name: c, context: {cluster: c}}]\ncurrent-context: c").unwrap();
+    assert!(Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).is_err());
+}
+
+#[test]
+fn debug_output_redacts_secrets() {
+    let (_dir, kc) = fixture();
+    let text = format!("{kc:?}");
+    for secret in ["bobtokenvalue", "hunter2", "envsecretvalue"] {
+        assert!(!text.contains(secret), "{secret} leaked");
+    }
+    let data = Kubeconfig::from_yaml(
+        "users: [{name: u, user: {client-key-data: S0VZIGRBVEE=, token: tokdata, password: pw}}]",
+    )
+    .unwrap();
+    let text = format!("{data:?}");
+    assert!(!text.contains("S0VZIGRBVEE=") && !text.contains("tokdata") && !text.contains("pw\""), "{text}");
+    let c = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap();
+    let text = format!("{c:?}");
+    assert!(!text.contains("bobtokenvalue"), "{text}");
+    let o = KubeconfigOptions { context: Some("one".into()), ..Default::default() };
+    let c = Config::from_kubeconfig(&kc, &o).unwrap();
+    assert!(!format!("{c:?}").contains("KEY PEM"));
+}

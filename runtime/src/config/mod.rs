@@ -1,0 +1,211 @@
+//! Where the apiserver is and how to authenticate to it.
+//!
+//! * [`Config::infer`]: what a program should normally use — the kubeconfig
+//!   kubectl would use (`KUBECONFIG`, else `~/.kube/config`) if there is one,
+//!   else the in-cluster service account.
+//! * [`Config::from_kubeconfig`] with [`Kubeconfig`] and [`KubeconfigOptions`]:
+//!   explicit files, contexts, users.
+//! * [`Config::in_cluster`]: inside a pod only.
+//!
+//! A [`Config`] is plain data; [`Authenticator`] holds the run-time state of
+//! credentials (token file re-reads, exec plugin cache) and is what the REST
+//! client asks for a header before every request. Secrets are wrapped in
+//! [`Secret`], whose `Debug` prints `<redacted>`.
+
+mod auth;
+mod exec;
+mod incluster;
+mod kubeconfig;
+mod secret;
+mod tls;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use auth::{Auth, Authenticator};
+pub use exec::ExecCredentialStatus;
+pub use incluster::{InClusterEnv, SERVICE_ACCOUNT_DIR};
+pub use kubeconfig::{
+    AuthInfo, Cluster, Context, ExecConfig, ExecEnvVar, Kubeconfig, KubeconfigOptions, NamedAuthInfo, NamedCluster,
+    NamedContext,
+};
+pub use secret::Secret;
+pub use tls::build_tls_config;
+
+/// Everything that can be wrong with a configuration or credentials.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error("kubeconfig {path}: {source}")]
+    ReadKubeconfig {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("kubeconfig {path}: invalid YAML: {source}")]
+    ParseKubeconfig {
+        path: PathBuf,
+        #[source]
+        source: serde_yaml_ng::Error,
+    },
+    #[error("kubeconfig {path}: file does not exist")]
+    KubeconfigMissing { path: PathBuf },
+    #[error("no kubeconfig found: KUBECONFIG names no existing file and {default_path} does not exist")]
+    NoKubeconfig { default_path: String },
+    /// A semantic problem: unknown context, missing server, bad field.
+    #[error("kubeconfig {origin}: {message}")]
+    InvalidKubeconfig { origin: String, message: String },
+    #[error("kubeconfig {origin}: {field}: invalid base64: {source}")]
+    Base64 {
+        origin: String,
+        field: &'static str,
+        #[source]
+        source: base64::DecodeError,
+    },
+    #[error("reading {what} {path}: {source}")]
+    ReadFile {
+        what: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("in-cluster configuration: {0}")]
+    InCluster(String),
+    #[error("{what}: {message}")]
+    Pem { what: &'static str, message: String },
+    #[error("TLS configuration: {0}")]
+    Tls(#[source] rustls::Error),
+    #[error("exec plugin {command:?}: {message}")]
+    Exec { command: String, message: String },
+    #[error("exec plugin {command:?}: could not run: {source}")]
+    ExecSpawn {
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid {what}: {message}")]
+    InvalidValue { what: &'static str, message: String },
+    #[error("no configuration found: kubeconfig: {kubeconfig}; in-cluster: {in_cluster}")]
+    Infer { kubeconfig: Box<Error>, in_cluster: Box<Error> },
+}
+
+/// Who to act as (`Impersonate-*` headers).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Impersonate {
+    pub user: Option<String>,
+    pub uid: Option<String>,
+    pub groups: Vec<String>,
+    pub extra: BTreeMap<String, Vec<String>>,
+}
+
+impl Impersonate {
+    pub fn is_empty(&self) -> bool {
+        self.user.is_none() && self.uid.is_none() && self.groups.is_empty() && self.extra.is_empty()
+    }
+}
+
+/// Default client-side rate limit, as client-go's `rest.Config`.
+pub const DEFAULT_QPS: f32 = 5.0;
+pub const DEFAULT_BURST: u32 = 10;
+
+/// Connection and credential settings for one apiserver.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `https://host:port` (a path prefix is kept and prepended to requests).
+    pub cluster_url: http::Uri,
+    /// Namespace of the context (or service account); `default` otherwise.
+    pub default_namespace: String,
+    /// PEM bundle of CAs to trust instead of none (there are no built-in roots:
+    /// apiservers use private CAs).
+    pub root_ca_pem: Option<Vec<u8>>,
+    /// Name to verify the server certificate against instead of the URL host.
+    pub tls_server_name: Option<String>,
+    /// Accept any server certificate. Only set from `insecure-skip-tls-verify`.
+    pub insecure_skip_tls_verify: bool,
+    /// Client certificate chain (PEM) for mutual TLS.
+    pub client_cert_pem: Option<Vec<u8>>,
+    /// Private key (PEM) of `client_cert_pem`.
+    pub client_key_pem: Option<Secret>,
+    pub auth: Auth,
+    pub impersonate: Impersonate,
+    /// Requests per second of the client-side limiter; `<= 0` disables it.
+    pub qps: f32,
+    pub burst: u32,
+    /// Default per-request timeout; `None` waits as long as the server does.
+    pub timeout: Option<Duration>,
+    pub user_agent: String,
+    /// Refuse watch events larger than this many bytes.
+    pub max_watch_event_size: usize,
+}
+
+impl Config {
+    /// A configuration for `cluster_url` with no credentials and defaults
+    /// for everything else.
+    pub fn new(cluster_url: http::Uri) -> Config {
+        Config {
+            cluster_url,
+            default_namespace: "default".into(),
+            root_ca_pem: None,
+            tls_server_name: None,
+            insecure_skip_tls_verify: false,
+            client_cert_pem: None,
+            client_key_pem: None,
+            auth: Auth::None,
+            impersonate: Impersonate::default(),
+            qps: DEFAULT_QPS,
+            burst: DEFAULT_BURST,
+            timeout: None,
+            user_agent: format!("k8s-client-rust/{}", env!("CARGO_PKG_VERSION")),
+            max_watch_event_size: crate::rest::DEFAULT_MAX_EVENT_SIZE,
+        }
+    }
+
+    /// The kubeconfig kubectl would use if there is one, else the in-cluster
+    /// service account.
+    pub fn infer() -> Result<Config, Error> {
+        match Kubeconfig::from_env() {
+            Ok(Some(kc)) => Config::from_kubeconfig(&kc, &KubeconfigOptions::default()),
+            Ok(None) => Config::in_cluster().map_err(|in_cluster| Error::Infer {
+                kubeconfig: Box::new(Error::NoKubeconfig { default_path: kubeconfig::default_path_display() }),
+                in_cluster: Box::new(in_cluster),
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The kubeconfig from `KUBECONFIG` or `~/.kube/config`; an error if
+    /// there is none.
+    pub fn from_default_kubeconfig(options: &KubeconfigOptions) -> Result<Config, Error> {
+        let kc = Kubeconfig::from_env()?
+            .ok_or_else(|| Error::NoKubeconfig { default_path: kubeconfig::default_path_display() })?;
+        Config::from_kubeconfig(&kc, options)
+    }
+
+    /// A kubeconfig file given explicitly (it must exist).
+    pub fn from_kubeconfig_file(path: impl Into<PathBuf>, options: &KubeconfigOptions) -> Result<Config, Error> {
+        let kc = Kubeconfig::read_from(&path.into())?;
+        Config::from_kubeconfig(&kc, options)
+    }
+
+    /// The service account of the pod this runs in.
+    pub fn in_cluster() -> Result<Config, Error> {
+        incluster::config(&InClusterEnv::from_process())
+    }
+
+    /// In-cluster configuration from explicit values (tests, sidecars with
+    /// the service account mounted elsewhere).
+    pub fn in_cluster_with(env: &InClusterEnv) -> Result<Config, Error> {
+        incluster::config(env)
+    }
+
+    /// The cluster URL's `host:port` (for cache directories and logs).
+    pub fn host_port(&self) -> String {
+        let host = self.cluster_url.host().unwrap_or("localhost");
+        let port = self.cluster_url.port_u16().unwrap_or(match self.cluster_url.scheme_str() {
+            Some("http") => 80,
+            _ => 443,
+        });
+        format!("{host}:{port}")
+    }
+}

@@ -1,0 +1,262 @@
+//! What the apiserver serves: version, groups, resources.
+//!
+//! [`DiscoveryClient::discover`] asks `/api` and `/apis` for aggregated
+//! discovery (one request each, Kubernetes ≥ 1.26) and falls back to the
+//! legacy walk (`/api`, `/apis`, then one request per group/version) when
+//! the server answers with the old types. Results are kept in memory until
+//! [`DiscoveryClient::invalidate`], and optionally on disk with a TTL like
+//! kubectl's `~/.kube/cache/discovery` (see [`DiscoveryClient::with_disk_cache`]).
+//!
+//! Use it to map a kind or plural to a [`DynamicResource`] for the
+//! [`dynamic`](crate::dynamic) client, or to check whether an API exists.
+
+mod cache;
+mod types;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::object::DynamicResource;
+use crate::rest::{self, Client};
+
+pub use cache::{DEFAULT_TTL, default_cache_dir};
+pub use types::{ApiGroup, ApiResource, ServerVersion};
+
+const AGGREGATED_ACCEPT: &str =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error("discovery request: {0}")]
+    Rest(#[from] rest::Error),
+    #[error("discovery: decoding {what}: {source}")]
+    Decode {
+        what: String,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// Everything discovery found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Discovery {
+    /// Core group first, then as the server ordered them.
+    pub groups: Vec<ApiGroup>,
+    /// Resources per `group/version` (`v1` for core).
+    pub resources: BTreeMap<String, Vec<ApiResource>>,
+    /// Group/versions that could not be discovered, with the reason
+    /// (client-go's `ErrGroupDiscoveryFailed`); the rest is still usable.
+    pub failed: BTreeMap<String, String>,
+    /// Whether aggregated discovery answered.
+    pub aggregated: bool,
+}
+
+impl Discovery {
+    /// Resources of each group's preferred version (no subresources).
+    pub fn preferred_resources(&self) -> Vec<&ApiResource> {
+        self.groups
+            .iter()
+            .filter_map(|g| g.preferred_version.as_deref().map(|v| g.group_version(v)))
+            .filter_map(|gv| self.resources.get(&gv))
+            .flatten()
+            .filter(|r| !r.is_subresource())
+            .collect()
+    }
+
+    /// Finds a resource by kind, plural, singular or short name
+    /// (case-insensitive), in `group` if given, preferring preferred versions.
+    pub fn find(&self, group: Option<&str>, name_or_kind: &str) -> Option<&ApiResource> {
+        let matches = |r: &&ApiResource| {
+            group.is_none_or(|g| g == r.group)
+                && (r.kind.eq_ignore_ascii_case(name_or_kind)
+                    || r.name.eq_ignore_ascii_case(name_or_kind)
+                    || r.singular_name.eq_ignore_ascii_case(name_or_kind)
+                    || r.short_names.iter().any(|s| s.eq_ignore_ascii_case(name_or_kind)))
+        };
+        self.preferred_resources().into_iter().find(matches).or_else(|| {
+            self.resources.values().flatten().filter(|r| !r.is_subresource()).find(matches)
+        })
+    }
+
+    /// [`find`](Self::find) as something the dynamic client can use.
+    pub fn resolve(&self, group: Option<&str>, name_or_kind: &str) -> Option<DynamicResource> {
+        self.find(group, name_or_kind).map(ApiResource::to_dynamic)
+    }
+}
+
+/// A discovery client with an in-memory (and optional disk) cache.
+#[derive(Clone, Debug)]
+pub struct DiscoveryClient {
+    client: Client,
+    memory: Arc<Mutex<Option<Arc<Discovery>>>>,
+    disk: Option<cache::DiskCache>,
+}
+
+impl DiscoveryClient {
+    pub fn new(client: Client) -> Self {
+        DiscoveryClient { client, memory: Arc::default(), disk: None }
+    }
+
+    /// Also keep results in `dir` for `ttl` (kubectl uses 6 hours under
+    /// [`default_cache_dir`]).
+    pub fn with_disk_cache(mut self, dir: PathBuf, ttl: Duration) -> Self {
+        self.disk = Some(cache::DiskCache::new(dir, ttl));
+        self
+    }
+
+    /// `~/.kube/cache/discovery/<host_port>` with the default TTL, when a
+    /// home directory exists.
+    pub fn with_default_disk_cache(self) -> Self {
+        match default_cache_dir(&self.client) {
+            Some(dir) => self.with_disk_cache(dir, DEFAULT_TTL),
+            None => self,
+        }
+    }
+
+    /// `/version`; never cached.
+    ///
+    /// # Cancel safety
+    /// Cancel safe (read-only request).
+    pub async fn server_version(&self) -> Result<ServerVersion, Error> {
+        Ok(self.client.get("/version").json().await?)
+    }
+
+    /// Drops cached results (memory and disk), e.g. after installing a CRD
+    /// or on a "no matches for kind" error.
+    pub fn invalidate(&self) {
+        *self.memory.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        if let Some(disk) = &self.disk {
+            disk.remove();
+        }
+    }
+
+    /// Everything the server serves, from cache when fresh.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: results are cached only once complete.
+    pub async fn discover(&self) -> Result<Arc<Discovery>, Error> {
+        if let Some(d) = self.memory.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            return Ok(d);
+        }
+        let found = match self.disk.as_ref().and_then(cache::DiskCache::load) {
+            Some(d) => d,
+            None => {
+                let d = self.fetch().await?;
+                if let Some(disk) = &self.disk {
+                    disk.store(&d);
+                }
+                d
+            }
+        };
+        let found = Arc::new(found);
+        *self.memory.lock().unwrap_or_else(|e| e.into_inner()) = Some(found.clone());
+        Ok(found)
+    }
+
+    pub async fn groups(&self) -> Result<Vec<ApiGroup>, Error> {
+        Ok(self.discover().await?.groups.clone())
+    }
+
+    /// Resources of one group/version (`v1`, `apps/v1`), empty if unknown.
+    pub async fn resources_for(&self, group_version: &str) -> Result<Vec<ApiResource>, Error> {
+        Ok(self.discover().await?.resources.get(group_version).cloned().unwrap_or_default())
+    }
+
+    pub async fn preferred_resources(&self) -> Result<Vec<ApiResource>, Error> {
+        Ok(self.discover().await?.preferred_resources().into_iter().cloned().collect())
+    }
+
+    async fn fetch(&self) -> Result<Discovery, Error> {
+        let mut d = Discovery::default();
+        let core = self.client.get("/api").accept(AGGREGATED_ACCEPT).bytes().await?;
+        let apis = self.client.get("/apis").accept(AGGREGATED_ACCEPT).bytes().await?;
+        let agg_core = parse_aggregated(&core, "/api")?;
+        let agg_apis = parse_aggregated(&apis, "/apis")?;
+        if let (Some(core), Some(apis)) = (agg_core, agg_apis) {
+            d.aggregated = true;
+            for g in core.items.iter().chain(&apis.items) {
+                let mut group = ApiGroup { name: g.metadata.name.clone(), ..Default::default() };
+                for v in &g.versions {
+                    let gv = group.group_version(&v.version);
+                    if v.freshness.as_deref() == Some("Stale") {
+                        d.failed.insert(gv.clone(), "stale: the serving apiserver is unavailable".into());
+                    }
+                    group.versions.push(v.version.clone());
+                    d.resources.insert(gv, v.to_resources(&group.name));
+                }
+                group.preferred_version = group.versions.first().cloned();
+                d.groups.push(group);
+            }
+            return Ok(d);
+        }
+        self.fetch_legacy(&core, &apis, d).await
+    }
+
+    async fn fetch_legacy(&self, core: &[u8], apis: &[u8], mut d: Discovery) -> Result<Discovery, Error> {
+        let versions: types::ApiVersions = decode(core, "/api")?;
+        let group_list: types::GroupList = decode(apis, "/apis")?;
+        if !versions.versions.is_empty() {
+            d.groups.push(ApiGroup {
+                name: String::new(),
+                preferred_version: versions.versions.first().cloned(),
+                versions: versions.versions,
+            });
+        }
+        for g in group_list.groups {
+            let versions: Vec<String> = g.versions.into_iter().map(|v| v.version).collect();
+            let preferred = g.preferred_version.map(|v| v.version).or_else(|| versions.first().cloned());
+            d.groups.push(ApiGroup { name: g.name, versions, preferred_version: preferred });
+        }
+        let requests = d.groups.iter().flat_map(|g| {
+            g.versions.iter().map(move |v| {
+                let path = if g.name.is_empty() { format!("/api/{v}") } else { format!("/apis/{}/{v}", g.name) };
+                let (group, version, gv) = (g.name.clone(), v.clone(), g.group_version(v));
+                async move {
+                    let result = match self.client.get(path.clone()).json::<types::ResourceList>().await {
+                        Ok(list) => Ok(list.resources.into_iter().map(|r| r.into_resource(&group, &version)).collect()),
+                        Err(e) => Err(e.to_string()),
+                    };
+                    (gv, result)
+                }
+            })
+        });
+        for (gv, result) in futures_util::future::join_all(requests).await {
+            match result {
+                Ok(resources) => {
+                    d.resources.insert(gv, resources);
+                }
+                Err(e) => {
+                    tracing::warn!(group_version = %gv, error = %e, "discovery of group version failed");
+                    d.failed.insert(gv, e);
+                }
+            }
+        }
+        Ok(d)
+    }
+}
+
+fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, Error> {
+    serde_json::from_slice(bytes).map_err(|source| Error::Decode { what: what.to_owned(), source })
+}
+
+fn parse_aggregated(bytes: &[u8], what: &str) -> Result<Option<types::AggregatedList>, Error> {
+    #[derive(Deserialize)]
+    struct Kind {
+        #[serde(default)]
+        kind: String,
+    }
+    let kind: Kind = decode(bytes, what)?;
+    if kind.kind != "APIGroupDiscoveryList" {
+        return Ok(None);
+    }
+    let list: types::AggregatedList = decode(bytes, what)?;
+    Ok(Some(list))
+}
+
+#[cfg(test)]
+mod tests;

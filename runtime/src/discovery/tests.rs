@@ -1,0 +1,110 @@
+use serde_json::json;
+
+use super::*;
+use crate::rest::tests::server::{Reply, TestServer};
+
+fn aggregated(path: &str) -> serde_json::Value {
+    let deployments = json!({"resource":"deployments","responseKind":{"group":"apps","version":"v1","kind":"Deployment"},
+        "scope":"Namespaced","singularResource":"deployment","verbs":["get","list","watch","create"],"shortNames":["deploy"],
+        "categories":["all"],"subresources":[{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","update"]}]});
+    let pods = json!({"resource":"pods","responseKind":{"group":"","version":"v1","kind":"Pod"},"scope":"Namespaced",
+        "singularResource":"pod","verbs":["get","list"],"shortNames":["po"]});
+    let nodes = json!({"resource":"nodes","responseKind":{"group":"","version":"v1","kind":"Node"},"scope":"Cluster","singularResource":"node","verbs":["get"]});
+    let items = if path == "/api" {
+        json!([{"metadata":{},"versions":[{"version":"v1","resources":[pods, nodes]}]}])
+    } else {
+        json!([{"metadata":{"name":"apps"},"versions":[{"version":"v1","resources":[deployments]},{"version":"v1beta1","resources":[],"freshness":"Stale"}]}])
+    };
+    json!({"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":items})
+}
+
+fn legacy(path: &str) -> Reply {
+    match path {
+        "/api" => Reply::json(200, json!({"kind":"APIVersions","versions":["v1"]})),
+        "/apis" => Reply::json(200, json!({"kind":"APIGroupList","groups":[
+            {"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}},
+            {"name":"metrics.k8s.io","versions":[{"groupVersion":"metrics.k8s.io/v1beta1","version":"v1beta1"}]}]})),
+        "/api/v1" => Reply::json(200, json!({"kind":"APIResourceList","groupVersion":"v1","resources":[
+            {"name":"pods","singularName":"pod","namespaced":true,"kind":"Pod","verbs":["get"],"shortNames":["po"]},
+            {"name":"pods/log","singularName":"","namespaced":true,"kind":"Pod","verbs":["get"]}]})),
+        "/apis/apps/v1" => Reply::json(200, json!({"kind":"APIResourceList","groupVersion":"apps/v1","resources":[
+            {"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["get"],"shortNames":["deploy"]}]})),
+        _ => Reply::text(503, "service unavailable"),
+    }
+}
+
+#[tokio::test]
+async fn aggregated_discovery_in_two_requests() {
+    let server = TestServer::start(|r, _| Reply::json(200, aggregated(&r.path))).await;
+    let dc = DiscoveryClient::new(server.client());
+    let d = dc.discover().await.unwrap();
+    assert!(d.aggregated);
+    assert_eq!(d.groups.iter().map(|g| g.name.as_str()).collect::<Vec<_>>(), vec!["", "apps"]);
+    assert_eq!(d.groups[1].preferred_version.as_deref(), Some("v1"));
+    let apps = &d.resources["apps/v1"];
+    assert_eq!(apps.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), vec!["deployments", "deployments/scale"]);
+    assert_eq!(apps[1].kind, "Scale");
+    assert!(d.failed.contains_key("apps/v1beta1"));
+    let dep = d.resolve(None, "deploy").unwrap();
+    assert_eq!((dep.group.as_str(), dep.plural.as_str(), dep.namespaced), ("apps", "deployments", true));
+    assert!(!d.resolve(Some(""), "Node").unwrap().namespaced);
+    assert!(d.find(None, "nothing").is_none());
+    let r = server.requests();
+    assert_eq!(r.len(), 2);
+    assert!(r[0].header("accept").unwrap().starts_with("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
+    dc.discover().await.unwrap();
+    assert_eq!(server.requests().len(), 2, "served from memory");
+    dc.invalidate();
+    dc.preferred_resources().await.unwrap();
+    assert_eq!(server.requests().len(), 4);
+}
+
+#[tokio::test]
+async fn legacy_fallback_with_partial_failure() {
+    let server = TestServer::start(|r, _| legacy(&r.path)).await;
+    let dc = DiscoveryClient::new(server.client());
+    let d = dc.discover().await.unwrap();
+    assert!(!d.aggregated);
+    assert_eq!(d.groups.len(), 3);
+    assert_eq!(d.resources["v1"].len(), 2);
+    assert!(d.resources["v1"][1].is_subresource());
+    assert_eq!(d.resources["apps/v1"][0].group, "apps");
+    assert!(d.failed.contains_key("metrics.k8s.io/v1beta1"));
+    let preferred: Vec<String> = dc.preferred_resources().await.unwrap().into_iter().map(|r| r.name).collect();
+    assert_eq!(preferred, vec!["pods", "deployments"]);
+    assert_eq!(dc.resources_for("apps/v1").await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn disk_cache_is_used_until_ttl_or_invalidate() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(|r, _| Reply::json(200, aggregated(&r.path))).await;
+    let cache_dir = dir.path().join("host_6443");
+    let first = DiscoveryClient::new(server.client()).with_disk_cache(cache_dir.clone(), DEFAULT_TTL);
+    let d1 = first.discover().await.unwrap();
+    assert_eq!(server.requests().len(), 2);
+    let files: Vec<_> = std::fs::read_dir(&cache_dir).unwrap().collect();
+    assert_eq!(files.len(), 1, "no temporary files left behind");
+
+    let second = DiscoveryClient::new(server.client()).with_disk_cache(cache_dir.clone(), DEFAULT_TTL);
+    assert_eq!(second.discover().await.unwrap(), d1);
+    assert_eq!(server.requests().len(), 2, "served from disk");
+
+    let expired = DiscoveryClient::new(server.client()).with_disk_cache(cache_dir.clone(), Duration::ZERO);
+    expired.discover().await.unwrap();
+    assert_eq!(server.requests().len(), 4);
+
+    std::fs::write(cache_dir.join(cache::FILE_NAME_FOR_TESTS), b"{garbage").unwrap();
+    let third = DiscoveryClient::new(server.client()).with_disk_cache(cache_dir.clone(), DEFAULT_TTL);
+    third.discover().await.unwrap();
+    assert_eq!(server.requests().len(), 6, "corrupt cache is a miss");
+    third.invalidate();
+    assert!(std::fs::read_dir(&cache_dir).unwrap().next().is_none());
+}
+
+#[tokio::test]
+async fn server_version() {
+    let server = TestServer::start(|_, _| Reply::json(200, json!({"major":"1","minor":"34","gitVersion":"v1.34.1"}))).await;
+    let v = DiscoveryClient::new(server.client()).server_version().await.unwrap();
+    assert_eq!((v.major.as_str(), v.minor.as_str(), v.git_version.as_str()), ("1", "34", "v1.34.1"));
+}

@@ -1,0 +1,255 @@
+//! What discovery finds, and the wire formats it is read from: aggregated
+//! discovery v2 (`apidiscovery.k8s.io/v2 APIGroupDiscoveryList`) and the
+//! legacy `APIVersions` / `APIGroupList` / `APIResourceList`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::object::DynamicResource;
+
+/// `/version`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ServerVersion {
+    pub major: String,
+    pub minor: String,
+    pub git_version: String,
+    pub git_commit: String,
+    pub git_tree_state: String,
+    pub build_date: String,
+    pub go_version: String,
+    pub compiler: String,
+    pub platform: String,
+}
+
+/// An API group and its versions, preferred first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiGroup {
+    /// Empty for the core group.
+    pub name: String,
+    pub versions: Vec<String>,
+    pub preferred_version: Option<String>,
+}
+
+impl ApiGroup {
+    pub fn group_version(&self, version: &str) -> String {
+        if self.name.is_empty() { version.to_owned() } else { format!("{}/{version}", self.name) }
+    }
+}
+
+/// One resource of a group/version (`metav1.APIResource`). Subresources
+/// appear as separate entries named `parent/sub` (`pods/log`), as in
+/// legacy discovery.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiResource {
+    pub name: String,
+    pub singular_name: String,
+    pub namespaced: bool,
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub verbs: Vec<String>,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+}
+
+impl ApiResource {
+    pub fn is_subresource(&self) -> bool {
+        self.name.contains('/')
+    }
+    pub fn supports(&self, verb: &str) -> bool {
+        self.verbs.iter().any(|v| v == verb)
+    }
+    /// What the dynamic client needs to address this resource.
+    pub fn to_dynamic(&self) -> DynamicResource {
+        DynamicResource {
+            group: self.group.clone(),
+            version: self.version.clone(),
+            kind: self.kind.clone(),
+            plural: self.name.clone(),
+            namespaced: self.namespaced,
+        }
+    }
+}
+
+// ---- aggregated discovery v2 ----
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct AggregatedList {
+    #[serde(default)]
+    pub items: Vec<AggregatedGroup>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(super) struct NameOnly {
+    pub name: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct AggregatedGroup {
+    #[serde(default)]
+    pub metadata: NameOnly,
+    #[serde(default)]
+    pub versions: Vec<AggregatedVersion>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct AggregatedVersion {
+    pub version: String,
+    #[serde(default)]
+    pub resources: Vec<AggregatedResource>,
+    /// `Stale` when an aggregated apiserver could not be reached.
+    #[serde(default)]
+    pub freshness: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub(super) struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct AggregatedResource {
+    pub resource: String,
+    #[serde(default)]
+    pub response_kind: Option<Gvk>,
+    #[serde(default)]
+    pub scope: String,
+    #[serde(default)]
+    pub singular_resource: String,
+    #[serde(default)]
+    pub verbs: Vec<String>,
+    #[serde(default)]
+    pub short_names: Vec<String>,
+    #[serde(default)]
+    pub categories: Vec<String>,
+    #[serde(default)]
+    pub subresources: Vec<AggregatedSubresource>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct AggregatedSubresource {
+    pub subresource: String,
+    #[serde(default)]
+    pub response_kind: Option<Gvk>,
+    #[serde(default)]
+    pub verbs: Vec<String>,
+}
+
+impl AggregatedVersion {
+    pub fn to_resources(&self, group: &str) -> Vec<ApiResource> {
+        let mut out = Vec::new();
+        for r in &self.resources {
+            let kind = r.response_kind.as_ref().map(|k| k.kind.clone()).unwrap_or_default();
+            let parent = ApiResource {
+                name: r.resource.clone(),
+                singular_name: r.singular_resource.clone(),
+                namespaced: r.scope == "Namespaced",
+                group: group.to_owned(),
+                version: self.version.clone(),
+                kind,
+                verbs: r.verbs.clone(),
+                short_names: r.short_names.clone(),
+                categories: r.categories.clone(),
+            };
+            for s in &r.subresources {
+                out.push(ApiResource {
+                    name: format!("{}/{}", r.resource, s.subresource),
+                    singular_name: String::new(),
+                    kind: s.response_kind.as_ref().map(|k| k.kind.clone()).unwrap_or_default(),
+                    verbs: s.verbs.clone(),
+                    short_names: Vec::new(),
+                    categories: Vec::new(),
+                    ..parent.clone()
+                });
+            }
+            out.insert(out.len() - r.subresources.len(), parent);
+        }
+        out
+    }
+}
+
+// ---- legacy discovery ----
+
+#[derive(Deserialize)]
+pub(super) struct ApiVersions {
+    #[serde(default)]
+    pub versions: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct GroupList {
+    #[serde(default)]
+    pub groups: Vec<LegacyGroup>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct LegacyGroup {
+    pub name: String,
+    #[serde(default)]
+    pub versions: Vec<GroupVersionForDiscovery>,
+    #[serde(default)]
+    pub preferred_version: Option<GroupVersionForDiscovery>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct GroupVersionForDiscovery {
+    #[serde(default)]
+    pub version: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ResourceList {
+    #[serde(default)]
+    pub resources: Vec<LegacyResource>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct LegacyResource {
+    pub name: String,
+    #[serde(default)]
+    pub singular_name: String,
+    #[serde(default)]
+    pub namespaced: bool,
+    #[serde(default)]
+    pub group: Option<String>,
+    #[serde(default)]
+    pub version: Option<String>,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub verbs: Vec<String>,
+    #[serde(default)]
+    pub short_names: Vec<String>,
+    #[serde(default)]
+    pub categories: Vec<String>,
+}
+
+impl LegacyResource {
+    pub fn into_resource(self, group: &str, version: &str) -> ApiResource {
+        ApiResource {
+            name: self.name,
+            singular_name: self.singular_name,
+            namespaced: self.namespaced,
+            group: self.group.filter(|g| !g.is_empty()).unwrap_or_else(|| group.to_owned()),
+            version: self.version.filter(|v| !v.is_empty()).unwrap_or_else(|| version.to_owned()),
+            kind: self.kind,
+            verbs: self.verbs,
+            short_names: self.short_names,
+            categories: self.categories,
+        }
+    }
+}

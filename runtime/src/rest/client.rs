@@ -1,0 +1,283 @@
+//! The transport under every request: pooled hyper connections over
+//! rustls (HTTP/2 when the server offers it), the client-side rate limiter,
+//! credentials, and client-go's retry rules.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt as _;
+use http::header::{HeaderMap, HeaderName, HeaderValue};
+use http::{Method, StatusCode};
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::Incoming;
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+
+use super::error::{Error, Status};
+use super::limiter::RateLimiter;
+use super::watch::ByteStream;
+use crate::config::{self, Authenticator, Config};
+
+/// client-go's `maxRetries` for 429/5xx answers carrying `Retry-After`.
+pub const MAX_RETRIES: u32 = 10;
+
+/// How long to wait before retrying a GET whose connection was reset
+/// (client-go uses one second too).
+const RESET_RETRY_DELAY: Duration = Duration::from_secs(1);
+
+type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+
+/// A client for one apiserver (client-go's `RESTClient`). Cheap to clone:
+/// clones share connections, credentials and the rate limiter.
+#[derive(Clone)]
+pub struct Client {
+    pub(super) inner: Arc<Inner>,
+}
+
+pub(super) struct Inner {
+    http: HyperClient<Connector, Full<Bytes>>,
+    scheme: String,
+    authority: String,
+    base_path: String,
+    pub(super) default_namespace: String,
+    auth: Authenticator,
+    limiter: Option<RateLimiter>,
+    fixed_headers: HeaderMap,
+    pub(super) timeout: Option<Duration>,
+    pub(super) max_watch_event_size: usize,
+    max_retries: u32,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("server", &format_args!("{}://{}{}", self.inner.scheme, self.inner.authority, self.inner.base_path))
+            .field("default_namespace", &self.inner.default_namespace)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One attempt's worth of request, kept so it can be sent again.
+pub(super) struct Prepared {
+    pub method: Method,
+    /// Path and query, already escaped.
+    pub path_and_query: String,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+fn config_err(e: config::Error) -> Error {
+    Error::Config(e)
+}
+
+fn header_value(what: &str, v: &str) -> Result<HeaderValue, Error> {
+    HeaderValue::try_from(v)
+        .map_err(|_| Error::InvalidRequest { what: what.to_owned(), message: format!("invalid header value {v:?}") })
+}
+
+impl Client {
+    /// A client for `config`. Needs no runtime to build; requests need tokio.
+    pub fn new(config: Config) -> Result<Client, Error> {
+        let auth = Authenticator::new(&config).map_err(config_err)?;
+        let tls = config::build_tls_config(&config, &auth).map_err(config_err)?;
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        http.set_nodelay(true);
+        http.set_keepalive(Some(Duration::from_secs(30)));
+        http.set_connect_timeout(Some(Duration::from_secs(30)));
+        let builder = hyper_rustls::HttpsConnectorBuilder::new().with_tls_config(tls).https_or_http();
+        let builder = match &config.tls_server_name {
+            Some(name) => {
+                let name = rustls_pki_types::ServerName::try_from(name.clone()).map_err(|e| Error::InvalidRequest {
+                    what: "tls-server-name".into(),
+                    message: format!("{name:?}: {e}"),
+                })?;
+                builder.with_server_name_resolver(hyper_rustls::FixedServerNameResolver::new(name))
+            }
+            None => builder,
+        };
+        let connector = builder.enable_all_versions().wrap_connector(http);
+        // HTTP/2 pings find dead connections under long watches, as
+        // client-go's ReadIdleTimeout (30 s) and PingTimeout (15 s) do.
+        let hyper = HyperClient::builder(TokioExecutor::new())
+            .pool_idle_timeout(Duration::from_secs(90))
+            .timer(hyper_util::rt::TokioTimer::new())
+            .http2_keep_alive_interval(Duration::from_secs(30))
+            .http2_keep_alive_timeout(Duration::from_secs(15))
+            .build(connector);
+
+        let url = &config.cluster_url;
+        let scheme = url.scheme_str().unwrap_or("https").to_owned();
+        let authority = url
+            .authority()
+            .map(|a| a.as_str().to_owned())
+            .ok_or_else(|| Error::InvalidRequest { what: "cluster URL".into(), message: format!("{url} has no host") })?;
+        let base_path = url.path().trim_end_matches('/').to_owned();
+
+        let mut fixed_headers = HeaderMap::new();
+        fixed_headers.insert(http::header::USER_AGENT, header_value("user agent", &config.user_agent)?);
+        let imp = &config.impersonate;
+        if let Some(user) = &imp.user {
+            fixed_headers.insert("impersonate-user", header_value("Impersonate-User", user)?);
+        }
+        if let Some(uid) = &imp.uid {
+            fixed_headers.insert("impersonate-uid", header_value("Impersonate-Uid", uid)?);
+        }
+        for g in &imp.groups {
+            fixed_headers.append("impersonate-group", header_value("Impersonate-Group", g)?);
+        }
+        for (key, values) in &imp.extra {
+            // Header names cannot carry every character a key may have;
+            // the apiserver unescapes percent-encoding here.
+            let escaped = percent_encoding::utf8_percent_encode(key, super::request::HEADER_KEY).to_string();
+            let name = HeaderName::try_from(format!("impersonate-extra-{escaped}")).map_err(|_| Error::InvalidRequest {
+                what: "Impersonate-Extra".into(),
+                message: format!("invalid key {key:?}"),
+            })?;
+            for v in values {
+                fixed_headers.append(name.clone(), header_value("Impersonate-Extra", v)?);
+            }
+        }
+
+        let limiter = (config.qps > 0.0).then(|| RateLimiter::new(config.qps, config.burst));
+        Ok(Client {
+            inner: Arc::new(Inner {
+                http: hyper,
+                scheme,
+                authority,
+                base_path,
+                default_namespace: config.default_namespace,
+                auth,
+                limiter,
+                fixed_headers,
+                timeout: config.timeout,
+                max_watch_event_size: config.max_watch_event_size,
+                max_retries: MAX_RETRIES,
+            }),
+        })
+    }
+
+    /// A client from [`Config::infer`].
+    pub fn try_default() -> Result<Client, Error> {
+        Client::new(Config::infer().map_err(config_err)?)
+    }
+
+    /// The namespace of the kubeconfig context or service account.
+    pub fn default_namespace(&self) -> &str {
+        &self.inner.default_namespace
+    }
+
+    /// `scheme://host:port` plus any path prefix of the cluster URL.
+    pub fn base_url(&self) -> String {
+        format!("{}://{}{}", self.inner.scheme, self.inner.authority, self.inner.base_path)
+    }
+
+    /// Sends with limiter, credentials and retries; returns a 2xx response
+    /// or the error the server gave.
+    pub(super) async fn execute(&self, req: &Prepared) -> Result<http::Response<Incoming>, Error> {
+        let inner = &*self.inner;
+        let url = format!("{}://{}{}{}", inner.scheme, inner.authority, inner.base_path, req.path_and_query);
+        let mut retries = 0;
+        let mut reauthenticated = false;
+        loop {
+            if let Some(limiter) = &inner.limiter {
+                limiter.acquire().await;
+            }
+            let auth = inner.auth.authorization().await.map_err(Error::Auth)?;
+            let mut builder = http::Request::builder().method(req.method.clone()).uri(&url);
+            if let Some(headers) = builder.headers_mut() {
+                headers.extend(inner.fixed_headers.clone());
+                headers.extend(req.headers.clone());
+                if let Some(a) = &auth {
+                    headers.insert(http::header::AUTHORIZATION, a.clone());
+                }
+            }
+            let request = builder
+                .body(Full::new(req.body.clone()))
+                .map_err(|e| Error::InvalidRequest { what: url.clone(), message: e.to_string() })?;
+            let response = match inner.http.request(request).await {
+                Ok(r) => r,
+                Err(e) if req.method == Method::GET && retries < inner.max_retries && is_connection_reset(&e) => {
+                    retries += 1;
+                    tracing::debug!(%url, error = %e, retries, "connection reset; retrying GET");
+                    tokio::time::sleep(RESET_RETRY_DELAY).await;
+                    continue;
+                }
+                Err(source) => return Err(Error::Transport { verb: req.method.to_string(), url, source }),
+            };
+            log_warnings(response.headers());
+            let status = response.status();
+            if status == StatusCode::UNAUTHORIZED && !reauthenticated && inner.auth.unauthorized(auth.as_ref()) {
+                reauthenticated = true;
+                tracing::debug!(%url, "401: refreshing credentials and retrying once");
+                continue;
+            }
+            if (status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error())
+                && retries < inner.max_retries
+                && let Some(wait) = retry_after(response.headers())
+            {
+                retries += 1;
+                tracing::debug!(%url, %status, ?wait, retries, "server asked to retry");
+                drop(response);
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            if status.is_success() {
+                return Ok(response);
+            }
+            let body = response.into_body().collect().await.map_err(Error::Body)?.to_bytes();
+            let mut st = Status::from_body(&body)
+                .unwrap_or_else(|| Status::from_http(status.as_u16(), &body, req.method.as_str(), &req.path_and_query));
+            if st.code == 0 {
+                st.code = status.as_u16();
+            }
+            return Err(Error::Api(Box::new(st)));
+        }
+    }
+}
+
+/// `Retry-After` in whole seconds, the only form the apiserver sends (and
+/// the only one client-go honours).
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let secs: u64 = headers.get(http::header::RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()?;
+    Some(Duration::from_secs(secs))
+}
+
+fn is_connection_reset(e: &hyper_util::client::legacy::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind::*;
+            if matches!(io.kind(), ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof) {
+                return true;
+            }
+        }
+        if let Some(h) = err.downcast_ref::<hyper::Error>()
+            && h.is_incomplete_message()
+        {
+            return true;
+        }
+        source = err.source();
+    }
+    false
+}
+
+/// Surfaces the apiserver's `Warning: 299 - "text"` headers (deprecated
+/// APIs, ignored fields) in the log, as client-go's default handler does.
+fn log_warnings(headers: &HeaderMap) {
+    for w in headers.get_all(http::header::WARNING) {
+        let Ok(text) = w.to_str() else { continue };
+        let message = match (text.find('"'), text.rfind('"')) {
+            (Some(a), Some(b)) if b > a => &text[a + 1..b],
+            _ => text,
+        };
+        tracing::warn!(warning = %message, "apiserver warning");
+    }
+}
+
+/// A response body as a stream of chunks.
+pub(super) fn body_stream(response: http::Response<Incoming>) -> ByteStream {
+    http_body_util::BodyDataStream::new(response.into_body()).map(|r| r.map_err(Error::Body)).boxed()
+}

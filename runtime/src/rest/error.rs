@@ -1,0 +1,306 @@
+//! The one error type of the REST layer and the `metav1.Status` it carries
+//! when the apiserver said no.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// `metav1.Status`: what the apiserver returns for failed requests, for
+/// `delete` that completed immediately, and inside watch `ERROR` events.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Status {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// `Success` or `Failure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// Machine-readable reason (`NotFound`, `AlreadyExists`, `Conflict`, ...).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<StatusDetails>,
+    /// The HTTP status code suggested for this status; 0 when not set.
+    #[serde(default)]
+    pub code: u16,
+}
+
+/// `metav1.StatusDetails`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusDetails {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub group: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "nullable_vec")]
+    pub causes: Vec<StatusCause>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_seconds: Option<u32>,
+}
+
+/// `metav1.StatusCause`: one field-level reason, e.g. a validation failure.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusCause {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub field: String,
+}
+
+fn nullable_vec<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+}
+
+impl Status {
+    /// Decodes a response body as a Status if it is one (`kind: Status`).
+    pub fn from_body(body: &[u8]) -> Option<Status> {
+        let status: Status = serde_json::from_slice(body).ok()?;
+        (status.kind.as_deref() == Some("Status")).then_some(status)
+    }
+
+    /// What client-go's `newUnstructuredResponseError` makes of a non-Status
+    /// error body: a reason and message derived from the HTTP code, with the
+    /// body text as a cause when there is any.
+    pub fn from_http(code: u16, body: &[u8], verb: &str, path: &str) -> Status {
+        let (reason, message) = match code {
+            409 => ("Conflict", "the server reported a conflict"),
+            404 => ("NotFound", "the server could not find the requested resource"),
+            400 => ("BadRequest", "the server rejected our request for an unknown reason"),
+            401 => ("Unauthorized", "the server has asked for the client to provide credentials"),
+            403 => ("Forbidden", "the server does not allow access to the requested resource"),
+            405 => ("MethodNotAllowed", "the server does not allow this method on the requested resource"),
+            406 => ("NotAcceptable", "the server was unable to respond with a content type that the client supports"),
+            410 => ("Gone", "the server has asked for the client to start over"),
+            413 => ("RequestEntityTooLarge", "the server has rejected the request because it is too large"),
+            415 => ("UnsupportedMediaType", "the server was unable to interpret the content type of the request"),
+            422 => ("Invalid", "the server rejected our request due to an error in our request"),
+            429 => ("TooManyRequests", "the server has received too many requests and has asked us to try again later"),
+            500 => ("InternalError", "an error on the server has prevented the request from succeeding"),
+            503 => ("ServiceUnavailable", "the server is currently unable to handle the request"),
+            504 => ("Timeout", "the server was unable to return a response in the time allotted, but may still be processing the request"),
+            c if c >= 500 => ("InternalError", "an error on the server has prevented the request from succeeding"),
+            _ => ("Unknown", "an error on the server has prevented the request from succeeding"),
+        };
+        let text = String::from_utf8_lossy(body);
+        let text = text.trim();
+        let causes = if text.is_empty() {
+            Vec::new()
+        } else {
+            vec![StatusCause { reason: "UnexpectedServerResponse".into(), message: truncate(text, 1024), field: String::new() }]
+        };
+        Status {
+            api_version: Some("v1".into()),
+            kind: Some("Status".into()),
+            status: Some("Failure".into()),
+            message: format!("{message} ({verb} {path})"),
+            reason: reason.into(),
+            details: (!causes.is_empty()).then(|| StatusDetails { causes, ..Default::default() }),
+            code,
+        }
+    }
+
+    pub fn is_success(&self) -> bool {
+        self.status.as_deref() == Some("Success")
+    }
+
+    /// `details.retryAfterSeconds`, if the server suggested a wait.
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.details.as_ref()?.retry_after_seconds.map(|s| Duration::from_secs(s.into()))
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &s[..end])
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let message = if self.message.is_empty() { "unknown error" } else { &self.message };
+        write!(f, "{message}")?;
+        if !self.reason.is_empty() || self.code != 0 {
+            write!(f, " (reason {:?}, code {})", self.reason, self.code)?;
+        }
+        Ok(())
+    }
+}
+
+/// Everything that can go wrong talking to the apiserver.
+///
+/// An answer from the server that is not 2xx is [`Error::Api`]; use the
+/// `is_*` helpers (mirrors of apimachinery's `errors.IsNotFound` & co.) rather
+/// than matching codes by hand.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The apiserver answered with an error status (or a watch `ERROR` event).
+    #[error("apiserver: {0}")]
+    Api(Box<Status>),
+    /// The request could not be built (bad URL, header, ...).
+    #[error("building request {what}: {message}")]
+    InvalidRequest { what: String, message: String },
+    /// Connecting or sending failed.
+    #[error("{verb} {url}: {source}")]
+    Transport {
+        verb: String,
+        url: String,
+        #[source]
+        source: hyper_util::client::legacy::Error,
+    },
+    /// Reading the response body failed mid-way.
+    #[error("reading response body: {0}")]
+    Body(#[source] hyper::Error),
+    /// The request (including reading the body, where it applies) exceeded
+    /// its timeout.
+    #[error("request timed out after {0:?}")]
+    Timeout(Duration),
+    /// The response body is not what the caller asked to decode.
+    #[error("decoding {what}: {source}")]
+    Decode {
+        what: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The request body could not be encoded.
+    #[error("encoding {what}: {message}")]
+    Encode { what: String, message: String },
+    /// The watch stream is malformed, torn or has an oversized event.
+    #[error("watch stream: {0}")]
+    Watch(String),
+    /// Credentials could not be obtained (exec plugin, token file, ...).
+    #[error("authentication: {0}")]
+    Auth(#[source] crate::config::Error),
+    /// The configuration cannot be turned into a client.
+    #[error("client configuration: {0}")]
+    Config(#[source] crate::config::Error),
+}
+
+impl Error {
+    /// The Status the server sent (or that was synthesized from its answer).
+    pub fn status(&self) -> Option<&Status> {
+        match self {
+            Error::Api(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn reason_or_code(&self, reason: &str, code: u16) -> bool {
+        match self.status() {
+            Some(s) if !s.reason.is_empty() && s.reason != "Unknown" => s.reason == reason,
+            Some(s) => s.code == code,
+            None => false,
+        }
+    }
+
+    pub fn is_not_found(&self) -> bool {
+        self.reason_or_code("NotFound", 404)
+    }
+    pub fn is_already_exists(&self) -> bool {
+        self.status().is_some_and(|s| s.reason == "AlreadyExists")
+    }
+    pub fn is_conflict(&self) -> bool {
+        self.reason_or_code("Conflict", 409)
+    }
+    pub fn is_invalid(&self) -> bool {
+        self.reason_or_code("Invalid", 422)
+    }
+    pub fn is_forbidden(&self) -> bool {
+        self.reason_or_code("Forbidden", 403)
+    }
+    pub fn is_unauthorized(&self) -> bool {
+        self.reason_or_code("Unauthorized", 401)
+    }
+    /// 410: the requested resourceVersion is too old; relist.
+    pub fn is_gone(&self) -> bool {
+        self.status().is_some_and(|s| s.reason == "Gone" || s.code == 410)
+    }
+    /// `reason: Expired` (a watch or continue token whose resourceVersion
+    /// was compacted; also code 410).
+    pub fn is_resource_expired(&self) -> bool {
+        self.status().is_some_and(|s| s.reason == "Expired")
+    }
+    pub fn is_too_many_requests(&self) -> bool {
+        self.reason_or_code("TooManyRequests", 429)
+    }
+    /// `reason: Timeout` (504): the server gave up waiting.
+    pub fn is_timeout(&self) -> bool {
+        self.reason_or_code("Timeout", 504)
+    }
+    /// `reason: ServerTimeout`: the server could not finish in time and
+    /// asks the client to retry.
+    pub fn is_server_timeout(&self) -> bool {
+        self.status().is_some_and(|s| s.reason == "ServerTimeout")
+    }
+    /// The HTTP-ish code of an API error.
+    pub fn code(&self) -> Option<u16> {
+        self.status().map(|s| s.code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_full_status() {
+        let body = br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+            "message":"pods \"x\" is invalid","reason":"Invalid",
+            "details":{"name":"x","kind":"pods","causes":[{"reason":"FieldValueRequired","message":"Required value","field":"spec.containers"}],"retryAfterSeconds":3},
+            "code":422}"#;
+        let s = Status::from_body(body).unwrap();
+        assert_eq!(s.code, 422);
+        assert_eq!(s.details.as_ref().unwrap().causes[0].field, "spec.containers");
+        assert_eq!(s.retry_after(), Some(Duration::from_secs(3)));
+        let e = Error::Api(Box::new(s));
+        assert!(e.is_invalid() && !e.is_not_found());
+    }
+
+    #[test]
+    fn non_status_bodies_are_not_statuses() {
+        assert!(Status::from_body(b"<html>bad gateway</html>").is_none());
+        assert!(Status::from_body(br#"{"kind":"Pod"}"#).is_none());
+        assert!(Status::from_body(br#"{"kind":"Status","causes":null,"details":{"causes":null}}"#).is_some());
+    }
+
+    #[test]
+    fn synthesized_status_follows_http_code() {
+        let s = Status::from_http(404, b"404 page not found", "GET", "/api/v1/x");
+        let e = Error::Api(Box::new(s));
+        assert!(e.is_not_found());
+        assert!(e.to_string().contains("404 page not found") || e.status().unwrap().details.is_some());
+        assert!(Error::Api(Box::new(Status::from_http(429, b"", "GET", "/"))).is_too_many_requests());
+        assert!(Error::Api(Box::new(Status::from_http(504, b"", "GET", "/"))).is_timeout());
+        assert!(Error::Api(Box::new(Status::from_http(410, b"", "GET", "/"))).is_gone());
+        assert!(Error::Api(Box::new(Status::from_http(418, b"", "GET", "/"))).code() == Some(418));
+    }
+
+    #[test]
+    fn expired_is_gone_and_expired() {
+        let s = Status { reason: "Expired".into(), code: 410, ..Default::default() };
+        let e = Error::Api(Box::new(s));
+        assert!(e.is_gone() && e.is_resource_expired());
+    }
+}

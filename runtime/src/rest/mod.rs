@@ -1,0 +1,38 @@
+//! Talking to the apiserver.
+//!
+//! * [`ResourceClient<K>`]: typed verbs for a kind — what most code (and the
+//!   generated ClientSet) uses.
+//! * [`Client`]: the shared transport (client-go's `RESTClient`); build
+//!   raw requests with [`Client::request`] for anything else (`/version`,
+//!   proxies, custom paths).
+//! * [`watch`]: the watch event decoder, usable on any byte source.
+//!
+//! Every client applies a token-bucket rate limit (QPS 5, burst 10 unless
+//! configured), retries 429/5xx answers that carry `Retry-After` (at most
+//! [`MAX_RETRIES`] times) and GETs whose connection was reset, and turns
+//! non-2xx answers into [`Error::Api`] with the server's `Status`.
+
+mod client;
+mod error;
+mod limiter;
+mod options;
+mod request;
+mod resource;
+mod target;
+pub mod watch;
+
+pub use client::{Client, MAX_RETRIES};
+pub use error::{Error, Status, StatusCause, StatusDetails};
+pub use limiter::RateLimiter;
+pub use options::{
+    ApplyOptions, CreateOptions, DeleteOptions, FieldValidation, GetOptions, ListOptions, Patch, PatchOptions,
+    Preconditions, PropagationPolicy, QueryPairs, UpdateOptions, VersionMatch, WatchOptions, WriteOptions,
+};
+pub use request::Request;
+pub use resource::{ClientObject, ResourceClient};
+pub use target::DeleteResult;
+pub(crate) use target::Target;
+pub use watch::{Bookmark, ByteStream, DEFAULT_MAX_EVENT_SIZE, WatchEvent, WatchStream};
+
+#[cfg(test)]
+pub(crate) mod tests;

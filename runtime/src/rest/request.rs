@@ -1,0 +1,282 @@
+//! The request builder (client-go's `rest.Request`): a path made of API
+//! prefix, namespace, resource, name and subresource, plus query, body and
+//! headers; then one of the ways to read the answer.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{HeaderMap, HeaderName, HeaderValue};
+use http::Method;
+use http_body_util::BodyExt as _;
+use percent_encoding::{AsciiSet, CONTROLS};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::client::{Client, Prepared, body_stream};
+use super::error::Error;
+use super::watch::{ByteStream, WatchStream, watch_stream};
+
+/// Characters escaped in a path segment (names may come from users).
+const PATH_SEGMENT: &AsciiSet =
+    &CONTROLS.add(b' ').add(b'"').add(b'#').add(b'<').add(b'>').add(b'?').add(b'`').add(b'{').add(b'}').add(b'/').add(b'%');
+
+/// Characters escaped in `Impersonate-Extra-<key>` header names.
+pub(super) const HEADER_KEY: &AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
+
+/// A request being built. Mistakes (an unencodable body, a bad header) are
+/// kept and reported by the method that sends it.
+#[must_use = "a request does nothing until sent"]
+pub struct Request {
+    client: Client,
+    method: Method,
+    prefix: String,
+    namespace: Option<String>,
+    resource: Option<String>,
+    name: Option<String>,
+    subresource: Option<String>,
+    query: Vec<(String, String)>,
+    headers: HeaderMap,
+    body: Bytes,
+    timeout: Option<Duration>,
+    error: Option<Error>,
+}
+
+impl Client {
+    /// A request with `method` under `prefix` (`/api/v1`, `/apis/apps/v1`,
+    /// or any absolute path such as `/version`).
+    pub fn request(&self, method: Method, prefix: impl Into<String>) -> Request {
+        Request {
+            client: self.clone(),
+            method,
+            prefix: prefix.into(),
+            namespace: None,
+            resource: None,
+            name: None,
+            subresource: None,
+            query: Vec::new(),
+            headers: HeaderMap::new(),
+            body: Bytes::new(),
+            timeout: self.inner.timeout,
+            error: None,
+        }
+    }
+    pub fn get(&self, prefix: impl Into<String>) -> Request {
+        self.request(Method::GET, prefix)
+    }
+    pub fn post(&self, prefix: impl Into<String>) -> Request {
+        self.request(Method::POST, prefix)
+    }
+    pub fn put(&self, prefix: impl Into<String>) -> Request {
+        self.request(Method::PUT, prefix)
+    }
+    pub fn patch(&self, prefix: impl Into<String>) -> Request {
+        self.request(Method::PATCH, prefix)
+    }
+    pub fn delete(&self, prefix: impl Into<String>) -> Request {
+        self.request(Method::DELETE, prefix)
+    }
+}
+
+impl Request {
+    /// Empty means none (all namespaces / cluster scope).
+    pub fn namespace(mut self, namespace: &str) -> Self {
+        self.namespace = (!namespace.is_empty()).then(|| namespace.to_owned());
+        self
+    }
+    pub fn resource(mut self, resource: &str) -> Self {
+        self.resource = Some(resource.to_owned());
+        self
+    }
+    pub fn name(mut self, name: &str) -> Self {
+        self.name = Some(name.to_owned());
+        self
+    }
+    pub fn subresource(mut self, subresource: &str) -> Self {
+        self.subresource = (!subresource.is_empty()).then(|| subresource.to_owned());
+        self
+    }
+    pub fn param(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.query.push((key.to_owned(), value.into()));
+        self
+    }
+    pub fn params<K: AsRef<str>, I: IntoIterator<Item = (K, String)>>(mut self, pairs: I) -> Self {
+        self.query.extend(pairs.into_iter().map(|(k, v)| (k.as_ref().to_owned(), v)));
+        self
+    }
+    /// Query parameters from a flat struct or a list of pairs (e.g. the
+    /// generated `PodLogOptions`): `None` fields are left out.
+    pub fn params_from<P: Serialize + ?Sized>(mut self, params: &P) -> Self {
+        match serde_urlencoded::to_string(params) {
+            Ok(encoded) => {
+                for (k, v) in form_pairs(&encoded) {
+                    self.query.push((k, v));
+                }
+            }
+            Err(e) => self.fail(Error::Encode { what: "query parameters".into(), message: e.to_string() }),
+        }
+        self
+    }
+    /// A JSON body (`Content-Type: application/json`).
+    pub fn json_body<B: Serialize + ?Sized>(self, body: &B) -> Self {
+        self.json_body_as(body, "application/json")
+    }
+    /// A body serialized as JSON but labelled `content_type` (patches).
+    pub fn json_body_as<B: Serialize + ?Sized>(mut self, body: &B, content_type: &str) -> Self {
+        match serde_json::to_vec(body) {
+            Ok(bytes) => self.body(bytes, content_type),
+            Err(e) => {
+                self.fail(Error::Encode { what: "request body".into(), message: e.to_string() });
+                self
+            }
+        }
+    }
+    pub fn body(mut self, body: impl Into<Bytes>, content_type: &str) -> Self {
+        self.body = body.into();
+        self.header(http::header::CONTENT_TYPE.as_str(), content_type)
+    }
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        match (HeaderName::try_from(name), HeaderValue::try_from(value)) {
+            (Ok(n), Ok(v)) => {
+                self.headers.insert(n, v);
+            }
+            _ => self.fail(Error::InvalidRequest { what: format!("header {name}"), message: "invalid name or value".into() }),
+        }
+        self
+    }
+    pub fn accept(self, value: &str) -> Self {
+        self.header("accept", value)
+    }
+    /// Bounds this request (and, for `bytes`/`json`, reading its body).
+    /// Also sent as the `timeout` parameter so the server gives up too.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+    pub fn no_timeout(mut self) -> Self {
+        self.timeout = None;
+        self
+    }
+
+    fn fail(&mut self, e: Error) {
+        self.error.get_or_insert(e);
+    }
+
+    /// The escaped path and query this request will use.
+    pub fn path_and_query(&self) -> String {
+        let mut p = self.prefix.trim_end_matches('/').to_owned();
+        let mut push = |seg: &str| {
+            p.push('/');
+            p.extend(percent_encoding::utf8_percent_encode(seg, PATH_SEGMENT));
+        };
+        if let Some(ns) = &self.namespace {
+            push("namespaces");
+            push(ns);
+        }
+        for seg in [&self.resource, &self.name, &self.subresource].into_iter().flatten() {
+            push(seg);
+        }
+        if p.is_empty() {
+            p.push('/');
+        }
+        let mut query = self.query.clone();
+        if let Some(t) = self.timeout.filter(|_| !query.iter().any(|(k, v)| k == "watch" && v == "true")) {
+            query.push(("timeout".into(), format!("{}s", t.as_secs().max(1))));
+        }
+        if !query.is_empty() {
+            p.push('?');
+            p.push_str(&serde_urlencoded::to_string(&query).unwrap_or_default());
+        }
+        p
+    }
+
+    fn prepare(mut self) -> Result<(Client, Prepared, Option<Duration>), Error> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let path_and_query = self.path_and_query();
+        if !self.headers.contains_key(http::header::ACCEPT) {
+            self.headers.insert(http::header::ACCEPT, HeaderValue::from_static("application/json"));
+        }
+        let prepared = Prepared { method: self.method, path_and_query, headers: self.headers, body: self.body };
+        Ok((self.client, prepared, self.timeout))
+    }
+
+    /// Sends and returns the 2xx response, body unread.
+    ///
+    /// # Cancel safety
+    /// Dropping the future abandons the request (the connection is closed
+    /// or returned to the pool); nothing is retried later.
+    pub async fn send(self) -> Result<http::Response<hyper::body::Incoming>, Error> {
+        let (client, prepared, timeout) = self.prepare()?;
+        with_timeout(timeout, client.execute(&prepared)).await
+    }
+
+    /// The whole body.
+    ///
+    /// # Cancel safety
+    /// As [`Request::send`].
+    pub async fn bytes(self) -> Result<Bytes, Error> {
+        let (client, prepared, timeout) = self.prepare()?;
+        with_timeout(timeout, async {
+            let response = client.execute(&prepared).await?;
+            Ok(response.into_body().collect().await.map_err(Error::Body)?.to_bytes())
+        })
+        .await
+    }
+
+    /// The body decoded from JSON.
+    ///
+    /// # Cancel safety
+    /// As [`Request::send`].
+    pub async fn json<T: DeserializeOwned>(self) -> Result<T, Error> {
+        let what = format!("{} {} response", self.method, self.path_and_query());
+        let bytes = self.bytes().await?;
+        serde_json::from_slice(&bytes).map_err(|source| Error::Decode { what, source })
+    }
+
+    /// The body as it arrives (logs with `follow=true`, exec output). The
+    /// timeout bounds getting the response headers only.
+    ///
+    /// # Cancel safety
+    /// As [`Request::send`]; dropping the stream closes the connection.
+    pub async fn stream(self) -> Result<ByteStream, Error> {
+        let (client, prepared, timeout) = self.prepare()?;
+        let response = with_timeout(timeout, client.execute(&prepared)).await?;
+        Ok(body_stream(response))
+    }
+
+    /// A watch: the body decoded as watch events. Add `watch=true` (or use
+    /// `ListOptions::query_pairs(true)`) before calling.
+    ///
+    /// # Cancel safety
+    /// As [`Request::stream`].
+    pub async fn watch<T: DeserializeOwned + Send + 'static>(self) -> Result<WatchStream<T>, Error> {
+        let max = self.client.inner.max_watch_event_size;
+        let body = self.no_timeout().stream().await?;
+        Ok(watch_stream(body, max))
+    }
+}
+
+async fn with_timeout<T>(
+    timeout: Option<Duration>,
+    fut: impl std::future::Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    match timeout {
+        Some(t) => tokio::time::timeout(t, fut).await.map_err(|_| Error::Timeout(t))?,
+        None => fut.await,
+    }
+}
+
+fn form_pairs(encoded: &str) -> Vec<(String, String)> {
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(&s.replace('+', " ")).decode_utf8_lossy().into_owned()
+    };
+    encoded
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (decode(k), decode(v)),
+            None => (decode(p), String::new()),
+        })
+        .collect()
+}

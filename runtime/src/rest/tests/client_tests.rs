@@ -1,0 +1,136 @@
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::server::{Reply, TestServer};
+use crate::config::{Auth, Config, Impersonate};
+use crate::rest::{Client, Error};
+
+fn status(code: u16, reason: &str) -> serde_json::Value {
+    json!({"kind":"Status","apiVersion":"v1","status":"Failure","message":"m","reason":reason,"code":code})
+}
+
+#[tokio::test]
+async fn retries_429_and_5xx_with_retry_after() {
+    let server = TestServer::start(|_, i| match i {
+        0 => Reply::json(429, status(429, "TooManyRequests")).with_header("Retry-After", "0"),
+        1 => Reply::text(503, "busy").with_header("Retry-After", "0"),
+        _ => Reply::json(200, json!({"ok": true})),
+    })
+    .await;
+    let v: serde_json::Value = server.client().get("/x").json().await.unwrap();
+    assert_eq!(v["ok"], true);
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[tokio::test]
+async fn retry_after_is_waited_for() {
+    let server = TestServer::start(|_, i| match i {
+        0 => Reply::text(429, "").with_header("Retry-After", "1"),
+        _ => Reply::json(200, json!({})),
+    })
+    .await;
+    let start = Instant::now();
+    server.client().get("/x").bytes().await.unwrap();
+    assert!(start.elapsed() >= Duration::from_millis(950), "{:?}", start.elapsed());
+}
+
+#[tokio::test]
+async fn gives_up_after_max_retries() {
+    let server =
+        TestServer::start(|_, _| Reply::json(429, status(429, "TooManyRequests")).with_header("Retry-After", "0")).await;
+    let err = server.client().post("/x").json_body(&json!({})).bytes().await.unwrap_err();
+    assert!(err.is_too_many_requests(), "{err}");
+    assert_eq!(server.requests().len(), 1 + crate::rest::MAX_RETRIES as usize);
+}
+
+#[tokio::test]
+async fn no_retry_without_retry_after() {
+    let server = TestServer::start(|_, _| Reply::json(500, status(500, "InternalError"))).await;
+    let err = server.client().get("/x").bytes().await.unwrap_err();
+    assert_eq!(err.code(), Some(500));
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn get_is_retried_after_connection_reset_but_post_is_not() {
+    let server = TestServer::start(|_, i| if i == 0 { Reply::Drop } else { Reply::json(200, json!({"n": i})) }).await;
+    let v: serde_json::Value = server.client().get("/x").json().await.unwrap();
+    assert_eq!(v["n"], 1);
+
+    let server = TestServer::start(|_, i| if i == 0 { Reply::Drop } else { Reply::json(200, json!({})) }).await;
+    let err = server.client().post("/x").bytes().await.unwrap_err();
+    assert!(matches!(err, Error::Transport { .. }), "{err}");
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn status_bodies_and_synthesized_statuses() {
+    let server = TestServer::start(|r, _| {
+        if r.path.starts_with("/typed") {
+            Reply::json(404, status(404, "NotFound"))
+        } else if r.path.starts_with("/conflict") {
+            Reply::json(409, json!({"kind":"Status","apiVersion":"v1","reason":"Conflict"}))
+        } else {
+            Reply::text(404, "404 page not found")
+        }
+    })
+    .await;
+    let c = server.client();
+    let e = c.get("/typed").bytes().await.unwrap_err();
+    assert!(e.is_not_found() && e.status().unwrap().message == "m");
+    let e = c.get("/plain").bytes().await.unwrap_err();
+    assert!(e.is_not_found());
+    let causes = &e.status().unwrap().details.as_ref().unwrap().causes;
+    assert_eq!(causes[0].message, "404 page not found");
+    let e = c.get("/conflict").bytes().await.unwrap_err();
+    assert!(e.is_conflict() && e.code() == Some(409), "code filled from HTTP when absent");
+}
+
+#[tokio::test]
+async fn headers_auth_impersonation_and_warnings() {
+    let server = TestServer::start(|_, _| Reply::json(200, json!({})).with_header("Warning", "299 - \"deprecated\"")).await;
+    let mut config = Config::new(server.url.parse().unwrap());
+    config.qps = 0.0;
+    config.auth = Auth::Bearer("s3cret".into());
+    config.impersonate = Impersonate {
+        user: Some("jane".into()),
+        uid: Some("42".into()),
+        groups: vec!["g1".into(), "g2".into()],
+        extra: [("scopes/x".to_owned(), vec!["a".to_owned(), "b".to_owned()])].into_iter().collect(),
+    };
+    let client = Client::new(config).unwrap();
+    client.get("/api/v1").namespace("ns").resource("pods").name("a b/c").subresource("log").param("follow", "true").bytes().await.unwrap();
+    let r = &server.requests()[0];
+    assert_eq!(r.path, "/api/v1/namespaces/ns/pods/a%20b%2Fc/log?follow=true");
+    assert_eq!(r.header("authorization"), Some("Bearer s3cret"));
+    assert_eq!(r.header("impersonate-user"), Some("jane"));
+    assert_eq!(r.header("impersonate-uid"), Some("42"));
+    assert_eq!(r.headers_named("impersonate-group"), vec!["g1", "g2"]);
+    assert_eq!(r.headers_named("impersonate-extra-scopes%2fx"), vec!["a", "b"]);
+    assert!(r.header("user-agent").unwrap().starts_with("k8s-client-rust/"));
+    assert_eq!(r.header("accept"), Some("application/json"));
+    assert!(!format!("{client:?}").contains("s3cret"));
+}
+
+#[tokio::test]
+async fn per_request_timeout() {
+    let server = TestServer::start(|_, _| Reply::Hang).await;
+    let err = server.client().get("/slow").timeout(Duration::from_millis(200)).bytes().await.unwrap_err();
+    assert!(matches!(err, Error::Timeout(_)), "{err}");
+    assert!(server.requests()[0].path.contains("timeout=1s"));
+}
+
+#[tokio::test]
+async fn rate_limiter_spaces_requests() {
+    let server = TestServer::start(|_, _| Reply::json(200, json!({}))).await;
+    let mut config = Config::new(server.url.parse().unwrap());
+    config.qps = 20.0;
+    config.burst = 1;
+    let client = Client::new(config).unwrap();
+    let start = Instant::now();
+    for _ in 0..5 {
+        client.get("/x").bytes().await.unwrap();
+    }
+    assert!(start.elapsed() >= Duration::from_millis(190), "{:?}", start.elapsed());
+}

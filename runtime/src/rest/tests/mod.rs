@@ -1,0 +1,7 @@
+//! Transport tests against a scripted loopback HTTP/1.1 server. They check
+//! what this client sends and how it reacts to answers; they make no claim
+//! about what a real apiserver does.
+
+pub(crate) mod server;
+mod client_tests;
+mod resource_tests;

@@ -1,0 +1,284 @@
+//! Watch streams: the apiserver sends one JSON object per event
+//! (`{"type":"ADDED","object":{...}}`), concatenated, usually
+//! newline-separated. [`WatchDecoder`] cuts the byte stream into events
+//! without any I/O so it can be tested and fuzzed on its own;
+//! [`watch_stream`] glues it to a response body.
+
+use std::collections::BTreeMap;
+
+use bytes::{Bytes, BytesMut};
+use futures_util::StreamExt as _;
+use futures_util::stream::BoxStream;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use super::error::{Error, Status};
+
+/// Default bound on one event's encoded size (client-go has none; an
+/// unbounded buffer would let a broken server exhaust memory).
+pub const DEFAULT_MAX_EVENT_SIZE: usize = 64 * 1024 * 1024;
+
+/// A body as a stream of byte chunks.
+pub type ByteStream = BoxStream<'static, Result<Bytes, Error>>;
+
+/// The typed events of a watch. `ERROR` events arrive as `Err(Error::Api)`
+/// carrying the server's Status (`is_gone()` for a too-old resourceVersion).
+#[derive(Debug, Clone, PartialEq)]
+pub enum WatchEvent<T> {
+    Added(T),
+    Modified(T),
+    Deleted(T),
+    /// Progress marker: the stream is current up to this resourceVersion.
+    Bookmark(Bookmark),
+}
+
+/// A `BOOKMARK` event's object: only its resourceVersion and annotations
+/// mean anything, so it is not decoded as `T`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Bookmark {
+    pub resource_version: String,
+    pub annotations: BTreeMap<String, String>,
+}
+
+impl Bookmark {
+    /// Whether this bookmark ends the initial events of a
+    /// `sendInitialEvents=true` watch.
+    pub fn is_initial_events_end(&self) -> bool {
+        self.annotations.get("k8s.io/initial-events-end").is_some_and(|v| v == "true")
+    }
+}
+
+/// A stream of watch events.
+pub type WatchStream<T> = BoxStream<'static, Result<WatchEvent<T>, Error>>;
+
+/// Cuts concatenated JSON objects out of arbitrary chunks.
+///
+/// Memory stays bounded by `max_event_size` plus one chunk: a single
+/// event larger than that is an error.
+#[derive(Debug)]
+pub struct WatchDecoder {
+    buf: BytesMut,
+    max_event_size: usize,
+    scan: Scan,
+    failed: bool,
+}
+
+/// Where the scanner is inside the object being buffered; kept between
+/// pushes so every byte is looked at once.
+#[derive(Debug, Default, Clone, Copy)]
+struct Scan {
+    pos: usize,
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Default for WatchDecoder {
+    fn default() -> Self {
+        WatchDecoder::new(DEFAULT_MAX_EVENT_SIZE)
+    }
+}
+
+impl WatchDecoder {
+    pub fn new(max_event_size: usize) -> Self {
+        WatchDecoder { buf: BytesMut::new(), max_event_size: max_event_size.max(2), scan: Scan::default(), failed: false }
+    }
+
+    /// Appends bytes as they arrived.
+    pub fn push(&mut self, chunk: &[u8]) {
+        if !self.failed {
+            self.buf.extend_from_slice(chunk);
+        }
+    }
+
+    /// The next complete event's JSON text, `Ok(None)` when more bytes are
+    /// needed. After an error the decoder stays failed.
+    pub fn next_frame(&mut self) -> Result<Option<Bytes>, Error> {
+        if self.failed {
+            return Err(Error::Watch("decoder already failed".into()));
+        }
+        match self.scan_frame() {
+            Ok(Some(end)) => {
+                let frame = self.buf.split_to(end).freeze();
+                self.scan = Scan::default();
+                Ok(Some(frame))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => {
+                self.failed = true;
+                self.buf = BytesMut::new();
+                Err(e)
+            }
+        }
+    }
+
+    /// Checks that the stream ended between events (not in the middle of one).
+    pub fn finish(&self) -> Result<(), Error> {
+        if self.failed {
+            return Err(Error::Watch("decoder already failed".into()));
+        }
+        if self.buf.iter().all(u8::is_ascii_whitespace) {
+            Ok(())
+        } else {
+            Err(Error::Watch(format!("stream ended inside an event ({} bytes buffered)", self.buf.len())))
+        }
+    }
+
+    /// Bytes buffered but not yet returned.
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
+    fn scan_frame(&mut self) -> Result<Option<usize>, Error> {
+        let mut s = self.scan;
+        if s.depth == 0 {
+            // Drop separators so they never count against the size limit.
+            let skip = self.buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            let _ = self.buf.split_to(skip);
+            s = Scan::default();
+            match self.buf.first() {
+                None => return Ok(None),
+                Some(b'{') => {}
+                Some(b) => return Err(Error::Watch(format!("expected '{{' at the start of an event, got byte 0x{b:02x}"))),
+            }
+        }
+        let bytes = &self.buf[..];
+        while s.pos < bytes.len() {
+            let b = bytes[s.pos];
+            s.pos += 1;
+            if s.in_string {
+                if s.escaped {
+                    s.escaped = false;
+                } else if b == b'\\' {
+                    s.escaped = true;
+                } else if b == b'"' {
+                    s.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => s.in_string = true,
+                b'{' | b'[' => s.depth += 1,
+                b'}' | b']' => {
+                    s.depth = s.depth.saturating_sub(1);
+                    if s.depth == 0 {
+                        if s.pos > self.max_event_size {
+                            return Err(self.too_large());
+                        }
+                        self.scan = s;
+                        return Ok(Some(s.pos));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.scan = s;
+        if self.buf.len() > self.max_event_size {
+            return Err(self.too_large());
+        }
+        Ok(None)
+    }
+
+    fn too_large(&self) -> Error {
+        Error::Watch(format!("event exceeds the maximum size of {} bytes", self.max_event_size))
+    }
+}
+
+#[derive(Deserialize)]
+struct Frame<'a> {
+    // Cow: the type is borrowed unless the server escaped characters in it.
+    #[serde(rename = "type", borrow)]
+    type_: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    object: &'a serde_json::value::RawValue,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct BookmarkObject {
+    metadata: BookmarkMeta,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct BookmarkMeta {
+    resource_version: String,
+    annotations: Option<BTreeMap<String, String>>,
+}
+
+/// Decodes one frame cut by [`WatchDecoder`]. `ERROR` events become
+/// `Err(Error::Api(status))`.
+pub fn decode_event<T: DeserializeOwned>(frame: &[u8]) -> Result<WatchEvent<T>, Error> {
+    let decode_err = |what: &str, source| Error::Decode { what: what.to_owned(), source };
+    let f: Frame<'_> = serde_json::from_slice(frame).map_err(|e| decode_err("watch event", e))?;
+    let object = |what| serde_json::from_str::<T>(f.object.get()).map_err(|e| decode_err(what, e));
+    match &*f.type_ {
+        "ADDED" => object("ADDED object").map(WatchEvent::Added),
+        "MODIFIED" => object("MODIFIED object").map(WatchEvent::Modified),
+        "DELETED" => object("DELETED object").map(WatchEvent::Deleted),
+        "BOOKMARK" => {
+            let b: BookmarkObject = serde_json::from_str(f.object.get()).map_err(|e| decode_err("BOOKMARK object", e))?;
+            Ok(WatchEvent::Bookmark(Bookmark {
+                resource_version: b.metadata.resource_version,
+                annotations: b.metadata.annotations.unwrap_or_default(),
+            }))
+        }
+        "ERROR" => {
+            let status: Status = serde_json::from_str(f.object.get()).map_err(|e| decode_err("ERROR status", e))?;
+            Err(Error::Api(Box::new(status)))
+        }
+        other => Err(Error::Watch(format!("unknown event type {other:?}"))),
+    }
+}
+
+/// Turns a watch response body into typed events. The stream ends after
+/// the body ends or after the first decoding/transport error; an `ERROR`
+/// event is yielded as an error and decoding continues (the server closes
+/// the stream right after).
+pub fn watch_stream<T>(body: ByteStream, max_event_size: usize) -> WatchStream<T>
+where
+    T: DeserializeOwned + Send + 'static,
+{
+    struct State {
+        body: ByteStream,
+        decoder: WatchDecoder,
+        done: bool,
+    }
+    let state = State { body, decoder: WatchDecoder::new(max_event_size), done: false };
+    futures_util::stream::unfold(state, |mut st| async move {
+        if st.done {
+            return None;
+        }
+        loop {
+            match st.decoder.next_frame() {
+                Ok(Some(frame)) => {
+                    let event = decode_event::<T>(&frame);
+                    if matches!(event, Err(ref e) if e.status().is_none()) {
+                        st.done = true;
+                    }
+                    return Some((event, st));
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    st.done = true;
+                    return Some((Err(e), st));
+                }
+            }
+            match st.body.next().await {
+                Some(Ok(chunk)) => st.decoder.push(&chunk),
+                Some(Err(e)) => {
+                    st.done = true;
+                    return Some((Err(e), st));
+                }
+                None => {
+                    st.done = true;
+                    return st.decoder.finish().err().map(|e| (Err(e), st));
+                }
+            }
+        }
+    })
+    .boxed()
+}
+
+#[cfg(test)]
+mod tests;

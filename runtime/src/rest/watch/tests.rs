@@ -1,0 +1,191 @@
+use super::*;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+type Decoded = (Vec<Result<WatchEvent<Value>, String>>, Result<(), String>);
+
+fn decode_all(chunks: &[&[u8]], max: usize) -> Decoded {
+    let mut d = WatchDecoder::new(max);
+    let mut out = Vec::new();
+    for c in chunks {
+        d.push(c);
+        loop {
+            match d.next_frame() {
+                Ok(Some(f)) => out.push(decode_event::<Value>(&f).map_err(|e| e.to_string())),
+                Ok(None) => break,
+                Err(e) => return (out, Err(e.to_string())),
+            }
+        }
+    }
+    (out, d.finish().map_err(|e| e.to_string()))
+}
+
+fn sample_stream() -> Vec<u8> {
+    let mut s = Vec::new();
+    s.extend_from_slice(br#"{"type":"ADDED","object":{"metadata":{"name":"a \"}{[ x","resourceVersion":"1"}}}"#);
+    s.push(b'\n');
+    s.extend_from_slice(br#"{"type":"MODIFIED","object":{"metadata":{"name":"b\\","resourceVersion":"2"},"list":[1,{"x":"]"}]}}"#);
+    s.extend_from_slice(b"\r\n  ");
+    // Concatenated without a separator, as the apiserver's JSON framer allows.
+    s.extend_from_slice(br#"{"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"3","annotations":{"k8s.io/initial-events-end":"true"}}}}"#);
+    s.extend_from_slice(br#"{"type":"DELETED","object":{"metadata":{"name":"c"}}}"#);
+    s.push(b'\n');
+    s
+}
+
+fn check_sample(events: &[Result<WatchEvent<Value>, String>]) {
+    assert_eq!(events.len(), 4);
+    match &events[0] {
+        Ok(WatchEvent::Added(v)) => assert_eq!(v["metadata"]["name"], "a \"}{[ x"),
+        e => panic!("{e:?}"),
+    }
+    match &events[1] {
+        Ok(WatchEvent::Modified(v)) => assert_eq!(v["metadata"]["name"], "b\\"),
+        e => panic!("{e:?}"),
+    }
+    match &events[2] {
+        Ok(WatchEvent::Bookmark(b)) => assert!(b.resource_version == "3" && b.is_initial_events_end()),
+        e => panic!("{e:?}"),
+    }
+    assert!(matches!(&events[3], Ok(WatchEvent::Deleted(_))));
+}
+
+#[test]
+fn whole_stream_in_one_chunk() {
+    let s = sample_stream();
+    let (events, end) = decode_all(&[&s], 1 << 20);
+    check_sample(&events);
+    assert!(end.is_ok());
+}
+
+#[test]
+fn split_at_every_byte_position() {
+    let s = sample_stream();
+    for i in 0..=s.len() {
+        for j in i..=s.len() {
+            let (events, end) = decode_all(&[&s[..i], &s[i..j], &s[j..]], 1 << 20);
+            check_sample(&events);
+            assert!(end.is_ok());
+        }
+    }
+}
+
+#[test]
+fn one_byte_at_a_time() {
+    let s = sample_stream();
+    let chunks: Vec<&[u8]> = s.chunks(1).collect();
+    let (events, end) = decode_all(&chunks, 1 << 20);
+    check_sample(&events);
+    assert!(end.is_ok());
+}
+
+#[test]
+fn error_event_is_typed_status() {
+    let s = br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 1 (5)","reason":"Expired","code":410}}"#;
+    let mut d = WatchDecoder::default();
+    d.push(s);
+    let f = d.next_frame().unwrap().unwrap();
+    let err = decode_event::<Value>(&f).unwrap_err();
+    assert!(err.is_gone() && err.is_resource_expired(), "{err}");
+}
+
+#[test]
+fn huge_event_is_rejected_with_bounded_buffer() {
+    let max = 1024;
+    let mut d = WatchDecoder::new(max);
+    d.push(br#"{"type":"ADDED","object":{"data":""#);
+    let filler = vec![b'x'; 256];
+    let mut failed = false;
+    for _ in 0..100 {
+        d.push(&filler);
+        match d.next_frame() {
+            Ok(None) => assert!(d.buffered() <= max + filler.len()),
+            Err(e) => {
+                assert!(e.to_string().contains("maximum size"), "{e}");
+                failed = true;
+                break;
+            }
+            Ok(Some(_)) => panic!("no frame expected"),
+        }
+    }
+    assert!(failed);
+    // Events up to the limit pass.
+    let big = format!(r#"{{"type":"ADDED","object":{{"data":"{}"}}}}"#, "y".repeat(200_000));
+    let (events, end) = decode_all(&[big.as_bytes()], 300_000);
+    assert!(matches!(&events[0], Ok(WatchEvent::Added(_))) && end.is_ok());
+}
+
+#[test]
+fn garbage_and_truncation_are_errors() {
+    let (events, end) = decode_all(&[b"hello"], 1024);
+    assert!(events.is_empty() && end.is_err());
+    let (events, end) = decode_all(&[br#"{"type":"ADDED","object":{"a":1}"#], 1024);
+    assert!(events.is_empty());
+    assert!(end.unwrap_err().contains("ended inside"));
+    let (events, _) = decode_all(&[br#"{"type":"NOPE","object":{}}"#], 1024);
+    assert!(events[0].as_ref().unwrap_err().contains("unknown event type"));
+    let (events, _) = decode_all(&[br#"{"type":"ADDED"}"#], 1024);
+    assert!(events[0].is_err());
+    let (events, _) = decode_all(&[b"{]"], 1024);
+    assert!(events[0].is_err());
+}
+
+#[tokio::test]
+async fn stream_adapter_yields_events_then_tail_error() {
+    let s = sample_stream();
+    let mut chunks: Vec<Result<Bytes, Error>> = s.chunks(7).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
+    chunks.push(Ok(Bytes::from_static(br#"{"type":"ADDED","obj"#)));
+    let body: ByteStream = futures_util::stream::iter(chunks).boxed();
+    let events: Vec<_> = watch_stream::<Value>(body, 1 << 20).collect().await;
+    assert_eq!(events.len(), 5);
+    assert!(events[..4].iter().all(|e| e.is_ok()));
+    assert!(events[4].as_ref().unwrap_err().to_string().contains("ended inside"));
+}
+
+#[tokio::test]
+async fn stream_adapter_decodes_typed_objects() {
+    #[derive(Debug, serde::Deserialize, PartialEq)]
+    struct Obj {
+        metadata: Value,
+    }
+    let body: ByteStream = futures_util::stream::iter(vec![Ok(Bytes::from(sample_stream()))]).boxed();
+    let events: Vec<_> = watch_stream::<Obj>(body, 1 << 20).collect().await;
+    assert_eq!(events.len(), 4);
+    assert!(events.iter().all(|e| e.is_ok()));
+}
+
+proptest! {
+    #[test]
+    fn random_objects_round_trip_through_random_chunking(
+        names in proptest::collection::vec("[ -~]{0,20}", 1..8),
+        cuts in proptest::collection::vec(0usize..4000, 0..10),
+    ) {
+        let mut stream = Vec::new();
+        for (i, n) in names.iter().enumerate() {
+            let ev = json!({"type": "MODIFIED", "object": {"metadata": {"name": n, "resourceVersion": i.to_string()}, "nested": [[{}], {"k": n}]}});
+            stream.extend_from_slice(serde_json::to_string(&ev).unwrap().as_bytes());
+            if i % 2 == 0 { stream.push(b'\n'); }
+        }
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (stream.len() + 1)).collect();
+        cuts.sort();
+        let mut chunks = Vec::new();
+        let mut last = 0;
+        for c in cuts { chunks.push(&stream[last..c]); last = c; }
+        chunks.push(&stream[last..]);
+        let (events, end) = decode_all(&chunks, 1 << 20);
+        prop_assert!(end.is_ok());
+        prop_assert_eq!(events.len(), names.len());
+        for (e, n) in events.iter().zip(&names) {
+            match e {
+                Ok(WatchEvent::Modified(v)) => prop_assert_eq!(v["metadata"]["name"].as_str(), Some(n.as_str())),
+                other => prop_assert!(false, "{:?}", other),
+            }
+        }
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(data in proptest::collection::vec(any::<u8>(), 0..512), split in 0usize..512) {
+        let split = split.min(data.len());
+        let _ = decode_all(&[&data[..split], &data[split..]], 128);
+    }
+}

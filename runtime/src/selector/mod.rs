@@ -1,0 +1,72 @@
+//! Label and field selectors, parsed, built and matched as apimachinery's
+//! `labels` and `fields` packages do.
+//!
+//! - [`LabelSelector`]: `app=web,tier in (front,back),!canary`. Parse one
+//!   from a string, or build it from a metav1 `LabelSelector`'s
+//!   `matchLabels`/`matchExpressions` with [`LabelSelector::from_match`] and
+//!   [`Requirement::from_expression`]. Match it against any [`Labels`] (a
+//!   `BTreeMap`, or `Option<&BTreeMap>` straight from `metadata.labels()`).
+//! - [`FieldSelector`]: `metadata.name=x,status.phase!=Running`, matched
+//!   against any [`Fields`]. The apiserver only supports a few fields per
+//!   kind; client-side matching is for caches and tests.
+//!
+//! Both print their canonical form with `Display` (what goes into the
+//! `labelSelector`/`fieldSelector` query parameters), and parsing that form
+//! gives the same selector back.
+
+mod fields;
+mod label_parser;
+mod labels;
+mod validation;
+
+#[cfg(test)]
+mod tests;
+
+pub use self::fields::{
+    FieldOperator, FieldSelector, FieldTerm, Fields, escape_value, unescape_value,
+};
+pub use self::labels::{LabelSelector, Labels, Operator, Requirement};
+
+/// Errors of building or parsing a selector.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    /// The label selector string does not follow the grammar.
+    #[error(
+        "unable to parse requirement in {input:?}: at position {position}: found {found}, expected: {expected}"
+    )]
+    Syntax {
+        input: String,
+        position: usize,
+        found: String,
+        expected: &'static str,
+    },
+    /// A label key is not a qualified name (`[prefix/]name`).
+    #[error("invalid label key {key:?}: {reason}")]
+    InvalidKey { key: String, reason: String },
+    /// A label value is not valid label value syntax.
+    #[error("invalid label value {value:?} for key {key:?}: {reason}")]
+    InvalidValue {
+        key: String,
+        value: String,
+        reason: String,
+    },
+    /// The operator and the number or kind of values do not fit together.
+    #[error("invalid requirement on {key:?}: {reason}")]
+    InvalidRequirement { key: String, reason: &'static str },
+    /// A `matchExpressions` operator other than In, NotIn, Exists and
+    /// DoesNotExist.
+    #[error("{operator:?} is not a valid label selector operator")]
+    UnknownOperator { operator: String },
+    /// A field selector term without an operator.
+    #[error("invalid field selector {input:?}: can't understand {term:?}")]
+    InvalidFieldTerm { input: String, term: String },
+    /// A field name that cannot be written unambiguously.
+    #[error("invalid field name {field:?}: must not contain ',', '=' or '\\', nor end with '!'")]
+    InvalidField { field: String },
+    /// A backslash not followed by `\`, `,` or `=` in a field value.
+    #[error("invalid escape sequence {sequence:?} in field selector value {value:?}")]
+    InvalidEscape { value: String, sequence: String },
+    /// A `,` or `=` not escaped in a field value.
+    #[error("invalid field selector value {value:?}: unescaped {rune:?}")]
+    UnescapedRune { value: String, rune: char },
+}
