@@ -210,6 +210,21 @@ fn subresource_methods(api: &Api, cr: &ClientResource, sub: &Subresource, extra:
         (None, false) => quote!(::serde_json::Value),
     };
     let m = |prefix: &str| format_ident!("{}_{}", prefix, snake);
+    // A subresource of another group's kind (Scale, Eviction) exists only
+    // when that group's feature is on.
+    let own = api.types[cr.type_schema].feature.as_deref();
+    let foreign: std::collections::BTreeSet<&str> = [&sub.body_schema, &sub.response_schema]
+        .into_iter()
+        .flatten()
+        .filter_map(|s| api.types.get(s.as_str()).and_then(|d| d.feature.as_deref()))
+        .filter(|f| Some(*f) != own)
+        .collect();
+    let gate = if foreign.is_empty() {
+        quote!()
+    } else {
+        let fs = foreign.iter();
+        quote!(#[cfg(all(#(feature = #fs),*))])
+    };
     let mut out = Vec::new();
     // A GET whose answer is not JSON (pod logs) is text, with typed parameters.
     let text = sub.verbs.contains(&Verb::Get) && sub.response_schema.is_none() && !sub.params.is_empty();
@@ -294,7 +309,19 @@ fn subresource_methods(api: &Api, cr: &ClientResource, sub: &Subresource, extra:
         };
         out.push(tokens);
     }
-    out
+    if foreign.is_empty() {
+        out
+    } else {
+        // Several methods share the gate: an `impl` block of their own carries it.
+        let name = format_ident!("{}", client_type_name(r));
+        extra.push(quote! {
+            #gate
+            impl #name {
+                #(#out)*
+            }
+        });
+        Vec::new()
+    }
 }
 
 fn m_stream(snake: &str) -> proc_macro2::Ident {

@@ -123,6 +123,54 @@ impl ReplicaSetClient {
     > {
         self.inner.delete_collection(opts, list).await
     }
+    /// Reads the `status` subresource of the object `name`.
+    pub async fn get_status(
+        &self,
+        name: &str,
+    ) -> ::std::result::Result<
+        crate::api::apps::v1::ReplicaSet,
+        ::k8s_client_runtime::rest::Error,
+    > {
+        self.inner.get_subresource(name, "status", &()).await
+    }
+    /// Replaces the status of the object named by `obj.metadata.name`.
+    pub async fn update_status(
+        &self,
+        obj: &crate::api::apps::v1::ReplicaSet,
+        opts: &::k8s_client_runtime::rest::UpdateOptions,
+    ) -> ::std::result::Result<
+        crate::api::apps::v1::ReplicaSet,
+        ::k8s_client_runtime::rest::Error,
+    > {
+        self.inner.update_status(obj, opts).await
+    }
+    /// Patches the `status` subresource of the object `name`.
+    pub async fn patch_status(
+        &self,
+        name: &str,
+        patch: &::k8s_client_runtime::rest::Patch,
+        opts: &::k8s_client_runtime::rest::PatchOptions,
+    ) -> ::std::result::Result<
+        crate::api::apps::v1::ReplicaSet,
+        ::k8s_client_runtime::rest::Error,
+    > {
+        self.inner.patch_subresource(name, "status", patch, opts).await
+    }
+    /// Server-side apply to the `status` subresource of the object `name`.
+    pub async fn apply_status<B: ::serde::Serialize + ?Sized>(
+        &self,
+        name: &str,
+        config: &B,
+        opts: &::k8s_client_runtime::rest::ApplyOptions,
+    ) -> ::std::result::Result<
+        crate::api::apps::v1::ReplicaSet,
+        ::k8s_client_runtime::rest::Error,
+    > {
+        self.inner.apply_subresource(name, "status", config, opts).await
+    }
+}
+#[cfg(all(feature = "autoscaling"))]
+impl ReplicaSetClient {
     /// Reads the `scale` subresource of the object `name`.
     pub async fn get_scale(
         &self,
@@ -168,50 +216,5 @@ impl ReplicaSetClient {
         ::k8s_client_runtime::rest::Error,
     > {
         self.inner.apply_subresource(name, "scale", config, opts).await
-    }
-    /// Reads the `status` subresource of the object `name`.
-    pub async fn get_status(
-        &self,
-        name: &str,
-    ) -> ::std::result::Result<
-        crate::api::apps::v1::ReplicaSet,
-        ::k8s_client_runtime::rest::Error,
-    > {
-        self.inner.get_subresource(name, "status", &()).await
-    }
-    /// Replaces the status of the object named by `obj.metadata.name`.
-    pub async fn update_status(
-        &self,
-        obj: &crate::api::apps::v1::ReplicaSet,
-        opts: &::k8s_client_runtime::rest::UpdateOptions,
-    ) -> ::std::result::Result<
-        crate::api::apps::v1::ReplicaSet,
-        ::k8s_client_runtime::rest::Error,
-    > {
-        self.inner.update_status(obj, opts).await
-    }
-    /// Patches the `status` subresource of the object `name`.
-    pub async fn patch_status(
-        &self,
-        name: &str,
-        patch: &::k8s_client_runtime::rest::Patch,
-        opts: &::k8s_client_runtime::rest::PatchOptions,
-    ) -> ::std::result::Result<
-        crate::api::apps::v1::ReplicaSet,
-        ::k8s_client_runtime::rest::Error,
-    > {
-        self.inner.patch_subresource(name, "status", patch, opts).await
-    }
-    /// Server-side apply to the `status` subresource of the object `name`.
-    pub async fn apply_status<B: ::serde::Serialize + ?Sized>(
-        &self,
-        name: &str,
-        config: &B,
-        opts: &::k8s_client_runtime::rest::ApplyOptions,
-    ) -> ::std::result::Result<
-        crate::api::apps::v1::ReplicaSet,
-        ::k8s_client_runtime::rest::Error,
-    > {
-        self.inner.apply_subresource(name, "status", config, opts).await
     }
 }

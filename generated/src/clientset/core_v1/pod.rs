@@ -181,18 +181,6 @@ impl PodClient {
     > {
         self.inner.apply_subresource(name, "ephemeralcontainers", config, opts).await
     }
-    /// Creates the `eviction` subresource of the object `name`.
-    pub async fn create_eviction(
-        &self,
-        name: &str,
-        body: &crate::api::policy::v1::Eviction,
-        opts: &::k8s_client_runtime::rest::CreateOptions,
-    ) -> ::std::result::Result<
-        crate::api::policy::v1::Eviction,
-        ::k8s_client_runtime::rest::Error,
-    > {
-        self.inner.create_subresource(name, "eviction", body, opts).await
-    }
     /// Reads `log` of the object `name` as text.
     pub async fn log(
         &self,
@@ -312,6 +300,21 @@ impl PodClient {
         ::k8s_client_runtime::rest::Error,
     > {
         self.inner.apply_subresource(name, "status", config, opts).await
+    }
+}
+#[cfg(all(feature = "policy"))]
+impl PodClient {
+    /// Creates the `eviction` subresource of the object `name`.
+    pub async fn create_eviction(
+        &self,
+        name: &str,
+        body: &crate::api::policy::v1::Eviction,
+        opts: &::k8s_client_runtime::rest::CreateOptions,
+    ) -> ::std::result::Result<
+        crate::api::policy::v1::Eviction,
+        ::k8s_client_runtime::rest::Error,
+    > {
+        self.inner.create_subresource(name, "eviction", body, opts).await
     }
 }
 /// Query parameters of the `log` subresource.

@@ -129,6 +129,9 @@ impl ServiceAccountClient {
     > {
         self.inner.delete_collection(opts, list).await
     }
+}
+#[cfg(all(feature = "authentication"))]
+impl ServiceAccountClient {
     /// Creates the `token` subresource of the object `name`.
     pub async fn create_token(
         &self,
