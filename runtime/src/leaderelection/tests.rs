@@ -1,0 +1,483 @@
+//! Election tests on an in-memory lock with tokio's paused clock.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::*;
+use crate::rest::{Error as RestError, Status};
+
+#[derive(Debug, Default)]
+struct Store {
+    record: Option<LeaderElectionRecord>,
+    rv: u64,
+    /// Simulates an unreachable apiserver.
+    down: bool,
+}
+
+/// One candidate's view of a shared store, with client-go's optimistic
+/// concurrency: `update` needs the resourceVersion last seen by this lock.
+struct MemLock {
+    identity: String,
+    store: Arc<Mutex<Store>>,
+    seen_rv: Mutex<Option<u64>>,
+}
+
+fn api_error(reason: &str, code: u16) -> Error {
+    Error::Rest(RestError::Api(Box::new(Status {
+        reason: reason.into(),
+        code,
+        ..Default::default()
+    })))
+}
+
+impl ResourceLock for MemLock {
+    async fn get(&self) -> Result<LeaderElectionRecord, Error> {
+        let s = self.store.lock();
+        if s.down {
+            return Err(Error::Rest(RestError::Timeout(Duration::from_secs(1))));
+        }
+        let r = s.record.clone().ok_or_else(|| api_error("NotFound", 404))?;
+        *self.seen_rv.lock() = Some(s.rv);
+        Ok(r)
+    }
+    async fn create(&self, record: &LeaderElectionRecord) -> Result<(), Error> {
+        let mut s = self.store.lock();
+        if s.down {
+            return Err(Error::Rest(RestError::Timeout(Duration::from_secs(1))));
+        }
+        if s.record.is_some() {
+            return Err(api_error("AlreadyExists", 409));
+        }
+        s.record = Some(record.clone());
+        s.rv += 1;
+        *self.seen_rv.lock() = Some(s.rv);
+        Ok(())
+    }
+    async fn update(&self, record: &LeaderElectionRecord) -> Result<(), Error> {
+        let mut s = self.store.lock();
+        if s.down {
+            return Err(Error::Rest(RestError::Timeout(Duration::from_secs(1))));
+        }
+        let seen = self.seen_rv.lock().ok_or(Error::LockNotInitialized)?;
+        if seen != s.rv {
+            return Err(api_error("Conflict", 409));
+        }
+        s.record = Some(record.clone());
+        s.rv += 1;
+        *self.seen_rv.lock() = Some(s.rv);
+        Ok(())
+    }
+    fn identity(&self) -> &str {
+        &self.identity
+    }
+    fn describe(&self) -> String {
+        "ns/lock".into()
+    }
+}
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+fn candidate(
+    store: &Arc<Mutex<Store>>,
+    id: &str,
+    release_on_cancel: bool,
+    log: &Log,
+) -> LeaderElector<MemLock> {
+    let lock = MemLock {
+        identity: id.into(),
+        store: store.clone(),
+        seen_rv: Mutex::new(None),
+    };
+    let (l1, l2, l3) = (log.clone(), log.clone(), log.clone());
+    let me = id.to_owned();
+    let me2 = id.to_owned();
+    let callbacks = LeaderCallbacks::new()
+        .on_started_leading(move |token: LeadershipToken| {
+            let log = l1.clone();
+            let me = me.clone();
+            async move {
+                log.lock().push(format!("started:{me}"));
+                token.cancelled().await;
+                log.lock().push(format!("token-cancelled:{me}"));
+            }
+        })
+        .on_stopped_leading(move || l2.lock().push(format!("stopped:{me2}")))
+        .on_new_leader(move |leader| l3.lock().push(format!("new:{leader}")));
+    let config = LeaderElectionConfig {
+        release_on_cancel,
+        callbacks,
+        ..Default::default()
+    };
+    LeaderElector::new(config, lock).unwrap()
+}
+
+struct Running {
+    cancel: Option<oneshot::Sender<()>>,
+    task: JoinHandle<()>,
+}
+
+fn start(e: &LeaderElector<MemLock>) -> Running {
+    let (tx, rx) = oneshot::channel::<()>();
+    let e = e.clone();
+    let task = tokio::spawn(async move {
+        e.run(async move {
+            let _ = rx.await;
+        })
+        .await
+    });
+    Running {
+        cancel: Some(tx),
+        task,
+    }
+}
+
+impl Running {
+    async fn stop(mut self) {
+        if let Some(tx) = self.cancel.take() {
+            let _ = tx.send(());
+        }
+        self.task.await.unwrap();
+    }
+}
+
+/// Sleeps until `secs` after the test's start `t0` on the paused clock.
+async fn at(t0: Instant, secs: f64) {
+    tokio::time::sleep_until(t0 + Duration::from_secs_f64(secs)).await;
+}
+
+fn record(store: &Arc<Mutex<Store>>) -> LeaderElectionRecord {
+    store.lock().record.clone().unwrap_or_default()
+}
+
+/// The elector's own callbacks in order; the work task's exit is a
+/// separate task, so its place among them is not fixed.
+fn entries(log: &Log) -> Vec<String> {
+    log.lock()
+        .iter()
+        .filter(|e| !e.starts_with("token-cancelled"))
+        .cloned()
+        .collect()
+}
+
+async fn work_stopped(log: &Log, id: &str) -> bool {
+    // Let the spawned work task observe its token.
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    log.lock().contains(&format!("token-cancelled:{id}"))
+}
+
+#[tokio::test(start_paused = true)]
+async fn acquires_by_creating_and_renews_every_retry_period() {
+    let t0 = Instant::now();
+    let store = Arc::new(Mutex::new(Store::default()));
+    let log = Log::default();
+    let a = candidate(&store, "a", false, &log);
+    assert!(!a.is_leader());
+    let run = start(&a);
+    at(t0, 0.5).await;
+    assert!(a.is_leader());
+    assert_eq!(a.get_leader(), "a");
+    let first = record(&store);
+    assert_eq!(
+        (
+            first.holder_identity.as_str(),
+            first.lease_duration_seconds,
+            first.leader_transitions
+        ),
+        ("a", 15, 0)
+    );
+    at(t0, 20.5).await;
+    // One create plus a renewal at 0, 2, 4, ..., 20.
+    assert_eq!(store.lock().rv, 12);
+    assert_eq!(
+        record(&store).acquire_time,
+        first.acquire_time,
+        "renewals keep the acquire time"
+    );
+    assert_eq!(entries(&log), ["new:a", "started:a"]);
+    run.stop().await;
+    assert_eq!(entries(&log), ["new:a", "started:a", "stopped:a"]);
+    assert!(work_stopped(&log, "a").await);
+    assert_eq!(
+        record(&store).holder_identity,
+        "a",
+        "no release unless configured"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn takes_over_only_after_lease_duration_on_the_local_clock() {
+    let t0 = Instant::now();
+    // Written long ago by wall-clock time, but this candidate has only just
+    // seen it: it must still wait a full lease duration.
+    let stale = LeaderElectionRecord {
+        holder_identity: "old".into(),
+        lease_duration_seconds: 15,
+        renew_time: Some(jiff::Timestamp::UNIX_EPOCH),
+        acquire_time: Some(jiff::Timestamp::UNIX_EPOCH),
+        leader_transitions: 4,
+    };
+    let store = Arc::new(Mutex::new(Store {
+        record: Some(stale),
+        rv: 7,
+        down: false,
+    }));
+    let log = Log::default();
+    let b = candidate(&store, "b", false, &log);
+    let run = start(&b);
+    at(t0, 14.9).await;
+    assert!(!b.is_leader());
+    assert_eq!(b.get_leader(), "old");
+    assert_eq!(record(&store).holder_identity, "old");
+    // Expired at 15 s; the next jittered attempt comes within 2.2 retry periods.
+    at(t0, 15.0 + 4.5).await;
+    assert!(b.is_leader());
+    assert_eq!(record(&store).leader_transitions, 5);
+    assert_eq!(entries(&log), ["new:old", "new:b", "started:b"]);
+    run.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn gives_up_when_renewal_fails_past_the_deadline() {
+    let t0 = Instant::now();
+    let store = Arc::new(Mutex::new(Store::default()));
+    let log = Log::default();
+    let a = candidate(&store, "a", false, &log);
+    let run = start(&a);
+    at(t0, 1.0).await;
+    assert!(a.is_leader());
+    store.lock().down = true;
+    // Last renewal at 0 s; the next try at 2 s fails and retries until the
+    // 10 s renew deadline ends at 12 s.
+    at(t0, 11.9).await;
+    assert!(!run.task.is_finished());
+    assert!(!work_stopped(&log, "a").await);
+    at(t0, 12.1).await;
+    assert!(run.task.is_finished());
+    assert_eq!(entries(&log), ["new:a", "started:a", "stopped:a"]);
+    assert!(work_stopped(&log, "a").await);
+    // The last observation still names a: the health check catches the
+    // stale belief once the lease must have expired (last renewal at 0 s).
+    assert!(a.is_leader());
+    at(t0, 16.9).await;
+    assert!(a.check(Duration::from_secs(2)).is_ok());
+    at(t0, 17.1).await;
+    assert!(matches!(
+        a.check(Duration::from_secs(2)),
+        Err(Error::RenewalOverdue { .. })
+    ));
+    run.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn loses_to_a_conflicting_writer() {
+    let t0 = Instant::now();
+    let store = Arc::new(Mutex::new(Store::default()));
+    let log = Log::default();
+    let a = candidate(&store, "a", false, &log);
+    let run = start(&a);
+    at(t0, 1.0).await;
+    {
+        let mut s = store.lock();
+        s.record = Some(LeaderElectionRecord {
+            holder_identity: "x".into(),
+            lease_duration_seconds: 15,
+            ..Default::default()
+        });
+        s.rv += 1;
+    }
+    at(t0, 12.1).await;
+    assert!(
+        run.task.is_finished(),
+        "conflict, then a valid foreign lease until the deadline"
+    );
+    assert!(!a.is_leader());
+    assert_eq!(a.get_leader(), "x");
+    assert_eq!(
+        record(&store).holder_identity,
+        "x",
+        "the other writer's record stands"
+    );
+    assert_eq!(entries(&log), ["new:a", "started:a", "new:x", "stopped:a"]);
+    assert!(work_stopped(&log, "a").await);
+    run.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn release_on_cancel_hands_over_at_once() {
+    let t0 = Instant::now();
+    let store = Arc::new(Mutex::new(Store::default()));
+    let (log_a, log_b) = (Log::default(), Log::default());
+    let a = candidate(&store, "a", true, &log_a);
+    let run_a = start(&a);
+    at(t0, 0.5).await;
+    let b = candidate(&store, "b", true, &log_b);
+    let run_b = start(&b);
+    at(t0, 3.0).await;
+    assert!(a.is_leader() && !b.is_leader());
+    run_a.stop().await;
+    let released = record(&store);
+    assert_eq!(
+        (
+            released.holder_identity.as_str(),
+            released.lease_duration_seconds
+        ),
+        ("", 1)
+    );
+    assert!(!a.is_leader());
+    assert_eq!(entries(&log_a), ["new:a", "started:a", "new:", "stopped:a"]);
+    assert!(work_stopped(&log_a, "a").await);
+    // Far sooner than the 15 s lease: b's next attempt (within 4.4 s) wins.
+    at(t0, 3.0 + 4.5).await;
+    assert!(b.is_leader());
+    assert_eq!(record(&store).leader_transitions, 1);
+    assert_eq!(entries(&log_b), ["new:a", "new:b", "started:b"]);
+    run_b.stop().await;
+    assert_eq!(record(&store).holder_identity, "");
+}
+
+#[tokio::test(start_paused = true)]
+async fn without_release_the_successor_waits_for_expiry() {
+    let t0 = Instant::now();
+    let store = Arc::new(Mutex::new(Store::default()));
+    let (log_a, log_b) = (Log::default(), Log::default());
+    let a = candidate(&store, "a", false, &log_a);
+    let run_a = start(&a);
+    at(t0, 0.5).await;
+    let b = candidate(&store, "b", false, &log_b);
+    let run_b = start(&b);
+    // Each renewal by a is a change b observes, restarting b's wait.
+    at(t0, 21.0).await;
+    assert!(
+        a.is_leader() && !b.is_leader(),
+        "no takeover while the leader renews"
+    );
+    run_a.stop().await;
+    // a's last renewal was at 20 s; b sees it by 20 + 4.4 s and must then
+    // wait 15 s from that observation.
+    at(t0, 34.9).await;
+    assert!(!b.is_leader());
+    at(t0, 20.0 + 4.4 + 15.0 + 4.5).await;
+    assert!(b.is_leader());
+    assert_eq!(record(&store).leader_transitions, 1);
+    run_b.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancel_before_acquiring_still_reports_stopped() {
+    let t0 = Instant::now();
+    let held = LeaderElectionRecord {
+        holder_identity: "x".into(),
+        lease_duration_seconds: 15,
+        ..Default::default()
+    };
+    let store = Arc::new(Mutex::new(Store {
+        record: Some(held),
+        rv: 1,
+        down: false,
+    }));
+    let log = Log::default();
+    let b = candidate(&store, "b", true, &log);
+    let run = start(&b);
+    at(t0, 5.0).await;
+    run.stop().await;
+    assert_eq!(
+        entries(&log),
+        ["new:x", "stopped:b"],
+        "as client-go, OnStoppedLeading runs on every return"
+    );
+    assert_eq!(
+        record(&store).holder_identity,
+        "x",
+        "a non-leader releases nothing"
+    );
+}
+
+#[test]
+fn config_is_validated() {
+    let store = Arc::new(Mutex::new(Store::default()));
+    let lock = |id: &str| MemLock {
+        identity: id.into(),
+        store: store.clone(),
+        seen_rv: Mutex::new(None),
+    };
+    assert!(LeaderElector::new(LeaderElectionConfig::default(), lock("a")).is_ok());
+    let bad = [
+        LeaderElectionConfig {
+            lease_duration: Duration::from_secs(10),
+            ..Default::default()
+        },
+        LeaderElectionConfig {
+            retry_period: Duration::from_secs(9),
+            ..Default::default()
+        },
+        LeaderElectionConfig {
+            retry_period: Duration::ZERO,
+            renew_deadline: Duration::from_secs(1),
+            ..Default::default()
+        },
+    ];
+    for config in bad {
+        assert!(matches!(
+            LeaderElector::new(config, lock("a")),
+            Err(Error::InvalidConfig(_))
+        ));
+    }
+    assert!(matches!(
+        LeaderElector::new(LeaderElectionConfig::default(), lock("")),
+        Err(Error::InvalidConfig(_))
+    ));
+}
+
+#[tokio::test]
+async fn lease_lock_records_leadership_events() {
+    let broadcaster = crate::record::EventBroadcaster::new();
+    let mut events = broadcaster.watch();
+    let client = crate::rest::Client::new(crate::config::Config::new(
+        "http://127.0.0.1:1".parse().unwrap(),
+    ))
+    .unwrap();
+    let lock = LeaseLock::new(client, "ns", "ctrl", "pod-1")
+        .with_event_recorder(broadcaster.new_recorder(crate::record::EventSource::new("ctrl")));
+    lock.record_event("became leader");
+    let e = events.recv().await.unwrap();
+    assert_eq!(
+        (e.reason.as_str(), e.message.as_str()),
+        ("LeaderElection", "pod-1 became leader")
+    );
+    assert_eq!(
+        (
+            e.involved_object.kind.as_str(),
+            e.involved_object.name.as_str()
+        ),
+        ("Lease", "ctrl")
+    );
+    assert_eq!(e.involved_object.api_version, "coordination.k8s.io/v1");
+    assert_eq!(e.metadata.namespace.as_deref(), Some("ns"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn dropping_run_cancels_the_token_without_release() {
+    let t0 = Instant::now();
+    let store = Arc::new(Mutex::new(Store::default()));
+    let log = Log::default();
+    let a = candidate(&store, "a", true, &log);
+    let run = start(&a);
+    at(t0, 1.0).await;
+    run.task.abort();
+    assert!(work_stopped(&log, "a").await);
+    assert_eq!(
+        entries(&log),
+        ["new:a", "started:a"],
+        "no on_stopped_leading when dropped"
+    );
+    assert_eq!(
+        record(&store).holder_identity,
+        "a",
+        "no release when dropped"
+    );
+}

@@ -1,0 +1,535 @@
+//! [`EventBroadcaster`] fans recorded events out to watchers (the sink
+//! writer, a logger, your own closures); [`EventRecorder`] is the handle
+//! controllers record with.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+
+use super::Error;
+use super::correlator::{CorrelatorOptions, EventCorrelator};
+use super::event::{
+    Event, EventSource, EventType, ToObjectReference, format_time, unique_event_name,
+};
+use super::sink::{EventSink, RestEventSink};
+use crate::rest::{Client, Error as RestError};
+
+/// Tuning of an [`EventBroadcaster`]; the defaults are client-go's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BroadcasterOptions {
+    /// Events buffered per watcher before new ones are dropped
+    /// (client-go's `maxQueuedEvents`).
+    pub queue_length: usize,
+    /// Pause between attempts to write an event (`defaultSleepDuration`);
+    /// the first pause is a random fraction of it so that many clients do
+    /// not retry in lockstep after an apiserver outage.
+    #[doc(alias = "WithSleepDuration")]
+    pub sleep_duration: Duration,
+    /// Attempts per event before giving up (`maxTriesPerEvent`).
+    pub max_tries: u32,
+    /// Aggregation, count and spam filter settings of the sink pipeline.
+    pub correlator: CorrelatorOptions,
+}
+
+impl Default for BroadcasterOptions {
+    fn default() -> Self {
+        BroadcasterOptions {
+            queue_length: 1000,
+            sleep_duration: Duration::from_secs(10),
+            max_tries: 12,
+            correlator: CorrelatorOptions::default(),
+        }
+    }
+}
+
+struct Slot {
+    id: u64,
+    tx: mpsc::Sender<Event>,
+}
+
+struct Shared {
+    opts: BroadcasterOptions,
+    watchers: Mutex<Vec<Slot>>,
+    next_id: AtomicU64,
+    shut_down: AtomicBool,
+    /// Flips to `true` on shutdown; wakes sink writers sleeping between
+    /// retries.
+    shutdown_tx: watch::Sender<bool>,
+    /// Watcher tasks still running, for [`EventBroadcaster::drain`].
+    running: Arc<watch::Sender<usize>>,
+}
+
+/// Counts a watcher task as running until it ends, however it ends. It
+/// holds only the counter: a task keeping all of `Shared` alive would keep
+/// its own channel open forever once every broadcaster clone is dropped.
+struct RunningGuard(Arc<watch::Sender<usize>>);
+
+impl RunningGuard {
+    fn new(shared: &Shared) -> Self {
+        shared.running.send_modify(|n| *n += 1);
+        RunningGuard(shared.running.clone())
+    }
+}
+
+impl Drop for RunningGuard {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+/// Distributes recorded events to watchers (client-go's
+/// `EventBroadcaster`). Cheap to clone; clones share watchers.
+///
+/// Recording never blocks: each watcher has a bounded queue
+/// ([`BroadcasterOptions::queue_length`]) and an event that does not fit is
+/// dropped with a warning.
+///
+/// ```no_run
+/// # async fn demo(client: k8s_client_runtime::Client, pod: k8s_client_runtime::record::ObjectReference) {
+/// use k8s_client_runtime::record::{EventBroadcaster, EventSource, EventType};
+/// let broadcaster = EventBroadcaster::with_client(client).unwrap();
+/// let recorder = broadcaster.new_recorder(EventSource::new("my-controller"));
+/// recorder.event(&pod, EventType::Normal, "Synced", "pod synced");
+/// # }
+/// ```
+#[derive(Clone)]
+#[doc(alias = "NewBroadcaster")]
+pub struct EventBroadcaster {
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for EventBroadcaster {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventBroadcaster")
+            .field("watchers", &self.shared.watchers.lock().len())
+            .field("shut_down", &self.shared.shut_down.load(Ordering::Relaxed))
+            .finish()
+    }
+}
+
+impl Default for EventBroadcaster {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A watcher started by [`EventBroadcaster`]: stop it, or wait for its task.
+pub struct WatcherHandle {
+    id: u64,
+    /// Weak: a handle must not keep a dropped broadcaster's channels open.
+    shared: Weak<Shared>,
+    task: JoinHandle<()>,
+}
+
+impl fmt::Debug for WatcherHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WatcherHandle")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WatcherHandle {
+    /// Unsubscribes the watcher. Events already queued for it are still
+    /// handled; use [`join`](Self::join) to wait for that.
+    pub fn stop(&self) {
+        if let Some(shared) = self.shared.upgrade() {
+            shared.watchers.lock().retain(|s| s.id != self.id);
+        }
+    }
+
+    /// Waits until the watcher's task has finished (after [`stop`](Self::stop)
+    /// or [`EventBroadcaster::shutdown`]).
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future leaves the task running.
+    pub async fn join(self) {
+        // A panic in a user closure ends only that watcher; nothing to report.
+        let _ = self.task.await;
+    }
+}
+
+/// A raw subscription to every recorded event (client-go's `Watch`).
+#[derive(Debug)]
+pub struct EventWatcher {
+    rx: mpsc::Receiver<Event>,
+}
+
+impl EventWatcher {
+    /// The next event; `None` once the broadcaster is shut down.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: no event is lost when the future is dropped.
+    pub async fn recv(&mut self) -> Option<Event> {
+        self.rx.recv().await
+    }
+}
+
+fn current_runtime() -> Result<tokio::runtime::Handle, Error> {
+    tokio::runtime::Handle::try_current().map_err(Error::NoRuntime)
+}
+
+impl EventBroadcaster {
+    pub fn new() -> Self {
+        Self::with_options(BroadcasterOptions::default())
+    }
+
+    #[doc(alias = "NewBroadcasterWithCorrelatorOptions")]
+    pub fn with_options(opts: BroadcasterOptions) -> Self {
+        let (shutdown_tx, _) = watch::channel(false);
+        EventBroadcaster {
+            shared: Arc::new(Shared {
+                opts,
+                watchers: Mutex::new(Vec::new()),
+                next_id: AtomicU64::new(0),
+                shut_down: AtomicBool::new(false),
+                shutdown_tx,
+                running: Arc::new(watch::channel(0).0),
+            }),
+        }
+    }
+
+    /// The usual setup: record to the apiserver through `client` and log
+    /// every event with `tracing`. Must be called within a tokio runtime.
+    pub fn with_client(client: Client) -> Result<Self, Error> {
+        let b = Self::new();
+        b.start_recording_to_sink(RestEventSink::new(client))?;
+        b.start_structured_logging()?;
+        Ok(b)
+    }
+
+    pub fn options(&self) -> &BroadcasterOptions {
+        &self.shared.opts
+    }
+
+    fn subscribe(&self) -> (u64, mpsc::Receiver<Event>) {
+        let (tx, rx) = mpsc::channel(self.shared.opts.queue_length.max(1));
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        if !self.shared.shut_down.load(Ordering::Acquire) {
+            self.shared.watchers.lock().push(Slot { id, tx });
+        }
+        // After shutdown `tx` is dropped here, so the receiver ends at once.
+        (id, rx)
+    }
+
+    /// Subscribes to every event recorded from now on.
+    #[doc(alias = "Watch")]
+    pub fn watch(&self) -> EventWatcher {
+        EventWatcher {
+            rx: self.subscribe().1,
+        }
+    }
+
+    /// Calls `handler` for every event, from a task of its own.
+    pub fn start_event_watcher<F>(&self, mut handler: F) -> Result<WatcherHandle, Error>
+    where
+        F: FnMut(&Event) + Send + 'static,
+    {
+        let rt = current_runtime()?;
+        let (id, mut rx) = self.subscribe();
+        let guard = RunningGuard::new(&self.shared);
+        let task = rt.spawn(async move {
+            let _guard = guard;
+            while let Some(ev) = rx.recv().await {
+                handler(&ev);
+            }
+        });
+        Ok(WatcherHandle {
+            id,
+            shared: Arc::downgrade(&self.shared),
+            task,
+        })
+    }
+
+    /// Logs every event at `info` level with `tracing`.
+    #[doc(alias = "StartStructuredLogging")]
+    #[doc(alias = "StartLogging")]
+    pub fn start_structured_logging(&self) -> Result<WatcherHandle, Error> {
+        self.start_event_watcher(|e| {
+            tracing::info!(
+                object = %format_args!("{}/{}", e.involved_object.namespace, e.involved_object.name),
+                kind = %e.involved_object.kind,
+                r#type = %e.type_,
+                reason = %e.reason,
+                message = %e.message,
+                "Event occurred"
+            );
+        })
+    }
+
+    /// Writes every event to `sink` through an [`EventCorrelator`]
+    /// (aggregation, count updates, spam filter), retrying transport
+    /// failures [`BroadcasterOptions::max_tries`] times.
+    #[doc(alias = "StartRecordingToSink")]
+    pub fn start_recording_to_sink<S: EventSink>(&self, sink: S) -> Result<WatcherHandle, Error> {
+        let rt = current_runtime()?;
+        let (id, mut rx) = self.subscribe();
+        let opts = self.shared.opts.clone();
+        let mut shutdown = self.shared.shutdown_tx.subscribe();
+        let guard = RunningGuard::new(&self.shared);
+        let task = rt.spawn(async move {
+            let _guard = guard;
+            let mut correlator = EventCorrelator::new(opts.correlator.clone());
+            while let Some(ev) = rx.recv().await {
+                record_to_sink(&sink, ev, &mut correlator, &opts, &mut shutdown).await;
+            }
+        });
+        Ok(WatcherHandle {
+            id,
+            shared: Arc::downgrade(&self.shared),
+            task,
+        })
+    }
+
+    /// A recorder reporting as `source`.
+    #[doc(alias = "NewRecorder")]
+    pub fn new_recorder(&self, source: EventSource) -> EventRecorder {
+        EventRecorder {
+            broadcaster: self.clone(),
+            source,
+        }
+    }
+
+    /// Stops all watchers: queued events are still delivered, retry sleeps
+    /// end at once, and later events are discarded.
+    pub fn shutdown(&self) {
+        self.shared.shut_down.store(true, Ordering::Release);
+        self.shared.watchers.lock().clear();
+        self.shared.shutdown_tx.send_replace(true);
+    }
+
+    /// Stops accepting events and waits until the watchers have handled
+    /// everything already queued, including the sink's retries. Use it
+    /// before exiting (or in tests) to make sure recorded events were
+    /// written; [`shutdown`](Self::shutdown) instead drops pending retries.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: dropping the future stops only the waiting; the
+    /// broadcaster stays closed and its watchers finish on their own.
+    pub async fn drain(&self) {
+        self.shared.shut_down.store(true, Ordering::Release);
+        self.shared.watchers.lock().clear();
+        let mut running = self.shared.running.subscribe();
+        // The sender lives in `self.shared`, so this cannot fail.
+        let _ = running.wait_for(|n| *n == 0).await;
+    }
+
+    /// Hands `event` to every watcher without waiting (`ActionOrDrop`).
+    fn action_or_drop(&self, event: Event) {
+        if self.shared.shut_down.load(Ordering::Acquire) {
+            return;
+        }
+        let mut watchers = self.shared.watchers.lock();
+        watchers.retain(|slot| match slot.tx.try_send(event.clone()) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(e)) => {
+                tracing::warn!(event = ?e.metadata.name, reason = %e.reason, "event queue full, dropping event");
+                true
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        });
+    }
+}
+
+/// Whether a failed write may succeed if tried again. client-go gives up
+/// on anything the server answered and retries only failures to reach it.
+fn is_retryable(err: &RestError) -> bool {
+    !matches!(
+        err,
+        RestError::Api(_)
+            | RestError::InvalidRequest { .. }
+            | RestError::Encode { .. }
+            | RestError::Decode { .. }
+    )
+}
+
+/// One write attempt; `true` when done (written or given up on for good).
+async fn record_event<S: EventSink>(
+    sink: &S,
+    result: &mut super::CorrelateResult,
+    correlator: &mut EventCorrelator,
+) -> bool {
+    let event = &mut result.event;
+    let mut outcome = None;
+    if let (true, Some(patch)) = (event.count > 1, result.patch.as_ref()) {
+        outcome = Some(sink.patch(event, patch).await);
+    }
+    // The event we count may have been deleted (events expire after an
+    // hour by default): write it anew, keeping its count.
+    let create = match &outcome {
+        None => true,
+        Some(Err(e)) => e.is_not_found(),
+        Some(Ok(_)) => false,
+    };
+    if create {
+        event.metadata.resource_version = None;
+        outcome = Some(sink.create(event).await);
+    }
+    match outcome {
+        Some(Ok(written)) => {
+            correlator.update_state(&written);
+            true
+        }
+        Some(Err(e)) if is_retryable(&e) => {
+            tracing::error!(event = ?event.metadata.name, error = %e, "unable to write event (may retry after sleeping)");
+            false
+        }
+        Some(Err(e)) => {
+            if e.is_already_exists() {
+                tracing::debug!(event = ?event.metadata.name, error = %e, "server rejected event (will not retry)");
+            } else {
+                tracing::error!(event = ?event.metadata.name, error = %e, "server rejected event (will not retry)");
+            }
+            true
+        }
+        None => true,
+    }
+}
+
+async fn record_to_sink<S: EventSink>(
+    sink: &S,
+    event: Event,
+    correlator: &mut EventCorrelator,
+    opts: &BroadcasterOptions,
+    shutdown: &mut watch::Receiver<bool>,
+) {
+    let Some(mut result) = correlator.correlate(event) else {
+        return;
+    };
+    let mut tries = 0;
+    loop {
+        if record_event(sink, &mut result, correlator).await {
+            return;
+        }
+        tries += 1;
+        if tries >= opts.max_tries {
+            tracing::error!(event = ?result.event.metadata.name, tries, "unable to write event (retry limit exceeded)");
+            return;
+        }
+        let delay = if tries == 1 {
+            opts.sleep_duration.mul_f64(rand::random::<f64>())
+        } else {
+            opts.sleep_duration
+        };
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => {}
+            // Ends on shutdown or when the broadcaster is gone.
+            _ = shutdown.wait_for(|down| *down) => {
+                tracing::warn!(event = ?result.event.metadata.name, "shutting down, event not written");
+                return;
+            }
+        }
+    }
+}
+
+/// Records events for one component (client-go's `EventRecorder`). Cheap
+/// to clone; never blocks and never fails: events that cannot be queued
+/// are dropped with a warning.
+#[derive(Debug, Clone)]
+pub struct EventRecorder {
+    broadcaster: EventBroadcaster,
+    source: EventSource,
+}
+
+impl EventRecorder {
+    pub fn source(&self) -> &EventSource {
+        &self.source
+    }
+
+    /// Records that `reason` happened to `object`.
+    pub fn event(
+        &self,
+        object: &impl ToObjectReference,
+        type_: EventType,
+        reason: &str,
+        message: &str,
+    ) {
+        self.generate(object, None, type_, reason, message.to_owned());
+    }
+
+    /// [`event`](Self::event) with a formatted message:
+    /// `recorder.eventf(&pod, EventType::Warning, "Failed", format_args!("pull {image}"))`.
+    pub fn eventf(
+        &self,
+        object: &impl ToObjectReference,
+        type_: EventType,
+        reason: &str,
+        message: fmt::Arguments<'_>,
+    ) {
+        self.generate(object, None, type_, reason, message.to_string());
+    }
+
+    /// [`eventf`](Self::eventf) with annotations on the Event object.
+    #[doc(alias = "AnnotatedEventf")]
+    pub fn annotated_eventf(
+        &self,
+        object: &impl ToObjectReference,
+        annotations: BTreeMap<String, String>,
+        type_: EventType,
+        reason: &str,
+        message: fmt::Arguments<'_>,
+    ) {
+        self.generate(
+            object,
+            Some(annotations),
+            type_,
+            reason,
+            message.to_string(),
+        );
+    }
+
+    fn generate(
+        &self,
+        object: &impl ToObjectReference,
+        annotations: Option<BTreeMap<String, String>>,
+        type_: EventType,
+        reason: &str,
+        message: String,
+    ) {
+        let event = make_event(object, annotations, type_, reason, message, &self.source);
+        self.broadcaster.action_or_drop(event);
+    }
+}
+
+/// client-go's `makeEvent`: a fresh event with count 1, named after the
+/// object, in the object's namespace (or `default` for cluster-scoped ones).
+pub(crate) fn make_event(
+    object: &impl ToObjectReference,
+    annotations: Option<BTreeMap<String, String>>,
+    type_: EventType,
+    reason: &str,
+    message: String,
+    source: &EventSource,
+) -> Event {
+    let involved = object.object_reference();
+    let now = jiff::Timestamp::now();
+    let stamp = format_time(now);
+    let namespace = if involved.namespace.is_empty() {
+        "default".to_owned()
+    } else {
+        involved.namespace.clone()
+    };
+    let mut event = Event {
+        api_version: Some("v1".to_owned()),
+        kind: Some("Event".to_owned()),
+        reason: reason.to_owned(),
+        message,
+        source: source.clone(),
+        first_timestamp: Some(stamp.clone()),
+        last_timestamp: Some(stamp),
+        count: 1,
+        type_: type_.as_str().to_owned(),
+        ..Default::default()
+    };
+    event.metadata.name = Some(unique_event_name(&involved.name, now));
+    event.metadata.namespace = Some(namespace);
+    event.metadata.annotations = annotations.filter(|a| !a.is_empty());
+    event.involved_object = involved;
+    event
+}

@@ -1,0 +1,513 @@
+//! client-go's `EventCorrelator`: what happens to an event between the
+//! recorder and the sink.
+//!
+//! 1. **Aggregation** ([`CorrelatorOptions::max_events`]): events that differ
+//!    only in their message are folded, once too many distinct messages
+//!    were seen within [`CorrelatorOptions::max_interval`], into one event
+//!    whose message starts with `(combined from similar events): `.
+//! 2. **Count updates**: an event identical to one already written becomes
+//!    a patch of that event's `count`, `lastTimestamp` and `message`.
+//! 3. **Spam filter**: a token bucket per source and involved object
+//!    ([`CorrelatorOptions::burst_size`], refilled at
+//!    [`CorrelatorOptions::qps`]) drops what exceeds it.
+//!
+//! The windows run on tokio's clock so that tests can pause it; the
+//! timestamps written into events are wall-clock time.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::event::{Event, format_time, unique_event_name};
+
+/// Prefix of the message of an aggregated event.
+pub const COMBINED_MESSAGE_PREFIX: &str = "(combined from similar events): ";
+
+/// Tuning of the correlator (client-go's `CorrelatorOptions`); the
+/// defaults are client-go's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CorrelatorOptions {
+    /// Entries kept by each of the aggregation, count and spam caches.
+    pub lru_cache_size: usize,
+    /// Events per source+object let through at once.
+    pub burst_size: u32,
+    /// Tokens per second refilled into that bucket (1 per 5 minutes).
+    pub qps: f64,
+    /// Distinct messages of similar events before aggregation starts.
+    pub max_events: usize,
+    /// How long similar events are remembered for aggregation.
+    pub max_interval: Duration,
+}
+
+impl Default for CorrelatorOptions {
+    fn default() -> Self {
+        CorrelatorOptions {
+            lru_cache_size: 4096,
+            burst_size: 25,
+            qps: 1.0 / 300.0,
+            max_events: 10,
+            max_interval: Duration::from_secs(600),
+        }
+    }
+}
+
+/// A least-recently-used map; small enough not to warrant a dependency.
+#[derive(Debug)]
+struct Lru<V> {
+    cap: usize,
+    tick: u64,
+    map: HashMap<String, (V, u64)>,
+    order: BTreeMap<u64, String>,
+}
+
+impl<V> Lru<V> {
+    fn new(cap: usize) -> Self {
+        Lru {
+            cap: cap.max(1),
+            tick: 0,
+            map: HashMap::new(),
+            order: BTreeMap::new(),
+        }
+    }
+
+    fn touch(&mut self, key: &str) -> Option<&mut V> {
+        self.tick += 1;
+        let tick = self.tick;
+        let (v, t) = self.map.get_mut(key)?;
+        self.order.remove(t);
+        *t = tick;
+        self.order.insert(tick, key.to_owned());
+        Some(v)
+    }
+
+    fn insert(&mut self, key: String, value: V) {
+        self.tick += 1;
+        if let Some((_, old)) = self.map.insert(key.clone(), (value, self.tick)) {
+            self.order.remove(&old);
+        }
+        self.order.insert(self.tick, key);
+        while self.map.len() > self.cap {
+            let Some((_, oldest)) = self.order.pop_first() else {
+                break;
+            };
+            self.map.remove(&oldest);
+        }
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+}
+
+// Keys join fields with a unit separator so that ("ab","c") and ("a","bc")
+// differ; client-go joins with "" and accepts the ambiguity.
+fn join(parts: &[&str]) -> String {
+    parts.join("\u{1f}")
+}
+
+/// Everything but the message: events with this key are "similar".
+fn aggregate_key(e: &Event) -> String {
+    let o = &e.involved_object;
+    join(&[
+        &e.source.component,
+        &e.source.host,
+        &o.kind,
+        &o.namespace,
+        &o.name,
+        &o.uid,
+        &o.api_version,
+        &e.type_,
+        &e.reason,
+        &e.reporting_component,
+        &e.reporting_instance,
+    ])
+}
+
+/// Everything including the message: events with this key are "the same".
+fn event_key(e: &Event) -> String {
+    let o = &e.involved_object;
+    join(&[
+        &e.source.component,
+        &e.source.host,
+        &o.kind,
+        &o.namespace,
+        &o.name,
+        &o.field_path,
+        &o.uid,
+        &o.api_version,
+        &e.type_,
+        &e.reason,
+        &e.message,
+    ])
+}
+
+/// The spam filter's key: source and involved object only.
+fn spam_key(e: &Event) -> String {
+    let o = &e.involved_object;
+    join(&[
+        &e.source.component,
+        &e.source.host,
+        &o.kind,
+        &o.namespace,
+        &o.name,
+        &o.uid,
+        &o.api_version,
+    ])
+}
+
+#[derive(Debug)]
+struct AggregateRecord {
+    messages: HashSet<String>,
+    last_seen: Instant,
+}
+
+#[derive(Debug)]
+struct TokenBucket {
+    tokens: f64,
+    updated: Instant,
+}
+
+/// What the logger remembers of a written event to turn a repeat into a
+/// patch.
+#[derive(Debug, Clone)]
+struct EventLog {
+    count: i32,
+    first_timestamp: Option<String>,
+    name: Option<String>,
+    resource_version: Option<String>,
+}
+
+/// The outcome of [`EventCorrelator::correlate`] for one event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CorrelateResult {
+    /// The event to write (possibly aggregated, possibly with a count > 1).
+    pub event: Event,
+    /// For a repeat (`event.count > 1`): the strategic merge patch of
+    /// `count`, `lastTimestamp` and `message` to send instead of a create.
+    pub patch: Option<serde_json::Value>,
+}
+
+/// Aggregation, count updates and spam filtering of events on their way to
+/// a sink (client-go's `EventCorrelator`). The broadcaster keeps one per
+/// sink; use it directly only to build a custom sink pipeline.
+#[derive(Debug)]
+pub struct EventCorrelator {
+    opts: CorrelatorOptions,
+    aggregates: Lru<AggregateRecord>,
+    logs: Lru<EventLog>,
+    buckets: Lru<TokenBucket>,
+}
+
+impl EventCorrelator {
+    pub fn new(opts: CorrelatorOptions) -> Self {
+        let n = opts.lru_cache_size;
+        EventCorrelator {
+            opts,
+            aggregates: Lru::new(n),
+            logs: Lru::new(n),
+            buckets: Lru::new(n),
+        }
+    }
+
+    /// Decides what to write for `event`; `None` when the spam filter drops
+    /// it.
+    #[doc(alias = "EventCorrelate")]
+    pub fn correlate(&mut self, event: Event) -> Option<CorrelateResult> {
+        let now = Instant::now();
+        let wall = jiff::Timestamp::now();
+        let (event, key) = self.aggregate(event, now, wall);
+        let (event, patch) = self.observe(event, &key);
+        if self.spam_filtered(&event, now) {
+            return None;
+        }
+        Some(CorrelateResult { event, patch })
+    }
+
+    /// Records what the server returned for a written event, so that the
+    /// next repeat patches the right name and resourceVersion.
+    #[doc(alias = "UpdateState")]
+    pub fn update_state(&mut self, written: &Event) {
+        let log = EventLog {
+            count: written.count,
+            first_timestamp: written.first_timestamp.clone(),
+            name: written.metadata.name.clone(),
+            resource_version: written.metadata.resource_version.clone(),
+        };
+        self.logs.insert(event_key(written), log);
+    }
+
+    fn aggregate(&mut self, event: Event, now: Instant, wall: jiff::Timestamp) -> (Event, String) {
+        let agg_key = aggregate_key(&event);
+        let window = self.opts.max_interval;
+        let fresh = || AggregateRecord {
+            messages: HashSet::new(),
+            last_seen: now,
+        };
+        let record = match self.aggregates.touch(&agg_key) {
+            Some(r) if now.saturating_duration_since(r.last_seen) <= window => r,
+            Some(r) => {
+                *r = fresh();
+                r
+            }
+            None => {
+                self.aggregates.insert(agg_key.clone(), fresh());
+                match self.aggregates.touch(&agg_key) {
+                    Some(r) => r,
+                    // Only reachable with a zero-sized cache, which `Lru::new` rules out.
+                    None => return (event.clone(), event_key(&event)),
+                }
+            }
+        };
+        record.messages.insert(event.message.clone());
+        record.last_seen = now;
+        if record.messages.len() < self.opts.max_events {
+            let key = event_key(&event);
+            return (event, key);
+        }
+        // Keep the set from growing without bound: the threshold is reached
+        // and stays reached while similar events keep coming.
+        if let Some(any) = record.messages.iter().next().cloned() {
+            record.messages.remove(&any);
+        }
+        let stamp = format_time(wall);
+        let name = unique_event_name(&event.involved_object.name, wall);
+        let mut combined = Event {
+            api_version: event.api_version.clone(),
+            kind: event.kind.clone(),
+            involved_object: event.involved_object.clone(),
+            reason: event.reason.clone(),
+            message: format!("{COMBINED_MESSAGE_PREFIX}{}", event.message),
+            source: event.source.clone(),
+            first_timestamp: Some(stamp.clone()),
+            last_timestamp: Some(stamp),
+            count: 1,
+            type_: event.type_.clone(),
+            reporting_component: event.reporting_component.clone(),
+            reporting_instance: event.reporting_instance.clone(),
+            ..Default::default()
+        };
+        combined.metadata.name = Some(name);
+        combined.metadata.namespace = event.metadata.namespace.clone();
+        (combined, agg_key)
+    }
+
+    fn observe(&mut self, mut event: Event, key: &str) -> (Event, Option<serde_json::Value>) {
+        let mut patch = None;
+        if let Some(last) = self.logs.touch(key).filter(|l| l.count != 0).cloned() {
+            event.count = last.count.saturating_add(1);
+            event.first_timestamp = last.first_timestamp;
+            event.metadata.name = last.name;
+            event.metadata.resource_version = last.resource_version;
+            patch = Some(serde_json::json!({
+                "count": event.count,
+                "lastTimestamp": event.last_timestamp,
+                "message": event.message,
+            }));
+        }
+        let log = EventLog {
+            count: event.count,
+            first_timestamp: event.first_timestamp.clone(),
+            name: event.metadata.name.clone(),
+            resource_version: event.metadata.resource_version.clone(),
+        };
+        self.logs.insert(key.to_owned(), log);
+        (event, patch)
+    }
+
+    /// Takes a token from the event's bucket; `true` when there was none.
+    fn spam_filtered(&mut self, event: &Event, now: Instant) -> bool {
+        let key = spam_key(event);
+        let burst = f64::from(self.opts.burst_size);
+        if self.buckets.touch(&key).is_none() {
+            self.buckets.insert(
+                key.clone(),
+                TokenBucket {
+                    tokens: burst,
+                    updated: now,
+                },
+            );
+        }
+        let qps = self.opts.qps.max(0.0);
+        let Some(b) = self.buckets.touch(&key) else {
+            return false;
+        };
+        let elapsed = now.saturating_duration_since(b.updated).as_secs_f64();
+        b.tokens = (b.tokens + elapsed * qps).min(burst);
+        b.updated = now;
+        if b.tokens >= 1.0 {
+            b.tokens -= 1.0;
+            false
+        } else {
+            true
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::event::{EventSource, ObjectReference};
+
+    fn ev(object: &str, reason: &str, message: &str) -> Event {
+        Event {
+            metadata: crate::record::MinimalObjectMeta {
+                name: Some(format!("{object}.1")),
+                namespace: Some("ns".into()),
+                ..Default::default()
+            },
+            involved_object: ObjectReference {
+                kind: "Pod".into(),
+                namespace: "ns".into(),
+                name: object.into(),
+                uid: format!("uid-{object}"),
+                api_version: "v1".into(),
+                ..Default::default()
+            },
+            reason: reason.into(),
+            message: message.into(),
+            source: EventSource::new("test"),
+            first_timestamp: Some("2024-01-01T00:00:00Z".into()),
+            last_timestamp: Some("2024-01-01T00:00:00Z".into()),
+            count: 1,
+            type_: "Normal".into(),
+            ..Default::default()
+        }
+    }
+
+    fn roomy() -> CorrelatorOptions {
+        // A bucket big enough that spam filtering stays out of the way.
+        CorrelatorOptions {
+            burst_size: 10_000,
+            ..Default::default()
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn similar_events_aggregate_at_the_tenth_distinct_message() {
+        let mut c = EventCorrelator::new(roomy());
+        for i in 0..9 {
+            let r = c.correlate(ev("p", "Failed", &format!("m{i}"))).unwrap();
+            assert_eq!(r.event.message, format!("m{i}"));
+            assert!(r.patch.is_none());
+        }
+        let r = c.correlate(ev("p", "Failed", "m9")).unwrap();
+        assert_eq!(r.event.message, format!("{COMBINED_MESSAGE_PREFIX}m9"));
+        assert_eq!(r.event.count, 1);
+        assert!(r.patch.is_none());
+        assert_ne!(
+            r.event.metadata.name.as_deref(),
+            Some("p.1"),
+            "aggregate gets a fresh name"
+        );
+        c.update_state(&Event {
+            metadata: crate::record::MinimalObjectMeta {
+                resource_version: Some("7".into()),
+                ..r.event.metadata.clone()
+            },
+            ..r.event.clone()
+        });
+
+        // Further similar events count up the one aggregate.
+        let r2 = c.correlate(ev("p", "Failed", "m10")).unwrap();
+        assert_eq!(r2.event.count, 2);
+        assert_eq!(r2.event.metadata.name, r.event.metadata.name);
+        assert_eq!(r2.patch.unwrap()["count"], 2);
+        // A different reason is not similar.
+        let other = c.correlate(ev("p", "Pulled", "m0")).unwrap();
+        assert_eq!(other.event.message, "m0");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn repeats_do_not_count_towards_aggregation_and_window_expires() {
+        let mut c = EventCorrelator::new(roomy());
+        for i in 0..9 {
+            c.correlate(ev("p", "Failed", &format!("m{i}"))).unwrap();
+        }
+        // Repeating a known message adds no distinct message.
+        let r = c.correlate(ev("p", "Failed", "m0")).unwrap();
+        assert_eq!(r.event.message, "m0");
+        assert_eq!(r.event.count, 2);
+        // After the window, the distinct messages are forgotten.
+        tokio::time::advance(Duration::from_secs(601)).await;
+        let r = c.correlate(ev("p", "Failed", "new")).unwrap();
+        assert_eq!(r.event.message, "new");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn identical_event_becomes_count_patch() {
+        let mut c = EventCorrelator::new(roomy());
+        let first = c.correlate(ev("p", "Started", "hello")).unwrap();
+        assert_eq!(first.event.count, 1);
+        assert!(first.patch.is_none());
+        let mut written = first.event.clone();
+        written.metadata.resource_version = Some("42".into());
+        c.update_state(&written);
+
+        let mut again = ev("p", "Started", "hello");
+        again.metadata.name = Some("p.2".into());
+        again.last_timestamp = Some("2024-01-01T00:01:00Z".into());
+        let r = c.correlate(again).unwrap();
+        assert_eq!(r.event.count, 2);
+        assert_eq!(
+            r.event.metadata.name.as_deref(),
+            Some("p.1"),
+            "patches the first event"
+        );
+        assert_eq!(r.event.metadata.resource_version.as_deref(), Some("42"));
+        assert_eq!(
+            r.event.first_timestamp.as_deref(),
+            Some("2024-01-01T00:00:00Z")
+        );
+        assert_eq!(
+            r.patch,
+            Some(
+                serde_json::json!({"count": 2, "lastTimestamp": "2024-01-01T00:01:00Z", "message": "hello"})
+            )
+        );
+        let r3 = c.correlate(ev("p", "Started", "hello")).unwrap();
+        assert_eq!(r3.event.count, 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn spam_filter_allows_burst_then_one_per_five_minutes() {
+        let mut c = EventCorrelator::new(CorrelatorOptions::default());
+        // Distinct reasons so that aggregation does not interfere; the spam
+        // key ignores the reason.
+        let mut passed = 0;
+        for i in 0..30 {
+            if c.correlate(ev("p", &format!("r{i}"), "m")).is_some() {
+                passed += 1;
+            }
+        }
+        assert_eq!(passed, 25);
+        // Another object has its own bucket.
+        assert!(c.correlate(ev("q", "r0", "m")).is_some());
+        tokio::time::advance(Duration::from_secs(299)).await;
+        assert!(c.correlate(ev("p", "x", "m")).is_none(), "not yet refilled");
+        tokio::time::advance(Duration::from_secs(1)).await;
+        assert!(
+            c.correlate(ev("p", "y", "m")).is_some(),
+            "one token after 300 s"
+        );
+        assert!(c.correlate(ev("p", "z", "m")).is_none());
+        tokio::time::advance(Duration::from_secs(3000)).await;
+        let refilled = (0..20)
+            .filter(|i| c.correlate(ev("p", &format!("s{i}"), "m")).is_some())
+            .count();
+        assert_eq!(refilled, 10, "ten tokens after 3000 s");
+    }
+
+    #[test]
+    fn lru_evicts_least_recently_used() {
+        let mut l = Lru::new(2);
+        l.insert("a".into(), 1);
+        l.insert("b".into(), 2);
+        assert!(l.touch("a").is_some());
+        l.insert("c".into(), 3);
+        assert_eq!(l.len(), 2);
+        assert!(l.touch("b").is_none());
+        assert!(l.touch("a").is_some() && l.touch("c").is_some());
+    }
+}

@@ -1,0 +1,188 @@
+//! Where events end up: the [`EventSink`] trait and its apiserver
+//! implementation [`RestEventSink`].
+
+use std::future::Future;
+
+use crate::rest::{
+    Client, CreateOptions, Error, Patch, PatchOptions, ResourceClient, UpdateOptions,
+};
+
+use super::event::Event;
+
+/// Writes events (client-go's `EventSink`). The broadcaster calls it from
+/// its own task, one event at a time.
+///
+/// Errors are [`rest::Error`](crate::rest::Error)s because the broadcaster's
+/// retry rules are client-go's: answers from the server (`Error::Api`) are
+/// final, a 404 on `patch` means "create it anew", and transport failures
+/// are retried.
+///
+/// # Cancel safety
+/// The broadcaster awaits every call to completion; it never drops these
+/// futures midway except when the runtime shuts down.
+pub trait EventSink: Send + Sync + 'static {
+    /// Creates `event` in `event.metadata.namespace`.
+    fn create(&self, event: &Event) -> impl Future<Output = Result<Event, Error>> + Send;
+    /// Replaces the event named by `event.metadata.name`.
+    fn update(&self, event: &Event) -> impl Future<Output = Result<Event, Error>> + Send;
+    /// Applies a strategic merge `patch` to the event named by
+    /// `event.metadata.name`.
+    fn patch(
+        &self,
+        event: &Event,
+        patch: &serde_json::Value,
+    ) -> impl Future<Output = Result<Event, Error>> + Send;
+}
+
+/// An [`EventSink`] writing core/v1 Events through the REST client to
+/// `/api/v1/namespaces/{namespace}/events` (client-go's `EventSinkImpl`),
+/// in each event's own namespace.
+#[derive(Debug, Clone)]
+#[doc(alias = "EventSinkImpl")]
+pub struct RestEventSink {
+    client: Client,
+}
+
+impl RestEventSink {
+    pub fn new(client: Client) -> Self {
+        RestEventSink { client }
+    }
+
+    fn events(&self, event: &Event) -> ResourceClient<Event> {
+        let ns = event
+            .metadata
+            .namespace
+            .as_deref()
+            .filter(|n| !n.is_empty())
+            .unwrap_or("default");
+        ResourceClient::namespaced(self.client.clone(), ns)
+    }
+}
+
+fn name_of(event: &Event) -> Result<&str, Error> {
+    event
+        .metadata
+        .name
+        .as_deref()
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| Error::InvalidRequest {
+            what: "Event".into(),
+            message: "metadata.name is not set".into(),
+        })
+}
+
+impl EventSink for RestEventSink {
+    /// # Cancel safety
+    /// As [`ResourceClient::create`]: dropping the future abandons the
+    /// request, which may or may not have reached the server.
+    async fn create(&self, event: &Event) -> Result<Event, Error> {
+        self.events(event)
+            .create(event, &CreateOptions::default())
+            .await
+    }
+
+    async fn update(&self, event: &Event) -> Result<Event, Error> {
+        self.events(event)
+            .update(event, &UpdateOptions::default())
+            .await
+    }
+
+    async fn patch(&self, event: &Event, patch: &serde_json::Value) -> Result<Event, Error> {
+        let name = name_of(event)?;
+        self.events(event)
+            .patch(
+                name,
+                &Patch::Strategic(patch.clone()),
+                &PatchOptions::default(),
+            )
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rest::tests::server::{Reply, TestServer};
+
+    #[tokio::test]
+    async fn writes_to_the_event_namespace() {
+        let server = TestServer::start(|req, _| {
+            let mut body = req.json();
+            if let Some(m) = body.get_mut("metadata") {
+                m["resourceVersion"] = "11".into();
+            }
+            Reply::json(if req.method == "POST" { 201 } else { 200 }, body)
+        })
+        .await;
+        let sink = RestEventSink::new(server.client());
+        let mut ev = Event {
+            count: 1,
+            message: "m".into(),
+            ..Default::default()
+        };
+        ev.metadata.name = Some("pod.abc".into());
+        ev.metadata.namespace = Some("ns1".into());
+        let created = sink.create(&ev).await.unwrap();
+        assert_eq!(created.metadata.resource_version.as_deref(), Some("11"));
+        sink.patch(&ev, &serde_json::json!({"count": 2}))
+            .await
+            .unwrap();
+        sink.update(&ev).await.unwrap();
+        let reqs = server.requests();
+        assert_eq!(reqs[0].method, "POST");
+        assert_eq!(reqs[0].path, "/api/v1/namespaces/ns1/events");
+        assert_eq!(reqs[1].method, "PATCH");
+        assert_eq!(reqs[1].path, "/api/v1/namespaces/ns1/events/pod.abc");
+        assert_eq!(
+            reqs[1].header("content-type"),
+            Some("application/strategic-merge-patch+json")
+        );
+        assert_eq!(reqs[1].json(), serde_json::json!({"count": 2}));
+        assert_eq!(reqs[2].method, "PUT");
+        assert_eq!(reqs[2].path, "/api/v1/namespaces/ns1/events/pod.abc");
+    }
+
+    #[tokio::test]
+    async fn broadcaster_creates_then_patches_over_http() {
+        let server = TestServer::start(|req, _| {
+            let mut body = req.json();
+            body["metadata"] = serde_json::json!({"name": req.path.rsplit('/').next().unwrap_or_default(), "resourceVersion": "5"});
+            if req.method == "POST" {
+                body["metadata"] = serde_json::json!({"name": "web-0.1", "resourceVersion": "4"});
+            }
+            Reply::json(if req.method == "POST" { 201 } else { 200 }, body)
+        })
+        .await;
+        let b = crate::record::EventBroadcaster::with_client(server.client()).unwrap();
+        let r = b.new_recorder(crate::record::EventSource::new("ctrl"));
+        let pod = crate::record::ObjectReference {
+            kind: "Pod".into(),
+            namespace: "ns".into(),
+            name: "web-0".into(),
+            api_version: "v1".into(),
+            ..Default::default()
+        };
+        // One sink task handles events in order, so the repeat sees the
+        // first one's written state without any waiting here.
+        r.event(&pod, crate::record::EventType::Normal, "Synced", "ok");
+        r.event(&pod, crate::record::EventType::Normal, "Synced", "ok");
+        b.drain().await;
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 2);
+        assert_eq!(
+            (reqs[0].method.as_str(), reqs[0].path.as_str()),
+            ("POST", "/api/v1/namespaces/ns/events")
+        );
+        let created = reqs[0].json();
+        assert_eq!(created["kind"], "Event");
+        assert_eq!(created["apiVersion"], "v1");
+        assert_eq!(created["count"], 1);
+        assert_eq!(created["involvedObject"]["name"], "web-0");
+        assert_eq!(created["source"]["component"], "ctrl");
+        assert_eq!(
+            (reqs[1].method.as_str(), reqs[1].path.as_str()),
+            ("PATCH", "/api/v1/namespaces/ns/events/web-0.1")
+        );
+        assert_eq!(reqs[1].json()["count"], 2);
+    }
+}
