@@ -10,4 +10,6 @@ pub mod apiextensions_apiserver;
 pub mod apimachinery;
 pub mod kube_aggregator;
 pub mod clientset;
+pub mod informers;
+pub mod listers;
 pub mod scheme;

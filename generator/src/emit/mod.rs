@@ -7,6 +7,7 @@
 
 pub mod client;
 pub mod crate_files;
+pub mod informer;
 pub mod scheme;
 pub mod types;
 
@@ -121,6 +122,29 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
         rust_file("src/clientset/mod.rs", &opts.source_label, client::emit_clientset(&groups, &skipped))?,
     );
     modules.entry(Vec::new()).or_default().extra_modules.insert("clientset".to_owned());
+
+    let informable = informer::informable(&groups);
+    for ((group, version), resources) in &informable {
+        let gv = naming::group_version_method(group, version);
+        for (root, is_informer) in [("src/listers", false), ("src/informers", true)] {
+            let dir = PathBuf::from(root).join(&gv);
+            for cr in resources {
+                let path = dir.join(format!("{}.rs", client::client_file_name(cr.resource)));
+                let source = format!("{}/{}", opts.source_label, cr.resource.source);
+                let tokens = if is_informer { informer::emit_informer(api, cr) } else { informer::emit_lister(api, cr) };
+                out.files.insert(path.clone(), rust_file(&path.display().to_string(), &source, tokens)?);
+            }
+            let path = dir.join("mod.rs");
+            let tokens = informer::emit_gv_module(resources, is_informer, group, version);
+            out.files.insert(path.clone(), rust_file(&path.display().to_string(), &opts.source_label, tokens)?);
+        }
+    }
+    for (root, is_informer) in [("listers", false), ("informers", true)] {
+        let path = PathBuf::from(format!("src/{root}/mod.rs"));
+        let tokens = informer::emit_root(&informable, is_informer);
+        out.files.insert(path.clone(), rust_file(&path.display().to_string(), &opts.source_label, tokens)?);
+        modules.entry(Vec::new()).or_default().extra_modules.insert(root.to_owned());
+    }
 
     for (module, contents) in &modules {
         let mut path = PathBuf::from("src");

@@ -238,7 +238,34 @@ fn emit_struct(api: &Api, def: &TypeDef, resource: Option<&Resource>) -> TokenSt
     if def.schema_name == OBJECT_META {
         out.extend(object_meta_impl());
     }
+    if def.schema_name == LABEL_SELECTOR {
+        out.extend(label_selector_impl());
+    }
     out
+}
+
+const LABEL_SELECTOR: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector";
+
+/// metav1.LabelSelector → the runtime's selector, as `metav1.LabelSelectorAsSelector`.
+fn label_selector_impl() -> TokenStream {
+    quote! {
+        impl LabelSelector {
+            /// This selector in the form listers and `ListOptions` use. An empty
+            /// selector selects everything, as in apimachinery.
+            pub fn to_selector(&self) -> ::std::result::Result<::k8s_client_runtime::selector::LabelSelector, ::k8s_client_runtime::selector::SelectorError> {
+                let labels = self.match_labels.iter().flatten().map(|(k, v)| (k.clone(), v.clone()));
+                let mut expressions = ::std::vec::Vec::new();
+                for e in self.match_expressions.iter().flatten() {
+                    expressions.push(::k8s_client_runtime::selector::Requirement::from_expression(
+                        e.key.clone(),
+                        &e.operator,
+                        e.values.iter().flatten().cloned(),
+                    )?);
+                }
+                ::k8s_client_runtime::selector::LabelSelector::from_match(labels, expressions)
+            }
+        }
+    }
 }
 
 fn resource_impls(api: &Api, def: &TypeDef, r: &Resource) -> TokenStream {

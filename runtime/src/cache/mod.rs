@@ -13,11 +13,27 @@
 //! controller normally gets a [`Store`] from a shared informer.
 
 pub mod delta_fifo;
+pub mod factory;
+pub mod informer;
+pub mod list_watch;
+pub mod lister;
+pub mod reflector;
 pub mod store;
 
+pub use factory::{FactoryBuilder, SharedInformerFactory};
 pub use delta_fifo::{
     DeletedFinalStateUnknown, Delta, DeltaFifo, DeltaFifoError, DeltaFifoOptions, DeltaObject,
     DeltaType, Deltas, KnownObjects, ProcessError,
+};
+pub use informer::{
+    FilteringResourceEventHandler, HandlerRegistration, HasSynced, InformerBuilder, InformerError,
+    ResourceEventHandler, ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
+};
+pub use list_watch::{FilteredListWatch, ListWatch, TweakListOptions};
+pub use lister::{Lister, ListerError, NamespaceLister};
+pub use reflector::{
+    BackoffConfig, Phase, Reflector, ReflectorError, ReflectorOptions, ResourceVersionHandle,
+    ShouldResync, TransformFn, WatchErrorHandler,
 };
 pub use store::{
     IndexFn, Indexers, KeyFn, NAMESPACE_INDEX, Store, StoreError, ThreadSafeStore, Writer,

@@ -139,10 +139,18 @@ impl<T> ThreadSafeStore<T> {
 
     /// Inserts or replaces the object under `key`.
     pub fn add(&self, key: String, obj: Arc<T>) {
+        self.upsert(key, obj);
+    }
+
+    /// Inserts or replaces the object under `key`, returning the replaced
+    /// one (the informer needs it for update notifications; one lookup
+    /// instead of a `get` and an `add`).
+    pub fn upsert(&self, key: String, obj: Arc<T>) -> Option<Arc<T>> {
         let mut data = self.data.write();
         let old = data.items.get(&key).cloned();
         data.update_indices(old.as_deref(), Some(&obj), &key);
         data.items.insert(key, obj);
+        old
     }
 
     /// Same as [`add`](Self::add): the store does not distinguish.
@@ -415,6 +423,12 @@ impl<T> Writer<T> {
     /// Same as [`add`](Self::add).
     pub fn update(&mut self, obj: Arc<T>) {
         self.add(obj)
+    }
+
+    /// Inserts or replaces `obj` under its key, returning the replaced one.
+    pub fn upsert(&mut self, obj: Arc<T>) -> Option<Arc<T>> {
+        let key = self.store.key_of(&obj);
+        self.store.store.upsert(key, obj)
     }
 
     /// Removes the object with the key of `obj`, returning the stored one.

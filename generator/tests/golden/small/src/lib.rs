@@ -9,4 +9,6 @@ pub mod api;
 pub mod apimachinery;
 pub mod fancy_stuff;
 pub mod clientset;
+pub mod informers;
+pub mod listers;
 pub mod scheme;

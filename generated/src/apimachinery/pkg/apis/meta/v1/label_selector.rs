@@ -24,3 +24,31 @@ pub struct LabelSelector {
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
 }
+impl LabelSelector {
+    /// This selector in the form listers and `ListOptions` use. An empty
+    /// selector selects everything, as in apimachinery.
+    pub fn to_selector(
+        &self,
+    ) -> ::std::result::Result<
+        ::k8s_client_runtime::selector::LabelSelector,
+        ::k8s_client_runtime::selector::SelectorError,
+    > {
+        let labels = self
+            .match_labels
+            .iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), v.clone()));
+        let mut expressions = ::std::vec::Vec::new();
+        for e in self.match_expressions.iter().flatten() {
+            expressions
+                .push(
+                    ::k8s_client_runtime::selector::Requirement::from_expression(
+                        e.key.clone(),
+                        &e.operator,
+                        e.values.iter().flatten().cloned(),
+                    )?,
+                );
+        }
+        ::k8s_client_runtime::selector::LabelSelector::from_match(labels, expressions)
+    }
+}

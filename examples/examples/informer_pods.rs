@@ -1,0 +1,45 @@
+//! A pod informer with add/update/delete handlers printing `ADD ns/name`,
+//! `UPDATE ns/name` and `DELETE ns/name`; resync every minute. Runs until
+//! Ctrl-C, or for `--for <seconds>`. Uses `KUBECONFIG` (or `~/.kube/config`).
+
+use std::time::Duration;
+
+use k8s_client::api::core::v1::Pod;
+use k8s_client::informers::SharedInformerFactory;
+use k8s_client_runtime::cache::{DeltaObject, ResourceEventHandlerFuncs};
+use k8s_client_runtime::object::{Object, object_key};
+use k8s_client_runtime::rest::Client;
+
+fn run_for() -> Option<Duration> {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == "--for")?;
+    let seconds: f64 = args.get(at + 1)?.parse().ok()?;
+    Some(Duration::from_secs_f64(seconds))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let factory = SharedInformerFactory::new(Client::try_default()?, Duration::from_secs(60));
+    let pods = factory.core_v1().pods().informer();
+    pods.add_event_handler(
+        ResourceEventHandlerFuncs::<Pod>::new()
+            .on_add(|pod, _initial| println!("ADD {}", object_key(pod.metadata())))
+            .on_update(|_old, new| println!("UPDATE {}", object_key(new.metadata())))
+            .on_delete(|deleted| match deleted {
+                DeltaObject::Object(pod) => println!("DELETE {}", object_key(pod.metadata())),
+                DeltaObject::DeletedFinalStateUnknown(tombstone) => println!("DELETE {}", tombstone.key),
+            }),
+    )?;
+    factory.start();
+    let synced = factory.wait_for_cache_sync().await;
+    eprintln!("synced: {synced:?}");
+    match run_for() {
+        Some(d) => tokio::select! {
+            _ = tokio::time::sleep(d) => {}
+            _ = tokio::signal::ctrl_c() => {}
+        },
+        None => tokio::signal::ctrl_c().await?,
+    }
+    factory.shutdown();
+    Ok(())
+}

@@ -1,0 +1,283 @@
+//! The whole informer without the network: a scripted list/watch feeds a
+//! real `SharedIndexInformer` (reflector → DeltaFifo → indexer → one
+//! handler's delivery task). Measures events per second from the first
+//! watch event to the handler having seen the last one. Decoding is not
+//! included: the scripted watch yields objects already built.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use futures_util::StreamExt as _;
+use futures_util::future::BoxFuture;
+use k8s_client_runtime::cache::{
+    ListWatch, ReflectorOptions, ResourceEventHandler, SharedIndexInformer,
+};
+use k8s_client_runtime::rest::{self, ListOptions, WatchEvent, WatchStream};
+use k8s_client_runtime::{ListMeta, Metadata, Object, ObjectList, Resource, Scope};
+use parking_lot::Mutex;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+const EVENTS: u64 = 200_000;
+const OBJECTS: u64 = 10_000;
+
+#[derive(Default)]
+struct Meta {
+    name: Option<String>,
+    namespace: Option<String>,
+    resource_version: Option<String>,
+}
+
+impl Metadata for Meta {
+    fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+    fn generate_name(&self) -> Option<&str> {
+        None
+    }
+    fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+    fn uid(&self) -> Option<&str> {
+        None
+    }
+    fn resource_version(&self) -> Option<&str> {
+        self.resource_version.as_deref()
+    }
+    fn generation(&self) -> Option<i64> {
+        None
+    }
+    fn labels(&self) -> Option<&BTreeMap<String, String>> {
+        None
+    }
+    fn annotations(&self) -> Option<&BTreeMap<String, String>> {
+        None
+    }
+    fn is_being_deleted(&self) -> bool {
+        false
+    }
+    fn set_name(&mut self, name: Option<String>) {
+        self.name = name;
+    }
+    fn set_namespace(&mut self, namespace: Option<String>) {
+        self.namespace = namespace;
+    }
+    fn set_resource_version(&mut self, rv: Option<String>) {
+        self.resource_version = rv;
+    }
+    fn clear_managed_fields(&mut self) {}
+}
+
+#[derive(Default)]
+struct Thing {
+    metadata: Meta,
+}
+
+impl Resource for Thing {
+    const GROUP: &'static str = "example.com";
+    const VERSION: &'static str = "v1";
+    const API_VERSION: &'static str = "example.com/v1";
+    const KIND: &'static str = "Thing";
+    const PLURAL: &'static str = "things";
+    const SCOPE: Scope = Scope::Namespaced;
+    const LIST_KIND: &'static str = "ThingList";
+}
+
+impl Object for Thing {
+    type Meta = Meta;
+    fn metadata(&self) -> &Meta {
+        &self.metadata
+    }
+    fn metadata_mut(&mut self) -> &mut Meta {
+        &mut self.metadata
+    }
+}
+
+type Events = Vec<Result<WatchEvent<Thing>, rest::Error>>;
+
+/// An empty list, then one watch that yields the prepared events and stays
+/// open.
+struct Script {
+    events: Mutex<Option<Events>>,
+    started: Mutex<Option<Instant>>,
+}
+
+impl ListWatch<Thing> for Script {
+    fn list<'a>(
+        &'a self,
+        _: &'a ListOptions,
+    ) -> BoxFuture<'a, Result<ObjectList<Thing>, rest::Error>> {
+        Box::pin(async {
+            Ok(ObjectList {
+                metadata: ListMeta {
+                    resource_version: Some("1".into()),
+                    ..ListMeta::default()
+                },
+                items: Vec::new(),
+            })
+        })
+    }
+    fn watch<'a>(
+        &'a self,
+        _: &'a ListOptions,
+    ) -> BoxFuture<'a, Result<WatchStream<Thing>, rest::Error>> {
+        let events = self.events.lock().take().unwrap_or_default();
+        *self.started.lock() = Some(Instant::now());
+        Box::pin(async move {
+            Ok(futures_util::stream::iter(events)
+                .chain(futures_util::stream::pending())
+                .boxed())
+        })
+    }
+}
+
+/// `EVENTS` watch events: an add per object, then updates, spread over 10
+/// namespaces, with increasing resourceVersions.
+fn events() -> Events {
+    (0..EVENTS)
+        .map(|i| {
+            let o = i % OBJECTS;
+            let thing = Thing {
+                metadata: Meta {
+                    name: Some(format!("thing-{o}")),
+                    namespace: Some(format!("ns-{}", o % 10)),
+                    resource_version: Some((i + 2).to_string()),
+                },
+            };
+            Ok(if i < OBJECTS {
+                WatchEvent::Added(thing)
+            } else {
+                WatchEvent::Modified(thing)
+            })
+        })
+        .collect()
+}
+
+struct Counter {
+    seen: AtomicU64,
+    done: Arc<Notify>,
+}
+
+impl Counter {
+    fn tick(&self) {
+        if self.seen.fetch_add(1, Ordering::Relaxed) + 1 == EVENTS {
+            self.done.notify_one();
+        }
+    }
+}
+
+impl ResourceEventHandler<Thing> for Counter {
+    fn on_add(&self, _: &Arc<Thing>, _: bool) {
+        self.tick()
+    }
+    fn on_update(&self, _: &Arc<Thing>, _: &Arc<Thing>) {
+        self.tick()
+    }
+}
+
+/// CPU time of the calling thread (Linux `schedstat`), to measure on a
+/// machine shared with other work; `None` elsewhere.
+fn thread_cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: u64 = stat.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
+}
+
+/// One run; returns the wall time from the watch opening to the last
+/// handler call, and the CPU time this thread spent from start to then.
+async fn run_informer() -> (Duration, Duration) {
+    let script = Arc::new(Script {
+        events: Mutex::new(Some(events())),
+        started: Mutex::new(None),
+    });
+    let cpu_start = thread_cpu_time().unwrap_or_default();
+    let informer = SharedIndexInformer::builder(Arc::clone(&script))
+        .reflector_options(ReflectorOptions {
+            use_watch_list: false,
+            ..ReflectorOptions::default()
+        })
+        .keep_managed_fields()
+        .build()
+        .expect("informer");
+    let done = Arc::new(Notify::new());
+    informer
+        .add_event_handler(Counter {
+            seen: AtomicU64::new(0),
+            done: Arc::clone(&done),
+        })
+        .expect("handler");
+    let cancel = CancellationToken::new();
+    let task = informer.start(cancel.clone());
+    done.notified().await;
+    let end = Instant::now();
+    let cpu = thread_cpu_time()
+        .unwrap_or_default()
+        .saturating_sub(cpu_start);
+    cancel.cancel();
+    task.await.expect("join").expect("run");
+    assert_eq!(informer.store().len() as u64, OBJECTS);
+    let started = script.started.lock().expect("watch was opened");
+    (end - started, cpu)
+}
+
+fn informer_pipeline(c: &mut Criterion) {
+    let mut group = c.benchmark_group("shared_informer");
+    group.throughput(Throughput::Elements(EVENTS));
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(10));
+    let runtimes = [
+        (
+            "current_thread",
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build(),
+        ),
+        (
+            "multi_thread",
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build(),
+        ),
+    ];
+    for (flavor, rt) in runtimes {
+        let rt = rt.expect("runtime");
+        group.bench_function(format!("watch_to_handler/{flavor}"), |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        total += run_informer().await.0;
+                    }
+                    total
+                })
+            })
+        });
+    }
+    // On one thread everything runs on the caller: its CPU time is what the
+    // pipeline costs, whatever else the machine is doing.
+    if thread_cpu_time().is_some() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        group.bench_function("watch_to_handler/current_thread_cpu_time", |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        total += run_informer().await.1;
+                    }
+                    total
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, informer_pipeline);
+criterion_main!(benches);

@@ -1,0 +1,246 @@
+//! The shared informer factory (client-go's `SharedInformerFactory`): one
+//! informer per kind however often it is asked for, all sharing a client,
+//! namespace, list-option tweak and default resync, started together.
+//!
+//! The generated crate wraps this with typed accessors
+//! (`factory.apps_v1().deployments().informer()`); use it directly for
+//! kinds of your own (`factory.informer_for::<MyKind>()`).
+
+use std::any::{Any, TypeId};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use super::informer::{HasSynced, SharedIndexInformer, wait_for_cache_sync};
+use super::list_watch::FilteredListWatch;
+use crate::rest::{Client, ClientObject, ListOptions, ResourceClient};
+
+type Tweak = Arc<dyn Fn(&mut ListOptions) + Send + Sync>;
+
+struct Entry {
+    kind: &'static str,
+    /// `SharedIndexInformer<K>` for the `TypeId` of `K`.
+    informer: Box<dyn Any + Send + Sync>,
+    synced: Arc<dyn HasSynced + Send + Sync>,
+    /// Spawns the informer; kept because starting needs the concrete kind.
+    start: Box<dyn Fn(CancellationToken) + Send + Sync>,
+    started: bool,
+}
+
+struct Inner {
+    client: Client,
+    namespace: Option<String>,
+    default_resync: Duration,
+    tweak: Option<Tweak>,
+    resync_for: HashMap<TypeId, Duration>,
+    transform_for: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    keep_managed_fields: bool,
+    informers: Mutex<HashMap<TypeId, Entry>>,
+    cancel: CancellationToken,
+}
+
+/// Shares one informer per kind. Cheap to clone; clones are the same factory.
+#[derive(Clone)]
+pub struct SharedInformerFactory {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for SharedInformerFactory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedInformerFactory")
+            .field("namespace", &self.inner.namespace)
+            .field("default_resync", &self.inner.default_resync)
+            .field("informers", &self.inner.informers.lock().len())
+            .finish()
+    }
+}
+
+/// Options of a [`SharedInformerFactory`] (client-go's `SharedInformerOption`s).
+pub struct FactoryBuilder {
+    client: Client,
+    namespace: Option<String>,
+    default_resync: Duration,
+    tweak: Option<Tweak>,
+    resync_for: HashMap<TypeId, Duration>,
+    transform_for: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    keep_managed_fields: bool,
+}
+
+impl FactoryBuilder {
+    /// Watch only this namespace (client-go `WithNamespace`); default: all.
+    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
+    /// Resync period of informers without their own (`0`: never).
+    pub fn default_resync(mut self, period: Duration) -> Self {
+        self.default_resync = period;
+        self
+    }
+
+    /// Changes every list and watch request, e.g. to add a label selector
+    /// (client-go `WithTweakListOptions`).
+    pub fn tweak_list_options(mut self, tweak: impl Fn(&mut ListOptions) + Send + Sync + 'static) -> Self {
+        self.tweak = Some(Arc::new(tweak));
+        self
+    }
+
+    /// Resync period for kind `K` (client-go `WithCustomResyncConfig`).
+    pub fn resync_for<K: 'static>(mut self, period: Duration) -> Self {
+        self.resync_for.insert(TypeId::of::<K>(), period);
+        self
+    }
+
+    /// Transform objects of kind `K` before they are stored (client-go
+    /// `WithTransform`, per kind); runs instead of the default, which drops
+    /// `managedFields`.
+    pub fn transform_for<K: 'static>(mut self, transform: impl Fn(&mut K) + Send + Sync + 'static) -> Self {
+        let transform: Arc<dyn Fn(&mut K) + Send + Sync> = Arc::new(transform);
+        self.transform_for.insert(TypeId::of::<K>(), Box::new(transform));
+        self
+    }
+
+    /// Keep `managedFields` in the caches (they are dropped by default).
+    pub fn keep_managed_fields(mut self) -> Self {
+        self.keep_managed_fields = true;
+        self
+    }
+
+    pub fn build(self) -> SharedInformerFactory {
+        SharedInformerFactory {
+            inner: Arc::new(Inner {
+                client: self.client,
+                namespace: self.namespace,
+                default_resync: self.default_resync,
+                tweak: self.tweak,
+                resync_for: self.resync_for,
+                transform_for: self.transform_for,
+                keep_managed_fields: self.keep_managed_fields,
+                informers: Mutex::new(HashMap::new()),
+                cancel: CancellationToken::new(),
+            }),
+        }
+    }
+}
+
+impl SharedInformerFactory {
+    /// A factory over `client` for all namespaces with the given default resync.
+    pub fn new(client: Client, default_resync: Duration) -> Self {
+        Self::builder(client).default_resync(default_resync).build()
+    }
+
+    pub fn builder(client: Client) -> FactoryBuilder {
+        FactoryBuilder {
+            client,
+            namespace: None,
+            default_resync: Duration::ZERO,
+            tweak: None,
+            resync_for: HashMap::new(),
+            transform_for: HashMap::new(),
+            keep_managed_fields: false,
+        }
+    }
+
+    /// The client the informers list and watch with.
+    pub fn client(&self) -> &Client {
+        &self.inner.client
+    }
+
+    /// The informer of kind `K`, created on first use (client-go `InformerFor`).
+    /// Informers asked for after [`start`](Self::start) run once `start` is called again.
+    pub fn informer_for<K: ClientObject>(&self) -> SharedIndexInformer<K> {
+        let mut informers = self.inner.informers.lock();
+        let entry = informers.entry(TypeId::of::<K>()).or_insert_with(|| {
+            let informer = self.new_informer::<K>();
+            let to_start = informer.clone();
+            Entry {
+                kind: K::KIND,
+                synced: Arc::new(informer.clone()),
+                informer: Box::new(informer),
+                start: Box::new(move |cancel| {
+                    // The handle is not kept: the informer stops with `cancel`.
+                    drop(to_start.start(cancel));
+                }),
+                started: false,
+            }
+        });
+        match entry.informer.downcast_ref::<SharedIndexInformer<K>>() {
+            Some(informer) => informer.clone(),
+            // Entries are keyed by the TypeId of their own informer's kind.
+            None => unreachable!("informer entry of another kind under {}", K::KIND),
+        }
+    }
+
+    fn new_informer<K: ClientObject>(&self) -> SharedIndexInformer<K> {
+        let resources = ResourceClient::<K>::new(self.inner.client.clone(), self.inner.namespace.as_deref());
+        let tweak = self.inner.tweak.clone();
+        let lw = FilteredListWatch::new(resources, move |opts: &mut ListOptions| {
+            if let Some(tweak) = &tweak {
+                tweak(opts);
+            }
+        });
+        let resync = self.inner.resync_for.get(&TypeId::of::<K>()).copied().unwrap_or(self.inner.default_resync);
+        let mut builder = SharedIndexInformer::builder(lw).resync_period(resync);
+        if self.inner.keep_managed_fields {
+            builder = builder.keep_managed_fields();
+        }
+        let transform = self
+            .inner
+            .transform_for
+            .get(&TypeId::of::<K>())
+            .and_then(|t| t.downcast_ref::<Arc<dyn Fn(&mut K) + Send + Sync>>())
+            .cloned();
+        if let Some(transform) = transform {
+            builder = builder.transform(move |obj| transform(obj));
+        }
+        match builder.build() {
+            Ok(informer) => informer,
+            // `build` fails only for extra indexers, which the factory never adds.
+            Err(e) => unreachable!("informer without extra indexers failed to build: {e}"),
+        }
+    }
+
+    /// Starts every informer created so far that is not running yet
+    /// (client-go `Start`); call again after asking for more informers.
+    pub fn start(&self) {
+        let mut informers = self.inner.informers.lock();
+        for entry in informers.values_mut().filter(|e| !e.started) {
+            entry.started = true;
+            (entry.start)(self.inner.cancel.clone());
+        }
+    }
+
+    /// Waits until every started informer has synced or the factory is shut
+    /// down; reports per kind (client-go `WaitForCacheSync`).
+    ///
+    /// # Cancel safety
+    /// Cancel safe: it only observes the informers.
+    pub async fn wait_for_cache_sync(&self) -> BTreeMap<&'static str, bool> {
+        let entries: Vec<(&'static str, Arc<dyn HasSynced + Send + Sync>)> = self
+            .inner
+            .informers
+            .lock()
+            .values()
+            .filter(|e| e.started)
+            .map(|e| (e.kind, e.synced.clone()))
+            .collect();
+        let refs: Vec<&dyn HasSynced> = entries.iter().map(|(_, s)| s.as_ref() as &dyn HasSynced).collect();
+        wait_for_cache_sync(&self.inner.cancel, &refs).await;
+        entries.iter().map(|(kind, s)| (*kind, s.has_synced())).collect()
+    }
+
+    /// Stops every informer of this factory (client-go `Shutdown`).
+    pub fn shutdown(&self) {
+        self.inner.cancel.cancel();
+    }
+
+    /// The token that stops this factory's informers, to tie them to other work.
+    pub fn cancellation(&self) -> CancellationToken {
+        self.inner.cancel.clone()
+    }
+}

@@ -1,0 +1,585 @@
+//! One watch of a kind shared by every interested party, as client-go's
+//! `SharedIndexInformer`.
+//!
+//! A [`SharedIndexInformer`] runs a [`Reflector`] into a [`DeltaFifo`],
+//! applies the popped changes to an indexed cache ([`Store`]) and tells
+//! every registered [`ResourceEventHandler`] about them. Controllers read
+//! the cache (through [`store`](SharedIndexInformer::store) or a
+//! [`Lister`]) and react to notifications, usually by queueing keys.
+//!
+//! ```ignore
+//! let informer = SharedIndexInformer::builder(
+//!         FilteredListWatch::new(ResourceClient::<Pod>::all(client), |o| {
+//!             o.label_selector = Some("app=web".into());
+//!         }))
+//!     .resync_period(Duration::from_secs(600))
+//!     .build()?;
+//! let reg = informer.add_event_handler(ResourceEventHandlerFuncs::new().on_add(|p, _| ...))?;
+//! let cancel = CancellationToken::new();
+//! informer.start(cancel.clone());
+//! wait_for_cache_sync(&cancel, &[&informer, &reg]).await;
+//! let pods = informer.lister().namespace("default").list(&LabelSelector::everything());
+//! ```
+//!
+//! Objects are decoded once and shared as `Arc<K>` by the queue, the cache
+//! and every handler. Before that, a transform may change them; the default
+//! one drops `managedFields`, which are big and rarely read
+//! ([`InformerBuilder::keep_managed_fields`] turns that off).
+//!
+//! Cancellation is a [`CancellationToken`] (`tokio-util`): the same token
+//! can stop many informers, and a child token stops one.
+
+mod handler;
+mod processor;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+pub use self::handler::{
+    FilteringResourceEventHandler, ResourceEventHandler, ResourceEventHandlerFuncs,
+};
+use self::processor::{ListenerSync, MINIMUM_RESYNC_PERIOD, Notification, Processor};
+use super::delta_fifo::{
+    DeltaFifo, DeltaFifoError, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects,
+};
+use super::list_watch::ListWatch;
+use super::lister::Lister;
+use super::reflector::{
+    Reflector, ReflectorOptions, ResourceVersionHandle, TransformFn, WatchErrorHandler,
+};
+use super::store::{Indexers, Store, StoreError, Writer};
+use crate::object::{Metadata as _, Object};
+
+/// Errors of the informer's setup calls.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InformerError {
+    /// `run` was called on an informer that already ran or is running.
+    #[error("informer was already started")]
+    AlreadyStarted,
+    /// The informer has stopped; handlers added now would never be called.
+    #[error("informer has stopped; handler not added")]
+    Stopped,
+    /// The setting can only change before the informer starts.
+    #[error("informer has already started; {what} can no longer change")]
+    Started { what: &'static str },
+    #[error("adding indexers")]
+    Indexers(#[source] StoreError),
+}
+
+/// Something that can tell whether it has caught up with the apiserver
+/// (client-go `InformerSynced`): informers and handler registrations.
+#[doc(alias = "InformerSynced")]
+pub trait HasSynced {
+    fn has_synced(&self) -> bool;
+}
+
+/// Waits until everything in `synced` has synced, polling every 100 ms as
+/// client-go's `WaitForCacheSync`; false if `cancel` fired first. Bound the
+/// wait with [`tokio::time::timeout`] if needed.
+///
+/// # Cancel safety
+/// Cancel safe: it only reads.
+#[doc(alias = "WaitForCacheSync")]
+pub async fn wait_for_cache_sync(cancel: &CancellationToken, synced: &[&dyn HasSynced]) -> bool {
+    let mut poll = tokio::time::interval(Duration::from_millis(100));
+    loop {
+        if synced.iter().all(|s| s.has_synced()) {
+            return true;
+        }
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => return false,
+            _ = poll.tick() => {}
+        }
+    }
+}
+
+/// A handler's registration (client-go `ResourceEventHandlerRegistration`):
+/// tells whether the handler has seen the initial list, and removes it.
+#[doc(alias = "ResourceEventHandlerRegistration")]
+#[derive(Debug, Clone)]
+pub struct HandlerRegistration {
+    id: u64,
+    sync: Arc<ListenerSync>,
+}
+
+impl HasSynced for HandlerRegistration {
+    /// True once the informer synced and this handler was called for every
+    /// object of the initial list (or, if added late, the replayed ones).
+    fn has_synced(&self) -> bool {
+        self.sync.has_synced()
+    }
+}
+
+impl HandlerRegistration {
+    pub fn has_synced(&self) -> bool {
+        self.sync.has_synced()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RunState {
+    NotStarted,
+    Running,
+    Stopped,
+}
+
+/// The cache and the handlers: one lock, so a handler added late sees a
+/// snapshot no concurrent change slips past (client-go `blockDeltas`).
+struct Core<K> {
+    writer: Writer<K>,
+    processor: Processor<K>,
+    resync_check_period: Duration,
+}
+
+impl<K: Object + Send + Sync + 'static> Core<K> {
+    /// client-go `processDeltas` + the informer's `OnAdd/OnUpdate/OnDelete`.
+    fn process(&mut self, deltas: &Deltas<K>, is_in_initial_list: bool) {
+        for d in deltas {
+            match (d.delta_type, &d.object) {
+                (DeltaType::Deleted, object) => {
+                    match object {
+                        DeltaObject::Object(o) => self.writer.delete(o),
+                        DeltaObject::DeletedFinalStateUnknown(t) => {
+                            self.writer.delete_by_key(&t.key)
+                        }
+                    };
+                    self.processor
+                        .distribute(Notification::Delete(object.clone()), false);
+                }
+                (_, DeltaObject::Object(obj)) => match self.writer.upsert(Arc::clone(obj)) {
+                    Some(old) => {
+                        // Same version: a resync or an unchanged relisted object,
+                        // only for handlers that asked for resyncs.
+                        let is_sync =
+                            old.metadata().resource_version() == obj.metadata().resource_version();
+                        self.processor
+                            .distribute(Notification::Update(old, Arc::clone(obj)), is_sync);
+                    }
+                    None => {
+                        self.processor.distribute(
+                            Notification::Add(Arc::clone(obj), is_in_initial_list),
+                            false,
+                        );
+                    }
+                },
+                // Tombstones only come with deletions.
+                (_, DeltaObject::DeletedFinalStateUnknown(_)) => {}
+            }
+        }
+    }
+}
+
+struct Inner<K> {
+    lw: Arc<dyn ListWatch<K>>,
+    store: Store<K>,
+    fifo: DeltaFifo<K>,
+    core: Mutex<Core<K>>,
+    default_resync: Duration,
+    transform: Option<TransformFn<K>>,
+    error_handler: Mutex<Option<WatchErrorHandler>>,
+    reflector_options: ReflectorOptions,
+    last_rv: ResourceVersionHandle,
+    synced: Arc<AtomicBool>,
+    /// Woken after each relist so an empty initial list also counts as synced.
+    replaced: Notify,
+    state: Mutex<RunState>,
+}
+
+/// A shared, indexed cache of one kind with change notifications
+/// (client-go `SharedIndexInformer`). Cloning gives another handle to the
+/// same informer.
+pub struct SharedIndexInformer<K> {
+    inner: Arc<Inner<K>>,
+}
+
+impl<K> Clone for SharedIndexInformer<K> {
+    fn clone(&self) -> Self {
+        SharedIndexInformer {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<K> fmt::Debug for SharedIndexInformer<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedIndexInformer")
+            .field("state", &*self.inner.state.lock())
+            .field("synced", &self.inner.synced.load(Ordering::Relaxed))
+            .field("store", &self.inner.store)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How to build a [`SharedIndexInformer`]; from
+/// [`SharedIndexInformer::builder`].
+pub struct InformerBuilder<K> {
+    lw: Arc<dyn ListWatch<K>>,
+    resync: Duration,
+    transform: Option<TransformFn<K>>,
+    indexers: Indexers<K>,
+    reflector: ReflectorOptions,
+    error_handler: Option<WatchErrorHandler>,
+}
+
+impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
+    /// The default resync period of handlers (client-go
+    /// `defaultEventHandlerResyncPeriod`); zero (the default) never resyncs.
+    pub fn resync_period(mut self, period: Duration) -> Self {
+        self.resync = period;
+        self
+    }
+
+    /// Runs `transform` on each object before it is stored, instead of the
+    /// default (dropping `managedFields`).
+    pub fn transform(mut self, transform: impl Fn(&mut K) + Send + Sync + 'static) -> Self {
+        self.transform = Some(Arc::new(transform));
+        self
+    }
+
+    /// Stores objects as received, `managedFields` included.
+    pub fn keep_managed_fields(mut self) -> Self {
+        self.transform = None;
+        self
+    }
+
+    /// Whether to start with a watch-list stream (default: yes, falling
+    /// back to list+watch when the server does not do it).
+    pub fn watch_list(mut self, enabled: bool) -> Self {
+        self.reflector.use_watch_list = enabled;
+        self
+    }
+
+    /// Full control of the reflector (name, paging, backoff, watch timeout);
+    /// the resync period is the informer's.
+    pub fn reflector_options(mut self, options: ReflectorOptions) -> Self {
+        self.reflector = options;
+        self
+    }
+
+    /// Called with every list/watch failure instead of logging it.
+    #[doc(alias = "SetWatchErrorHandler")]
+    pub fn watch_error_handler(
+        mut self,
+        handler: impl Fn(&super::ReflectorError) + Send + Sync + 'static,
+    ) -> Self {
+        self.error_handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// Indexes besides [`NAMESPACE_INDEX`](super::NAMESPACE_INDEX) (or add
+    /// them later with [`SharedIndexInformer::add_indexers`]).
+    pub fn indexers(mut self, indexers: Indexers<K>) -> Self {
+        self.indexers = indexers;
+        self
+    }
+
+    /// The informer, not started. Fails only if an extra indexer is named
+    /// [`NAMESPACE_INDEX`](super::NAMESPACE_INDEX); without
+    /// [`indexers`](Self::indexers) it cannot fail.
+    pub fn build(mut self) -> Result<SharedIndexInformer<K>, InformerError> {
+        let mut writer = Writer::new();
+        let indexers = std::mem::take(&mut self.indexers);
+        if !indexers.is_empty() {
+            writer
+                .add_indexers(indexers)
+                .map_err(InformerError::Indexers)?;
+        }
+        Ok(self.assemble(writer))
+    }
+
+    fn assemble(self, writer: Writer<K>) -> SharedIndexInformer<K> {
+        let store = writer.store();
+        let known: Arc<dyn KnownObjects<K>> = Arc::new(store.clone());
+        let fifo = DeltaFifo::new(DeltaFifoOptions::default().known_objects(known));
+        let synced = Arc::new(AtomicBool::new(false));
+        SharedIndexInformer {
+            inner: Arc::new(Inner {
+                lw: self.lw,
+                store,
+                fifo,
+                core: Mutex::new(Core {
+                    writer,
+                    processor: Processor::new(),
+                    resync_check_period: self.resync,
+                }),
+                default_resync: self.resync,
+                transform: self.transform,
+                error_handler: Mutex::new(self.error_handler),
+                reflector_options: self.reflector,
+                last_rv: ResourceVersionHandle::default(),
+                synced,
+                replaced: Notify::new(),
+                state: Mutex::new(RunState::NotStarted),
+            }),
+        }
+    }
+}
+
+impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
+    /// Starts building an informer over `lw`: a [`ResourceClient<K>`](crate::rest::ResourceClient),
+    /// a [`FilteredListWatch`](super::FilteredListWatch) or anything else.
+    pub fn builder(lw: impl ListWatch<K> + 'static) -> InformerBuilder<K> {
+        InformerBuilder {
+            lw: Arc::new(lw),
+            resync: Duration::ZERO,
+            transform: Some(Arc::new(|obj: &mut K| {
+                obj.metadata_mut().clear_managed_fields()
+            })),
+            indexers: Indexers::new(),
+            reflector: ReflectorOptions {
+                name: K::KIND.to_owned(),
+                ..ReflectorOptions::default()
+            },
+            error_handler: None,
+        }
+    }
+
+    /// An informer with the default settings and handler resync period
+    /// `resync` (zero: none), as client-go's `NewSharedIndexInformer`.
+    pub fn new(lw: impl ListWatch<K> + 'static, resync: Duration) -> Self {
+        // Without extra indexers nothing can fail.
+        Self::builder(lw)
+            .resync_period(resync)
+            .assemble(Writer::new())
+    }
+
+    /// A read-only handle on the cache.
+    pub fn store(&self) -> Store<K> {
+        self.inner.store.clone()
+    }
+
+    /// A [`Lister`] over the cache.
+    pub fn lister(&self) -> Lister<K> {
+        Lister::new(self.store())
+    }
+
+    /// Adds indexes; works before and after start.
+    pub fn add_indexers(&self, indexers: Indexers<K>) -> Result<(), InformerError> {
+        self.inner
+            .core
+            .lock()
+            .writer
+            .add_indexers(indexers)
+            .map_err(InformerError::Indexers)
+    }
+
+    /// True once the first list was fully applied to the cache and
+    /// distributed to the handlers (client-go `HasSynced`).
+    pub fn has_synced(&self) -> bool {
+        self.inner.synced.load(Ordering::Acquire)
+    }
+
+    /// The resourceVersion the cache is at ("" before the first list).
+    pub fn last_sync_resource_version(&self) -> String {
+        self.inner.last_rv.get()
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        *self.inner.state.lock() == RunState::Stopped
+    }
+
+    /// Replaces the handler of list/watch failures; only before start.
+    #[doc(alias = "SetWatchErrorHandler")]
+    pub fn set_watch_error_handler(
+        &self,
+        handler: impl Fn(&super::ReflectorError) + Send + Sync + 'static,
+    ) -> Result<(), InformerError> {
+        if *self.inner.state.lock() != RunState::NotStarted {
+            return Err(InformerError::Started {
+                what: "the watch error handler",
+            });
+        }
+        *self.inner.error_handler.lock() = Some(Arc::new(handler));
+        Ok(())
+    }
+
+    /// Adds a handler with the informer's default resync period.
+    pub fn add_event_handler(
+        &self,
+        handler: impl ResourceEventHandler<K>,
+    ) -> Result<HandlerRegistration, InformerError> {
+        self.add_event_handler_with_resync_period(handler, self.inner.default_resync)
+    }
+
+    /// Adds a handler that also gets every object as an update every
+    /// `resync` (zero: never; at least 1 s). Before start, a shorter period
+    /// makes the informer check more often; after start, it is raised to the
+    /// informer's check period (client-go's rules). A handler added after
+    /// start first receives the cached objects as adds.
+    pub fn add_event_handler_with_resync_period(
+        &self,
+        handler: impl ResourceEventHandler<K>,
+        resync: Duration,
+    ) -> Result<HandlerRegistration, InformerError> {
+        let state = self.inner.state.lock();
+        if *state == RunState::Stopped {
+            return Err(InformerError::Stopped);
+        }
+        let started = *state == RunState::Running;
+        let mut core = self.inner.core.lock();
+        let mut resync = resync;
+        if !resync.is_zero() {
+            resync = resync.max(MINIMUM_RESYNC_PERIOD);
+            if resync < core.resync_check_period {
+                if started {
+                    resync = core.resync_check_period;
+                } else {
+                    core.resync_check_period = resync;
+                    core.processor.resync_check_period_changed(resync);
+                }
+            }
+        }
+        let effective = if resync.is_zero() || core.resync_check_period.is_zero() {
+            Duration::ZERO
+        } else {
+            resync.max(core.resync_check_period)
+        };
+        let (id, sync) = core.processor.add_listener(
+            Arc::new(handler),
+            resync,
+            effective,
+            Arc::clone(&self.inner.synced),
+        );
+        if started {
+            for obj in core.writer.list() {
+                core.processor.send_to(id, Notification::Add(obj, true));
+            }
+        }
+        Ok(HandlerRegistration { id, sync })
+    }
+
+    /// Removes a handler; its queued notifications are still delivered.
+    /// False if it was not registered.
+    pub fn remove_event_handler(&self, registration: &HandlerRegistration) -> bool {
+        self.inner
+            .core
+            .lock()
+            .processor
+            .remove_listener(registration.id)
+    }
+
+    /// Number of registered handlers.
+    pub fn handler_count(&self) -> usize {
+        self.inner.core.lock().processor.len()
+    }
+
+    /// Spawns [`run`](Self::run) on the current tokio runtime. The informer
+    /// runs until `cancel` fires, even if every handle to it is dropped.
+    pub fn start(&self, cancel: CancellationToken) -> JoinHandle<Result<(), InformerError>> {
+        let this = self.clone();
+        tokio::spawn(async move { this.run(cancel).await })
+    }
+
+    /// Lists, watches, fills the cache and notifies handlers until `cancel`
+    /// fires; an informer runs once.
+    ///
+    /// # Cancel safety
+    /// Dropping the future stops the informer like cancelling does, except
+    /// that handler tasks only stop once `cancel` fires.
+    pub async fn run(&self, cancel: CancellationToken) -> Result<(), InformerError> {
+        {
+            let mut state = self.inner.state.lock();
+            if *state != RunState::NotStarted {
+                return Err(InformerError::AlreadyStarted);
+            }
+            *state = RunState::Running;
+        }
+        let reflector = self.reflector();
+        self.inner.core.lock().processor.start(cancel.child_token());
+        tokio::join!(reflector.run(cancel.clone()), self.process_loop(&cancel));
+        *self.inner.state.lock() = RunState::Stopped;
+        self.inner.core.lock().processor.stop();
+        self.inner.fifo.close();
+        Ok(())
+    }
+
+    fn reflector(&self) -> Reflector<K> {
+        let inner = &self.inner;
+        let mut options = inner.reflector_options.clone();
+        options.resync_period = inner.core.lock().resync_check_period;
+        let weak = Arc::downgrade(inner);
+        let should_resync = Arc::new(move || match weak.upgrade() {
+            Some(inner) => inner.core.lock().processor.should_resync(Instant::now()),
+            None => false,
+        });
+        let weak = Arc::downgrade(inner);
+        let after_replace = Arc::new(move || {
+            if let Some(inner) = weak.upgrade() {
+                inner.replaced.notify_one();
+            }
+        });
+        let mut reflector = Reflector::from_arc(Arc::clone(&inner.lw), inner.fifo.clone(), options)
+            .should_resync(should_resync)
+            .after_replace(after_replace)
+            .resource_version_handle_from(inner.last_rv.clone());
+        if let Some(t) = &inner.transform {
+            reflector = reflector.transform(Arc::clone(t));
+        }
+        if let Some(h) = inner.error_handler.lock().clone() {
+            reflector = reflector.watch_error_handler(h);
+        }
+        reflector
+    }
+
+    /// client-go `controller.processLoop`.
+    async fn process_loop(&self, cancel: &CancellationToken) {
+        let inner = &*self.inner;
+        let work = async {
+            // Built once: registering a waiter per pop would cost more than
+            // the pop.
+            let replaced = inner.replaced.notified();
+            tokio::pin!(replaced);
+            loop {
+                let popped = tokio::select! {
+                    biased;
+                    r = inner.fifo.pop(|deltas, initial| {
+                        inner.core.lock().process(deltas, initial);
+                        Ok(())
+                    }) => Some(r),
+                    () = &mut replaced => {
+                        replaced.set(inner.replaced.notified());
+                        None
+                    }
+                };
+                if let Some(Err(DeltaFifoError::Closed)) = popped {
+                    return;
+                }
+                // Checked here, between pops, so "synced" never shows while
+                // the last initial item is still being applied.
+                if !inner.synced.load(Ordering::Relaxed) && inner.fifo.has_synced() {
+                    inner.synced.store(true, Ordering::Release);
+                }
+            }
+        };
+        // The token is looked at when this task wakes, not on every pop of a
+        // backlog (checking it takes a lock).
+        tokio::select! {
+            () = cancel.cancelled() => {}
+            () = work => {}
+        }
+    }
+}
+
+impl<K: Object + Send + Sync + 'static> HasSynced for SharedIndexInformer<K> {
+    fn has_synced(&self) -> bool {
+        SharedIndexInformer::has_synced(self)
+    }
+}
+
+impl<T: HasSynced + ?Sized> HasSynced for &T {
+    fn has_synced(&self) -> bool {
+        (**self).has_synced()
+    }
+}

@@ -1,0 +1,787 @@
+//! Keeps a [`DeltaFifo`] in step with the apiserver, as client-go's
+//! `Reflector`.
+//!
+//! A reflector lists (or, with watch-list, streams) the current objects,
+//! `replace`s them into the queue, then watches from the list's
+//! resourceVersion and queues every change. It recovers on its own: an
+//! ended watch is resumed from the last resourceVersion seen, a watch whose
+//! resourceVersion was compacted (410) triggers a relist, and failures are
+//! retried with an exponential [`BackoffConfig`].
+//!
+//! Use a [`SharedIndexInformer`](super::SharedIndexInformer) unless you are
+//! building your own informer: it wires a reflector, a DeltaFifo and a store
+//! together. Use a reflector directly to fill a DeltaFifo you pop yourself.
+//!
+//! # Protocol (as client-go 1.35)
+//! - **Watch-list** (default, [`ReflectorOptions::use_watch_list`]): one
+//!   watch with `sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan`
+//!   and bookmarks; the objects streamed before the bookmark annotated
+//!   `k8s.io/initial-events-end: "true"` are replaced into the queue at
+//!   once and the same stream goes on as the watch. If the server rejects
+//!   the request or the stream fails or ends before that bookmark, the
+//!   reflector falls back to list+watch for that round; a rejection
+//!   (400/422) or a stream ending without the bookmark (a server that
+//!   ignores `sendInitialEvents`) turns watch-list off for good.
+//! - **List**: pages of 500 (`limit` + `continue`); a `continue` token that
+//!   expired (410 `Expired`) restarts as one full list without `limit`. The
+//!   first list asks for resourceVersion `"0"` (any version, from the
+//!   apiserver's cache), relists ask for the last synced version (and no
+//!   `limit`, so the cache can serve them), and `""` (a consistent read)
+//!   once the server said that version is expired or too large.
+//! - **Watch**: from the last synced version with `allowWatchBookmarks` and
+//!   a random `timeoutSeconds` between 5 and 10 minutes so many clients do
+//!   not reconnect in step. Bookmarks only advance the version.
+//!
+//! The reflector is an explicit state machine ([`Phase`]): each step does
+//! one call or handles one event, which is what the unit tests drive.
+
+mod backoff;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use parking_lot::RwLock;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use self::backoff::Backoff;
+pub use self::backoff::BackoffConfig;
+use super::delta_fifo::DeltaFifo;
+use super::list_watch::ListWatch;
+use crate::object::{Metadata as _, Object, object_key};
+use crate::rest::{self, ListOptions, VersionMatch, WatchEvent, WatchStream};
+
+/// Changes an object before it is stored (client-go `TransformFunc`), e.g.
+/// to drop fields nobody reads.
+pub type TransformFn<K> = Arc<dyn Fn(&mut K) + Send + Sync>;
+
+/// Called with every list or watch failure (client-go `WatchErrorHandler`).
+pub type WatchErrorHandler = Arc<dyn Fn(&ReflectorError) + Send + Sync>;
+
+/// Asked before each periodic resync whether to do it (client-go
+/// `ShouldResyncFunc`).
+pub type ShouldResync = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// Page size of lists, as client-go's pager.
+pub const DEFAULT_PAGE_SIZE: u32 = 500;
+
+/// What went wrong in one round of listing or watching. The reflector
+/// retries on its own; these only reach the [`WatchErrorHandler`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReflectorError {
+    #[error("listing failed")]
+    List(#[source] rest::Error),
+    #[error("starting a watch failed")]
+    WatchStart(#[source] rest::Error),
+    #[error("watch failed")]
+    Watch(#[source] rest::Error),
+    #[error("very short watch: the watch ended after {0:?} without any event")]
+    VeryShortWatch(Duration),
+    #[error("watch-list request failed; falling back to list+watch")]
+    WatchList(#[source] rest::Error),
+    #[error(
+        "watch-list stream ended before the initial-events-end bookmark; falling back to list+watch"
+    )]
+    WatchListIncomplete,
+}
+
+impl ReflectorError {
+    /// The apiserver's error, if this is one.
+    pub fn rest_error(&self) -> Option<&rest::Error> {
+        match self {
+            ReflectorError::List(e)
+            | ReflectorError::WatchStart(e)
+            | ReflectorError::Watch(e)
+            | ReflectorError::WatchList(e) => Some(e),
+            ReflectorError::VeryShortWatch(_) | ReflectorError::WatchListIncomplete => None,
+        }
+    }
+}
+
+/// How a reflector behaves; the defaults are client-go's.
+#[derive(Debug, Clone)]
+pub struct ReflectorOptions {
+    /// Shown in logs.
+    pub name: String,
+    /// Page size of lists. `None`: 500, except for relists at a known
+    /// resourceVersion, which go unpaged so the apiserver's cache serves them
+    /// (client-go's rule). `Some(0)` never pages.
+    pub page_size: Option<u32>,
+    /// Start with a watch-list stream instead of a list (client-go's
+    /// `WatchListClient`, on by default since 1.35); falls back to
+    /// list+watch on its own.
+    pub use_watch_list: bool,
+    /// Every this often, queue a `Sync` delta for every stored object
+    /// (if the [`ShouldResync`] hook agrees). Zero disables resyncs.
+    pub resync_period: Duration,
+    /// Watches ask the server to end them after between this and twice
+    /// this (5 minutes in client-go).
+    pub min_watch_timeout: Duration,
+    pub backoff: BackoffConfig,
+}
+
+impl Default for ReflectorOptions {
+    fn default() -> Self {
+        ReflectorOptions {
+            name: String::from("reflector"),
+            page_size: None,
+            use_watch_list: true,
+            resync_period: Duration::ZERO,
+            min_watch_timeout: Duration::from_secs(300),
+            backoff: BackoffConfig::default(),
+        }
+    }
+}
+
+/// Where a reflector's state machine is; see the module docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// About to start a round: a watch-list, or a list.
+    Start,
+    /// About to list (watch-list is off or just failed).
+    List,
+    /// About to open a watch at the last synced resourceVersion.
+    Watch,
+    /// Receiving the initial events of a watch-list.
+    InitialEvents,
+    /// Receiving watch events.
+    Watching,
+    /// Waiting before retrying.
+    Backoff,
+}
+
+/// Where to go after a backoff wait.
+#[derive(Debug, Clone, Copy)]
+enum Resume {
+    Start,
+    Watch,
+}
+
+enum State<K> {
+    Start,
+    List,
+    Watch,
+    InitialEvents {
+        stream: WatchStream<K>,
+        items: HashMap<String, Arc<K>>,
+        rv: String,
+        events: u64,
+    },
+    Watching {
+        stream: WatchStream<K>,
+        started: Instant,
+        events: u64,
+    },
+    Backoff {
+        until: Instant,
+        then: Resume,
+    },
+}
+
+/// The last resourceVersion a reflector synced to, readable while it runs.
+#[derive(Debug, Clone, Default)]
+pub struct ResourceVersionHandle(Arc<RwLock<String>>);
+
+impl ResourceVersionHandle {
+    pub fn get(&self) -> String {
+        self.0.read().clone()
+    }
+    fn set(&self, rv: &str) {
+        if !rv.is_empty() {
+            rv.clone_into(&mut self.0.write());
+        }
+    }
+}
+
+/// Lists and watches one kind into a [`DeltaFifo`] (client-go `Reflector`).
+pub struct Reflector<K> {
+    lw: Arc<dyn ListWatch<K>>,
+    fifo: DeltaFifo<K>,
+    options: ReflectorOptions,
+    transform: Option<TransformFn<K>>,
+    error_handler: Option<WatchErrorHandler>,
+    should_resync: Option<ShouldResync>,
+    /// Told after each `replace` (the informer checks its sync state then).
+    after_replace: Option<Arc<dyn Fn() + Send + Sync>>,
+    last_sync_rv: ResourceVersionHandle,
+    /// The server said the last synced version is gone or too large:
+    /// relist at "" (client-go `isLastSyncResourceVersionUnavailable`).
+    rv_unavailable: bool,
+    /// A list at "0" came back in pages: the server has no watch cache for
+    /// this resource, keep paging (client-go `paginatedResult`).
+    paginated_result: bool,
+    /// The server showed it does not do watch-list.
+    watch_list_disabled: bool,
+    backoff: Backoff,
+    state: State<K>,
+}
+
+impl<K> fmt::Debug for Reflector<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reflector")
+            .field("name", &self.options.name)
+            .field("phase", &self.phase())
+            .field("last_sync_resource_version", &self.last_sync_rv.get())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<K> Reflector<K> {
+    /// Where the state machine is.
+    pub fn phase(&self) -> Phase {
+        match &self.state {
+            State::Start => Phase::Start,
+            State::List => Phase::List,
+            State::Watch => Phase::Watch,
+            State::InitialEvents { .. } => Phase::InitialEvents,
+            State::Watching { .. } => Phase::Watching,
+            State::Backoff { .. } => Phase::Backoff,
+        }
+    }
+}
+
+impl<K: Object + Send + Sync + 'static> Reflector<K> {
+    pub fn new(
+        lw: impl ListWatch<K> + 'static,
+        fifo: DeltaFifo<K>,
+        options: ReflectorOptions,
+    ) -> Self {
+        Self::from_arc(Arc::new(lw), fifo, options)
+    }
+
+    pub fn from_arc(
+        lw: Arc<dyn ListWatch<K>>,
+        fifo: DeltaFifo<K>,
+        options: ReflectorOptions,
+    ) -> Self {
+        Reflector {
+            lw,
+            fifo,
+            backoff: Backoff::new(options.backoff),
+            options,
+            transform: None,
+            error_handler: None,
+            should_resync: None,
+            after_replace: None,
+            last_sync_rv: ResourceVersionHandle::default(),
+            rv_unavailable: false,
+            paginated_result: false,
+            watch_list_disabled: false,
+            state: State::Start,
+        }
+    }
+
+    /// Runs `transform` on every object before it is queued.
+    pub fn transform(mut self, transform: TransformFn<K>) -> Self {
+        self.transform = Some(transform);
+        self
+    }
+
+    /// Replaces the default handler (a log line) of list/watch failures.
+    #[doc(alias = "SetWatchErrorHandler")]
+    pub fn watch_error_handler(mut self, handler: WatchErrorHandler) -> Self {
+        self.error_handler = Some(handler);
+        self
+    }
+
+    /// Asked before each periodic resync.
+    pub fn should_resync(mut self, should_resync: ShouldResync) -> Self {
+        self.should_resync = Some(should_resync);
+        self
+    }
+
+    /// Shares `handle` as the reflector's resourceVersion (the informer
+    /// creates it before the reflector exists).
+    pub(crate) fn resource_version_handle_from(mut self, handle: ResourceVersionHandle) -> Self {
+        self.last_sync_rv = handle;
+        self
+    }
+
+    pub(crate) fn after_replace(mut self, hook: Arc<dyn Fn() + Send + Sync>) -> Self {
+        self.after_replace = Some(hook);
+        self
+    }
+
+    /// The resourceVersion of the last list or event applied ("" before the
+    /// first list).
+    pub fn last_sync_resource_version(&self) -> String {
+        self.last_sync_rv.get()
+    }
+
+    /// A handle that keeps reading the resourceVersion after [`run`](Self::run)
+    /// took the reflector.
+    pub fn resource_version_handle(&self) -> ResourceVersionHandle {
+        self.last_sync_rv.clone()
+    }
+
+    /// Lists, watches and resyncs until `cancel` fires.
+    ///
+    /// # Cancel safety
+    /// Stops at the next await; the queue holds whatever was applied.
+    pub async fn run(mut self, cancel: CancellationToken) {
+        let resync = resync_loop(
+            self.fifo.clone(),
+            self.options.resync_period,
+            self.should_resync.clone(),
+        );
+        let main = async {
+            loop {
+                self.step().await;
+            }
+        };
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => {}
+            () = main => {}
+            () = resync => {}
+        }
+    }
+
+    /// Makes one transition: one call, one event or one wait.
+    ///
+    /// # Cancel safety
+    /// Dropping the future mid-step loses the current watch or list; the
+    /// next step starts a new round (as after a failure, without backoff).
+    pub async fn step(&mut self) {
+        let state = std::mem::replace(&mut self.state, State::Start);
+        self.state = match state {
+            State::Start => self.start_round().await,
+            State::List => self.list().await,
+            State::Watch => self.start_watch().await,
+            State::InitialEvents {
+                stream,
+                items,
+                rv,
+                events,
+            } => self.initial_event(stream, items, rv, events).await,
+            State::Watching {
+                stream,
+                started,
+                events,
+            } => self.watch_event(stream, started, events).await,
+            State::Backoff { until, then } => {
+                tokio::time::sleep_until(until).await;
+                match then {
+                    Resume::Start => State::Start,
+                    Resume::Watch => State::Watch,
+                }
+            }
+        };
+    }
+
+    fn report(&self, err: ReflectorError) {
+        match &self.error_handler {
+            Some(handler) => handler(&err),
+            None => {
+                let expired = err.rest_error().is_some_and(is_expired);
+                if expired {
+                    tracing::debug!(reflector = %self.options.name, kind = K::KIND, error = %err, source = ?err.rest_error(), "watch closed");
+                } else {
+                    tracing::warn!(reflector = %self.options.name, kind = K::KIND, error = %err, source = ?err.rest_error(), "list/watch failed");
+                }
+            }
+        }
+    }
+
+    fn backoff(&mut self, then: Resume) -> State<K> {
+        let now = Instant::now();
+        State::Backoff {
+            until: now + self.backoff.next_delay(now),
+            then,
+        }
+    }
+
+    fn prepare(&self, obj: K) -> Arc<K> {
+        prepare(self.transform.as_ref(), obj)
+    }
+
+    fn watch_timeout(&self) -> u32 {
+        let secs = self.options.min_watch_timeout.as_secs_f64() * (1.0 + rand::random::<f64>());
+        // `as` saturates; a zero minimum would ask for no timeout at all.
+        (secs as u32).max(1)
+    }
+
+    /// client-go `relistResourceVersion`.
+    fn relist_rv(&self) -> String {
+        if self.rv_unavailable {
+            String::new()
+        } else {
+            let rv = self.last_sync_rv.get();
+            if rv.is_empty() { String::from("0") } else { rv }
+        }
+    }
+
+    fn synced(&mut self, items: Vec<Arc<K>>, rv: &str) {
+        self.fifo.replace(items, rv);
+        self.last_sync_rv.set(rv);
+        self.rv_unavailable = false;
+        if let Some(hook) = &self.after_replace {
+            hook();
+        }
+    }
+
+    async fn start_round(&mut self) -> State<K> {
+        if !self.options.use_watch_list || self.watch_list_disabled {
+            return State::List;
+        }
+        let rv = if self.rv_unavailable {
+            String::new()
+        } else {
+            self.last_sync_rv.get()
+        };
+        let opts = ListOptions {
+            resource_version: Some(rv),
+            resource_version_match: Some(VersionMatch::NotOlderThan),
+            send_initial_events: Some(true),
+            allow_watch_bookmarks: true,
+            timeout_seconds: Some(self.watch_timeout()),
+            ..ListOptions::default()
+        };
+        match self.lw.watch(&opts).await {
+            Ok(stream) => State::InitialEvents {
+                stream,
+                items: HashMap::new(),
+                rv: String::new(),
+                events: 0,
+            },
+            Err(e) => {
+                if is_rejection(&e) {
+                    self.watch_list_disabled = true;
+                }
+                self.watch_list_failed(e)
+            }
+        }
+    }
+
+    fn watch_list_failed(&mut self, e: rest::Error) -> State<K> {
+        if is_expired(&e) || is_too_large_resource_version(&e) {
+            self.rv_unavailable = true;
+        }
+        self.report(ReflectorError::WatchList(e));
+        // Making progress beats insisting: list right away (client-go does).
+        State::List
+    }
+
+    async fn initial_event(
+        &mut self,
+        mut stream: WatchStream<K>,
+        mut items: HashMap<String, Arc<K>>,
+        mut rv: String,
+        events: u64,
+    ) -> State<K> {
+        tokio::task::consume_budget().await;
+        match stream.next().await {
+            Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => {
+                let obj = self.prepare(obj);
+                update_rv(&mut rv, &*obj);
+                items.insert(object_key(obj.metadata()), obj);
+            }
+            Some(Ok(WatchEvent::Deleted(obj))) => {
+                update_rv(&mut rv, &obj);
+                items.remove(&object_key(obj.metadata()));
+            }
+            Some(Ok(WatchEvent::Bookmark(b))) => {
+                if !b.resource_version.is_empty() {
+                    rv = b.resource_version.clone();
+                }
+                if b.is_initial_events_end() {
+                    self.synced(items.into_values().collect(), &rv);
+                    return State::Watching {
+                        stream,
+                        started: Instant::now(),
+                        events: events + 1,
+                    };
+                }
+            }
+            Some(Err(e)) => return self.watch_list_failed(e),
+            None => {
+                self.watch_list_disabled = true;
+                self.report(ReflectorError::WatchListIncomplete);
+                return State::List;
+            }
+        }
+        State::InitialEvents {
+            stream,
+            items,
+            rv,
+            events: events + 1,
+        }
+    }
+
+    async fn list(&mut self) -> State<K> {
+        let rv = self.relist_rv();
+        let result = match self.paged_list(&rv).await {
+            Err(e) if !rv.is_empty() && (is_expired(&e) || is_too_large_resource_version(&e)) => {
+                // The version we asked for is gone: a consistent read is the
+                // only thing that can succeed, so try it at once.
+                self.rv_unavailable = true;
+                self.report(ReflectorError::List(e));
+                self.paged_list("").await
+            }
+            other => other,
+        };
+        match result {
+            Ok(Listed {
+                items,
+                rv: list_rv,
+                paginated,
+            }) => {
+                if rv == "0" && paginated {
+                    self.paginated_result = true;
+                }
+                self.synced(items, &list_rv);
+                State::Watch
+            }
+            Err(e) => {
+                self.report(ReflectorError::List(e));
+                self.backoff(Resume::Start)
+            }
+        }
+    }
+
+    /// Lists at `rv` page by page. Borrows only the parts of the reflector
+    /// it needs: the reflector holds a stream that is not `Sync`.
+    fn paged_list(
+        &self,
+        rv: &str,
+    ) -> impl Future<Output = Result<Listed<K>, rest::Error>> + Send + use<K> {
+        let limit = match self.options.page_size {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None if self.paginated_result || rv.is_empty() || rv == "0" => Some(DEFAULT_PAGE_SIZE),
+            None => None,
+        };
+        let lw = Arc::clone(&self.lw);
+        let transform = self.transform.clone();
+        paged_list(lw, transform, rv.to_owned(), limit)
+    }
+}
+
+fn prepare<K>(transform: Option<&TransformFn<K>>, mut obj: K) -> Arc<K> {
+    if let Some(t) = transform {
+        t(&mut obj);
+    }
+    Arc::new(obj)
+}
+
+async fn paged_list<K: Object + Send + Sync + 'static>(
+    lw: Arc<dyn ListWatch<K>>,
+    transform: Option<TransformFn<K>>,
+    rv: String,
+    limit: Option<u32>,
+) -> Result<Listed<K>, rest::Error> {
+    let prepare = |o| prepare(transform.as_ref(), o);
+    {
+        let first = ListOptions {
+            resource_version: Some(rv),
+            limit,
+            ..ListOptions::default()
+        };
+        let mut opts = first.clone();
+        let mut items = Vec::new();
+        let mut paginated = false;
+        loop {
+            match lw.list(&opts).await {
+                Ok(page) => {
+                    items.extend(page.items.into_iter().map(prepare));
+                    match page.metadata.continue_.filter(|c| !c.is_empty()) {
+                        Some(token) => {
+                            paginated = true;
+                            // Later pages come from the snapshot the token names;
+                            // a resourceVersion with a token is an error.
+                            opts = ListOptions {
+                                limit,
+                                continue_token: Some(token),
+                                ..ListOptions::default()
+                            };
+                        }
+                        None => {
+                            let rv = page.metadata.resource_version.unwrap_or_default();
+                            return Ok(Listed {
+                                items,
+                                rv,
+                                paginated,
+                            });
+                        }
+                    }
+                }
+                Err(e) if opts.continue_token.is_some() && e.is_resource_expired() => {
+                    // The snapshot was compacted between pages: start over
+                    // with one unpaged list (client-go `FullListIfExpired`).
+                    let full = ListOptions {
+                        limit: None,
+                        ..first
+                    };
+                    let page = lw.list(&full).await?;
+                    let items = page.items.into_iter().map(prepare).collect();
+                    let rv = page.metadata.resource_version.unwrap_or_default();
+                    return Ok(Listed {
+                        items,
+                        rv,
+                        paginated,
+                    });
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl<K: Object + Send + Sync + 'static> Reflector<K> {
+    async fn start_watch(&mut self) -> State<K> {
+        let opts = ListOptions {
+            resource_version: Some(self.last_sync_rv.get()),
+            timeout_seconds: Some(self.watch_timeout()),
+            allow_watch_bookmarks: true,
+            ..ListOptions::default()
+        };
+        match self.lw.watch(&opts).await {
+            Ok(stream) => State::Watching {
+                stream,
+                started: Instant::now(),
+                events: 0,
+            },
+            Err(e) => {
+                // Overload or a refused connection: the version is still good,
+                // only the watch needs retrying.
+                let retry_watch =
+                    e.is_too_many_requests() || matches!(e, rest::Error::Transport { .. });
+                self.report(ReflectorError::WatchStart(e));
+                self.backoff(if retry_watch {
+                    Resume::Watch
+                } else {
+                    Resume::Start
+                })
+            }
+        }
+    }
+
+    async fn watch_event(
+        &mut self,
+        mut stream: WatchStream<K>,
+        started: Instant,
+        events: u64,
+    ) -> State<K> {
+        // A stream that is always ready (a fast connection, a backlog) would
+        // otherwise never let the informer's consumer run on this thread.
+        tokio::task::consume_budget().await;
+        match stream.next().await {
+            Some(Ok(event)) => {
+                // The version is copied straight into the shared handle
+                // (reusing its buffer): no allocation per event.
+                match event {
+                    WatchEvent::Added(obj) => {
+                        let obj = self.prepare(obj);
+                        self.last_sync_rv.set(obj_rv(&*obj));
+                        self.fifo.add(obj);
+                    }
+                    WatchEvent::Modified(obj) => {
+                        let obj = self.prepare(obj);
+                        self.last_sync_rv.set(obj_rv(&*obj));
+                        self.fifo.update(obj);
+                    }
+                    WatchEvent::Deleted(obj) => {
+                        let obj = self.prepare(obj);
+                        self.last_sync_rv.set(obj_rv(&*obj));
+                        self.fifo.delete(obj);
+                    }
+                    WatchEvent::Bookmark(b) => self.last_sync_rv.set(&b.resource_version),
+                }
+                State::Watching {
+                    stream,
+                    started,
+                    events: events + 1,
+                }
+            }
+            Some(Err(e)) => {
+                let retry_watch = e.is_too_many_requests();
+                // A 410 relists at the last synced version: a list at a
+                // version returns data at least that fresh, so it need not be
+                // marked unavailable (client-go does the same).
+                self.report(ReflectorError::Watch(e));
+                self.backoff(if retry_watch {
+                    Resume::Watch
+                } else {
+                    Resume::Start
+                })
+            }
+            None => {
+                let lasted = started.elapsed();
+                if events == 0 && lasted < Duration::from_secs(1) {
+                    // A server that closes watches at once would otherwise be
+                    // hammered in a tight loop.
+                    self.report(ReflectorError::VeryShortWatch(lasted));
+                    self.backoff(Resume::Start)
+                } else {
+                    State::Watch
+                }
+            }
+        }
+    }
+}
+
+struct Listed<K> {
+    items: Vec<Arc<K>>,
+    rv: String,
+    paginated: bool,
+}
+
+fn obj_rv<K: Object>(obj: &K) -> &str {
+    obj.metadata().resource_version().unwrap_or_default()
+}
+
+fn update_rv<K: Object>(rv: &mut String, obj: &K) {
+    if let Some(v) = obj.metadata().resource_version().filter(|v| !v.is_empty()) {
+        v.clone_into(rv);
+    }
+}
+
+async fn resync_loop<K: Send + Sync + 'static>(
+    fifo: DeltaFifo<K>,
+    period: Duration,
+    should_resync: Option<ShouldResync>,
+) {
+    if period.is_zero() {
+        return futures_util::future::pending().await;
+    }
+    let mut ticks = tokio::time::interval_at(Instant::now() + period, period);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        if should_resync.as_ref().is_none_or(|f| f()) {
+            fifo.resync();
+        }
+    }
+}
+
+/// 410, or `reason: Expired`.
+fn is_expired(e: &rest::Error) -> bool {
+    e.is_resource_expired() || e.is_gone()
+}
+
+/// The server is behind the requested resourceVersion (client-go
+/// `isTooLargeResourceVersionError`): the `ResourceVersionTooLarge` cause,
+/// or the message older servers put in a timeout.
+fn is_too_large_resource_version(e: &rest::Error) -> bool {
+    let Some(status) = e.status() else {
+        return false;
+    };
+    let cause = status.details.as_ref().is_some_and(|d| {
+        d.causes
+            .iter()
+            .any(|c| c.reason == "ResourceVersionTooLarge")
+    });
+    cause || (e.is_timeout() && status.message.contains("Too large resource version"))
+}
+
+/// The server understood the watch-list request and refused it: asking
+/// again will not help.
+fn is_rejection(e: &rest::Error) -> bool {
+    e.is_invalid() || e.code() == Some(400) || e.status().is_some_and(|s| s.reason == "BadRequest")
+}
