@@ -13,7 +13,7 @@ OUT ?= generated
 
 GEN := target/release/k8s-client-gen
 
-.PHONY: generate generator test check-generated check-1.34 bench bench-build fmt
+.PHONY: generate generator test check-generated check-1.34 bench bench-build fuzz fmt
 
 generator:
 	$(CARGO) build --release -p k8s-client-gen
@@ -56,6 +56,11 @@ bench:
 
 bench-build:
 	scripts/bench-build.sh
+
+# Bounded fuzzing of the watch decoder and the kubeconfig parser
+# (installs cargo-fuzz if missing): FUZZ_SECONDS per target, default 60.
+fuzz:
+	runtime/fuzz/run.sh
 
 fmt:
 	$(CARGO) fmt --all
