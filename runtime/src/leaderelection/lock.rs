@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::Error;
 use crate::object::{Object, Resource, Scope};
-use crate::record::{EventRecorder, EventType, MinimalObjectMeta, ObjectReference};
+use crate::dynamic::DynamicMeta;
+use crate::record::{EventRecorder, EventType, ObjectReference};
 use crate::rest::{Client, CreateOptions, GetOptions, ResourceClient, UpdateOptions};
 
 /// What a lock stores about the current leader (client-go's
@@ -88,7 +89,7 @@ pub struct Lease {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     #[serde(default)]
-    pub metadata: MinimalObjectMeta,
+    pub metadata: DynamicMeta,
     #[serde(default)]
     pub spec: LeaseSpec,
 }
@@ -104,11 +105,11 @@ impl Resource for Lease {
 }
 
 impl Object for Lease {
-    type Meta = MinimalObjectMeta;
-    fn metadata(&self) -> &MinimalObjectMeta {
+    type Meta = DynamicMeta;
+    fn metadata(&self) -> &DynamicMeta {
         &self.metadata
     }
-    fn metadata_mut(&mut self) -> &mut MinimalObjectMeta {
+    fn metadata_mut(&mut self) -> &mut DynamicMeta {
         &mut self.metadata
     }
 }

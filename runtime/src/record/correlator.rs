@@ -352,7 +352,7 @@ mod tests {
 
     fn ev(object: &str, reason: &str, message: &str) -> Event {
         Event {
-            metadata: crate::record::MinimalObjectMeta {
+            metadata: crate::dynamic::DynamicMeta {
                 name: Some(format!("{object}.1")),
                 namespace: Some("ns".into()),
                 ..Default::default()
@@ -402,7 +402,7 @@ mod tests {
             "aggregate gets a fresh name"
         );
         c.update_state(&Event {
-            metadata: crate::record::MinimalObjectMeta {
+            metadata: crate::dynamic::DynamicMeta {
                 resource_version: Some("7".into()),
                 ..r.event.metadata.clone()
             },

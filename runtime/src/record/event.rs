@@ -7,81 +7,12 @@
 //! `related`, `eventTime`, ...) survive a read-modify-write through the
 //! flattened `other` maps.
 
-use std::collections::BTreeMap;
+use crate::dynamic::DynamicMeta;
 
 use serde::{Deserialize, Serialize};
 
 use crate::object::{Metadata, Object, Resource, Scope};
 
-/// The parts of `metav1.ObjectMeta` the event and lease code reads and
-/// writes; everything else is kept verbatim in [`MinimalObjectMeta::other`].
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MinimalObjectMeta {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub generate_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub uid: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub generation: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub labels: Option<BTreeMap<String, String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<BTreeMap<String, String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deletion_timestamp: Option<String>,
-    /// `creationTimestamp`, `managedFields`, `ownerReferences`, ...
-    #[serde(flatten)]
-    pub other: serde_json::Map<String, serde_json::Value>,
-}
-
-impl Metadata for MinimalObjectMeta {
-    fn name(&self) -> Option<&str> {
-        self.name.as_deref()
-    }
-    fn generate_name(&self) -> Option<&str> {
-        self.generate_name.as_deref()
-    }
-    fn namespace(&self) -> Option<&str> {
-        self.namespace.as_deref()
-    }
-    fn uid(&self) -> Option<&str> {
-        self.uid.as_deref()
-    }
-    fn resource_version(&self) -> Option<&str> {
-        self.resource_version.as_deref()
-    }
-    fn generation(&self) -> Option<i64> {
-        self.generation
-    }
-    fn labels(&self) -> Option<&BTreeMap<String, String>> {
-        self.labels.as_ref()
-    }
-    fn annotations(&self) -> Option<&BTreeMap<String, String>> {
-        self.annotations.as_ref()
-    }
-    fn is_being_deleted(&self) -> bool {
-        self.deletion_timestamp.is_some()
-    }
-    fn set_name(&mut self, name: Option<String>) {
-        self.name = name;
-    }
-    fn set_namespace(&mut self, namespace: Option<String>) {
-        self.namespace = namespace;
-    }
-    fn set_resource_version(&mut self, resource_version: Option<String>) {
-        self.resource_version = resource_version;
-    }
-    fn clear_managed_fields(&mut self) {
-        self.other.remove("managedFields");
-    }
-}
 
 /// core/v1 `ObjectReference`: which object an event is about.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -219,7 +150,7 @@ pub struct Event {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     #[serde(default)]
-    pub metadata: MinimalObjectMeta,
+    pub metadata: DynamicMeta,
     #[serde(default)]
     pub involved_object: ObjectReference,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -257,11 +188,11 @@ impl Resource for Event {
 }
 
 impl Object for Event {
-    type Meta = MinimalObjectMeta;
-    fn metadata(&self) -> &MinimalObjectMeta {
+    type Meta = DynamicMeta;
+    fn metadata(&self) -> &DynamicMeta {
         &self.metadata
     }
-    fn metadata_mut(&mut self) -> &mut MinimalObjectMeta {
+    fn metadata_mut(&mut self) -> &mut DynamicMeta {
         &mut self.metadata
     }
 }

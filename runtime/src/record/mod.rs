@@ -38,7 +38,7 @@ pub use correlator::{
     COMBINED_MESSAGE_PREFIX, CorrelateResult, CorrelatorOptions, EventCorrelator,
 };
 pub use event::{
-    Event, EventSource, EventType, MinimalObjectMeta, ObjectReference, ToObjectReference,
+    Event, EventSource, EventType, ObjectReference, ToObjectReference,
 };
 pub use sink::{EventSink, RestEventSink};
 
