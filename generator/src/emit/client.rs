@@ -87,56 +87,65 @@ pub fn emit_resource_client(api: &Api, cr: &ClientResource) -> TokenStream {
         methods.push(match verb {
             Verb::Get => quote! {
                 /// Reads the object `name`.
-                pub async fn get(&self, name: &str, opts: &#rest::GetOptions) -> ::std::result::Result<#k, #rest::Error> {
-                    self.inner.get(name, opts).await
+                #[inline]
+                pub fn get(&self, name: &str, opts: &#rest::GetOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#k, #rest::Error>> {
+                    self.inner.get(name, opts)
                 }
             },
             Verb::List => quote! {
                 /// Lists objects (one page when `opts.limit` is set; follow `metadata.continue`).
-                pub async fn list(&self, opts: &#rest::ListOptions) -> ::std::result::Result<#list_ty, #rest::Error> {
-                    self.inner.list_as(opts).await
+                #[inline]
+                pub fn list(&self, opts: &#rest::ListOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#list_ty, #rest::Error>> {
+                    self.inner.list_as(opts)
                 }
             },
             Verb::Watch => quote! {
                 /// Watches objects from `opts.resource_version` on.
-                pub async fn watch(&self, opts: &#rest::ListOptions) -> ::std::result::Result<#rest::WatchStream<#k>, #rest::Error> {
-                    self.inner.watch(opts).await
+                #[inline]
+                pub fn watch(&self, opts: &#rest::ListOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#rest::WatchStream<#k>, #rest::Error>> {
+                    self.inner.watch(opts)
                 }
             },
             Verb::Create => quote! {
                 /// Creates `obj`.
-                pub async fn create(&self, obj: &#k, opts: &#rest::CreateOptions) -> ::std::result::Result<#k, #rest::Error> {
-                    self.inner.create(obj, opts).await
+                #[inline]
+                pub fn create(&self, obj: &#k, opts: &#rest::CreateOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#k, #rest::Error>> {
+                    self.inner.create(obj, opts)
                 }
             },
             Verb::Update => quote! {
                 /// Replaces the object named by `obj.metadata.name`.
-                pub async fn update(&self, obj: &#k, opts: &#rest::UpdateOptions) -> ::std::result::Result<#k, #rest::Error> {
-                    self.inner.update(obj, opts).await
+                #[inline]
+                pub fn update(&self, obj: &#k, opts: &#rest::UpdateOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#k, #rest::Error>> {
+                    self.inner.update(obj, opts)
                 }
             },
             Verb::Patch => quote! {
                 /// Patches the object `name` (JSON, merge or strategic-merge patch).
-                pub async fn patch(&self, name: &str, patch: &#rest::Patch, opts: &#rest::PatchOptions) -> ::std::result::Result<#k, #rest::Error> {
-                    self.inner.patch(name, patch, opts).await
+                #[inline]
+                pub fn patch(&self, name: &str, patch: &#rest::Patch, opts: &#rest::PatchOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#k, #rest::Error>> {
+                    self.inner.patch(name, patch, opts)
                 }
 
                 /// Server-side apply of `config` to the object `name`.
-                pub async fn apply<B: ::serde::Serialize + ?Sized>(&self, name: &str, config: &B, opts: &#rest::ApplyOptions) -> ::std::result::Result<#k, #rest::Error> {
-                    self.inner.apply(name, config, opts).await
+                #[inline]
+                pub fn apply<B: ::serde::Serialize + ?Sized>(&self, name: &str, config: &B, opts: &#rest::ApplyOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#k, #rest::Error>> {
+                    self.inner.apply(name, config, opts)
                 }
             },
             Verb::Delete => quote! {
                 /// Deletes the object `name`; the server answers with the object (when
                 /// finalizers keep it) or a Status.
-                pub async fn delete(&self, name: &str, opts: &#rest::DeleteOptions) -> ::std::result::Result<#rest::DeleteResult<#k>, #rest::Error> {
-                    self.inner.delete(name, opts).await
+                #[inline]
+                pub fn delete(&self, name: &str, opts: &#rest::DeleteOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#rest::DeleteResult<#k>, #rest::Error>> {
+                    self.inner.delete(name, opts)
                 }
             },
             Verb::DeleteCollection => quote! {
                 /// Deletes every object matching `list`'s selectors.
-                pub async fn delete_collection(&self, opts: &#rest::DeleteOptions, list: &#rest::ListOptions) -> ::std::result::Result<#rest::DeleteResult<::k8s_client_runtime::object::ObjectList<#k>>, #rest::Error> {
-                    self.inner.delete_collection(opts, list).await
+                #[inline]
+                pub fn delete_collection(&self, opts: &#rest::DeleteOptions, list: &#rest::ListOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#rest::DeleteResult<::k8s_client_runtime::object::ObjectList<#k>>, #rest::Error>> {
+                    self.inner.delete_collection(opts, list)
                 }
             },
             Verb::Connect => quote!(),
@@ -176,11 +185,13 @@ pub fn emit_resource_client(api: &Api, cr: &ClientResource) -> TokenStream {
 
         impl #name {
             /// Wraps a runtime client, for use with a custom `ResourceClient`.
+            #[inline]
             pub fn new(inner: #rest::ResourceClient<#k>) -> Self {
                 #name { inner }
             }
 
             /// The generic client underneath, for anything not covered here.
+            #[inline]
             pub fn resource_client(&self) -> &#rest::ResourceClient<#k> {
                 &self.inner
             }
@@ -239,6 +250,7 @@ fn subresource_methods(api: &Api, cr: &ClientResource, sub: &Subresource, extra:
                 let sdoc = format!(" Reads `{sub_name}` of the object `name` as a byte stream (for `follow`).");
                 quote! {
                     #[doc = #doc]
+                    #[inline]
                     pub async fn #plain(&self, name: &str, params: &#params) -> ::std::result::Result<::std::string::String, #rest::Error> {
                         use ::futures_util::TryStreamExt as _;
                         let chunks: ::std::vec::Vec<::bytes::Bytes> = self.inner.stream_subresource(name, #sub_name, params).await?.try_collect().await?;
@@ -246,8 +258,9 @@ fn subresource_methods(api: &Api, cr: &ClientResource, sub: &Subresource, extra:
                     }
 
                     #[doc = #sdoc]
-                    pub async fn #stream(&self, name: &str, params: &#params) -> ::std::result::Result<#rest::ByteStream, #rest::Error> {
-                        self.inner.stream_subresource(name, #sub_name, params).await
+                    #[inline]
+                    pub fn #stream(&self, name: &str, params: &#params) -> impl ::std::future::Future<Output = ::std::result::Result<#rest::ByteStream, #rest::Error>> {
+                        self.inner.stream_subresource(name, #sub_name, params)
                     }
                 }
             }
@@ -256,8 +269,9 @@ fn subresource_methods(api: &Api, cr: &ClientResource, sub: &Subresource, extra:
                 let doc = format!(" Reads the `{sub_name}` subresource of the object `name`.");
                 quote! {
                     #[doc = #doc]
-                    pub async fn #f(&self, name: &str) -> ::std::result::Result<#resp_ty, #rest::Error> {
-                        self.inner.get_subresource(name, #sub_name, &()).await
+                    #[inline]
+                    pub fn #f(&self, name: &str) -> impl ::std::future::Future<Output = ::std::result::Result<#resp_ty, #rest::Error>> {
+                        self.inner.get_subresource(name, #sub_name, &())
                     }
                 }
             }
@@ -266,15 +280,17 @@ fn subresource_methods(api: &Api, cr: &ClientResource, sub: &Subresource, extra:
                 let doc = format!(" Creates the `{sub_name}` subresource of the object `name`.");
                 quote! {
                     #[doc = #doc]
-                    pub async fn #f(&self, name: &str, body: &#body_ty, opts: &#rest::CreateOptions) -> ::std::result::Result<#resp_ty, #rest::Error> {
-                        self.inner.create_subresource(name, #sub_name, body, opts).await
+                    #[inline]
+                    pub fn #f(&self, name: &str, body: &#body_ty, opts: &#rest::CreateOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#resp_ty, #rest::Error>> {
+                        self.inner.create_subresource(name, #sub_name, body, opts)
                     }
                 }
             }
             Verb::Update if sub.name == "status" => quote! {
                 /// Replaces the status of the object named by `obj.metadata.name`.
-                pub async fn update_status(&self, obj: &#k, opts: &#rest::UpdateOptions) -> ::std::result::Result<#k, #rest::Error> {
-                    self.inner.update_status(obj, opts).await
+                #[inline]
+                pub fn update_status(&self, obj: &#k, opts: &#rest::UpdateOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#k, #rest::Error>> {
+                    self.inner.update_status(obj, opts)
                 }
             },
             Verb::Update => {
@@ -282,8 +298,9 @@ fn subresource_methods(api: &Api, cr: &ClientResource, sub: &Subresource, extra:
                 let doc = format!(" Replaces the `{sub_name}` subresource of the object `name`.");
                 quote! {
                     #[doc = #doc]
-                    pub async fn #f(&self, name: &str, body: &#body_ty, opts: &#rest::UpdateOptions) -> ::std::result::Result<#resp_ty, #rest::Error> {
-                        self.inner.update_subresource(name, #sub_name, body, opts).await
+                    #[inline]
+                    pub fn #f(&self, name: &str, body: &#body_ty, opts: &#rest::UpdateOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#resp_ty, #rest::Error>> {
+                        self.inner.update_subresource(name, #sub_name, body, opts)
                     }
                 }
             }
@@ -294,13 +311,15 @@ fn subresource_methods(api: &Api, cr: &ClientResource, sub: &Subresource, extra:
                 let adoc = format!(" Server-side apply to the `{sub_name}` subresource of the object `name`.");
                 quote! {
                     #[doc = #doc]
-                    pub async fn #f(&self, name: &str, patch: &#rest::Patch, opts: &#rest::PatchOptions) -> ::std::result::Result<#resp_ty, #rest::Error> {
-                        self.inner.patch_subresource(name, #sub_name, patch, opts).await
+                    #[inline]
+                    pub fn #f(&self, name: &str, patch: &#rest::Patch, opts: &#rest::PatchOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#resp_ty, #rest::Error>> {
+                        self.inner.patch_subresource(name, #sub_name, patch, opts)
                     }
 
                     #[doc = #adoc]
-                    pub async fn #a<B: ::serde::Serialize + ?Sized>(&self, name: &str, config: &B, opts: &#rest::ApplyOptions) -> ::std::result::Result<#resp_ty, #rest::Error> {
-                        self.inner.apply_subresource(name, #sub_name, config, opts).await
+                    #[inline]
+                    pub fn #a<B: ::serde::Serialize + ?Sized>(&self, name: &str, config: &B, opts: &#rest::ApplyOptions) -> impl ::std::future::Future<Output = ::std::result::Result<#resp_ty, #rest::Error>> {
+                        self.inner.apply_subresource(name, #sub_name, config, opts)
                     }
                 }
             }
@@ -376,6 +395,7 @@ pub fn emit_group_client(api: &Api, group: &str, version: &str, resources: &[Cli
             let doc = format!(" `{}` in `namespace` (`\"\"` for all namespaces).", r.plural);
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub fn #method(&self, namespace: &str) -> #ty {
                     let ns = if namespace.is_empty() { None } else { Some(namespace) };
                     #ty::new(::k8s_client_runtime::rest::ResourceClient::<#k>::new(self.client.clone(), ns))
@@ -385,6 +405,7 @@ pub fn emit_group_client(api: &Api, group: &str, version: &str, resources: &[Cli
             let doc = format!(" `{}` (cluster-scoped).", r.plural);
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub fn #method(&self) -> #ty {
                     #ty::new(::k8s_client_runtime::rest::ResourceClient::<#k>::all(self.client.clone()))
                 }

@@ -65,11 +65,13 @@ pub fn emit_lister(api: &Api, cr: &ClientResource) -> TokenStream {
                 }
 
                 /// Objects of all namespaces matching `selector`.
+                #[inline]
                 pub fn list(&self, selector: &#selector) -> ::std::vec::Vec<::std::sync::Arc<#k>> {
                     self.inner.list(selector)
                 }
 
                 /// The objects of one namespace, through the namespace index.
+                #[inline]
                 pub fn namespace(&self, namespace: &str) -> #ns_name {
                     #ns_name { inner: self.inner.namespace(namespace) }
                 }
@@ -83,11 +85,13 @@ pub fn emit_lister(api: &Api, cr: &ClientResource) -> TokenStream {
 
             impl #ns_name {
                 /// Objects of this namespace matching `selector`.
+                #[inline]
                 pub fn list(&self, selector: &#selector) -> ::std::vec::Vec<::std::sync::Arc<#k>> {
                     self.inner.list(selector)
                 }
 
                 /// The object `name` of this namespace; a NotFound error when absent.
+                #[inline]
                 pub fn get(&self, name: &str) -> ::std::result::Result<::std::sync::Arc<#k>, #cache::ListerError> {
                     self.inner.get(name)
                 }
@@ -107,11 +111,13 @@ pub fn emit_lister(api: &Api, cr: &ClientResource) -> TokenStream {
                 }
 
                 /// Objects matching `selector`.
+                #[inline]
                 pub fn list(&self, selector: &#selector) -> ::std::vec::Vec<::std::sync::Arc<#k>> {
                     self.inner.list(selector)
                 }
 
                 /// The object `name`; a NotFound error when absent.
+                #[inline]
                 pub fn get(&self, name: &str) -> ::std::result::Result<::std::sync::Arc<#k>, #cache::ListerError> {
                     self.inner.get(name)
                 }
@@ -141,11 +147,13 @@ pub fn emit_informer(api: &Api, cr: &ClientResource) -> TokenStream {
             }
 
             /// The factory's one informer of this kind, created on first use.
+            #[inline]
             pub fn informer(&self) -> ::k8s_client_runtime::cache::SharedIndexInformer<#k> {
                 self.factory.informer_for::<#k>()
             }
 
             /// A lister over the informer's cache.
+            #[inline]
             pub fn lister(&self) -> crate::listers::#gv_module::#lister {
                 crate::listers::#gv_module::#lister::new(self.informer().lister())
             }

@@ -20,6 +20,7 @@ impl AdmissionregistrationV1Client {
         }
     }
     /// `mutatingwebhookconfigurations` (cluster-scoped).
+    #[inline]
     pub fn mutating_webhook_configurations(&self) -> MutatingWebhookConfigurationClient {
         MutatingWebhookConfigurationClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -28,6 +29,7 @@ impl AdmissionregistrationV1Client {
         )
     }
     /// `validatingadmissionpolicies` (cluster-scoped).
+    #[inline]
     pub fn validating_admission_policies(&self) -> ValidatingAdmissionPolicyClient {
         ValidatingAdmissionPolicyClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -36,6 +38,7 @@ impl AdmissionregistrationV1Client {
         )
     }
     /// `validatingadmissionpolicybindings` (cluster-scoped).
+    #[inline]
     pub fn validating_admission_policy_bindings(
         &self,
     ) -> ValidatingAdmissionPolicyBindingClient {
@@ -46,6 +49,7 @@ impl AdmissionregistrationV1Client {
         )
     }
     /// `validatingwebhookconfigurations` (cluster-scoped).
+    #[inline]
     pub fn validating_webhook_configurations(
         &self,
     ) -> ValidatingWebhookConfigurationClient {

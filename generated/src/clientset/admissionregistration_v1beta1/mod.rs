@@ -16,6 +16,7 @@ impl AdmissionregistrationV1beta1Client {
         }
     }
     /// `mutatingadmissionpolicies` (cluster-scoped).
+    #[inline]
     pub fn mutating_admission_policies(&self) -> MutatingAdmissionPolicyClient {
         MutatingAdmissionPolicyClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -24,6 +25,7 @@ impl AdmissionregistrationV1beta1Client {
         )
     }
     /// `mutatingadmissionpolicybindings` (cluster-scoped).
+    #[inline]
     pub fn mutating_admission_policy_bindings(
         &self,
     ) -> MutatingAdmissionPolicyBindingClient {

@@ -12,6 +12,7 @@ impl ApiextensionsV1Client {
         ApiextensionsV1Client { client }
     }
     /// `customresourcedefinitions` (cluster-scoped).
+    #[inline]
     pub fn custom_resource_definitions(&self) -> CustomResourceDefinitionClient {
         CustomResourceDefinitionClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

@@ -12,6 +12,7 @@ impl ApiregistrationV1Client {
         ApiregistrationV1Client { client }
     }
     /// `apiservices` (cluster-scoped).
+    #[inline]
     pub fn api_services(&self) -> APIServiceClient {
         APIServiceClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

@@ -20,6 +20,7 @@ impl AppsV1Client {
         AppsV1Client { client }
     }
     /// `controllerrevisions` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn controller_revisions(&self, namespace: &str) -> ControllerRevisionClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ControllerRevisionClient::new(
@@ -29,6 +30,7 @@ impl AppsV1Client {
         )
     }
     /// `daemonsets` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn daemon_sets(&self, namespace: &str) -> DaemonSetClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         DaemonSetClient::new(
@@ -38,6 +40,7 @@ impl AppsV1Client {
         )
     }
     /// `deployments` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn deployments(&self, namespace: &str) -> DeploymentClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         DeploymentClient::new(
@@ -47,6 +50,7 @@ impl AppsV1Client {
         )
     }
     /// `replicasets` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn replica_sets(&self, namespace: &str) -> ReplicaSetClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ReplicaSetClient::new(
@@ -56,6 +60,7 @@ impl AppsV1Client {
         )
     }
     /// `statefulsets` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn stateful_sets(&self, namespace: &str) -> StatefulSetClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         StatefulSetClient::new(

@@ -14,6 +14,7 @@ impl AuthenticationV1Client {
         AuthenticationV1Client { client }
     }
     /// `selfsubjectreviews` (cluster-scoped).
+    #[inline]
     pub fn self_subject_reviews(&self) -> SelfSubjectReviewClient {
         SelfSubjectReviewClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -22,6 +23,7 @@ impl AuthenticationV1Client {
         )
     }
     /// `tokenreviews` (cluster-scoped).
+    #[inline]
     pub fn token_reviews(&self) -> TokenReviewClient {
         TokenReviewClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

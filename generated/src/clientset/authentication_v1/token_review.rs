@@ -10,6 +10,7 @@ pub struct TokenReviewClient {
 }
 impl TokenReviewClient {
     /// Wraps a runtime client, for use with a custom `ResourceClient`.
+    #[inline]
     pub fn new(
         inner: ::k8s_client_runtime::rest::ResourceClient<
             crate::api::authentication::v1::TokenReview,
@@ -18,6 +19,7 @@ impl TokenReviewClient {
         TokenReviewClient { inner }
     }
     /// The generic client underneath, for anything not covered here.
+    #[inline]
     pub fn resource_client(
         &self,
     ) -> &::k8s_client_runtime::rest::ResourceClient<
@@ -26,14 +28,17 @@ impl TokenReviewClient {
         &self.inner
     }
     /// Creates `obj`.
-    pub async fn create(
+    #[inline]
+    pub fn create(
         &self,
         obj: &crate::api::authentication::v1::TokenReview,
         opts: &::k8s_client_runtime::rest::CreateOptions,
-    ) -> ::std::result::Result<
-        crate::api::authentication::v1::TokenReview,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::authentication::v1::TokenReview,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.create(obj, opts).await
+        self.inner.create(obj, opts)
     }
 }

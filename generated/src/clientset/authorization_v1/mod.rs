@@ -18,6 +18,7 @@ impl AuthorizationV1Client {
         AuthorizationV1Client { client }
     }
     /// `localsubjectaccessreviews` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn local_subject_access_reviews(
         &self,
         namespace: &str,
@@ -30,6 +31,7 @@ impl AuthorizationV1Client {
         )
     }
     /// `selfsubjectaccessreviews` (cluster-scoped).
+    #[inline]
     pub fn self_subject_access_reviews(&self) -> SelfSubjectAccessReviewClient {
         SelfSubjectAccessReviewClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -38,6 +40,7 @@ impl AuthorizationV1Client {
         )
     }
     /// `selfsubjectrulesreviews` (cluster-scoped).
+    #[inline]
     pub fn self_subject_rules_reviews(&self) -> SelfSubjectRulesReviewClient {
         SelfSubjectRulesReviewClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -46,6 +49,7 @@ impl AuthorizationV1Client {
         )
     }
     /// `subjectaccessreviews` (cluster-scoped).
+    #[inline]
     pub fn subject_access_reviews(&self) -> SubjectAccessReviewClient {
         SubjectAccessReviewClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

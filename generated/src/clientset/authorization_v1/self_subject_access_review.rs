@@ -10,6 +10,7 @@ pub struct SelfSubjectAccessReviewClient {
 }
 impl SelfSubjectAccessReviewClient {
     /// Wraps a runtime client, for use with a custom `ResourceClient`.
+    #[inline]
     pub fn new(
         inner: ::k8s_client_runtime::rest::ResourceClient<
             crate::api::authorization::v1::SelfSubjectAccessReview,
@@ -20,6 +21,7 @@ impl SelfSubjectAccessReviewClient {
         }
     }
     /// The generic client underneath, for anything not covered here.
+    #[inline]
     pub fn resource_client(
         &self,
     ) -> &::k8s_client_runtime::rest::ResourceClient<
@@ -28,14 +30,17 @@ impl SelfSubjectAccessReviewClient {
         &self.inner
     }
     /// Creates `obj`.
-    pub async fn create(
+    #[inline]
+    pub fn create(
         &self,
         obj: &crate::api::authorization::v1::SelfSubjectAccessReview,
         opts: &::k8s_client_runtime::rest::CreateOptions,
-    ) -> ::std::result::Result<
-        crate::api::authorization::v1::SelfSubjectAccessReview,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::authorization::v1::SelfSubjectAccessReview,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.create(obj, opts).await
+        self.inner.create(obj, opts)
     }
 }

@@ -10,6 +10,7 @@ pub struct SubjectAccessReviewClient {
 }
 impl SubjectAccessReviewClient {
     /// Wraps a runtime client, for use with a custom `ResourceClient`.
+    #[inline]
     pub fn new(
         inner: ::k8s_client_runtime::rest::ResourceClient<
             crate::api::authorization::v1::SubjectAccessReview,
@@ -18,6 +19,7 @@ impl SubjectAccessReviewClient {
         SubjectAccessReviewClient { inner }
     }
     /// The generic client underneath, for anything not covered here.
+    #[inline]
     pub fn resource_client(
         &self,
     ) -> &::k8s_client_runtime::rest::ResourceClient<
@@ -26,14 +28,17 @@ impl SubjectAccessReviewClient {
         &self.inner
     }
     /// Creates `obj`.
-    pub async fn create(
+    #[inline]
+    pub fn create(
         &self,
         obj: &crate::api::authorization::v1::SubjectAccessReview,
         opts: &::k8s_client_runtime::rest::CreateOptions,
-    ) -> ::std::result::Result<
-        crate::api::authorization::v1::SubjectAccessReview,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::authorization::v1::SubjectAccessReview,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.create(obj, opts).await
+        self.inner.create(obj, opts)
     }
 }

@@ -12,6 +12,7 @@ impl AutoscalingV1Client {
         AutoscalingV1Client { client }
     }
     /// `horizontalpodautoscalers` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn horizontal_pod_autoscalers(
         &self,
         namespace: &str,

@@ -12,6 +12,7 @@ impl AutoscalingV2Client {
         AutoscalingV2Client { client }
     }
     /// `horizontalpodautoscalers` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn horizontal_pod_autoscalers(
         &self,
         namespace: &str,

@@ -14,6 +14,7 @@ impl BatchV1Client {
         BatchV1Client { client }
     }
     /// `cronjobs` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn cron_jobs(&self, namespace: &str) -> CronJobClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         CronJobClient::new(
@@ -23,6 +24,7 @@ impl BatchV1Client {
         )
     }
     /// `jobs` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn jobs(&self, namespace: &str) -> JobClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         JobClient::new(

@@ -12,6 +12,7 @@ impl CertificatesV1Client {
         CertificatesV1Client { client }
     }
     /// `certificatesigningrequests` (cluster-scoped).
+    #[inline]
     pub fn certificate_signing_requests(&self) -> CertificateSigningRequestClient {
         CertificateSigningRequestClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

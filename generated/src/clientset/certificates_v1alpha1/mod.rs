@@ -14,6 +14,7 @@ impl CertificatesV1alpha1Client {
         }
     }
     /// `clustertrustbundles` (cluster-scoped).
+    #[inline]
     pub fn cluster_trust_bundles(&self) -> ClusterTrustBundleClient {
         ClusterTrustBundleClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

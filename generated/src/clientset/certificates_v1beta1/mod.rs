@@ -16,6 +16,7 @@ impl CertificatesV1beta1Client {
         }
     }
     /// `clustertrustbundles` (cluster-scoped).
+    #[inline]
     pub fn cluster_trust_bundles(&self) -> ClusterTrustBundleClient {
         ClusterTrustBundleClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -24,6 +25,7 @@ impl CertificatesV1beta1Client {
         )
     }
     /// `podcertificaterequests` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn pod_certificate_requests(
         &self,
         namespace: &str,

@@ -12,6 +12,7 @@ impl CoordinationV1Client {
         CoordinationV1Client { client }
     }
     /// `leases` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn leases(&self, namespace: &str) -> LeaseClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         LeaseClient::new(

@@ -14,6 +14,7 @@ impl CoordinationV1alpha2Client {
         }
     }
     /// `leasecandidates` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn lease_candidates(&self, namespace: &str) -> LeaseCandidateClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         LeaseCandidateClient::new(

@@ -8,26 +8,31 @@ pub struct BindingClient {
 }
 impl BindingClient {
     /// Wraps a runtime client, for use with a custom `ResourceClient`.
+    #[inline]
     pub fn new(
         inner: ::k8s_client_runtime::rest::ResourceClient<crate::api::core::v1::Binding>,
     ) -> Self {
         BindingClient { inner }
     }
     /// The generic client underneath, for anything not covered here.
+    #[inline]
     pub fn resource_client(
         &self,
     ) -> &::k8s_client_runtime::rest::ResourceClient<crate::api::core::v1::Binding> {
         &self.inner
     }
     /// Creates `obj`.
-    pub async fn create(
+    #[inline]
+    pub fn create(
         &self,
         obj: &crate::api::core::v1::Binding,
         opts: &::k8s_client_runtime::rest::CreateOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Binding,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Binding,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.create(obj, opts).await
+        self.inner.create(obj, opts)
     }
 }

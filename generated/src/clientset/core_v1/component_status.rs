@@ -10,6 +10,7 @@ pub struct ComponentStatusClient {
 }
 impl ComponentStatusClient {
     /// Wraps a runtime client, for use with a custom `ResourceClient`.
+    #[inline]
     pub fn new(
         inner: ::k8s_client_runtime::rest::ResourceClient<
             crate::api::core::v1::ComponentStatus,
@@ -18,6 +19,7 @@ impl ComponentStatusClient {
         ComponentStatusClient { inner }
     }
     /// The generic client underneath, for anything not covered here.
+    #[inline]
     pub fn resource_client(
         &self,
     ) -> &::k8s_client_runtime::rest::ResourceClient<
@@ -26,24 +28,30 @@ impl ComponentStatusClient {
         &self.inner
     }
     /// Reads the object `name`.
-    pub async fn get(
+    #[inline]
+    pub fn get(
         &self,
         name: &str,
         opts: &::k8s_client_runtime::rest::GetOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::ComponentStatus,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::ComponentStatus,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.get(name, opts).await
+        self.inner.get(name, opts)
     }
     /// Lists objects (one page when `opts.limit` is set; follow `metadata.continue`).
-    pub async fn list(
+    #[inline]
+    pub fn list(
         &self,
         opts: &::k8s_client_runtime::rest::ListOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::ComponentStatusList,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::ComponentStatusList,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.list_as(opts).await
+        self.inner.list_as(opts)
     }
 }

@@ -44,6 +44,7 @@ impl CoreV1Client {
         CoreV1Client { client }
     }
     /// `bindings` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn bindings(&self, namespace: &str) -> BindingClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         BindingClient::new(
@@ -53,6 +54,7 @@ impl CoreV1Client {
         )
     }
     /// `componentstatuses` (cluster-scoped).
+    #[inline]
     pub fn component_statuses(&self) -> ComponentStatusClient {
         ComponentStatusClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -61,6 +63,7 @@ impl CoreV1Client {
         )
     }
     /// `configmaps` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn config_maps(&self, namespace: &str) -> ConfigMapClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ConfigMapClient::new(
@@ -70,6 +73,7 @@ impl CoreV1Client {
         )
     }
     /// `endpoints` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn endpoints(&self, namespace: &str) -> EndpointsClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         EndpointsClient::new(
@@ -79,6 +83,7 @@ impl CoreV1Client {
         )
     }
     /// `events` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn events(&self, namespace: &str) -> EventClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         EventClient::new(
@@ -88,6 +93,7 @@ impl CoreV1Client {
         )
     }
     /// `limitranges` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn limit_ranges(&self, namespace: &str) -> LimitRangeClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         LimitRangeClient::new(
@@ -97,6 +103,7 @@ impl CoreV1Client {
         )
     }
     /// `namespaces` (cluster-scoped).
+    #[inline]
     pub fn namespaces(&self) -> NamespaceClient {
         NamespaceClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -105,6 +112,7 @@ impl CoreV1Client {
         )
     }
     /// `nodes` (cluster-scoped).
+    #[inline]
     pub fn nodes(&self) -> NodeClient {
         NodeClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -113,6 +121,7 @@ impl CoreV1Client {
         )
     }
     /// `persistentvolumeclaims` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn persistent_volume_claims(
         &self,
         namespace: &str,
@@ -125,6 +134,7 @@ impl CoreV1Client {
         )
     }
     /// `persistentvolumes` (cluster-scoped).
+    #[inline]
     pub fn persistent_volumes(&self) -> PersistentVolumeClient {
         PersistentVolumeClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -133,6 +143,7 @@ impl CoreV1Client {
         )
     }
     /// `pods` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn pods(&self, namespace: &str) -> PodClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         PodClient::new(
@@ -142,6 +153,7 @@ impl CoreV1Client {
         )
     }
     /// `podtemplates` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn pod_templates(&self, namespace: &str) -> PodTemplateClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         PodTemplateClient::new(
@@ -151,6 +163,7 @@ impl CoreV1Client {
         )
     }
     /// `replicationcontrollers` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn replication_controllers(
         &self,
         namespace: &str,
@@ -163,6 +176,7 @@ impl CoreV1Client {
         )
     }
     /// `resourcequotas` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn resource_quotas(&self, namespace: &str) -> ResourceQuotaClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ResourceQuotaClient::new(
@@ -172,6 +186,7 @@ impl CoreV1Client {
         )
     }
     /// `secrets` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn secrets(&self, namespace: &str) -> SecretClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         SecretClient::new(
@@ -181,6 +196,7 @@ impl CoreV1Client {
         )
     }
     /// `serviceaccounts` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn service_accounts(&self, namespace: &str) -> ServiceAccountClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ServiceAccountClient::new(
@@ -190,6 +206,7 @@ impl CoreV1Client {
         )
     }
     /// `services` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn services(&self, namespace: &str) -> ServiceClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ServiceClient::new(

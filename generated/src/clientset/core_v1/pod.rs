@@ -10,178 +10,223 @@ pub struct PodClient {
 }
 impl PodClient {
     /// Wraps a runtime client, for use with a custom `ResourceClient`.
+    #[inline]
     pub fn new(
         inner: ::k8s_client_runtime::rest::ResourceClient<crate::api::core::v1::Pod>,
     ) -> Self {
         PodClient { inner }
     }
     /// The generic client underneath, for anything not covered here.
+    #[inline]
     pub fn resource_client(
         &self,
     ) -> &::k8s_client_runtime::rest::ResourceClient<crate::api::core::v1::Pod> {
         &self.inner
     }
     /// Reads the object `name`.
-    pub async fn get(
+    #[inline]
+    pub fn get(
         &self,
         name: &str,
         opts: &::k8s_client_runtime::rest::GetOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.get(name, opts).await
+        self.inner.get(name, opts)
     }
     /// Lists objects (one page when `opts.limit` is set; follow `metadata.continue`).
-    pub async fn list(
+    #[inline]
+    pub fn list(
         &self,
         opts: &::k8s_client_runtime::rest::ListOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::PodList,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::PodList,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.list_as(opts).await
+        self.inner.list_as(opts)
     }
     /// Watches objects from `opts.resource_version` on.
-    pub async fn watch(
+    #[inline]
+    pub fn watch(
         &self,
         opts: &::k8s_client_runtime::rest::ListOptions,
-    ) -> ::std::result::Result<
-        ::k8s_client_runtime::rest::WatchStream<crate::api::core::v1::Pod>,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            ::k8s_client_runtime::rest::WatchStream<crate::api::core::v1::Pod>,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.watch(opts).await
+        self.inner.watch(opts)
     }
     /// Creates `obj`.
-    pub async fn create(
+    #[inline]
+    pub fn create(
         &self,
         obj: &crate::api::core::v1::Pod,
         opts: &::k8s_client_runtime::rest::CreateOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.create(obj, opts).await
+        self.inner.create(obj, opts)
     }
     /// Replaces the object named by `obj.metadata.name`.
-    pub async fn update(
+    #[inline]
+    pub fn update(
         &self,
         obj: &crate::api::core::v1::Pod,
         opts: &::k8s_client_runtime::rest::UpdateOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.update(obj, opts).await
+        self.inner.update(obj, opts)
     }
     /// Patches the object `name` (JSON, merge or strategic-merge patch).
-    pub async fn patch(
+    #[inline]
+    pub fn patch(
         &self,
         name: &str,
         patch: &::k8s_client_runtime::rest::Patch,
         opts: &::k8s_client_runtime::rest::PatchOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.patch(name, patch, opts).await
+        self.inner.patch(name, patch, opts)
     }
     /// Server-side apply of `config` to the object `name`.
-    pub async fn apply<B: ::serde::Serialize + ?Sized>(
+    #[inline]
+    pub fn apply<B: ::serde::Serialize + ?Sized>(
         &self,
         name: &str,
         config: &B,
         opts: &::k8s_client_runtime::rest::ApplyOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.apply(name, config, opts).await
+        self.inner.apply(name, config, opts)
     }
     /// Deletes the object `name`; the server answers with the object (when
     /// finalizers keep it) or a Status.
-    pub async fn delete(
+    #[inline]
+    pub fn delete(
         &self,
         name: &str,
         opts: &::k8s_client_runtime::rest::DeleteOptions,
-    ) -> ::std::result::Result<
-        ::k8s_client_runtime::rest::DeleteResult<crate::api::core::v1::Pod>,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            ::k8s_client_runtime::rest::DeleteResult<crate::api::core::v1::Pod>,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.delete(name, opts).await
+        self.inner.delete(name, opts)
     }
     /// Deletes every object matching `list`'s selectors.
-    pub async fn delete_collection(
+    #[inline]
+    pub fn delete_collection(
         &self,
         opts: &::k8s_client_runtime::rest::DeleteOptions,
         list: &::k8s_client_runtime::rest::ListOptions,
-    ) -> ::std::result::Result<
-        ::k8s_client_runtime::rest::DeleteResult<
-            ::k8s_client_runtime::object::ObjectList<crate::api::core::v1::Pod>,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            ::k8s_client_runtime::rest::DeleteResult<
+                ::k8s_client_runtime::object::ObjectList<crate::api::core::v1::Pod>,
+            >,
+            ::k8s_client_runtime::rest::Error,
         >,
-        ::k8s_client_runtime::rest::Error,
     > {
-        self.inner.delete_collection(opts, list).await
+        self.inner.delete_collection(opts, list)
     }
     /// Creates the `binding` subresource of the object `name`.
-    pub async fn create_binding(
+    #[inline]
+    pub fn create_binding(
         &self,
         name: &str,
         body: &crate::api::core::v1::Binding,
         opts: &::k8s_client_runtime::rest::CreateOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Binding,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Binding,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.create_subresource(name, "binding", body, opts).await
+        self.inner.create_subresource(name, "binding", body, opts)
     }
     /// Reads the `ephemeralcontainers` subresource of the object `name`.
-    pub async fn get_ephemeralcontainers(
+    #[inline]
+    pub fn get_ephemeralcontainers(
         &self,
         name: &str,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.get_subresource(name, "ephemeralcontainers", &()).await
+        self.inner.get_subresource(name, "ephemeralcontainers", &())
     }
     /// Replaces the `ephemeralcontainers` subresource of the object `name`.
-    pub async fn update_ephemeralcontainers(
+    #[inline]
+    pub fn update_ephemeralcontainers(
         &self,
         name: &str,
         body: &crate::api::core::v1::Pod,
         opts: &::k8s_client_runtime::rest::UpdateOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.update_subresource(name, "ephemeralcontainers", body, opts).await
+        self.inner.update_subresource(name, "ephemeralcontainers", body, opts)
     }
     /// Patches the `ephemeralcontainers` subresource of the object `name`.
-    pub async fn patch_ephemeralcontainers(
+    #[inline]
+    pub fn patch_ephemeralcontainers(
         &self,
         name: &str,
         patch: &::k8s_client_runtime::rest::Patch,
         opts: &::k8s_client_runtime::rest::PatchOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.patch_subresource(name, "ephemeralcontainers", patch, opts).await
+        self.inner.patch_subresource(name, "ephemeralcontainers", patch, opts)
     }
     /// Server-side apply to the `ephemeralcontainers` subresource of the object `name`.
-    pub async fn apply_ephemeralcontainers<B: ::serde::Serialize + ?Sized>(
+    #[inline]
+    pub fn apply_ephemeralcontainers<B: ::serde::Serialize + ?Sized>(
         &self,
         name: &str,
         config: &B,
         opts: &::k8s_client_runtime::rest::ApplyOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.apply_subresource(name, "ephemeralcontainers", config, opts).await
+        self.inner.apply_subresource(name, "ephemeralcontainers", config, opts)
     }
     /// Reads `log` of the object `name` as text.
+    #[inline]
     pub async fn log(
         &self,
         name: &str,
@@ -200,121 +245,151 @@ impl PodClient {
         Ok(chunks.iter().map(|c| ::std::string::String::from_utf8_lossy(c)).collect())
     }
     /// Reads `log` of the object `name` as a byte stream (for `follow`).
-    pub async fn log_stream(
+    #[inline]
+    pub fn log_stream(
         &self,
         name: &str,
         params: &PodLogParams,
-    ) -> ::std::result::Result<
-        ::k8s_client_runtime::rest::ByteStream,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            ::k8s_client_runtime::rest::ByteStream,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.stream_subresource(name, "log", params).await
+        self.inner.stream_subresource(name, "log", params)
     }
     /// Reads the `resize` subresource of the object `name`.
-    pub async fn get_resize(
+    #[inline]
+    pub fn get_resize(
         &self,
         name: &str,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.get_subresource(name, "resize", &()).await
+        self.inner.get_subresource(name, "resize", &())
     }
     /// Replaces the `resize` subresource of the object `name`.
-    pub async fn update_resize(
+    #[inline]
+    pub fn update_resize(
         &self,
         name: &str,
         body: &crate::api::core::v1::Pod,
         opts: &::k8s_client_runtime::rest::UpdateOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.update_subresource(name, "resize", body, opts).await
+        self.inner.update_subresource(name, "resize", body, opts)
     }
     /// Patches the `resize` subresource of the object `name`.
-    pub async fn patch_resize(
+    #[inline]
+    pub fn patch_resize(
         &self,
         name: &str,
         patch: &::k8s_client_runtime::rest::Patch,
         opts: &::k8s_client_runtime::rest::PatchOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.patch_subresource(name, "resize", patch, opts).await
+        self.inner.patch_subresource(name, "resize", patch, opts)
     }
     /// Server-side apply to the `resize` subresource of the object `name`.
-    pub async fn apply_resize<B: ::serde::Serialize + ?Sized>(
+    #[inline]
+    pub fn apply_resize<B: ::serde::Serialize + ?Sized>(
         &self,
         name: &str,
         config: &B,
         opts: &::k8s_client_runtime::rest::ApplyOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.apply_subresource(name, "resize", config, opts).await
+        self.inner.apply_subresource(name, "resize", config, opts)
     }
     /// Reads the `status` subresource of the object `name`.
-    pub async fn get_status(
+    #[inline]
+    pub fn get_status(
         &self,
         name: &str,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.get_subresource(name, "status", &()).await
+        self.inner.get_subresource(name, "status", &())
     }
     /// Replaces the status of the object named by `obj.metadata.name`.
-    pub async fn update_status(
+    #[inline]
+    pub fn update_status(
         &self,
         obj: &crate::api::core::v1::Pod,
         opts: &::k8s_client_runtime::rest::UpdateOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.update_status(obj, opts).await
+        self.inner.update_status(obj, opts)
     }
     /// Patches the `status` subresource of the object `name`.
-    pub async fn patch_status(
+    #[inline]
+    pub fn patch_status(
         &self,
         name: &str,
         patch: &::k8s_client_runtime::rest::Patch,
         opts: &::k8s_client_runtime::rest::PatchOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.patch_subresource(name, "status", patch, opts).await
+        self.inner.patch_subresource(name, "status", patch, opts)
     }
     /// Server-side apply to the `status` subresource of the object `name`.
-    pub async fn apply_status<B: ::serde::Serialize + ?Sized>(
+    #[inline]
+    pub fn apply_status<B: ::serde::Serialize + ?Sized>(
         &self,
         name: &str,
         config: &B,
         opts: &::k8s_client_runtime::rest::ApplyOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Pod,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Pod,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.apply_subresource(name, "status", config, opts).await
+        self.inner.apply_subresource(name, "status", config, opts)
     }
 }
 #[cfg(all(feature = "policy"))]
 impl PodClient {
     /// Creates the `eviction` subresource of the object `name`.
-    pub async fn create_eviction(
+    #[inline]
+    pub fn create_eviction(
         &self,
         name: &str,
         body: &crate::api::policy::v1::Eviction,
         opts: &::k8s_client_runtime::rest::CreateOptions,
-    ) -> ::std::result::Result<
-        crate::api::policy::v1::Eviction,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::policy::v1::Eviction,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.create_subresource(name, "eviction", body, opts).await
+        self.inner.create_subresource(name, "eviction", body, opts)
     }
 }
 /// Query parameters of the `log` subresource.

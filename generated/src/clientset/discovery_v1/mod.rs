@@ -12,6 +12,7 @@ impl DiscoveryV1Client {
         DiscoveryV1Client { client }
     }
     /// `endpointslices` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn endpoint_slices(&self, namespace: &str) -> EndpointSliceClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         EndpointSliceClient::new(

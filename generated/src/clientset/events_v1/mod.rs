@@ -12,6 +12,7 @@ impl EventsV1Client {
         EventsV1Client { client }
     }
     /// `events` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn events(&self, namespace: &str) -> EventClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         EventClient::new(

@@ -14,6 +14,7 @@ impl FlowcontrolV1Client {
         FlowcontrolV1Client { client }
     }
     /// `flowschemas` (cluster-scoped).
+    #[inline]
     pub fn flow_schemas(&self) -> FlowSchemaClient {
         FlowSchemaClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -22,6 +23,7 @@ impl FlowcontrolV1Client {
         )
     }
     /// `prioritylevelconfigurations` (cluster-scoped).
+    #[inline]
     pub fn priority_level_configurations(&self) -> PriorityLevelConfigurationClient {
         PriorityLevelConfigurationClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

@@ -12,6 +12,7 @@ impl InternalV1alpha1Client {
         InternalV1alpha1Client { client }
     }
     /// `storageversions` (cluster-scoped).
+    #[inline]
     pub fn storage_versions(&self) -> StorageVersionClient {
         StorageVersionClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

@@ -20,6 +20,7 @@ impl NetworkingV1Client {
         NetworkingV1Client { client }
     }
     /// `ingressclasses` (cluster-scoped).
+    #[inline]
     pub fn ingress_classes(&self) -> IngressClassClient {
         IngressClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -28,6 +29,7 @@ impl NetworkingV1Client {
         )
     }
     /// `ingresses` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn ingresses(&self, namespace: &str) -> IngressClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         IngressClient::new(
@@ -37,6 +39,7 @@ impl NetworkingV1Client {
         )
     }
     /// `ipaddresses` (cluster-scoped).
+    #[inline]
     pub fn ip_addresses(&self) -> IPAddressClient {
         IPAddressClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -45,6 +48,7 @@ impl NetworkingV1Client {
         )
     }
     /// `networkpolicies` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn network_policies(&self, namespace: &str) -> NetworkPolicyClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         NetworkPolicyClient::new(
@@ -54,6 +58,7 @@ impl NetworkingV1Client {
         )
     }
     /// `servicecidrs` (cluster-scoped).
+    #[inline]
     pub fn service_cidrs(&self) -> ServiceCIDRClient {
         ServiceCIDRClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

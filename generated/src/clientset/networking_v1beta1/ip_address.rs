@@ -10,6 +10,7 @@ pub struct IPAddressClient {
 }
 impl IPAddressClient {
     /// Wraps a runtime client, for use with a custom `ResourceClient`.
+    #[inline]
     pub fn new(
         inner: ::k8s_client_runtime::rest::ResourceClient<
             crate::api::networking::v1beta1::IPAddress,
@@ -18,6 +19,7 @@ impl IPAddressClient {
         IPAddressClient { inner }
     }
     /// The generic client underneath, for anything not covered here.
+    #[inline]
     pub fn resource_client(
         &self,
     ) -> &::k8s_client_runtime::rest::ResourceClient<
@@ -26,111 +28,138 @@ impl IPAddressClient {
         &self.inner
     }
     /// Reads the object `name`.
-    pub async fn get(
+    #[inline]
+    pub fn get(
         &self,
         name: &str,
         opts: &::k8s_client_runtime::rest::GetOptions,
-    ) -> ::std::result::Result<
-        crate::api::networking::v1beta1::IPAddress,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::networking::v1beta1::IPAddress,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.get(name, opts).await
+        self.inner.get(name, opts)
     }
     /// Lists objects (one page when `opts.limit` is set; follow `metadata.continue`).
-    pub async fn list(
+    #[inline]
+    pub fn list(
         &self,
         opts: &::k8s_client_runtime::rest::ListOptions,
-    ) -> ::std::result::Result<
-        crate::api::networking::v1beta1::IPAddressList,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::networking::v1beta1::IPAddressList,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.list_as(opts).await
+        self.inner.list_as(opts)
     }
     /// Watches objects from `opts.resource_version` on.
-    pub async fn watch(
+    #[inline]
+    pub fn watch(
         &self,
         opts: &::k8s_client_runtime::rest::ListOptions,
-    ) -> ::std::result::Result<
-        ::k8s_client_runtime::rest::WatchStream<
-            crate::api::networking::v1beta1::IPAddress,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            ::k8s_client_runtime::rest::WatchStream<
+                crate::api::networking::v1beta1::IPAddress,
+            >,
+            ::k8s_client_runtime::rest::Error,
         >,
-        ::k8s_client_runtime::rest::Error,
     > {
-        self.inner.watch(opts).await
+        self.inner.watch(opts)
     }
     /// Creates `obj`.
-    pub async fn create(
+    #[inline]
+    pub fn create(
         &self,
         obj: &crate::api::networking::v1beta1::IPAddress,
         opts: &::k8s_client_runtime::rest::CreateOptions,
-    ) -> ::std::result::Result<
-        crate::api::networking::v1beta1::IPAddress,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::networking::v1beta1::IPAddress,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.create(obj, opts).await
+        self.inner.create(obj, opts)
     }
     /// Replaces the object named by `obj.metadata.name`.
-    pub async fn update(
+    #[inline]
+    pub fn update(
         &self,
         obj: &crate::api::networking::v1beta1::IPAddress,
         opts: &::k8s_client_runtime::rest::UpdateOptions,
-    ) -> ::std::result::Result<
-        crate::api::networking::v1beta1::IPAddress,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::networking::v1beta1::IPAddress,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.update(obj, opts).await
+        self.inner.update(obj, opts)
     }
     /// Patches the object `name` (JSON, merge or strategic-merge patch).
-    pub async fn patch(
+    #[inline]
+    pub fn patch(
         &self,
         name: &str,
         patch: &::k8s_client_runtime::rest::Patch,
         opts: &::k8s_client_runtime::rest::PatchOptions,
-    ) -> ::std::result::Result<
-        crate::api::networking::v1beta1::IPAddress,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::networking::v1beta1::IPAddress,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.patch(name, patch, opts).await
+        self.inner.patch(name, patch, opts)
     }
     /// Server-side apply of `config` to the object `name`.
-    pub async fn apply<B: ::serde::Serialize + ?Sized>(
+    #[inline]
+    pub fn apply<B: ::serde::Serialize + ?Sized>(
         &self,
         name: &str,
         config: &B,
         opts: &::k8s_client_runtime::rest::ApplyOptions,
-    ) -> ::std::result::Result<
-        crate::api::networking::v1beta1::IPAddress,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::networking::v1beta1::IPAddress,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.apply(name, config, opts).await
+        self.inner.apply(name, config, opts)
     }
     /// Deletes the object `name`; the server answers with the object (when
     /// finalizers keep it) or a Status.
-    pub async fn delete(
+    #[inline]
+    pub fn delete(
         &self,
         name: &str,
         opts: &::k8s_client_runtime::rest::DeleteOptions,
-    ) -> ::std::result::Result<
-        ::k8s_client_runtime::rest::DeleteResult<
-            crate::api::networking::v1beta1::IPAddress,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            ::k8s_client_runtime::rest::DeleteResult<
+                crate::api::networking::v1beta1::IPAddress,
+            >,
+            ::k8s_client_runtime::rest::Error,
         >,
-        ::k8s_client_runtime::rest::Error,
     > {
-        self.inner.delete(name, opts).await
+        self.inner.delete(name, opts)
     }
     /// Deletes every object matching `list`'s selectors.
-    pub async fn delete_collection(
+    #[inline]
+    pub fn delete_collection(
         &self,
         opts: &::k8s_client_runtime::rest::DeleteOptions,
         list: &::k8s_client_runtime::rest::ListOptions,
-    ) -> ::std::result::Result<
-        ::k8s_client_runtime::rest::DeleteResult<
-            ::k8s_client_runtime::object::ObjectList<
-                crate::api::networking::v1beta1::IPAddress,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            ::k8s_client_runtime::rest::DeleteResult<
+                ::k8s_client_runtime::object::ObjectList<
+                    crate::api::networking::v1beta1::IPAddress,
+                >,
             >,
+            ::k8s_client_runtime::rest::Error,
         >,
-        ::k8s_client_runtime::rest::Error,
     > {
-        self.inner.delete_collection(opts, list).await
+        self.inner.delete_collection(opts, list)
     }
 }

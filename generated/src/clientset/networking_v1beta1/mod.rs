@@ -14,6 +14,7 @@ impl NetworkingV1beta1Client {
         NetworkingV1beta1Client { client }
     }
     /// `ipaddresses` (cluster-scoped).
+    #[inline]
     pub fn ip_addresses(&self) -> IPAddressClient {
         IPAddressClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -22,6 +23,7 @@ impl NetworkingV1beta1Client {
         )
     }
     /// `servicecidrs` (cluster-scoped).
+    #[inline]
     pub fn service_cidrs(&self) -> ServiceCIDRClient {
         ServiceCIDRClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

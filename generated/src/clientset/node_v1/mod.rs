@@ -12,6 +12,7 @@ impl NodeV1Client {
         NodeV1Client { client }
     }
     /// `runtimeclasses` (cluster-scoped).
+    #[inline]
     pub fn runtime_classes(&self) -> RuntimeClassClient {
         RuntimeClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

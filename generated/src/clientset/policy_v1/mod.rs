@@ -12,6 +12,7 @@ impl PolicyV1Client {
         PolicyV1Client { client }
     }
     /// `poddisruptionbudgets` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn pod_disruption_budgets(&self, namespace: &str) -> PodDisruptionBudgetClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         PodDisruptionBudgetClient::new(

@@ -18,6 +18,7 @@ impl RbacV1Client {
         RbacV1Client { client }
     }
     /// `clusterrolebindings` (cluster-scoped).
+    #[inline]
     pub fn cluster_role_bindings(&self) -> ClusterRoleBindingClient {
         ClusterRoleBindingClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -26,6 +27,7 @@ impl RbacV1Client {
         )
     }
     /// `clusterroles` (cluster-scoped).
+    #[inline]
     pub fn cluster_roles(&self) -> ClusterRoleClient {
         ClusterRoleClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -34,6 +36,7 @@ impl RbacV1Client {
         )
     }
     /// `rolebindings` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn role_bindings(&self, namespace: &str) -> RoleBindingClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         RoleBindingClient::new(
@@ -43,6 +46,7 @@ impl RbacV1Client {
         )
     }
     /// `roles` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn roles(&self, namespace: &str) -> RoleClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         RoleClient::new(

@@ -12,6 +12,7 @@ impl ResourceV1alpha3Client {
         ResourceV1alpha3Client { client }
     }
     /// `devicetaintrules` (cluster-scoped).
+    #[inline]
     pub fn device_taint_rules(&self) -> DeviceTaintRuleClient {
         DeviceTaintRuleClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

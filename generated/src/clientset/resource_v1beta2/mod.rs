@@ -18,6 +18,7 @@ impl ResourceV1beta2Client {
         ResourceV1beta2Client { client }
     }
     /// `deviceclasses` (cluster-scoped).
+    #[inline]
     pub fn device_classes(&self) -> DeviceClassClient {
         DeviceClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -26,6 +27,7 @@ impl ResourceV1beta2Client {
         )
     }
     /// `resourceclaims` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn resource_claims(&self, namespace: &str) -> ResourceClaimClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ResourceClaimClient::new(
@@ -35,6 +37,7 @@ impl ResourceV1beta2Client {
         )
     }
     /// `resourceclaimtemplates` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn resource_claim_templates(
         &self,
         namespace: &str,
@@ -47,6 +50,7 @@ impl ResourceV1beta2Client {
         )
     }
     /// `resourceslices` (cluster-scoped).
+    #[inline]
     pub fn resource_slices(&self) -> ResourceSliceClient {
         ResourceSliceClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

@@ -12,6 +12,7 @@ impl SchedulingV1Client {
         SchedulingV1Client { client }
     }
     /// `priorityclasses` (cluster-scoped).
+    #[inline]
     pub fn priority_classes(&self) -> PriorityClassClient {
         PriorityClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

@@ -12,6 +12,7 @@ impl SchedulingV1alpha1Client {
         SchedulingV1alpha1Client { client }
     }
     /// `workloads` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn workloads(&self, namespace: &str) -> WorkloadClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         WorkloadClient::new(

@@ -22,6 +22,7 @@ impl StorageV1Client {
         StorageV1Client { client }
     }
     /// `csidrivers` (cluster-scoped).
+    #[inline]
     pub fn csi_drivers(&self) -> CSIDriverClient {
         CSIDriverClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -30,6 +31,7 @@ impl StorageV1Client {
         )
     }
     /// `csinodes` (cluster-scoped).
+    #[inline]
     pub fn csi_nodes(&self) -> CSINodeClient {
         CSINodeClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -38,6 +40,7 @@ impl StorageV1Client {
         )
     }
     /// `csistoragecapacities` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn csi_storage_capacities(&self, namespace: &str) -> CSIStorageCapacityClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         CSIStorageCapacityClient::new(
@@ -47,6 +50,7 @@ impl StorageV1Client {
         )
     }
     /// `storageclasses` (cluster-scoped).
+    #[inline]
     pub fn storage_classes(&self) -> StorageClassClient {
         StorageClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -55,6 +59,7 @@ impl StorageV1Client {
         )
     }
     /// `volumeattachments` (cluster-scoped).
+    #[inline]
     pub fn volume_attachments(&self) -> VolumeAttachmentClient {
         VolumeAttachmentClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -63,6 +68,7 @@ impl StorageV1Client {
         )
     }
     /// `volumeattributesclasses` (cluster-scoped).
+    #[inline]
     pub fn volume_attributes_classes(&self) -> VolumeAttributesClassClient {
         VolumeAttributesClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

@@ -12,6 +12,7 @@ impl StorageV1beta1Client {
         StorageV1beta1Client { client }
     }
     /// `volumeattributesclasses` (cluster-scoped).
+    #[inline]
     pub fn volume_attributes_classes(&self) -> VolumeAttributesClassClient {
         VolumeAttributesClassClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

@@ -14,6 +14,7 @@ impl StoragemigrationV1beta1Client {
         }
     }
     /// `storageversionmigrations` (cluster-scoped).
+    #[inline]
     pub fn storage_version_migrations(&self) -> StorageVersionMigrationClient {
         StorageVersionMigrationClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<

@@ -12,6 +12,7 @@ impl ValidatingAdmissionPolicyInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -23,6 +24,7 @@ impl ValidatingAdmissionPolicyInformer {
             >()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(
         &self,
     ) -> crate::listers::admissionregistration_v1::ValidatingAdmissionPolicyLister {

@@ -10,6 +10,7 @@ impl APIServiceInformer {
         APIServiceInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -21,6 +22,7 @@ impl APIServiceInformer {
             >()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::apiregistration_v1::APIServiceLister {
         crate::listers::apiregistration_v1::APIServiceLister::new(
             self.informer().lister(),

@@ -12,6 +12,7 @@ impl ControllerRevisionInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -20,6 +21,7 @@ impl ControllerRevisionInformer {
         self.factory.informer_for::<crate::api::apps::v1::ControllerRevision>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::apps_v1::ControllerRevisionLister {
         crate::listers::apps_v1::ControllerRevisionLister::new(self.informer().lister())
     }

@@ -10,6 +10,7 @@ impl DaemonSetInformer {
         DaemonSetInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl DaemonSetInformer {
         self.factory.informer_for::<crate::api::apps::v1::DaemonSet>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::apps_v1::DaemonSetLister {
         crate::listers::apps_v1::DaemonSetLister::new(self.informer().lister())
     }

@@ -10,6 +10,7 @@ impl DeploymentInformer {
         DeploymentInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl DeploymentInformer {
         self.factory.informer_for::<crate::api::apps::v1::Deployment>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::apps_v1::DeploymentLister {
         crate::listers::apps_v1::DeploymentLister::new(self.informer().lister())
     }

@@ -12,6 +12,7 @@ impl HorizontalPodAutoscalerInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -21,6 +22,7 @@ impl HorizontalPodAutoscalerInformer {
             .informer_for::<crate::api::autoscaling::v2::HorizontalPodAutoscaler>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(
         &self,
     ) -> crate::listers::autoscaling_v2::HorizontalPodAutoscalerLister {

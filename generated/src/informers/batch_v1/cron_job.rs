@@ -10,6 +10,7 @@ impl CronJobInformer {
         CronJobInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl CronJobInformer {
         self.factory.informer_for::<crate::api::batch::v1::CronJob>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::batch_v1::CronJobLister {
         crate::listers::batch_v1::CronJobLister::new(self.informer().lister())
     }

@@ -10,12 +10,14 @@ impl JobInformer {
         JobInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<crate::api::batch::v1::Job> {
         self.factory.informer_for::<crate::api::batch::v1::Job>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::batch_v1::JobLister {
         crate::listers::batch_v1::JobLister::new(self.informer().lister())
     }

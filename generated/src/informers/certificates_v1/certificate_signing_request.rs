@@ -12,6 +12,7 @@ impl CertificateSigningRequestInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -21,6 +22,7 @@ impl CertificateSigningRequestInformer {
             .informer_for::<crate::api::certificates::v1::CertificateSigningRequest>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(
         &self,
     ) -> crate::listers::certificates_v1::CertificateSigningRequestLister {

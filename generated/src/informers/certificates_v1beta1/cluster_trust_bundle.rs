@@ -12,6 +12,7 @@ impl ClusterTrustBundleInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -21,6 +22,7 @@ impl ClusterTrustBundleInformer {
             .informer_for::<crate::api::certificates::v1beta1::ClusterTrustBundle>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(
         &self,
     ) -> crate::listers::certificates_v1beta1::ClusterTrustBundleLister {

@@ -10,6 +10,7 @@ impl LeaseInformer {
         LeaseInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl LeaseInformer {
         self.factory.informer_for::<crate::api::coordination::v1::Lease>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::coordination_v1::LeaseLister {
         crate::listers::coordination_v1::LeaseLister::new(self.informer().lister())
     }

@@ -10,6 +10,7 @@ impl LeaseCandidateInformer {
         LeaseCandidateInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl LeaseCandidateInformer {
         self.factory.informer_for::<crate::api::coordination::v1beta1::LeaseCandidate>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::coordination_v1beta1::LeaseCandidateLister {
         crate::listers::coordination_v1beta1::LeaseCandidateLister::new(
             self.informer().lister(),

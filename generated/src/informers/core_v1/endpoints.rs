@@ -10,6 +10,7 @@ impl EndpointsInformer {
         EndpointsInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl EndpointsInformer {
         self.factory.informer_for::<crate::api::core::v1::Endpoints>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::core_v1::EndpointsLister {
         crate::listers::core_v1::EndpointsLister::new(self.informer().lister())
     }

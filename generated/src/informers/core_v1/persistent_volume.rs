@@ -12,6 +12,7 @@ impl PersistentVolumeInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -20,6 +21,7 @@ impl PersistentVolumeInformer {
         self.factory.informer_for::<crate::api::core::v1::PersistentVolume>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::core_v1::PersistentVolumeLister {
         crate::listers::core_v1::PersistentVolumeLister::new(self.informer().lister())
     }

@@ -10,12 +10,14 @@ impl PodInformer {
         PodInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<crate::api::core::v1::Pod> {
         self.factory.informer_for::<crate::api::core::v1::Pod>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::core_v1::PodLister {
         crate::listers::core_v1::PodLister::new(self.informer().lister())
     }

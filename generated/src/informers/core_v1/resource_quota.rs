@@ -10,6 +10,7 @@ impl ResourceQuotaInformer {
         ResourceQuotaInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl ResourceQuotaInformer {
         self.factory.informer_for::<crate::api::core::v1::ResourceQuota>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::core_v1::ResourceQuotaLister {
         crate::listers::core_v1::ResourceQuotaLister::new(self.informer().lister())
     }

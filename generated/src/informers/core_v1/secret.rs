@@ -10,12 +10,14 @@ impl SecretInformer {
         SecretInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<crate::api::core::v1::Secret> {
         self.factory.informer_for::<crate::api::core::v1::Secret>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::core_v1::SecretLister {
         crate::listers::core_v1::SecretLister::new(self.informer().lister())
     }

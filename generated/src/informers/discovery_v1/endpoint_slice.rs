@@ -10,6 +10,7 @@ impl EndpointSliceInformer {
         EndpointSliceInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl EndpointSliceInformer {
         self.factory.informer_for::<crate::api::discovery::v1::EndpointSlice>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::discovery_v1::EndpointSliceLister {
         crate::listers::discovery_v1::EndpointSliceLister::new(self.informer().lister())
     }

@@ -10,6 +10,7 @@ impl EventInformer {
         EventInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl EventInformer {
         self.factory.informer_for::<crate::api::events::v1::Event>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::events_v1::EventLister {
         crate::listers::events_v1::EventLister::new(self.informer().lister())
     }

@@ -10,6 +10,7 @@ impl FlowSchemaInformer {
         FlowSchemaInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl FlowSchemaInformer {
         self.factory.informer_for::<crate::api::flowcontrol::v1::FlowSchema>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::flowcontrol_v1::FlowSchemaLister {
         crate::listers::flowcontrol_v1::FlowSchemaLister::new(self.informer().lister())
     }

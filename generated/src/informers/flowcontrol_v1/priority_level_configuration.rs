@@ -12,6 +12,7 @@ impl PriorityLevelConfigurationInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -21,6 +22,7 @@ impl PriorityLevelConfigurationInformer {
             .informer_for::<crate::api::flowcontrol::v1::PriorityLevelConfiguration>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(
         &self,
     ) -> crate::listers::flowcontrol_v1::PriorityLevelConfigurationLister {

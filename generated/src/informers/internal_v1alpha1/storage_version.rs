@@ -10,6 +10,7 @@ impl StorageVersionInformer {
         StorageVersionInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -19,6 +20,7 @@ impl StorageVersionInformer {
             .informer_for::<crate::api::apiserverinternal::v1alpha1::StorageVersion>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::internal_v1alpha1::StorageVersionLister {
         crate::listers::internal_v1alpha1::StorageVersionLister::new(
             self.informer().lister(),

@@ -10,6 +10,7 @@ impl IngressInformer {
         IngressInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl IngressInformer {
         self.factory.informer_for::<crate::api::networking::v1::Ingress>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::networking_v1::IngressLister {
         crate::listers::networking_v1::IngressLister::new(self.informer().lister())
     }

@@ -10,6 +10,7 @@ impl IPAddressInformer {
         IPAddressInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl IPAddressInformer {
         self.factory.informer_for::<crate::api::networking::v1beta1::IPAddress>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::networking_v1beta1::IPAddressLister {
         crate::listers::networking_v1beta1::IPAddressLister::new(
             self.informer().lister(),

@@ -10,6 +10,7 @@ impl RuntimeClassInformer {
         RuntimeClassInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl RuntimeClassInformer {
         self.factory.informer_for::<crate::api::node::v1::RuntimeClass>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::node_v1::RuntimeClassLister {
         crate::listers::node_v1::RuntimeClassLister::new(self.informer().lister())
     }

@@ -12,6 +12,7 @@ impl PodDisruptionBudgetInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -20,6 +21,7 @@ impl PodDisruptionBudgetInformer {
         self.factory.informer_for::<crate::api::policy::v1::PodDisruptionBudget>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::policy_v1::PodDisruptionBudgetLister {
         crate::listers::policy_v1::PodDisruptionBudgetLister::new(
             self.informer().lister(),

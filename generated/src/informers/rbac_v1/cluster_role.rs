@@ -10,6 +10,7 @@ impl ClusterRoleInformer {
         ClusterRoleInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl ClusterRoleInformer {
         self.factory.informer_for::<crate::api::rbac::v1::ClusterRole>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::rbac_v1::ClusterRoleLister {
         crate::listers::rbac_v1::ClusterRoleLister::new(self.informer().lister())
     }

@@ -12,6 +12,7 @@ impl ClusterRoleBindingInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -20,6 +21,7 @@ impl ClusterRoleBindingInformer {
         self.factory.informer_for::<crate::api::rbac::v1::ClusterRoleBinding>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::rbac_v1::ClusterRoleBindingLister {
         crate::listers::rbac_v1::ClusterRoleBindingLister::new(self.informer().lister())
     }

@@ -10,12 +10,14 @@ impl RoleInformer {
         RoleInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<crate::api::rbac::v1::Role> {
         self.factory.informer_for::<crate::api::rbac::v1::Role>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::rbac_v1::RoleLister {
         crate::listers::rbac_v1::RoleLister::new(self.informer().lister())
     }

@@ -10,6 +10,7 @@ impl RoleBindingInformer {
         RoleBindingInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl RoleBindingInformer {
         self.factory.informer_for::<crate::api::rbac::v1::RoleBinding>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::rbac_v1::RoleBindingLister {
         crate::listers::rbac_v1::RoleBindingLister::new(self.informer().lister())
     }

@@ -12,6 +12,7 @@ impl ResourceClaimTemplateInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -20,6 +21,7 @@ impl ResourceClaimTemplateInformer {
         self.factory.informer_for::<crate::api::resource::v1::ResourceClaimTemplate>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::resource_v1::ResourceClaimTemplateLister {
         crate::listers::resource_v1::ResourceClaimTemplateLister::new(
             self.informer().lister(),

@@ -10,6 +10,7 @@ impl DeviceTaintRuleInformer {
         DeviceTaintRuleInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl DeviceTaintRuleInformer {
         self.factory.informer_for::<crate::api::resource::v1alpha3::DeviceTaintRule>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::resource_v1alpha3::DeviceTaintRuleLister {
         crate::listers::resource_v1alpha3::DeviceTaintRuleLister::new(
             self.informer().lister(),

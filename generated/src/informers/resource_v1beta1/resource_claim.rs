@@ -10,6 +10,7 @@ impl ResourceClaimInformer {
         ResourceClaimInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl ResourceClaimInformer {
         self.factory.informer_for::<crate::api::resource::v1beta1::ResourceClaim>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::resource_v1beta1::ResourceClaimLister {
         crate::listers::resource_v1beta1::ResourceClaimLister::new(
             self.informer().lister(),

@@ -12,6 +12,7 @@ impl ResourceClaimTemplateInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -21,6 +22,7 @@ impl ResourceClaimTemplateInformer {
             .informer_for::<crate::api::resource::v1beta1::ResourceClaimTemplate>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(
         &self,
     ) -> crate::listers::resource_v1beta1::ResourceClaimTemplateLister {

@@ -10,6 +10,7 @@ impl DeviceClassInformer {
         DeviceClassInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl DeviceClassInformer {
         self.factory.informer_for::<crate::api::resource::v1beta2::DeviceClass>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::resource_v1beta2::DeviceClassLister {
         crate::listers::resource_v1beta2::DeviceClassLister::new(
             self.informer().lister(),

@@ -10,6 +10,7 @@ impl ResourceSliceInformer {
         ResourceSliceInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl ResourceSliceInformer {
         self.factory.informer_for::<crate::api::resource::v1beta2::ResourceSlice>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::resource_v1beta2::ResourceSliceLister {
         crate::listers::resource_v1beta2::ResourceSliceLister::new(
             self.informer().lister(),

@@ -10,6 +10,7 @@ impl PriorityClassInformer {
         PriorityClassInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl PriorityClassInformer {
         self.factory.informer_for::<crate::api::scheduling::v1::PriorityClass>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::scheduling_v1::PriorityClassLister {
         crate::listers::scheduling_v1::PriorityClassLister::new(self.informer().lister())
     }

@@ -10,6 +10,7 @@ impl WorkloadInformer {
         WorkloadInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl WorkloadInformer {
         self.factory.informer_for::<crate::api::scheduling::v1alpha1::Workload>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::scheduling_v1alpha1::WorkloadLister {
         crate::listers::scheduling_v1alpha1::WorkloadLister::new(
             self.informer().lister(),

@@ -10,6 +10,7 @@ impl CSIDriverInformer {
         CSIDriverInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl CSIDriverInformer {
         self.factory.informer_for::<crate::api::storage::v1::CSIDriver>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::storage_v1::CSIDriverLister {
         crate::listers::storage_v1::CSIDriverLister::new(self.informer().lister())
     }

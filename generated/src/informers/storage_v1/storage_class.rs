@@ -10,6 +10,7 @@ impl StorageClassInformer {
         StorageClassInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -18,6 +19,7 @@ impl StorageClassInformer {
         self.factory.informer_for::<crate::api::storage::v1::StorageClass>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::storage_v1::StorageClassLister {
         crate::listers::storage_v1::StorageClassLister::new(self.informer().lister())
     }

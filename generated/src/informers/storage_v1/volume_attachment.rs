@@ -12,6 +12,7 @@ impl VolumeAttachmentInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -20,6 +21,7 @@ impl VolumeAttachmentInformer {
         self.factory.informer_for::<crate::api::storage::v1::VolumeAttachment>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::storage_v1::VolumeAttachmentLister {
         crate::listers::storage_v1::VolumeAttachmentLister::new(self.informer().lister())
     }

@@ -12,6 +12,7 @@ impl VolumeAttributesClassInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -20,6 +21,7 @@ impl VolumeAttributesClassInformer {
         self.factory.informer_for::<crate::api::storage::v1::VolumeAttributesClass>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::storage_v1::VolumeAttributesClassLister {
         crate::listers::storage_v1::VolumeAttributesClassLister::new(
             self.informer().lister(),

@@ -12,6 +12,7 @@ impl VolumeAttributesClassInformer {
         }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<
@@ -21,6 +22,7 @@ impl VolumeAttributesClassInformer {
             .informer_for::<crate::api::storage::v1beta1::VolumeAttributesClass>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(
         &self,
     ) -> crate::listers::storage_v1beta1::VolumeAttributesClassLister {

@@ -18,6 +18,7 @@ impl ValidatingAdmissionPolicyBindingLister {
         }
     }
     /// Objects matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -29,6 +30,7 @@ impl ValidatingAdmissionPolicyBindingLister {
         self.inner.list(selector)
     }
     /// The object `name`; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

@@ -18,6 +18,7 @@ impl PodCertificateRequestLister {
         }
     }
     /// Objects of all namespaces matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -27,6 +28,7 @@ impl PodCertificateRequestLister {
         self.inner.list(selector)
     }
     /// The objects of one namespace, through the namespace index.
+    #[inline]
     pub fn namespace(&self, namespace: &str) -> PodCertificateRequestNamespaceLister {
         PodCertificateRequestNamespaceLister {
             inner: self.inner.namespace(namespace),
@@ -42,6 +44,7 @@ pub struct PodCertificateRequestNamespaceLister {
 }
 impl PodCertificateRequestNamespaceLister {
     /// Objects of this namespace matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -51,6 +54,7 @@ impl PodCertificateRequestNamespaceLister {
         self.inner.list(selector)
     }
     /// The object `name` of this namespace; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

@@ -16,6 +16,7 @@ impl LeaseCandidateLister {
         LeaseCandidateLister { inner }
     }
     /// Objects of all namespaces matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -25,6 +26,7 @@ impl LeaseCandidateLister {
         self.inner.list(selector)
     }
     /// The objects of one namespace, through the namespace index.
+    #[inline]
     pub fn namespace(&self, namespace: &str) -> LeaseCandidateNamespaceLister {
         LeaseCandidateNamespaceLister {
             inner: self.inner.namespace(namespace),
@@ -40,6 +42,7 @@ pub struct LeaseCandidateNamespaceLister {
 }
 impl LeaseCandidateNamespaceLister {
     /// Objects of this namespace matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -49,6 +52,7 @@ impl LeaseCandidateNamespaceLister {
         self.inner.list(selector)
     }
     /// The object `name` of this namespace; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

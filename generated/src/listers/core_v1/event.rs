@@ -12,6 +12,7 @@ impl EventLister {
         EventLister { inner }
     }
     /// Objects of all namespaces matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -19,6 +20,7 @@ impl EventLister {
         self.inner.list(selector)
     }
     /// The objects of one namespace, through the namespace index.
+    #[inline]
     pub fn namespace(&self, namespace: &str) -> EventNamespaceLister {
         EventNamespaceLister {
             inner: self.inner.namespace(namespace),
@@ -32,6 +34,7 @@ pub struct EventNamespaceLister {
 }
 impl EventNamespaceLister {
     /// Objects of this namespace matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -39,6 +42,7 @@ impl EventNamespaceLister {
         self.inner.list(selector)
     }
     /// The object `name` of this namespace; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

@@ -18,6 +18,7 @@ impl PersistentVolumeClaimLister {
         }
     }
     /// Objects of all namespaces matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -25,6 +26,7 @@ impl PersistentVolumeClaimLister {
         self.inner.list(selector)
     }
     /// The objects of one namespace, through the namespace index.
+    #[inline]
     pub fn namespace(&self, namespace: &str) -> PersistentVolumeClaimNamespaceLister {
         PersistentVolumeClaimNamespaceLister {
             inner: self.inner.namespace(namespace),
@@ -40,6 +42,7 @@ pub struct PersistentVolumeClaimNamespaceLister {
 }
 impl PersistentVolumeClaimNamespaceLister {
     /// Objects of this namespace matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -47,6 +50,7 @@ impl PersistentVolumeClaimNamespaceLister {
         self.inner.list(selector)
     }
     /// The object `name` of this namespace; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

@@ -18,6 +18,7 @@ impl ReplicationControllerLister {
         }
     }
     /// Objects of all namespaces matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -25,6 +26,7 @@ impl ReplicationControllerLister {
         self.inner.list(selector)
     }
     /// The objects of one namespace, through the namespace index.
+    #[inline]
     pub fn namespace(&self, namespace: &str) -> ReplicationControllerNamespaceLister {
         ReplicationControllerNamespaceLister {
             inner: self.inner.namespace(namespace),
@@ -40,6 +42,7 @@ pub struct ReplicationControllerNamespaceLister {
 }
 impl ReplicationControllerNamespaceLister {
     /// Objects of this namespace matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -47,6 +50,7 @@ impl ReplicationControllerNamespaceLister {
         self.inner.list(selector)
     }
     /// The object `name` of this namespace; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

@@ -18,6 +18,7 @@ impl PriorityLevelConfigurationLister {
         }
     }
     /// Objects matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -27,6 +28,7 @@ impl PriorityLevelConfigurationLister {
         self.inner.list(selector)
     }
     /// The object `name`; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

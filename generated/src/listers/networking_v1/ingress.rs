@@ -12,6 +12,7 @@ impl IngressLister {
         IngressLister { inner }
     }
     /// Objects of all namespaces matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -19,6 +20,7 @@ impl IngressLister {
         self.inner.list(selector)
     }
     /// The objects of one namespace, through the namespace index.
+    #[inline]
     pub fn namespace(&self, namespace: &str) -> IngressNamespaceLister {
         IngressNamespaceLister {
             inner: self.inner.namespace(namespace),
@@ -34,6 +36,7 @@ pub struct IngressNamespaceLister {
 }
 impl IngressNamespaceLister {
     /// Objects of this namespace matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -41,6 +44,7 @@ impl IngressNamespaceLister {
         self.inner.list(selector)
     }
     /// The object `name` of this namespace; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

@@ -14,6 +14,7 @@ impl ServiceCIDRLister {
         ServiceCIDRLister { inner }
     }
     /// Objects matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -21,6 +22,7 @@ impl ServiceCIDRLister {
         self.inner.list(selector)
     }
     /// The object `name`; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

@@ -12,6 +12,7 @@ impl RuntimeClassLister {
         RuntimeClassLister { inner }
     }
     /// Objects matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -19,6 +20,7 @@ impl RuntimeClassLister {
         self.inner.list(selector)
     }
     /// The object `name`; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

@@ -14,6 +14,7 @@ impl ResourceClaimLister {
         ResourceClaimLister { inner }
     }
     /// Objects of all namespaces matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -21,6 +22,7 @@ impl ResourceClaimLister {
         self.inner.list(selector)
     }
     /// The objects of one namespace, through the namespace index.
+    #[inline]
     pub fn namespace(&self, namespace: &str) -> ResourceClaimNamespaceLister {
         ResourceClaimNamespaceLister {
             inner: self.inner.namespace(namespace),
@@ -36,6 +38,7 @@ pub struct ResourceClaimNamespaceLister {
 }
 impl ResourceClaimNamespaceLister {
     /// Objects of this namespace matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -43,6 +46,7 @@ impl ResourceClaimNamespaceLister {
         self.inner.list(selector)
     }
     /// The object `name` of this namespace; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

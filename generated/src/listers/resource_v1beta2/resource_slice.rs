@@ -16,6 +16,7 @@ impl ResourceSliceLister {
         ResourceSliceLister { inner }
     }
     /// Objects matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -25,6 +26,7 @@ impl ResourceSliceLister {
         self.inner.list(selector)
     }
     /// The object `name`; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

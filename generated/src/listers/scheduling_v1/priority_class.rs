@@ -16,6 +16,7 @@ impl PriorityClassLister {
         PriorityClassLister { inner }
     }
     /// Objects matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -23,6 +24,7 @@ impl PriorityClassLister {
         self.inner.list(selector)
     }
     /// The object `name`; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

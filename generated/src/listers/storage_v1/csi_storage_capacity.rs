@@ -16,6 +16,7 @@ impl CSIStorageCapacityLister {
         CSIStorageCapacityLister { inner }
     }
     /// Objects of all namespaces matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -23,6 +24,7 @@ impl CSIStorageCapacityLister {
         self.inner.list(selector)
     }
     /// The objects of one namespace, through the namespace index.
+    #[inline]
     pub fn namespace(&self, namespace: &str) -> CSIStorageCapacityNamespaceLister {
         CSIStorageCapacityNamespaceLister {
             inner: self.inner.namespace(namespace),
@@ -38,6 +40,7 @@ pub struct CSIStorageCapacityNamespaceLister {
 }
 impl CSIStorageCapacityNamespaceLister {
     /// Objects of this namespace matching `selector`.
+    #[inline]
     pub fn list(
         &self,
         selector: &::k8s_client_runtime::selector::LabelSelector,
@@ -45,6 +48,7 @@ impl CSIStorageCapacityNamespaceLister {
         self.inner.list(selector)
     }
     /// The object `name` of this namespace; a NotFound error when absent.
+    #[inline]
     pub fn get(
         &self,
         name: &str,

@@ -8,38 +8,46 @@ pub struct GadgetClient {
 }
 impl GadgetClient {
     /// Wraps a runtime client, for use with a custom `ResourceClient`.
+    #[inline]
     pub fn new(
         inner: ::k8s_client_runtime::rest::ResourceClient<crate::api::core::v1::Gadget>,
     ) -> Self {
         GadgetClient { inner }
     }
     /// The generic client underneath, for anything not covered here.
+    #[inline]
     pub fn resource_client(
         &self,
     ) -> &::k8s_client_runtime::rest::ResourceClient<crate::api::core::v1::Gadget> {
         &self.inner
     }
     /// Reads the object `name`.
-    pub async fn get(
+    #[inline]
+    pub fn get(
         &self,
         name: &str,
         opts: &::k8s_client_runtime::rest::GetOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Gadget,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Gadget,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.get(name, opts).await
+        self.inner.get(name, opts)
     }
     /// Deletes the object `name`; the server answers with the object (when
     /// finalizers keep it) or a Status.
-    pub async fn delete(
+    #[inline]
+    pub fn delete(
         &self,
         name: &str,
         opts: &::k8s_client_runtime::rest::DeleteOptions,
-    ) -> ::std::result::Result<
-        ::k8s_client_runtime::rest::DeleteResult<crate::api::core::v1::Gadget>,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            ::k8s_client_runtime::rest::DeleteResult<crate::api::core::v1::Gadget>,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.delete(name, opts).await
+        self.inner.delete(name, opts)
     }
 }

@@ -14,6 +14,7 @@ impl CoreV1Client {
         CoreV1Client { client }
     }
     /// `gadgets` (cluster-scoped).
+    #[inline]
     pub fn gadgets(&self) -> GadgetClient {
         GadgetClient::new(
             ::k8s_client_runtime::rest::ResourceClient::<
@@ -22,6 +23,7 @@ impl CoreV1Client {
         )
     }
     /// `widgets` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn widgets(&self, namespace: &str) -> WidgetClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         WidgetClient::new(

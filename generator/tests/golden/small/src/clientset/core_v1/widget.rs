@@ -8,68 +8,85 @@ pub struct WidgetClient {
 }
 impl WidgetClient {
     /// Wraps a runtime client, for use with a custom `ResourceClient`.
+    #[inline]
     pub fn new(
         inner: ::k8s_client_runtime::rest::ResourceClient<crate::api::core::v1::Widget>,
     ) -> Self {
         WidgetClient { inner }
     }
     /// The generic client underneath, for anything not covered here.
+    #[inline]
     pub fn resource_client(
         &self,
     ) -> &::k8s_client_runtime::rest::ResourceClient<crate::api::core::v1::Widget> {
         &self.inner
     }
     /// Reads the object `name`.
-    pub async fn get(
+    #[inline]
+    pub fn get(
         &self,
         name: &str,
         opts: &::k8s_client_runtime::rest::GetOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Widget,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Widget,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.get(name, opts).await
+        self.inner.get(name, opts)
     }
     /// Lists objects (one page when `opts.limit` is set; follow `metadata.continue`).
-    pub async fn list(
+    #[inline]
+    pub fn list(
         &self,
         opts: &::k8s_client_runtime::rest::ListOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::WidgetList,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::WidgetList,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.list_as(opts).await
+        self.inner.list_as(opts)
     }
     /// Watches objects from `opts.resource_version` on.
-    pub async fn watch(
+    #[inline]
+    pub fn watch(
         &self,
         opts: &::k8s_client_runtime::rest::ListOptions,
-    ) -> ::std::result::Result<
-        ::k8s_client_runtime::rest::WatchStream<crate::api::core::v1::Widget>,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            ::k8s_client_runtime::rest::WatchStream<crate::api::core::v1::Widget>,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.watch(opts).await
+        self.inner.watch(opts)
     }
     /// Creates `obj`.
-    pub async fn create(
+    #[inline]
+    pub fn create(
         &self,
         obj: &crate::api::core::v1::Widget,
         opts: &::k8s_client_runtime::rest::CreateOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Widget,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Widget,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.create(obj, opts).await
+        self.inner.create(obj, opts)
     }
     /// Replaces the status of the object named by `obj.metadata.name`.
-    pub async fn update_status(
+    #[inline]
+    pub fn update_status(
         &self,
         obj: &crate::api::core::v1::Widget,
         opts: &::k8s_client_runtime::rest::UpdateOptions,
-    ) -> ::std::result::Result<
-        crate::api::core::v1::Widget,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::api::core::v1::Widget,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.update_status(obj, opts).await
+        self.inner.update_status(obj, opts)
     }
 }

@@ -12,6 +12,7 @@ impl FancyStuffV1beta1Client {
         FancyStuffV1beta1Client { client }
     }
     /// `things` in `namespace` (`""` for all namespaces).
+    #[inline]
     pub fn things(&self, namespace: &str) -> ThingClient {
         let ns = if namespace.is_empty() { None } else { Some(namespace) };
         ThingClient::new(

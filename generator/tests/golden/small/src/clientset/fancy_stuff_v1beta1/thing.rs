@@ -10,6 +10,7 @@ pub struct ThingClient {
 }
 impl ThingClient {
     /// Wraps a runtime client, for use with a custom `ResourceClient`.
+    #[inline]
     pub fn new(
         inner: ::k8s_client_runtime::rest::ResourceClient<
             crate::fancy_stuff::pkg::apis::fancy::v1beta1::Thing,
@@ -18,6 +19,7 @@ impl ThingClient {
         ThingClient { inner }
     }
     /// The generic client underneath, for anything not covered here.
+    #[inline]
     pub fn resource_client(
         &self,
     ) -> &::k8s_client_runtime::rest::ResourceClient<
@@ -26,24 +28,30 @@ impl ThingClient {
         &self.inner
     }
     /// Reads the object `name`.
-    pub async fn get(
+    #[inline]
+    pub fn get(
         &self,
         name: &str,
         opts: &::k8s_client_runtime::rest::GetOptions,
-    ) -> ::std::result::Result<
-        crate::fancy_stuff::pkg::apis::fancy::v1beta1::Thing,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::fancy_stuff::pkg::apis::fancy::v1beta1::Thing,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.get(name, opts).await
+        self.inner.get(name, opts)
     }
     /// Reads the `scale` subresource of the object `name`.
-    pub async fn get_scale(
+    #[inline]
+    pub fn get_scale(
         &self,
         name: &str,
-    ) -> ::std::result::Result<
-        crate::fancy_stuff::pkg::apis::fancy::v1beta1::Scale,
-        ::k8s_client_runtime::rest::Error,
+    ) -> impl ::std::future::Future<
+        Output = ::std::result::Result<
+            crate::fancy_stuff::pkg::apis::fancy::v1beta1::Scale,
+            ::k8s_client_runtime::rest::Error,
+        >,
     > {
-        self.inner.get_subresource(name, "scale", &()).await
+        self.inner.get_subresource(name, "scale", &())
     }
 }

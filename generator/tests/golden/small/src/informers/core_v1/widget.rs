@@ -10,12 +10,14 @@ impl WidgetInformer {
         WidgetInformer { factory }
     }
     /// The factory's one informer of this kind, created on first use.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::k8s_client_runtime::cache::SharedIndexInformer<crate::api::core::v1::Widget> {
         self.factory.informer_for::<crate::api::core::v1::Widget>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> crate::listers::core_v1::WidgetLister {
         crate::listers::core_v1::WidgetLister::new(self.informer().lister())
     }
