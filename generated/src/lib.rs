@@ -12,4 +12,5 @@ pub mod kube_aggregator;
 pub mod clientset;
 pub mod informers;
 pub mod listers;
+#[cfg(feature = "scheme")]
 pub mod scheme;

@@ -93,7 +93,7 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
         PathBuf::from("src/scheme.rs"),
         rust_file("src/scheme.rs", &opts.source_label, scheme::emit_scheme(api))?,
     );
-    modules.entry(Vec::new()).or_default().extra_modules.insert("scheme".to_owned());
+    modules.entry(Vec::new()).or_default().gated_modules.insert("scheme".to_owned(), "scheme".to_owned());
 
     let (groups, skipped) = client::plan(api);
     for ((group, version), resources) in &groups {
@@ -168,8 +168,10 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
 #[derive(Default)]
 struct ModuleContents {
     children: BTreeSet<String>,
-    /// Modules that are not schema paths (`scheme`, `clientset`, ...), root only.
+    /// Modules that are not schema paths (`clientset`, ...), root only.
     extra_modules: BTreeSet<String>,
+    /// Such modules behind a feature: module → feature.
+    gated_modules: BTreeMap<String, String>,
     /// file stem → type name
     types: BTreeMap<String, String>,
 }
@@ -197,7 +199,11 @@ impl ModuleContents {
             let m = types::ident(m);
             quote!(pub mod #m;)
         });
-        quote!(#(#children)* #(#extra)* #(#types)*)
+        let gated = self.gated_modules.iter().map(|(m, f)| {
+            let m = types::ident(m);
+            quote!(#[cfg(feature = #f)] pub mod #m;)
+        });
+        quote!(#(#children)* #(#extra)* #(#gated)* #(#types)*)
     }
 }
 

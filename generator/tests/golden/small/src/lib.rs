@@ -11,4 +11,5 @@ pub mod fancy_stuff;
 pub mod clientset;
 pub mod informers;
 pub mod listers;
+#[cfg(feature = "scheme")]
 pub mod scheme;
