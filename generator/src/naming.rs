@@ -87,6 +87,17 @@ pub fn schema_path(schema_name: &str) -> (Vec<String>, String) {
     (parts.into_iter().map(module_name).collect(), type_name)
 }
 
+/// The Cargo feature gating a module path (and the types in it): the API
+/// group's Go package (`api::apps` → `apps`, `…::apis::apiextensions` →
+/// `apiextensions`), or `None` for apimachinery, which every group needs.
+pub fn module_feature(module: &[String]) -> Option<String> {
+    match module.first().map(String::as_str) {
+        Some("apimachinery") | None => None,
+        Some("api") => module.get(1).cloned(),
+        _ => module.iter().position(|m| m == "apis").and_then(|i| module.get(i + 1)).cloned(),
+    }
+}
+
 /// Accessor name of a group/version on the ClientSet (`apps`, `v1` → `apps_v1`;
 /// `networking.k8s.io` → `networking_v1`; core → `core_v1`).
 pub fn group_version_method(group: &str, version: &str) -> String {

@@ -111,16 +111,6 @@ fn special_for(schema_name: &str) -> Option<Special> {
     })
 }
 
-/// The Cargo feature of a schema: the API group's Go package, or `None`
-/// for apimachinery, which every group needs.
-fn feature_for(module: &[String]) -> Option<String> {
-    match module.first().map(String::as_str) {
-        Some("apimachinery") | None => None,
-        Some("api") => module.get(1).cloned(),
-        _ => module.iter().position(|m| m == "apis").and_then(|i| module.get(i + 1)).cloned(),
-    }
-}
-
 struct Ctx<'a> {
     doc: &'a Document,
     known: &'a BTreeSet<String>,
@@ -243,7 +233,7 @@ impl Ctx<'_> {
         };
         Ok(TypeDef {
             schema_name: name.to_owned(),
-            feature: feature_for(&module),
+            feature: naming::module_feature(&module),
             module,
             rust_name,
             source: self.doc.rel_path.clone(),

@@ -182,8 +182,8 @@ impl ModuleContents {
             let mut child_path = module.to_vec();
             child_path.push(c.clone());
             let name = types::ident(c);
-            let gate = module_feature(&child_path)
-                .filter(|_| module_feature(module).is_none())
+            let gate = naming::module_feature(&child_path)
+                .filter(|_| naming::module_feature(module).is_none())
                 .map(|f| quote!(#[cfg(feature = #f)]));
             quote!(#gate pub mod #name;)
         });
@@ -204,15 +204,6 @@ impl ModuleContents {
             quote!(#[cfg(feature = #f)] pub mod #m;)
         });
         quote!(#(#children)* #(#extra)* #(#gated)* #(#types)*)
-    }
-}
-
-/// The feature that gates a module, by the same rule as types' features.
-fn module_feature(module: &[String]) -> Option<String> {
-    match module.first().map(String::as_str) {
-        Some("apimachinery") | None => None,
-        Some("api") => module.get(1).cloned(),
-        _ => module.iter().position(|m| m == "apis").and_then(|i| module.get(i + 1)).cloned(),
     }
 }
 
