@@ -15,11 +15,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::object::{DynamicResource, Metadata, ObjectList, Resource};
-use crate::rest::{
-    ApplyOptions, ByteStream, Client, CreateOptions, DeleteOptions, DeleteResult, Error as RestError, GetOptions,
-    ListOptions, Patch, PatchOptions, Target, UpdateOptions, WatchEvent, WatchStream,
-};
+use crate::object::{DynamicResource, Metadata, Object, Resource};
+use crate::rest::{HasScale, HasStatus, ResourceClient};
 
 /// Converting between dynamic and typed objects.
 #[derive(Debug, thiserror::Error)]
@@ -120,6 +117,24 @@ pub struct DynamicObject {
     pub data: Map<String, Value>,
 }
 
+impl Object for DynamicObject {
+    type Meta = DynamicMeta;
+    fn metadata(&self) -> &DynamicMeta {
+        &self.metadata
+    }
+    fn metadata_mut(&mut self) -> &mut DynamicMeta {
+        &mut self.metadata
+    }
+    fn set_type_meta(&mut self, api_version: &str, kind: &str) {
+        if self.api_version.is_empty() {
+            api_version.clone_into(&mut self.api_version);
+        }
+        if self.kind.is_empty() {
+            kind.clone_into(&mut self.kind);
+        }
+    }
+}
+
 impl DynamicObject {
     /// An empty object of `resource`'s kind named `name`.
     pub fn new(resource: &DynamicResource, name: &str) -> Self {
@@ -184,168 +199,28 @@ impl DynamicObject {
     }
 }
 
-/// All verbs for one resource known at run time.
-#[derive(Clone, Debug)]
-pub struct DynamicClient {
-    target: Target,
-    resource: DynamicResource,
-}
+/// The client of a resource known only at run time: the same
+/// [`ResourceClient`] as for typed kinds, over [`DynamicObject`], so every
+/// verb and subresource call is there. List items and watch events get
+/// `apiVersion`/`kind` filled in from the resource. Make one with
+/// [`ResourceClient::namespaced_with`], [`ResourceClient::all_with`] or
+/// [`ResourceClient::for_resource`].
+pub type DynamicClient = ResourceClient<DynamicObject>;
 
-impl DynamicClient {
-    /// Namespace `None` = all namespaces (or cluster scope); ignored for
-    /// cluster-scoped resources.
-    pub fn new(client: Client, resource: &DynamicResource, namespace: Option<&str>) -> Self {
-        DynamicClient {
-            target: Target {
-                client,
-                prefix: resource.api_prefix(),
-                plural: resource.plural.clone(),
-                namespaced: resource.namespaced,
-                namespace: namespace.filter(|n| resource.namespaced && !n.is_empty()).map(str::to_owned),
-            },
-            resource: resource.clone(),
-        }
-    }
-    pub fn namespaced(client: Client, resource: &DynamicResource, namespace: &str) -> Self {
-        Self::new(client, resource, Some(namespace))
-    }
-    pub fn all(client: Client, resource: &DynamicResource) -> Self {
-        Self::new(client, resource, None)
-    }
-    pub fn resource(&self) -> &DynamicResource {
-        &self.resource
-    }
+/// The server decides whether a resource has a status; asking one that has
+/// none answers 404.
+impl HasStatus for DynamicObject {}
 
-    fn fill_type(&self, obj: &mut DynamicObject) {
-        if obj.api_version.is_empty() {
-            obj.api_version = self.resource.api_version();
-        }
-        if obj.kind.is_empty() {
-            obj.kind = self.resource.kind.clone();
-        }
-    }
-
-    /// # Cancel safety
-    /// As [`ResourceClient`](crate::rest::ResourceClient): dropping a
-    /// future abandons its request.
-    pub async fn get(&self, name: &str, opts: &GetOptions) -> Result<DynamicObject, RestError> {
-        self.target.get(name, "", opts).await
-    }
-
-    /// Items get `apiVersion`/`kind` filled in (list items lack them).
-    pub async fn list(&self, opts: &ListOptions) -> Result<ObjectList<DynamicObject>, RestError> {
-        let mut list: ObjectList<DynamicObject> = self.target.list(opts).await?;
-        for item in &mut list.items {
-            self.fill_type(item);
-        }
-        Ok(list)
-    }
-
-    pub async fn watch(&self, opts: &ListOptions) -> Result<WatchStream<DynamicObject>, RestError> {
-        use futures_util::StreamExt as _;
-        let this = self.clone();
-        let stream = self.target.watch::<DynamicObject>(opts).await?;
-        Ok(stream
-            .map(move |event| {
-                event.map(|e| match e {
-                    WatchEvent::Added(mut o) => {
-                        this.fill_type(&mut o);
-                        WatchEvent::Added(o)
-                    }
-                    WatchEvent::Modified(mut o) => {
-                        this.fill_type(&mut o);
-                        WatchEvent::Modified(o)
-                    }
-                    WatchEvent::Deleted(mut o) => {
-                        this.fill_type(&mut o);
-                        WatchEvent::Deleted(o)
-                    }
-                    b @ WatchEvent::Bookmark(_) => b,
-                })
-            })
-            .boxed())
-    }
-
-    pub async fn create(&self, obj: &DynamicObject, opts: &CreateOptions) -> Result<DynamicObject, RestError> {
-        self.target.create(obj.namespace(), obj, opts).await
-    }
-
-    pub async fn update(&self, obj: &DynamicObject, opts: &UpdateOptions) -> Result<DynamicObject, RestError> {
-        let name = obj.name().filter(|n| !n.is_empty()).ok_or_else(|| RestError::InvalidRequest {
-            what: format!("{} object", self.resource.kind),
-            message: "metadata.name is not set".into(),
-        })?;
-        self.target.replace(name, "", obj.namespace(), obj, opts).await
-    }
-
-    pub async fn patch(&self, name: &str, patch: &Patch, opts: &PatchOptions) -> Result<DynamicObject, RestError> {
-        self.target.patch(name, "", patch, opts).await
-    }
-
-    pub async fn apply<B: Serialize + ?Sized>(
-        &self,
-        name: &str,
-        config: &B,
-        opts: &ApplyOptions,
-    ) -> Result<DynamicObject, RestError> {
-        self.target.apply(name, "", None, config, opts).await
-    }
-
-    pub async fn delete(&self, name: &str, opts: &DeleteOptions) -> Result<DeleteResult<DynamicObject>, RestError> {
-        self.target.delete(name, opts).await
-    }
-
-    pub async fn delete_collection(
-        &self,
-        opts: &DeleteOptions,
-        list: &ListOptions,
-    ) -> Result<DeleteResult<ObjectList<DynamicObject>>, RestError> {
-        self.target.delete_collection(opts, list).await
-    }
-
-    pub async fn get_subresource<P: Serialize + ?Sized>(
-        &self,
-        name: &str,
-        subresource: &str,
-        params: &P,
-    ) -> Result<Value, RestError> {
-        self.target.get_with(name, subresource, params).await
-    }
-
-    pub async fn update_subresource<B: Serialize + ?Sized>(
-        &self,
-        name: &str,
-        subresource: &str,
-        body: &B,
-        opts: &UpdateOptions,
-    ) -> Result<Value, RestError> {
-        self.target.replace(name, subresource, None, body, opts).await
-    }
-
-    pub async fn patch_subresource(
-        &self,
-        name: &str,
-        subresource: &str,
-        patch: &Patch,
-        opts: &PatchOptions,
-    ) -> Result<Value, RestError> {
-        self.target.patch(name, subresource, patch, opts).await
-    }
-
-    pub async fn stream_subresource<P: Serialize + ?Sized>(
-        &self,
-        name: &str,
-        subresource: &str,
-        params: &P,
-    ) -> Result<ByteStream, RestError> {
-        self.target.stream_sub(name, subresource, params).await
-    }
+/// Any resource's scale, as JSON.
+impl HasScale for DynamicObject {
+    type Scale = Value;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rest::tests::server::{Reply, TestServer};
+    use crate::rest::{CreateOptions, GetOptions, ListOptions, Patch, PatchOptions};
     use serde_json::json;
 
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -394,7 +269,7 @@ mod tests {
             _ => Reply::json(200, json!({"apiVersion":"example.io/v1","kind":"Widget","metadata":{"name":"a","labels":{"x":"y"}}})),
         })
         .await;
-        let c = DynamicClient::namespaced(server.client(), &widgets(), "ns");
+        let c = DynamicClient::namespaced_with(server.client(), "ns", &widgets());
         let list = c.list(&ListOptions::default()).await.unwrap();
         assert_eq!(list.items[0].kind, "Widget");
         assert_eq!(list.items[0].api_version, "example.io/v1");
@@ -404,7 +279,7 @@ mod tests {
         let created = c.create(&obj, &CreateOptions::default()).await.unwrap();
         assert_eq!(created, obj);
         c.patch("a", &Patch::Merge(json!({"spec": {}})), &PatchOptions::default()).await.unwrap();
-        let all = DynamicClient::all(server.client(), &widgets());
+        let all = DynamicClient::all_with(server.client(), &widgets());
         all.list(&ListOptions::default()).await.unwrap();
         let paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
         assert_eq!(

@@ -65,18 +65,35 @@ pub trait Metadata {
     fn clear_managed_fields(&mut self);
 }
 
-/// A persisted object of a kind: identity plus metadata.
-pub trait Object: Resource {
+/// A persisted object: access to its metadata.
+///
+/// Every generated kind implements it beside [`Resource`]; the dynamic
+/// object implements it alone, since its kind is known only at run time.
+/// Generic code that needs the kind's identity asks for `Object + Resource`.
+pub trait Object {
+    /// The metadata type (`ObjectMeta` of the generated crate).
     type Meta: Metadata;
+    /// The object's `metadata`.
     fn metadata(&self) -> &Self::Meta;
+    /// The object's `metadata`, to change.
     fn metadata_mut(&mut self) -> &mut Self::Meta;
 
+    /// Records `apiVersion` and `kind` on objects that hold them as data.
+    /// List items arrive without them; a typed kind knows its own
+    /// statically, so the default does nothing.
+    fn set_type_meta(&mut self, api_version: &str, kind: &str) {
+        let _ = (api_version, kind);
+    }
+
+    /// `metadata.name`.
     fn name(&self) -> Option<&str> {
         self.metadata().name()
     }
+    /// `metadata.namespace`.
     fn namespace(&self) -> Option<&str> {
         self.metadata().namespace()
     }
+    /// `metadata.resourceVersion`.
     fn resource_version(&self) -> Option<&str> {
         self.metadata().resource_version()
     }
@@ -96,6 +113,15 @@ pub fn object_key<M: Metadata + ?Sized>(meta: &M) -> String {
         }
         _ => name.to_owned(),
     }
+}
+
+/// The last segment of `K`'s type name (`Pod` for
+/// `k8s_client::api::core::v1::Pod`): the kind of every generated type,
+/// for names and messages in code that does not ask for [`Resource`].
+pub(crate) fn short_type_name<K: ?Sized>() -> &'static str {
+    let full = std::any::type_name::<K>();
+    let path = full.split('<').next().unwrap_or(full);
+    path.rsplit("::").next().unwrap_or(path)
 }
 
 /// Splits a key made by [`object_key`] into namespace and name.

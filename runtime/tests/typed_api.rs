@@ -3,11 +3,12 @@
 //! `ResourceClient<K>`. Compiling this file is most of the test.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 
-use k8s_client_runtime::object::{Metadata, Object, ObjectList, Resource, Scope};
+use k8s_client_runtime::object::{Metadata, Object, Resource, Scope};
 use k8s_client_runtime::rest::{
-    ApplyOptions, ByteStream, Client, CreateOptions, DeleteOptions, DeleteResult, Error, GetOptions, ListOptions, Patch,
-    PatchOptions, ResourceClient, UpdateOptions, WatchStream,
+    ApplyOptions, ByteStream, Client, CreateOptions, DeleteOptions, Error, GetOptions, HasScale, HasStatus, ListOptions,
+    Patch, PatchOptions, ResourceClient, UpdateOptions,
 };
 use serde::{Deserialize, Serialize};
 
@@ -93,77 +94,35 @@ impl Object for Deployment {
     }
 }
 
-/// What a generated `DeploymentsClient` looks like.
-#[derive(Clone)]
-pub struct DeploymentsClient(ResourceClient<Deployment>);
+/// What the generator emits for a kind: marker traits for its regular
+/// subresources, an alias for its client, and an extension trait for the
+/// irregular ones.
+impl HasStatus for Deployment {}
+impl HasScale for Deployment {
+    type Scale = Scale;
+}
+pub type DeploymentClient = ResourceClient<Deployment>;
 
-#[allow(dead_code)]
-impl DeploymentsClient {
-    pub fn new(client: Client, namespace: &str) -> Self {
-        DeploymentsClient(ResourceClient::namespaced(client, namespace))
+pub trait DeploymentClientExt {
+    fn create_rollback(&self, name: &str, body: &Scale, opts: &CreateOptions) -> impl Future<Output = Result<Scale, Error>> + Send;
+    fn logs(&self, name: &str, follow: bool) -> impl Future<Output = Result<ByteStream, Error>> + Send;
+}
+
+impl DeploymentClientExt for DeploymentClient {
+    fn create_rollback(&self, name: &str, body: &Scale, opts: &CreateOptions) -> impl Future<Output = Result<Scale, Error>> + Send {
+        self.create_subresource(name, "rollback", body, opts)
     }
-    pub async fn get(&self, name: &str, opts: &GetOptions) -> Result<Deployment, Error> {
-        self.0.get(name, opts).await
-    }
-    pub async fn list(&self, opts: &ListOptions) -> Result<DeploymentList, Error> {
-        self.0.list_as(opts).await
-    }
-    pub async fn list_generic(&self, opts: &ListOptions) -> Result<ObjectList<Deployment>, Error> {
-        self.0.list(opts).await
-    }
-    pub async fn watch(&self, opts: &ListOptions) -> Result<WatchStream<Deployment>, Error> {
-        self.0.watch(opts).await
-    }
-    pub async fn create(&self, obj: &Deployment, opts: &CreateOptions) -> Result<Deployment, Error> {
-        self.0.create(obj, opts).await
-    }
-    pub async fn update(&self, obj: &Deployment, opts: &UpdateOptions) -> Result<Deployment, Error> {
-        self.0.update(obj, opts).await
-    }
-    pub async fn update_status(&self, obj: &Deployment, opts: &UpdateOptions) -> Result<Deployment, Error> {
-        self.0.update_status(obj, opts).await
-    }
-    pub async fn patch(&self, name: &str, patch: &Patch, opts: &PatchOptions) -> Result<Deployment, Error> {
-        self.0.patch(name, patch, opts).await
-    }
-    pub async fn apply(&self, name: &str, obj: &Deployment, opts: &ApplyOptions) -> Result<Deployment, Error> {
-        self.0.apply(name, obj, opts).await
-    }
-    pub async fn apply_status(&self, name: &str, obj: &Deployment, opts: &ApplyOptions) -> Result<Deployment, Error> {
-        self.0.apply_subresource(name, "status", obj, opts).await
-    }
-    pub async fn delete(&self, name: &str, opts: &DeleteOptions) -> Result<DeleteResult<Deployment>, Error> {
-        self.0.delete(name, opts).await
-    }
-    pub async fn delete_collection(
-        &self,
-        opts: &DeleteOptions,
-        list: &ListOptions,
-    ) -> Result<DeleteResult<ObjectList<Deployment>>, Error> {
-        self.0.delete_collection(opts, list).await
-    }
-    pub async fn get_scale(&self, name: &str) -> Result<Scale, Error> {
-        self.0.get_subresource(name, "scale", &()).await
-    }
-    pub async fn update_scale(&self, name: &str, scale: &Scale, opts: &UpdateOptions) -> Result<Scale, Error> {
-        self.0.update_subresource(name, "scale", scale, opts).await
-    }
-    pub async fn patch_scale(&self, name: &str, patch: &Patch, opts: &PatchOptions) -> Result<Scale, Error> {
-        self.0.patch_subresource(name, "scale", patch, opts).await
-    }
-    pub async fn create_rollback(&self, name: &str, body: &Scale, opts: &CreateOptions) -> Result<Scale, Error> {
-        self.0.create_subresource(name, "rollback", body, opts).await
-    }
-    pub async fn logs(&self, name: &str, follow: bool) -> Result<ByteStream, Error> {
-        self.0.stream_subresource(name, "log", &[("follow", follow)]).await
+    fn logs(&self, name: &str, follow: bool) -> impl Future<Output = Result<ByteStream, Error>> + Send {
+        async move { self.stream_subresource(name, "log", &[("follow", follow)]).await }
     }
 }
 
 #[test]
-fn generated_wrapper_shape_compiles_and_builds() {
+fn generated_shape_compiles_and_builds() {
     let client = Client::new(Config::new("https://127.0.0.1:6443".parse().unwrap())).unwrap();
-    let d = DeploymentsClient::new(client, "ns");
-    assert_eq!(d.0.namespace(), Some("ns"));
+    let d = DeploymentClient::namespaced(client, "ns");
+    assert_eq!(d.namespace(), Some("ns"));
+    assert_eq!(d.resource().plural, "deployments");
 }
 
 use k8s_client_runtime::config::Config;
@@ -181,10 +140,16 @@ fn futures_and_errors_are_send() {
     send_sync::<Client>();
     send_sync::<ResourceClient<Deployment>>();
     let client = Client::new(Config::new("https://127.0.0.1:6443".parse().unwrap())).unwrap();
-    let d = DeploymentsClient::new(client.clone(), "ns");
+    let d = DeploymentClient::namespaced(client.clone(), "ns");
     let opts = ListOptions::default();
     send(&d.get("x", &GetOptions::default()));
     send(&d.list(&opts));
+    send(&d.list_as::<DeploymentList>(&opts));
+    send(&d.update_status(&Deployment::default(), &UpdateOptions::default()));
+    send(&d.apply_status("x", &Deployment::default(), &ApplyOptions::new("test")));
+    send(&d.get_scale("x"));
+    send(&d.patch_scale("x", &Patch::Merge(serde_json::json!({})), &PatchOptions::default()));
+    send(&d.create_rollback("x", &Scale::default(), &CreateOptions::default()));
     send(&d.watch(&opts));
     send(&d.create(&Deployment::default(), &CreateOptions::default()));
     send(&d.delete("x", &DeleteOptions::default()));
@@ -192,7 +157,7 @@ fn futures_and_errors_are_send() {
     let dc = k8s_client_runtime::discovery::DiscoveryClient::new(client.clone());
     send(&dc.discover());
     let r = k8s_client_runtime::DynamicResource::of::<Deployment>();
-    let dynamic = k8s_client_runtime::dynamic::DynamicClient::all(client, &r);
+    let dynamic = k8s_client_runtime::dynamic::DynamicClient::all_with(client, &r);
     send(&dynamic.list(&opts));
     send(&dynamic.watch(&opts));
 }

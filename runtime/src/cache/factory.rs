@@ -2,13 +2,16 @@
 //! informer per kind however often it is asked for, all sharing a client,
 //! namespace, list-option tweak and default resync, started together.
 //!
-//! The generated crate wraps this with typed accessors
-//! (`factory.apps_v1().deployments().informer()`); use it directly for
-//! kinds of your own (`factory.informer_for::<MyKind>()`).
+//! This is the one factory type: a generated crate adds typed accessors to
+//! it through an extension trait (`factory.apps_v1().deployments()`, a
+//! [`TypedInformer`] with `.informer()` and `.lister()`), so built-in kinds
+//! and custom resources from several generated crates share one factory.
+//! Use [`SharedInformerFactory::informer_for`] for any other kind.
 
 use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,6 +20,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::informer::{HasSynced, SharedIndexInformer, wait_for_cache_sync};
 use super::list_watch::FilteredListWatch;
+use super::lister::Lister;
+use crate::object::Resource;
 use crate::rest::{Client, ClientObject, ListOptions, ResourceClient};
 
 type Tweak = Arc<dyn Fn(&mut ListOptions) + Send + Sync>;
@@ -111,6 +116,8 @@ impl FactoryBuilder {
         self
     }
 
+    /// The factory.
+    #[must_use]
     pub fn build(self) -> SharedInformerFactory {
         SharedInformerFactory {
             inner: Arc::new(Inner {
@@ -130,10 +137,13 @@ impl FactoryBuilder {
 
 impl SharedInformerFactory {
     /// A factory over `client` for all namespaces with the given default resync.
+    #[must_use]
     pub fn new(client: Client, default_resync: Duration) -> Self {
         Self::builder(client).default_resync(default_resync).build()
     }
 
+    /// Starts a factory with options (namespace, tweaks, transforms, resyncs).
+    #[must_use]
     pub fn builder(client: Client) -> FactoryBuilder {
         FactoryBuilder {
             client,
@@ -153,7 +163,7 @@ impl SharedInformerFactory {
 
     /// The informer of kind `K`, created on first use (client-go `InformerFor`).
     /// Informers asked for after [`start`](Self::start) run once `start` is called again.
-    pub fn informer_for<K: ClientObject>(&self) -> SharedIndexInformer<K> {
+    pub fn informer_for<K: ClientObject + Resource>(&self) -> SharedIndexInformer<K> {
         let mut informers = self.inner.informers.lock();
         let entry = informers.entry(TypeId::of::<K>()).or_insert_with(|| {
             let informer = self.new_informer::<K>();
@@ -176,7 +186,7 @@ impl SharedInformerFactory {
         }
     }
 
-    fn new_informer<K: ClientObject>(&self) -> SharedIndexInformer<K> {
+    fn new_informer<K: ClientObject + Resource>(&self) -> SharedIndexInformer<K> {
         let resources = ResourceClient::<K>::new(self.inner.client.clone(), self.inner.namespace.as_deref());
         let tweak = self.inner.tweak.clone();
         let lw = FilteredListWatch::new(resources, move |opts: &mut ListOptions| {
@@ -242,5 +252,43 @@ impl SharedInformerFactory {
     /// The token that stops this factory's informers, to tie them to other work.
     pub fn cancellation(&self) -> CancellationToken {
         self.inner.cancel.clone()
+    }
+}
+
+/// The factory's informer of kind `K`, as generated accessors hand it out
+/// (client-go's generated `DeploymentInformer`, generic): cheap to make,
+/// and every one made for `K` from one factory is the same informer.
+pub struct TypedInformer<K> {
+    factory: SharedInformerFactory,
+    _kind: PhantomData<fn() -> K>,
+}
+
+impl<K> Clone for TypedInformer<K> {
+    fn clone(&self) -> Self {
+        TypedInformer { factory: self.factory.clone(), _kind: PhantomData }
+    }
+}
+
+impl<K> fmt::Debug for TypedInformer<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TypedInformer").field("kind", &std::any::type_name::<K>()).finish_non_exhaustive()
+    }
+}
+
+impl<K: ClientObject + Resource> TypedInformer<K> {
+    /// The informer of `K` of `factory`.
+    #[must_use]
+    pub fn new(factory: &SharedInformerFactory) -> Self {
+        TypedInformer { factory: factory.clone(), _kind: PhantomData }
+    }
+
+    /// The factory's one informer of this kind, created on first use.
+    pub fn informer(&self) -> SharedIndexInformer<K> {
+        self.factory.informer_for::<K>()
+    }
+
+    /// A lister over the informer's cache.
+    pub fn lister(&self) -> Lister<K> {
+        self.informer().lister()
     }
 }

@@ -339,7 +339,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
             })),
             indexers: Indexers::new(),
             reflector: ReflectorOptions {
-                name: K::KIND.to_owned(),
+                name: crate::object::short_type_name::<K>().to_owned(),
                 ..ReflectorOptions::default()
             },
             error_handler: None,
@@ -583,3 +583,4 @@ impl<T: HasSynced + ?Sized> HasSynced for &T {
         (**self).has_synced()
     }
 }
+

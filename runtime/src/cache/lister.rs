@@ -18,7 +18,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::store::{NAMESPACE_INDEX, Store, StoreError};
-use crate::object::{Metadata as _, Object};
+use crate::object::{Metadata as _, Object, short_type_name};
 use crate::selector::LabelSelector;
 
 /// Errors of listers.
@@ -93,7 +93,7 @@ impl<K: Object> Lister<K> {
         self.store
             .get_by_key(name)
             .ok_or_else(|| ListerError::NotFound {
-                kind: K::KIND,
+                kind: short_type_name::<K>(),
                 namespace: None,
                 name: name.to_owned(),
             })
@@ -156,7 +156,7 @@ impl<K: Object> NamespaceLister<K> {
         self.store
             .get_by_key(&key)
             .ok_or_else(|| ListerError::NotFound {
-                kind: K::KIND,
+                kind: short_type_name::<K>(),
                 namespace: Some(self.namespace.clone()),
                 name: name.to_owned(),
             })

@@ -20,7 +20,7 @@ pub mod lister;
 pub mod reflector;
 pub mod store;
 
-pub use factory::{FactoryBuilder, SharedInformerFactory};
+pub use factory::{FactoryBuilder, SharedInformerFactory, TypedInformer};
 pub use delta_fifo::{
     DeletedFinalStateUnknown, Delta, DeltaFifo, DeltaFifoError, DeltaFifoOptions, DeltaObject,
     DeltaType, Deltas, KnownObjects, ProcessError,

@@ -381,9 +381,9 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
             None => {
                 let expired = err.rest_error().is_some_and(is_expired);
                 if expired {
-                    tracing::debug!(reflector = %self.options.name, kind = K::KIND, error = %err, source = ?err.rest_error(), "watch closed");
+                    tracing::debug!(reflector = %self.options.name, error = %err, source = ?err.rest_error(), "watch closed");
                 } else {
-                    tracing::warn!(reflector = %self.options.name, kind = K::KIND, error = %err, source = ?err.rest_error(), "list/watch failed");
+                    tracing::warn!(reflector = %self.options.name, error = %err, source = ?err.rest_error(), "list/watch failed");
                 }
             }
         }

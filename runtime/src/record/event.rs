@@ -39,7 +39,7 @@ impl ObjectReference {
     /// The reference client-go's `reference.GetReference` makes: kind and
     /// apiVersion from the type, identity from the metadata.
     #[doc(alias = "GetReference")]
-    pub fn from_object<K: Object>(obj: &K) -> ObjectReference {
+    pub fn from_object<K: Object + Resource>(obj: &K) -> ObjectReference {
         let m = obj.metadata();
         let s = |v: Option<&str>| v.unwrap_or_default().to_owned();
         ObjectReference {
@@ -66,7 +66,7 @@ pub trait ToObjectReference {
     fn object_reference(&self) -> ObjectReference;
 }
 
-impl<K: Object> ToObjectReference for K {
+impl<K: Object + Resource> ToObjectReference for K {
     fn object_reference(&self) -> ObjectReference {
         ObjectReference::from_object(self)
     }

@@ -1,7 +1,9 @@
 //! Talking to the apiserver.
 //!
-//! * [`ResourceClient<K>`]: typed verbs for a kind — what most code (and the
-//!   generated ClientSet) uses.
+//! * [`ResourceClient<K>`]: every verb of one resource — what most code
+//!   uses; the generated ClientSet hands it out per kind, and the dynamic
+//!   client is the same type over a run-time object. [`subresource`] has
+//!   the generic subresource calls and the `HasStatus`/`HasScale` markers.
 //! * [`Client`]: the shared transport (client-go's `RESTClient`); build
 //!   raw requests with [`Client::request`] for anything else (`/version`,
 //!   proxies, custom paths).
@@ -18,6 +20,7 @@ mod limiter;
 mod options;
 mod request;
 mod resource;
+pub mod subresource;
 mod target;
 pub mod watch;
 
@@ -29,9 +32,8 @@ pub use options::{
     Preconditions, PropagationPolicy, QueryPairs, UpdateOptions, VersionMatch, WatchOptions, WriteOptions,
 };
 pub use request::Request;
-pub use resource::{ClientObject, ResourceClient};
-pub use target::DeleteResult;
-pub(crate) use target::Target;
+pub use resource::{ClientObject, DeleteResult, ResourceClient};
+pub use subresource::{HasScale, HasStatus};
 pub use watch::{Bookmark, ByteStream, DEFAULT_MAX_EVENT_SIZE, WatchEvent, WatchStream};
 
 #[cfg(test)]

@@ -1,32 +1,68 @@
-//! [`ResourceClient<K>`]: every verb of one kind, typed. The generated
-//! ClientSet's per-kind clients are thin wrappers over it.
+//! [`ResourceClient<K>`]: every verb of one resource, written once.
+//!
+//! The same type serves a generated kind (`ResourceClient<Pod>`, which the
+//! generated ClientSet hands out as `PodClient`), an object type known only
+//! at run time ([`DynamicClient`](crate::dynamic::DynamicClient) is
+//! `ResourceClient<DynamicObject>`), or any other representation of a
+//! resource's objects (see [`ResourceClient::for_resource`]). Subresources
+//! come as generic `*_subresource` methods, plus typed ones for kinds that
+//! declare them through the marker traits of [`subresource`](super::subresource).
 
 use std::marker::PhantomData;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
-use super::error::Error;
+use super::error::{Error, Status};
 use super::options::{ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, Patch, PatchOptions, UpdateOptions};
-use super::target::{DeleteResult, Target};
-use super::watch::{ByteStream, WatchStream};
+use super::target::Target;
+use super::watch::{WatchEvent, WatchStream};
 use super::Client;
-use crate::object::{Object, ObjectList, Scope};
+use crate::object::{DynamicResource, Metadata as _, Object, ObjectList, Resource};
 
-/// Bounds every kind used with [`ResourceClient`] meets.
+/// Bounds every object type used with [`ResourceClient`] meets.
 pub trait ClientObject: Object + Serialize + DeserializeOwned + Clone + Send + Sync + 'static {}
 impl<K: Object + Serialize + DeserializeOwned + Clone + Send + Sync + 'static> ClientObject for K {}
 
-/// The typed client of kind `K` in one namespace, in all namespaces, or at
-/// cluster scope (client-go's generated `PodInterface` & co., generic).
+/// What `delete` returns: the apiserver answers with the object when it is
+/// not gone yet (finalizers, graceful deletion; some resources always do)
+/// or with a success Status.
+// Not boxed: callers match on it directly, and it lives only briefly.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeleteResult<K> {
+    /// The object, still present (being deleted).
+    Object(K),
+    /// The object is gone.
+    Status(Status),
+}
+
+impl<K> DeleteResult<K> {
+    /// The object, when the server answered with one.
+    pub fn object(self) -> Option<K> {
+        match self {
+            DeleteResult::Object(k) => Some(k),
+            DeleteResult::Status(_) => None,
+        }
+    }
+}
+
+/// The client of one resource's objects `K` in one namespace, in all
+/// namespaces, or at cluster scope (client-go's generic
+/// `gentype.ClientWithListAndApply`; kube-rs's `Api<K>`).
 ///
-/// For cluster-scoped kinds the namespace is ignored and never put in the
-/// path. A namespaced kind's client made with [`ResourceClient::all`]
-/// lists and watches across namespaces; single-object calls then need the
-/// object's `metadata.namespace` (create/update/apply) or fail with
-/// `Error::InvalidRequest` (get/patch/delete by name).
+/// For cluster-scoped resources the namespace is ignored and never put in
+/// the path. A namespaced resource's client for all namespaces lists and
+/// watches across namespaces; single-object calls then need the object's
+/// `metadata.namespace` (create/update) or fail with
+/// [`Error::InvalidRequest`] (get/patch/apply/delete by name).
+///
+/// # Cancel safety
+/// Every async method is cancel safe in the sense of
+/// [`Request::send`](super::Request::send): dropping the future abandons
+/// the request; a write may or may not have reached the server.
 pub struct ResourceClient<K> {
-    target: Target,
+    pub(super) target: Target,
     _kind: PhantomData<fn() -> K>,
 }
 
@@ -39,67 +75,84 @@ impl<K> Clone for ResourceClient<K> {
 impl<K> std::fmt::Debug for ResourceClient<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResourceClient")
-            .field("resource", &format_args!("{}/{}", self.target.prefix, self.target.plural))
+            .field("resource", &format_args!("{}/{}", self.target.prefix, self.target.resource.plural))
             .field("namespace", &self.target.namespace)
             .finish()
     }
 }
 
-fn meta_ns<K: Object>(obj: &K) -> Option<&str> {
-    use crate::object::Metadata as _;
-    obj.metadata().namespace().filter(|n| !n.is_empty())
-}
-
-fn meta_name<K: Object>(obj: &K) -> Result<&str, Error> {
-    use crate::object::Metadata as _;
-    obj.metadata().name().filter(|n| !n.is_empty()).ok_or_else(|| Error::InvalidRequest {
-        what: format!("{} object", K::KIND),
-        message: "metadata.name is not set".into(),
-    })
-}
-
-impl<K: ClientObject> ResourceClient<K> {
-    /// Namespace `None` = all namespaces (or cluster scope).
+impl<K: ClientObject + Resource> ResourceClient<K> {
+    /// The client of kind `K`; namespace `None` (or empty) = all namespaces
+    /// (or cluster scope).
+    #[must_use]
     pub fn new(client: Client, namespace: Option<&str>) -> Self {
-        let namespaced = K::SCOPE == Scope::Namespaced;
-        ResourceClient {
-            target: Target {
-                client,
-                prefix: K::api_prefix(),
-                plural: K::PLURAL.to_owned(),
-                namespaced,
-                namespace: namespace.filter(|n| namespaced && !n.is_empty()).map(str::to_owned),
-            },
-            _kind: PhantomData,
-        }
+        Self::for_resource(client, &DynamicResource::of::<K>(), namespace)
     }
     /// Objects in `namespace` (ignored for cluster-scoped kinds).
+    #[must_use]
     pub fn namespaced(client: Client, namespace: &str) -> Self {
         Self::new(client, Some(namespace))
     }
     /// The namespace of the client's kubeconfig context / service account.
+    #[must_use]
     pub fn default_namespaced(client: Client) -> Self {
         let ns = client.default_namespace().to_owned();
         Self::new(client, Some(&ns))
     }
     /// All namespaces, or cluster scope.
+    #[must_use]
     pub fn all(client: Client) -> Self {
         Self::new(client, None)
     }
+}
 
+impl<K: ClientObject> ResourceClient<K> {
+    /// The client of `resource`, whose objects decode as `K`: the dynamic
+    /// client, or a kind served under another group/version than `K`'s own.
+    #[must_use]
+    pub fn for_resource(client: Client, resource: &DynamicResource, namespace: Option<&str>) -> Self {
+        ResourceClient { target: Target::new(client, resource.clone(), namespace), _kind: PhantomData }
+    }
+
+    /// The client of `resource` in `namespace`.
+    #[must_use]
+    pub fn namespaced_with(client: Client, namespace: &str, resource: &DynamicResource) -> Self {
+        Self::for_resource(client, resource, Some(namespace))
+    }
+
+    /// The client of `resource` in all namespaces, or at cluster scope.
+    #[must_use]
+    pub fn all_with(client: Client, resource: &DynamicResource) -> Self {
+        Self::for_resource(client, resource, None)
+    }
+
+    /// The namespace requests go to; `None` for all namespaces or cluster scope.
     pub fn namespace(&self) -> Option<&str> {
         self.target.namespace.as_deref()
     }
+    /// The REST client underneath.
     pub fn client(&self) -> &Client {
         &self.target.client
     }
+    /// The group/version/kind/plural/scope this client talks to.
+    pub fn resource(&self) -> &DynamicResource {
+        &self.target.resource
+    }
 
-    /// # Cancel safety
-    /// All async methods of this type are cancel safe in the sense of
-    /// [`Request::send`](super::Request::send): dropping the future abandons
-    /// the request; a write may or may not have reached the server.
+    fn fill_type(&self, obj: &mut K) {
+        obj.set_type_meta(&self.target.resource.api_version(), &self.target.resource.kind);
+    }
+
+    pub(super) fn object_name<'o>(&self, obj: &'o K) -> Result<&'o str, Error> {
+        obj.metadata().name().filter(|n| !n.is_empty()).ok_or_else(|| Error::InvalidRequest {
+            what: format!("{} object", self.target.resource.kind),
+            message: "metadata.name is not set".into(),
+        })
+    }
+
+    /// Reads the object `name`.
     pub async fn get(&self, name: &str, opts: &GetOptions) -> Result<K, Error> {
-        self.target.get(name, "", opts).await
+        self.target.item(http::Method::GET, name, "", None)?.params(opts.query_pairs()).json().await
     }
 
     /// `get`, with `Ok(None)` for 404 Not Found.
@@ -111,9 +164,17 @@ impl<K: ClientObject> ResourceClient<K> {
         }
     }
 
-    /// One page (or all, without `limit`) of objects.
+    /// One page (or all, without `limit`) of objects; follow
+    /// `metadata.continue_` for the next page, or use [`list_all`](Self::list_all).
     pub async fn list(&self, opts: &ListOptions) -> Result<ObjectList<K>, Error> {
-        self.target.list(opts).await
+        let mut list: ObjectList<K> = self.list_as(opts).await?;
+        if !list.items.is_empty() {
+            let api_version = self.target.resource.api_version();
+            for item in &mut list.items {
+                item.set_type_meta(&api_version, &self.target.resource.kind);
+            }
+        }
+        Ok(list)
     }
 
     /// Every object, fetched in pages of `opts.limit` (default 500) and
@@ -147,39 +208,60 @@ impl<K: ClientObject> ResourceClient<K> {
         }
     }
 
-    /// A list decoded as a concrete list type (e.g. the generated `PodList`).
+    /// A list decoded as another list type (e.g. the generated `PodList`).
     pub async fn list_as<L: DeserializeOwned>(&self, opts: &ListOptions) -> Result<L, Error> {
-        self.target.list(opts).await
+        self.target.collection(http::Method::GET, None).params(opts.query_pairs(false)).json().await
     }
 
     /// Watch events from `opts.resource_version` on. No client-side timeout;
     /// use `opts.timeout_seconds` to bound it server-side.
     pub async fn watch(&self, opts: &ListOptions) -> Result<WatchStream<K>, Error> {
-        self.target.watch(opts).await
+        use futures_util::StreamExt as _;
+        let stream: WatchStream<K> =
+            self.target.collection(http::Method::GET, None).params(opts.query_pairs(true)).watch().await?;
+        let this = self.clone();
+        Ok(stream
+            .map(move |event| {
+                event.map(|mut e| {
+                    if let WatchEvent::Added(o) | WatchEvent::Modified(o) | WatchEvent::Deleted(o) = &mut e {
+                        this.fill_type(o);
+                    }
+                    e
+                })
+            })
+            .boxed())
     }
 
     /// Creates `obj` (in this client's namespace, else `obj`'s).
     pub async fn create(&self, obj: &K, opts: &CreateOptions) -> Result<K, Error> {
-        self.target.create(meta_ns(obj), obj, opts).await
+        let ns = object_namespace(obj);
+        self.target.check_create(ns)?;
+        self.target.collection(http::Method::POST, ns).params(opts.query_pairs()).json_body(obj).json().await
     }
 
     /// Replaces the object named by `obj.metadata.name`; set
     /// `metadata.resourceVersion` for optimistic concurrency.
     pub async fn update(&self, obj: &K, opts: &UpdateOptions) -> Result<K, Error> {
-        self.target.replace(meta_name(obj)?, "", meta_ns(obj), obj, opts).await
+        self.put(self.object_name(obj)?, "", object_namespace(obj), obj, opts).await
     }
 
+    /// Patches the object `name` (JSON, merge or strategic-merge patch).
     pub async fn patch(&self, name: &str, patch: &Patch, opts: &PatchOptions) -> Result<K, Error> {
-        self.target.patch(name, "", patch, opts).await
+        self.patch_subresource(name, "", patch, opts).await
     }
 
-    /// Server-side apply of `config` (a `K` or any JSON-shaped partial object).
+    /// Server-side apply of `config` (a `K` or any JSON-shaped partial
+    /// object) to the object `name`.
     pub async fn apply<B: Serialize + ?Sized>(&self, name: &str, config: &B, opts: &ApplyOptions) -> Result<K, Error> {
-        self.target.apply(name, "", None, config, opts).await
+        self.apply_subresource(name, "", config, opts).await
     }
 
+    /// Deletes the object `name`; the server answers with the object (when
+    /// finalizers keep it) or a Status.
     pub async fn delete(&self, name: &str, opts: &DeleteOptions) -> Result<DeleteResult<K>, Error> {
-        self.target.delete(name, opts).await
+        let bytes =
+            self.target.item(http::Method::DELETE, name, "", None)?.json_body(&opts.to_body()).bytes().await?;
+        decode_delete(&bytes, "delete response")
     }
 
     /// Deletes every object matching `list`'s selectors.
@@ -188,75 +270,35 @@ impl<K: ClientObject> ResourceClient<K> {
         opts: &DeleteOptions,
         list: &ListOptions,
     ) -> Result<DeleteResult<ObjectList<K>>, Error> {
-        self.target.delete_collection(opts, list).await
+        let bytes = self
+            .target
+            .collection(http::Method::DELETE, None)
+            .params(list.query_pairs(false))
+            .json_body(&opts.to_body())
+            .bytes()
+            .await?;
+        decode_delete(&bytes, "deletecollection response")
     }
+}
 
-    /// `GET .../name/subresource` with query `params` (a flat struct such as
-    /// a generated `*Options`, a slice of pairs, or `&()`).
-    pub async fn get_subresource<R: DeserializeOwned, P: Serialize + ?Sized>(
-        &self,
-        name: &str,
-        subresource: &str,
-        params: &P,
-    ) -> Result<R, Error> {
-        self.target.get_with(name, subresource, params).await
-    }
+/// `metadata.namespace` when set and not empty.
+pub(super) fn object_namespace<K: Object>(obj: &K) -> Option<&str> {
+    obj.metadata().namespace().filter(|n| !n.is_empty())
+}
 
-    /// `POST .../name/subresource` (eviction, token, binding).
-    pub async fn create_subresource<B: Serialize + ?Sized, R: DeserializeOwned>(
-        &self,
-        name: &str,
-        subresource: &str,
-        body: &B,
-        opts: &CreateOptions,
-    ) -> Result<R, Error> {
-        self.target.create_sub(name, subresource, body, opts).await
+fn decode_delete<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<DeleteResult<T>, Error> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Probe {
+        #[serde(default)]
+        kind: Option<String>,
+        #[serde(default)]
+        api_version: Option<String>,
     }
-
-    /// `PUT .../name/subresource` (status, scale, finalize).
-    pub async fn update_subresource<B: Serialize + ?Sized, R: DeserializeOwned>(
-        &self,
-        name: &str,
-        subresource: &str,
-        body: &B,
-        opts: &UpdateOptions,
-    ) -> Result<R, Error> {
-        self.target.replace(name, subresource, None, body, opts).await
+    let decode = |source| Error::Decode { what: what.to_owned(), source };
+    let probe: Probe = serde_json::from_slice(bytes).map_err(decode)?;
+    if probe.kind.as_deref() == Some("Status") && probe.api_version.as_deref().is_none_or(|v| v == "v1") {
+        return Ok(DeleteResult::Status(serde_json::from_slice(bytes).map_err(decode)?));
     }
-
-    pub async fn patch_subresource<R: DeserializeOwned>(
-        &self,
-        name: &str,
-        subresource: &str,
-        patch: &Patch,
-        opts: &PatchOptions,
-    ) -> Result<R, Error> {
-        self.target.patch(name, subresource, patch, opts).await
-    }
-
-    /// Server-side apply to a subresource (`status`).
-    pub async fn apply_subresource<B: Serialize + ?Sized, R: DeserializeOwned>(
-        &self,
-        name: &str,
-        subresource: &str,
-        config: &B,
-        opts: &ApplyOptions,
-    ) -> Result<R, Error> {
-        self.target.apply(name, subresource, None, config, opts).await
-    }
-
-    /// A subresource's body as a byte stream (`log` with `follow=true`).
-    pub async fn stream_subresource<P: Serialize + ?Sized>(
-        &self,
-        name: &str,
-        subresource: &str,
-        params: &P,
-    ) -> Result<ByteStream, Error> {
-        self.target.stream_sub(name, subresource, params).await
-    }
-
-    /// `update_subresource(name, "status", obj)` with the name from `obj`.
-    pub async fn update_status(&self, obj: &K, opts: &UpdateOptions) -> Result<K, Error> {
-        self.target.replace(meta_name(obj)?, "status", meta_ns(obj), obj, opts).await
-    }
+    Ok(DeleteResult::Object(serde_json::from_slice(bytes).map_err(decode)?))
 }

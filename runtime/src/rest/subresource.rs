@@ -1,0 +1,198 @@
+//! Subresources: generic calls for any `name/subresource` path, and the
+//! marker traits that give a kind typed methods for the regular ones.
+//!
+//! - [`ResourceClient::get_subresource`] and its siblings reach any
+//!   subresource with any body and answer types.
+//! - A kind that implements [`HasStatus`] gets `get_status`,
+//!   `update_status`, `patch_status` and `apply_status`; one that
+//!   implements [`HasScale`] gets `get_scale`, `update_scale`, `patch_scale`
+//!   and `apply_scale`. The generator implements them for every kind whose
+//!   spec (or CRD) declares the subresource.
+//! - Irregular subresources (pod `log`, `eviction`, `binding`, ...) get a
+//!   small generated extension trait on the kind's client instead.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::error::Error;
+use super::options::{ApplyOptions, CreateOptions, Patch, PatchOptions, UpdateOptions, WriteOptions};
+use super::resource::{ClientObject, ResourceClient, object_namespace};
+use super::watch::ByteStream;
+
+impl<K: ClientObject> ResourceClient<K> {
+    /// `GET .../name/subresource` with query `params` (a flat struct such as
+    /// a generated `*Params`, a slice of pairs, or `&()`).
+    pub async fn get_subresource<R: DeserializeOwned, P: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        subresource: &str,
+        params: &P,
+    ) -> Result<R, Error> {
+        self.target.item(http::Method::GET, name, subresource, None)?.params_from(params).json().await
+    }
+
+    /// `POST .../name/subresource` (eviction, token, binding).
+    pub async fn create_subresource<B: Serialize + ?Sized, R: DeserializeOwned>(
+        &self,
+        name: &str,
+        subresource: &str,
+        body: &B,
+        opts: &CreateOptions,
+    ) -> Result<R, Error> {
+        self.target
+            .item(http::Method::POST, name, subresource, None)?
+            .params(opts.query_pairs())
+            .json_body(body)
+            .json()
+            .await
+    }
+
+    /// `PUT .../name/subresource` (status, scale, finalize).
+    pub async fn update_subresource<B: Serialize + ?Sized, R: DeserializeOwned>(
+        &self,
+        name: &str,
+        subresource: &str,
+        body: &B,
+        opts: &UpdateOptions,
+    ) -> Result<R, Error> {
+        self.put(name, subresource, None, body, opts).await
+    }
+
+    /// `PATCH .../name/subresource` with a JSON, merge or strategic-merge patch.
+    pub async fn patch_subresource<R: DeserializeOwned>(
+        &self,
+        name: &str,
+        subresource: &str,
+        patch: &Patch,
+        opts: &PatchOptions,
+    ) -> Result<R, Error> {
+        if matches!(patch, Patch::Apply(_)) && opts.field_manager.is_none() {
+            return Err(missing_field_manager("apply patches"));
+        }
+        self.target
+            .item(http::Method::PATCH, name, subresource, None)?
+            .params(opts.query_pairs())
+            .json_body_as(patch.body(), patch.content_type())
+            .json()
+            .await
+    }
+
+    /// Server-side apply of `config` to a subresource (`""`: the object).
+    pub async fn apply_subresource<B: Serialize + ?Sized, R: DeserializeOwned>(
+        &self,
+        name: &str,
+        subresource: &str,
+        config: &B,
+        opts: &ApplyOptions,
+    ) -> Result<R, Error> {
+        if opts.field_manager.is_empty() {
+            return Err(missing_field_manager("apply"));
+        }
+        self.target
+            .item(http::Method::PATCH, name, subresource, None)?
+            .params(opts.query_pairs())
+            .json_body_as(config, "application/apply-patch+yaml")
+            .json()
+            .await
+    }
+
+    /// A subresource's body as a byte stream (`log` with `follow=true`);
+    /// no client-side timeout.
+    pub async fn stream_subresource<P: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        subresource: &str,
+        params: &P,
+    ) -> Result<ByteStream, Error> {
+        self.target.item(http::Method::GET, name, subresource, None)?.params_from(params).no_timeout().stream().await
+    }
+
+    /// `PUT` to the object or a subresource, in the object's namespace when
+    /// this client is for all namespaces.
+    pub(super) async fn put<B: Serialize + ?Sized, R: DeserializeOwned>(
+        &self,
+        name: &str,
+        subresource: &str,
+        object_ns: Option<&str>,
+        body: &B,
+        opts: &WriteOptions,
+    ) -> Result<R, Error> {
+        self.target
+            .item(http::Method::PUT, name, subresource, object_ns)?
+            .params(opts.query_pairs())
+            .json_body(body)
+            .json()
+            .await
+    }
+}
+
+fn missing_field_manager(what: &str) -> Error {
+    Error::InvalidRequest { what: format!("fieldManager (required for {what})"), message: "must not be empty".into() }
+}
+
+/// Kinds served with a `status` subresource (client-go's `UpdateStatus`
+/// and `ApplyStatus`), whose body is the object itself.
+pub trait HasStatus: ClientObject {}
+
+impl<K: HasStatus> ResourceClient<K> {
+    /// Reads the object `name` through its `status` subresource.
+    pub async fn get_status(&self, name: &str) -> Result<K, Error> {
+        self.get_subresource(name, "status", &()).await
+    }
+
+    /// Replaces the status of the object named by `obj.metadata.name`
+    /// (the server ignores changes outside `status`).
+    pub async fn update_status(&self, obj: &K, opts: &UpdateOptions) -> Result<K, Error> {
+        self.put(self.object_name(obj)?, "status", object_namespace(obj), obj, opts).await
+    }
+
+    /// Patches the status of the object `name`.
+    pub async fn patch_status(&self, name: &str, patch: &Patch, opts: &PatchOptions) -> Result<K, Error> {
+        self.patch_subresource(name, "status", patch, opts).await
+    }
+
+    /// Server-side apply of `config` to the status of the object `name`.
+    pub async fn apply_status<B: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        config: &B,
+        opts: &ApplyOptions,
+    ) -> Result<K, Error> {
+        self.apply_subresource(name, "status", config, opts).await
+    }
+}
+
+/// Kinds served with a `scale` subresource (deployments, stateful sets,
+/// custom resources that declare one).
+pub trait HasScale: ClientObject {
+    /// The body of the subresource: `autoscaling/v1` `Scale` for every
+    /// built-in kind and every CRD.
+    type Scale: Serialize + DeserializeOwned;
+}
+
+impl<K: HasScale> ResourceClient<K> {
+    /// Reads the `scale` subresource of the object `name`.
+    pub async fn get_scale(&self, name: &str) -> Result<K::Scale, Error> {
+        self.get_subresource(name, "scale", &()).await
+    }
+
+    /// Replaces the `scale` subresource of the object `name`.
+    pub async fn update_scale(&self, name: &str, scale: &K::Scale, opts: &UpdateOptions) -> Result<K::Scale, Error> {
+        self.update_subresource(name, "scale", scale, opts).await
+    }
+
+    /// Patches the `scale` subresource of the object `name`.
+    pub async fn patch_scale(&self, name: &str, patch: &Patch, opts: &PatchOptions) -> Result<K::Scale, Error> {
+        self.patch_subresource(name, "scale", patch, opts).await
+    }
+
+    /// Server-side apply of `config` to the `scale` subresource of the object `name`.
+    pub async fn apply_scale<B: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        config: &B,
+        opts: &ApplyOptions,
+    ) -> Result<K::Scale, Error> {
+        self.apply_subresource(name, "scale", config, opts).await
+    }
+}
