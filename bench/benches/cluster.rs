@@ -15,6 +15,7 @@ use k8s_client::api::core::v1::{ConfigMap, Container, Pod, PodSpec};
 use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_client::clientset::Clientset;
 use k8s_client::informers::SharedInformerFactory;
+use k8s_client::prelude::*;
 use k8s_client_runtime::config::{Config, KubeconfigOptions};
 use k8s_client_runtime::rest::{Client, CreateOptions, ListOptions};
 use k8s_client_testenv::TestEnv;
@@ -131,7 +132,6 @@ async fn main() {
 
     let (rss_before, _) = rss_kib();
     let factory = SharedInformerFactory::builder(client(env)).namespace(ns.clone()).build();
-    let factory = SharedInformerFactory::from_runtime(factory);
     let informer = factory.core_v1().pods().informer();
     let t = Instant::now();
     factory.start();

@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use k8s_client::informers::SharedInformerFactory;
+use k8s_client::prelude::*;
 use k8s_client_runtime::object::{Object, object_key};
 use k8s_client_runtime::rest::Client;
 use k8s_client_runtime::selector::LabelSelector;
@@ -22,7 +23,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let only = args.get(1);
 
     let factory = SharedInformerFactory::builder(Client::try_default()?).namespace(namespace).build();
-    let factory = SharedInformerFactory::from_runtime(factory);
     let deployments = factory.apps_v1().deployments().lister();
     let replica_sets = factory.apps_v1().replica_sets().lister();
     let pods = factory.core_v1().pods().lister();

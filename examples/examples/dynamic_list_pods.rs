@@ -15,7 +15,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         plural: "pods".into(),
         namespaced: true,
     };
-    let list = DynamicClient::namespaced(client, &pods, "default").list(&ListOptions::default()).await?;
+    let list = DynamicClient::namespaced_with(client, "default", &pods).list(&ListOptions::default()).await?;
     for pod in &list.items {
         let phase = pod.data.get("status").and_then(|s| s["phase"].as_str()).unwrap_or_default();
         println!("{}\t{}", pod.name().unwrap_or_default(), phase);

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use k8s_client::prelude::*;
 use k8s_client::api::core::v1::ConfigMap;
 use k8s_client::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_client::clientset::Clientset;

@@ -12,5 +12,6 @@ pub mod kube_aggregator;
 pub mod clientset;
 pub mod informers;
 pub mod listers;
+pub mod prelude;
 #[cfg(feature = "scheme")]
 pub mod scheme;

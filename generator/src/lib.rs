@@ -1,15 +1,17 @@
 //! `k8s-client-gen`: turns kube-apiserver OpenAPI v3 documents into a Rust
 //! crate of API types (and, on top of them, clients, listers, informers).
 //!
-//! The pipeline is parse → IR → emit: [`spec`] is the only module that reads
-//! OpenAPI, [`ir`] is what the emitters see, [`emit`] writes Rust with
-//! `quote!` and formats it with `prettyplease`.
+//! The pipeline is parse → IR → plan → emit: [`spec`] is the only module
+//! that reads OpenAPI, [`ir`] describes the API, [`plan`] decides once what
+//! each kind and group/version gets (names, traits, gates), and [`emit`]
+//! only renders that with `quote!`, formatted by `prettyplease`.
 #![forbid(unsafe_code)]
 
 pub mod emit;
 pub mod error;
 pub mod ir;
 pub mod naming;
+pub mod plan;
 pub mod spec;
 
 pub use error::{Error, Result};

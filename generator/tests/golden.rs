@@ -62,7 +62,7 @@ fn file(output: &Output, rel: &str) -> String {
 fn acronym_plurals_and_keywords_are_named_well() {
     let out = fixture_output();
     let spec = file(&out, "src/api/core/v1/widget_spec.rs");
-    assert!(spec.contains("pub cluster_ips: ::std::option::Option<::std::vec::Vec<::std::string::String>>"), "{spec}");
+    assert!(spec.contains("pub cluster_ips: Option<::std::vec::Vec<::std::string::String>>"), "{spec}");
     assert!(spec.contains("rename = \"clusterIPs\""));
     assert!(spec.contains("pub type_: "));
     // A required field is a plain value; IntOrString is the hand-designed enum.
@@ -75,8 +75,8 @@ fn acronym_plurals_and_keywords_are_named_well() {
 #[test]
 fn direct_recursion_is_boxed_and_containers_are_not() {
     let tree = file(&fixture_output(), "src/api/core/v1/tree.rs");
-    assert!(tree.contains("pub left: ::std::option::Option<::std::boxed::Box<crate::api::core::v1::Tree>>"), "{tree}");
-    assert!(tree.contains("pub children: ::std::option::Option<::std::vec::Vec<crate::api::core::v1::Tree>>"));
+    assert!(tree.contains("pub left: Option<::std::boxed::Box<crate::api::core::v1::Tree>>"), "{tree}");
+    assert!(tree.contains("pub children: Option<::std::vec::Vec<crate::api::core::v1::Tree>>"));
     assert!(tree.contains("pub continue_: "));
 }
 

@@ -12,7 +12,8 @@ use k8s_client::api::policy::v1::Eviction;
 use k8s_client::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_client_runtime::discovery::DiscoveryClient;
 use k8s_client_runtime::dynamic::{DynamicClient, DynamicObject};
-use k8s_client_runtime::object::DynamicResource;
+use k8s_client::prelude::*;
+use k8s_client_runtime::object::{DynamicResource, Resource as _};
 use k8s_client_runtime::rest::{
     ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, Patch, UpdateOptions, WatchEvent,
 };
@@ -186,7 +187,7 @@ async fn dynamic_and_typed_clients_agree() {
     let typed = support::clientset().core_v1().config_maps(&ns);
     let created = typed.create(&config_map("same", &[("k", "v")]), &CreateOptions::default()).await.unwrap();
 
-    let dynamic = DynamicClient::namespaced(support::client(), &DynamicResource::of::<ConfigMap>(), &ns);
+    let dynamic = DynamicClient::namespaced_with(support::client(), &ns, &DynamicResource::of::<ConfigMap>());
     let fetched = dynamic.get("same", &GetOptions::default()).await.unwrap();
     assert_eq!(fetched.kind, ConfigMap::KIND);
     assert_eq!(fetched.name(), Some("same"));

@@ -2,274 +2,388 @@
 
 //! Shared informers (client-go's `informers`): one informer per kind,
 //! `factory.apps_v1().deployments().informer()`, then `start()` and
-//! `wait_for_cache_sync()`.
-#[cfg(feature = "core")]
+//! `wait_for_cache_sync()`. Bring the accessors into scope with
+//! `use <crate>::prelude::*`.
+pub use ::k8s_client_runtime::cache::SharedInformerFactory;
+#[cfg(all(feature = "core"))]
 pub mod core_v1;
-#[cfg(feature = "admissionregistration")]
+#[cfg(all(feature = "admissionregistration"))]
 pub mod admissionregistration_v1;
-#[cfg(feature = "admissionregistration")]
+#[cfg(all(feature = "admissionregistration"))]
 pub mod admissionregistration_v1alpha1;
-#[cfg(feature = "admissionregistration")]
+#[cfg(all(feature = "admissionregistration"))]
 pub mod admissionregistration_v1beta1;
-#[cfg(feature = "apiextensions")]
+#[cfg(all(feature = "apiextensions"))]
 pub mod apiextensions_v1;
-#[cfg(feature = "apiregistration")]
+#[cfg(all(feature = "apiregistration"))]
 pub mod apiregistration_v1;
-#[cfg(feature = "apps")]
+#[cfg(all(feature = "apps"))]
 pub mod apps_v1;
-#[cfg(feature = "autoscaling")]
+#[cfg(all(feature = "autoscaling"))]
 pub mod autoscaling_v1;
-#[cfg(feature = "autoscaling")]
+#[cfg(all(feature = "autoscaling"))]
 pub mod autoscaling_v2;
-#[cfg(feature = "batch")]
+#[cfg(all(feature = "batch"))]
 pub mod batch_v1;
-#[cfg(feature = "certificates")]
+#[cfg(all(feature = "certificates"))]
 pub mod certificates_v1;
-#[cfg(feature = "certificates")]
+#[cfg(all(feature = "certificates"))]
 pub mod certificates_v1alpha1;
-#[cfg(feature = "certificates")]
+#[cfg(all(feature = "certificates"))]
 pub mod certificates_v1beta1;
-#[cfg(feature = "coordination")]
+#[cfg(all(feature = "coordination"))]
 pub mod coordination_v1;
-#[cfg(feature = "coordination")]
+#[cfg(all(feature = "coordination"))]
 pub mod coordination_v1alpha2;
-#[cfg(feature = "coordination")]
+#[cfg(all(feature = "coordination"))]
 pub mod coordination_v1beta1;
-#[cfg(feature = "discovery")]
+#[cfg(all(feature = "discovery"))]
 pub mod discovery_v1;
-#[cfg(feature = "events")]
+#[cfg(all(feature = "events"))]
 pub mod events_v1;
-#[cfg(feature = "flowcontrol")]
+#[cfg(all(feature = "flowcontrol"))]
 pub mod flowcontrol_v1;
-#[cfg(feature = "apiserverinternal")]
+#[cfg(all(feature = "apiserverinternal"))]
 pub mod internal_v1alpha1;
-#[cfg(feature = "networking")]
+#[cfg(all(feature = "networking"))]
 pub mod networking_v1;
-#[cfg(feature = "networking")]
+#[cfg(all(feature = "networking"))]
 pub mod networking_v1beta1;
-#[cfg(feature = "node")]
+#[cfg(all(feature = "node"))]
 pub mod node_v1;
-#[cfg(feature = "policy")]
+#[cfg(all(feature = "policy"))]
 pub mod policy_v1;
-#[cfg(feature = "rbac")]
+#[cfg(all(feature = "rbac"))]
 pub mod rbac_v1;
-#[cfg(feature = "resource")]
+#[cfg(all(feature = "resource"))]
 pub mod resource_v1;
-#[cfg(feature = "resource")]
+#[cfg(all(feature = "resource"))]
 pub mod resource_v1alpha3;
-#[cfg(feature = "resource")]
+#[cfg(all(feature = "resource"))]
 pub mod resource_v1beta1;
-#[cfg(feature = "resource")]
+#[cfg(all(feature = "resource"))]
 pub mod resource_v1beta2;
-#[cfg(feature = "scheduling")]
+#[cfg(all(feature = "scheduling"))]
 pub mod scheduling_v1;
-#[cfg(feature = "scheduling")]
+#[cfg(all(feature = "scheduling"))]
 pub mod scheduling_v1alpha1;
-#[cfg(feature = "storage")]
+#[cfg(all(feature = "storage"))]
 pub mod storage_v1;
-#[cfg(feature = "storage")]
+#[cfg(all(feature = "storage"))]
 pub mod storage_v1beta1;
-#[cfg(feature = "storagemigration")]
+#[cfg(all(feature = "storagemigration"))]
 pub mod storagemigration_v1beta1;
-/// The typed shared informer factory over the runtime's
-/// [`SharedInformerFactory`](::k8s_client_runtime::cache::SharedInformerFactory),
-/// which it dereferences to for `start`, `wait_for_cache_sync`,
-/// `shutdown` and `informer_for::<K>()`.
-#[derive(Clone, Debug)]
-pub struct SharedInformerFactory {
-    inner: ::k8s_client_runtime::cache::SharedInformerFactory,
+/// The group/versions of this crate on the runtime's
+/// [`SharedInformerFactory`].
+pub trait InformerGroups {
+    #[cfg(all(feature = "core"))]
+    /// Informers for `v1`.
+    fn core_v1(&self) -> core_v1::CoreV1Informers<'_>;
+    #[cfg(all(feature = "admissionregistration"))]
+    /// Informers for `admissionregistration.k8s.io/v1`.
+    fn admissionregistration_v1(
+        &self,
+    ) -> admissionregistration_v1::AdmissionregistrationV1Informers<'_>;
+    #[cfg(all(feature = "admissionregistration"))]
+    /// Informers for `admissionregistration.k8s.io/v1alpha1`.
+    fn admissionregistration_v1alpha1(
+        &self,
+    ) -> admissionregistration_v1alpha1::AdmissionregistrationV1alpha1Informers<'_>;
+    #[cfg(all(feature = "admissionregistration"))]
+    /// Informers for `admissionregistration.k8s.io/v1beta1`.
+    fn admissionregistration_v1beta1(
+        &self,
+    ) -> admissionregistration_v1beta1::AdmissionregistrationV1beta1Informers<'_>;
+    #[cfg(all(feature = "apiextensions"))]
+    /// Informers for `apiextensions.k8s.io/v1`.
+    fn apiextensions_v1(&self) -> apiextensions_v1::ApiextensionsV1Informers<'_>;
+    #[cfg(all(feature = "apiregistration"))]
+    /// Informers for `apiregistration.k8s.io/v1`.
+    fn apiregistration_v1(&self) -> apiregistration_v1::ApiregistrationV1Informers<'_>;
+    #[cfg(all(feature = "apps"))]
+    /// Informers for `apps/v1`.
+    fn apps_v1(&self) -> apps_v1::AppsV1Informers<'_>;
+    #[cfg(all(feature = "autoscaling"))]
+    /// Informers for `autoscaling/v1`.
+    fn autoscaling_v1(&self) -> autoscaling_v1::AutoscalingV1Informers<'_>;
+    #[cfg(all(feature = "autoscaling"))]
+    /// Informers for `autoscaling/v2`.
+    fn autoscaling_v2(&self) -> autoscaling_v2::AutoscalingV2Informers<'_>;
+    #[cfg(all(feature = "batch"))]
+    /// Informers for `batch/v1`.
+    fn batch_v1(&self) -> batch_v1::BatchV1Informers<'_>;
+    #[cfg(all(feature = "certificates"))]
+    /// Informers for `certificates.k8s.io/v1`.
+    fn certificates_v1(&self) -> certificates_v1::CertificatesV1Informers<'_>;
+    #[cfg(all(feature = "certificates"))]
+    /// Informers for `certificates.k8s.io/v1alpha1`.
+    fn certificates_v1alpha1(
+        &self,
+    ) -> certificates_v1alpha1::CertificatesV1alpha1Informers<'_>;
+    #[cfg(all(feature = "certificates"))]
+    /// Informers for `certificates.k8s.io/v1beta1`.
+    fn certificates_v1beta1(
+        &self,
+    ) -> certificates_v1beta1::CertificatesV1beta1Informers<'_>;
+    #[cfg(all(feature = "coordination"))]
+    /// Informers for `coordination.k8s.io/v1`.
+    fn coordination_v1(&self) -> coordination_v1::CoordinationV1Informers<'_>;
+    #[cfg(all(feature = "coordination"))]
+    /// Informers for `coordination.k8s.io/v1alpha2`.
+    fn coordination_v1alpha2(
+        &self,
+    ) -> coordination_v1alpha2::CoordinationV1alpha2Informers<'_>;
+    #[cfg(all(feature = "coordination"))]
+    /// Informers for `coordination.k8s.io/v1beta1`.
+    fn coordination_v1beta1(
+        &self,
+    ) -> coordination_v1beta1::CoordinationV1beta1Informers<'_>;
+    #[cfg(all(feature = "discovery"))]
+    /// Informers for `discovery.k8s.io/v1`.
+    fn discovery_v1(&self) -> discovery_v1::DiscoveryV1Informers<'_>;
+    #[cfg(all(feature = "events"))]
+    /// Informers for `events.k8s.io/v1`.
+    fn events_v1(&self) -> events_v1::EventsV1Informers<'_>;
+    #[cfg(all(feature = "flowcontrol"))]
+    /// Informers for `flowcontrol.apiserver.k8s.io/v1`.
+    fn flowcontrol_v1(&self) -> flowcontrol_v1::FlowcontrolV1Informers<'_>;
+    #[cfg(all(feature = "apiserverinternal"))]
+    /// Informers for `internal.apiserver.k8s.io/v1alpha1`.
+    fn internal_v1alpha1(&self) -> internal_v1alpha1::InternalV1alpha1Informers<'_>;
+    #[cfg(all(feature = "networking"))]
+    /// Informers for `networking.k8s.io/v1`.
+    fn networking_v1(&self) -> networking_v1::NetworkingV1Informers<'_>;
+    #[cfg(all(feature = "networking"))]
+    /// Informers for `networking.k8s.io/v1beta1`.
+    fn networking_v1beta1(&self) -> networking_v1beta1::NetworkingV1beta1Informers<'_>;
+    #[cfg(all(feature = "node"))]
+    /// Informers for `node.k8s.io/v1`.
+    fn node_v1(&self) -> node_v1::NodeV1Informers<'_>;
+    #[cfg(all(feature = "policy"))]
+    /// Informers for `policy/v1`.
+    fn policy_v1(&self) -> policy_v1::PolicyV1Informers<'_>;
+    #[cfg(all(feature = "rbac"))]
+    /// Informers for `rbac.authorization.k8s.io/v1`.
+    fn rbac_v1(&self) -> rbac_v1::RbacV1Informers<'_>;
+    #[cfg(all(feature = "resource"))]
+    /// Informers for `resource.k8s.io/v1`.
+    fn resource_v1(&self) -> resource_v1::ResourceV1Informers<'_>;
+    #[cfg(all(feature = "resource"))]
+    /// Informers for `resource.k8s.io/v1alpha3`.
+    fn resource_v1alpha3(&self) -> resource_v1alpha3::ResourceV1alpha3Informers<'_>;
+    #[cfg(all(feature = "resource"))]
+    /// Informers for `resource.k8s.io/v1beta1`.
+    fn resource_v1beta1(&self) -> resource_v1beta1::ResourceV1beta1Informers<'_>;
+    #[cfg(all(feature = "resource"))]
+    /// Informers for `resource.k8s.io/v1beta2`.
+    fn resource_v1beta2(&self) -> resource_v1beta2::ResourceV1beta2Informers<'_>;
+    #[cfg(all(feature = "scheduling"))]
+    /// Informers for `scheduling.k8s.io/v1`.
+    fn scheduling_v1(&self) -> scheduling_v1::SchedulingV1Informers<'_>;
+    #[cfg(all(feature = "scheduling"))]
+    /// Informers for `scheduling.k8s.io/v1alpha1`.
+    fn scheduling_v1alpha1(
+        &self,
+    ) -> scheduling_v1alpha1::SchedulingV1alpha1Informers<'_>;
+    #[cfg(all(feature = "storage"))]
+    /// Informers for `storage.k8s.io/v1`.
+    fn storage_v1(&self) -> storage_v1::StorageV1Informers<'_>;
+    #[cfg(all(feature = "storage"))]
+    /// Informers for `storage.k8s.io/v1beta1`.
+    fn storage_v1beta1(&self) -> storage_v1beta1::StorageV1beta1Informers<'_>;
+    #[cfg(all(feature = "storagemigration"))]
+    /// Informers for `storagemigration.k8s.io/v1beta1`.
+    fn storagemigration_v1beta1(
+        &self,
+    ) -> storagemigration_v1beta1::StoragemigrationV1beta1Informers<'_>;
 }
-impl SharedInformerFactory {
-    /// All namespaces, with `default_resync` (zero: no resync).
-    pub fn new(
-        client: ::k8s_client_runtime::rest::Client,
-        default_resync: ::std::time::Duration,
-    ) -> Self {
-        SharedInformerFactory {
-            inner: ::k8s_client_runtime::cache::SharedInformerFactory::new(
-                client,
-                default_resync,
-            ),
-        }
+impl InformerGroups for SharedInformerFactory {
+    #[cfg(all(feature = "core"))]
+    #[inline]
+    fn core_v1(&self) -> core_v1::CoreV1Informers<'_> {
+        core_v1::CoreV1Informers::new(self)
     }
-    /// Options: namespace, list-option tweaks, transforms, per-kind resync.
-    pub fn builder(
-        client: ::k8s_client_runtime::rest::Client,
-    ) -> ::k8s_client_runtime::cache::FactoryBuilder {
-        ::k8s_client_runtime::cache::SharedInformerFactory::builder(client)
-    }
-    /// Wraps a factory made with [`builder`](Self::builder).
-    pub fn from_runtime(
-        inner: ::k8s_client_runtime::cache::SharedInformerFactory,
-    ) -> Self {
-        SharedInformerFactory { inner }
-    }
-    #[cfg(feature = "core")]
-    pub fn core_v1(&self) -> core_v1::CoreV1Informers {
-        core_v1::CoreV1Informers::new(self.inner.clone())
-    }
-    #[cfg(feature = "admissionregistration")]
-    pub fn admissionregistration_v1(
+    #[cfg(all(feature = "admissionregistration"))]
+    #[inline]
+    fn admissionregistration_v1(
         &self,
-    ) -> admissionregistration_v1::AdmissionregistrationV1Informers {
-        admissionregistration_v1::AdmissionregistrationV1Informers::new(
-            self.inner.clone(),
-        )
+    ) -> admissionregistration_v1::AdmissionregistrationV1Informers<'_> {
+        admissionregistration_v1::AdmissionregistrationV1Informers::new(self)
     }
-    #[cfg(feature = "admissionregistration")]
-    pub fn admissionregistration_v1alpha1(
+    #[cfg(all(feature = "admissionregistration"))]
+    #[inline]
+    fn admissionregistration_v1alpha1(
         &self,
-    ) -> admissionregistration_v1alpha1::AdmissionregistrationV1alpha1Informers {
-        admissionregistration_v1alpha1::AdmissionregistrationV1alpha1Informers::new(
-            self.inner.clone(),
-        )
+    ) -> admissionregistration_v1alpha1::AdmissionregistrationV1alpha1Informers<'_> {
+        admissionregistration_v1alpha1::AdmissionregistrationV1alpha1Informers::new(self)
     }
-    #[cfg(feature = "admissionregistration")]
-    pub fn admissionregistration_v1beta1(
+    #[cfg(all(feature = "admissionregistration"))]
+    #[inline]
+    fn admissionregistration_v1beta1(
         &self,
-    ) -> admissionregistration_v1beta1::AdmissionregistrationV1beta1Informers {
-        admissionregistration_v1beta1::AdmissionregistrationV1beta1Informers::new(
-            self.inner.clone(),
-        )
+    ) -> admissionregistration_v1beta1::AdmissionregistrationV1beta1Informers<'_> {
+        admissionregistration_v1beta1::AdmissionregistrationV1beta1Informers::new(self)
     }
-    #[cfg(feature = "apiextensions")]
-    pub fn apiextensions_v1(&self) -> apiextensions_v1::ApiextensionsV1Informers {
-        apiextensions_v1::ApiextensionsV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "apiextensions"))]
+    #[inline]
+    fn apiextensions_v1(&self) -> apiextensions_v1::ApiextensionsV1Informers<'_> {
+        apiextensions_v1::ApiextensionsV1Informers::new(self)
     }
-    #[cfg(feature = "apiregistration")]
-    pub fn apiregistration_v1(&self) -> apiregistration_v1::ApiregistrationV1Informers {
-        apiregistration_v1::ApiregistrationV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "apiregistration"))]
+    #[inline]
+    fn apiregistration_v1(&self) -> apiregistration_v1::ApiregistrationV1Informers<'_> {
+        apiregistration_v1::ApiregistrationV1Informers::new(self)
     }
-    #[cfg(feature = "apps")]
-    pub fn apps_v1(&self) -> apps_v1::AppsV1Informers {
-        apps_v1::AppsV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "apps"))]
+    #[inline]
+    fn apps_v1(&self) -> apps_v1::AppsV1Informers<'_> {
+        apps_v1::AppsV1Informers::new(self)
     }
-    #[cfg(feature = "autoscaling")]
-    pub fn autoscaling_v1(&self) -> autoscaling_v1::AutoscalingV1Informers {
-        autoscaling_v1::AutoscalingV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "autoscaling"))]
+    #[inline]
+    fn autoscaling_v1(&self) -> autoscaling_v1::AutoscalingV1Informers<'_> {
+        autoscaling_v1::AutoscalingV1Informers::new(self)
     }
-    #[cfg(feature = "autoscaling")]
-    pub fn autoscaling_v2(&self) -> autoscaling_v2::AutoscalingV2Informers {
-        autoscaling_v2::AutoscalingV2Informers::new(self.inner.clone())
+    #[cfg(all(feature = "autoscaling"))]
+    #[inline]
+    fn autoscaling_v2(&self) -> autoscaling_v2::AutoscalingV2Informers<'_> {
+        autoscaling_v2::AutoscalingV2Informers::new(self)
     }
-    #[cfg(feature = "batch")]
-    pub fn batch_v1(&self) -> batch_v1::BatchV1Informers {
-        batch_v1::BatchV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "batch"))]
+    #[inline]
+    fn batch_v1(&self) -> batch_v1::BatchV1Informers<'_> {
+        batch_v1::BatchV1Informers::new(self)
     }
-    #[cfg(feature = "certificates")]
-    pub fn certificates_v1(&self) -> certificates_v1::CertificatesV1Informers {
-        certificates_v1::CertificatesV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "certificates"))]
+    #[inline]
+    fn certificates_v1(&self) -> certificates_v1::CertificatesV1Informers<'_> {
+        certificates_v1::CertificatesV1Informers::new(self)
     }
-    #[cfg(feature = "certificates")]
-    pub fn certificates_v1alpha1(
+    #[cfg(all(feature = "certificates"))]
+    #[inline]
+    fn certificates_v1alpha1(
         &self,
-    ) -> certificates_v1alpha1::CertificatesV1alpha1Informers {
-        certificates_v1alpha1::CertificatesV1alpha1Informers::new(self.inner.clone())
+    ) -> certificates_v1alpha1::CertificatesV1alpha1Informers<'_> {
+        certificates_v1alpha1::CertificatesV1alpha1Informers::new(self)
     }
-    #[cfg(feature = "certificates")]
-    pub fn certificates_v1beta1(
+    #[cfg(all(feature = "certificates"))]
+    #[inline]
+    fn certificates_v1beta1(
         &self,
-    ) -> certificates_v1beta1::CertificatesV1beta1Informers {
-        certificates_v1beta1::CertificatesV1beta1Informers::new(self.inner.clone())
+    ) -> certificates_v1beta1::CertificatesV1beta1Informers<'_> {
+        certificates_v1beta1::CertificatesV1beta1Informers::new(self)
     }
-    #[cfg(feature = "coordination")]
-    pub fn coordination_v1(&self) -> coordination_v1::CoordinationV1Informers {
-        coordination_v1::CoordinationV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "coordination"))]
+    #[inline]
+    fn coordination_v1(&self) -> coordination_v1::CoordinationV1Informers<'_> {
+        coordination_v1::CoordinationV1Informers::new(self)
     }
-    #[cfg(feature = "coordination")]
-    pub fn coordination_v1alpha2(
+    #[cfg(all(feature = "coordination"))]
+    #[inline]
+    fn coordination_v1alpha2(
         &self,
-    ) -> coordination_v1alpha2::CoordinationV1alpha2Informers {
-        coordination_v1alpha2::CoordinationV1alpha2Informers::new(self.inner.clone())
+    ) -> coordination_v1alpha2::CoordinationV1alpha2Informers<'_> {
+        coordination_v1alpha2::CoordinationV1alpha2Informers::new(self)
     }
-    #[cfg(feature = "coordination")]
-    pub fn coordination_v1beta1(
+    #[cfg(all(feature = "coordination"))]
+    #[inline]
+    fn coordination_v1beta1(
         &self,
-    ) -> coordination_v1beta1::CoordinationV1beta1Informers {
-        coordination_v1beta1::CoordinationV1beta1Informers::new(self.inner.clone())
+    ) -> coordination_v1beta1::CoordinationV1beta1Informers<'_> {
+        coordination_v1beta1::CoordinationV1beta1Informers::new(self)
     }
-    #[cfg(feature = "discovery")]
-    pub fn discovery_v1(&self) -> discovery_v1::DiscoveryV1Informers {
-        discovery_v1::DiscoveryV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "discovery"))]
+    #[inline]
+    fn discovery_v1(&self) -> discovery_v1::DiscoveryV1Informers<'_> {
+        discovery_v1::DiscoveryV1Informers::new(self)
     }
-    #[cfg(feature = "events")]
-    pub fn events_v1(&self) -> events_v1::EventsV1Informers {
-        events_v1::EventsV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "events"))]
+    #[inline]
+    fn events_v1(&self) -> events_v1::EventsV1Informers<'_> {
+        events_v1::EventsV1Informers::new(self)
     }
-    #[cfg(feature = "flowcontrol")]
-    pub fn flowcontrol_v1(&self) -> flowcontrol_v1::FlowcontrolV1Informers {
-        flowcontrol_v1::FlowcontrolV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "flowcontrol"))]
+    #[inline]
+    fn flowcontrol_v1(&self) -> flowcontrol_v1::FlowcontrolV1Informers<'_> {
+        flowcontrol_v1::FlowcontrolV1Informers::new(self)
     }
-    #[cfg(feature = "apiserverinternal")]
-    pub fn internal_v1alpha1(&self) -> internal_v1alpha1::InternalV1alpha1Informers {
-        internal_v1alpha1::InternalV1alpha1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "apiserverinternal"))]
+    #[inline]
+    fn internal_v1alpha1(&self) -> internal_v1alpha1::InternalV1alpha1Informers<'_> {
+        internal_v1alpha1::InternalV1alpha1Informers::new(self)
     }
-    #[cfg(feature = "networking")]
-    pub fn networking_v1(&self) -> networking_v1::NetworkingV1Informers {
-        networking_v1::NetworkingV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "networking"))]
+    #[inline]
+    fn networking_v1(&self) -> networking_v1::NetworkingV1Informers<'_> {
+        networking_v1::NetworkingV1Informers::new(self)
     }
-    #[cfg(feature = "networking")]
-    pub fn networking_v1beta1(&self) -> networking_v1beta1::NetworkingV1beta1Informers {
-        networking_v1beta1::NetworkingV1beta1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "networking"))]
+    #[inline]
+    fn networking_v1beta1(&self) -> networking_v1beta1::NetworkingV1beta1Informers<'_> {
+        networking_v1beta1::NetworkingV1beta1Informers::new(self)
     }
-    #[cfg(feature = "node")]
-    pub fn node_v1(&self) -> node_v1::NodeV1Informers {
-        node_v1::NodeV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "node"))]
+    #[inline]
+    fn node_v1(&self) -> node_v1::NodeV1Informers<'_> {
+        node_v1::NodeV1Informers::new(self)
     }
-    #[cfg(feature = "policy")]
-    pub fn policy_v1(&self) -> policy_v1::PolicyV1Informers {
-        policy_v1::PolicyV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "policy"))]
+    #[inline]
+    fn policy_v1(&self) -> policy_v1::PolicyV1Informers<'_> {
+        policy_v1::PolicyV1Informers::new(self)
     }
-    #[cfg(feature = "rbac")]
-    pub fn rbac_v1(&self) -> rbac_v1::RbacV1Informers {
-        rbac_v1::RbacV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "rbac"))]
+    #[inline]
+    fn rbac_v1(&self) -> rbac_v1::RbacV1Informers<'_> {
+        rbac_v1::RbacV1Informers::new(self)
     }
-    #[cfg(feature = "resource")]
-    pub fn resource_v1(&self) -> resource_v1::ResourceV1Informers {
-        resource_v1::ResourceV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "resource"))]
+    #[inline]
+    fn resource_v1(&self) -> resource_v1::ResourceV1Informers<'_> {
+        resource_v1::ResourceV1Informers::new(self)
     }
-    #[cfg(feature = "resource")]
-    pub fn resource_v1alpha3(&self) -> resource_v1alpha3::ResourceV1alpha3Informers {
-        resource_v1alpha3::ResourceV1alpha3Informers::new(self.inner.clone())
+    #[cfg(all(feature = "resource"))]
+    #[inline]
+    fn resource_v1alpha3(&self) -> resource_v1alpha3::ResourceV1alpha3Informers<'_> {
+        resource_v1alpha3::ResourceV1alpha3Informers::new(self)
     }
-    #[cfg(feature = "resource")]
-    pub fn resource_v1beta1(&self) -> resource_v1beta1::ResourceV1beta1Informers {
-        resource_v1beta1::ResourceV1beta1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "resource"))]
+    #[inline]
+    fn resource_v1beta1(&self) -> resource_v1beta1::ResourceV1beta1Informers<'_> {
+        resource_v1beta1::ResourceV1beta1Informers::new(self)
     }
-    #[cfg(feature = "resource")]
-    pub fn resource_v1beta2(&self) -> resource_v1beta2::ResourceV1beta2Informers {
-        resource_v1beta2::ResourceV1beta2Informers::new(self.inner.clone())
+    #[cfg(all(feature = "resource"))]
+    #[inline]
+    fn resource_v1beta2(&self) -> resource_v1beta2::ResourceV1beta2Informers<'_> {
+        resource_v1beta2::ResourceV1beta2Informers::new(self)
     }
-    #[cfg(feature = "scheduling")]
-    pub fn scheduling_v1(&self) -> scheduling_v1::SchedulingV1Informers {
-        scheduling_v1::SchedulingV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "scheduling"))]
+    #[inline]
+    fn scheduling_v1(&self) -> scheduling_v1::SchedulingV1Informers<'_> {
+        scheduling_v1::SchedulingV1Informers::new(self)
     }
-    #[cfg(feature = "scheduling")]
-    pub fn scheduling_v1alpha1(
+    #[cfg(all(feature = "scheduling"))]
+    #[inline]
+    fn scheduling_v1alpha1(
         &self,
-    ) -> scheduling_v1alpha1::SchedulingV1alpha1Informers {
-        scheduling_v1alpha1::SchedulingV1alpha1Informers::new(self.inner.clone())
+    ) -> scheduling_v1alpha1::SchedulingV1alpha1Informers<'_> {
+        scheduling_v1alpha1::SchedulingV1alpha1Informers::new(self)
     }
-    #[cfg(feature = "storage")]
-    pub fn storage_v1(&self) -> storage_v1::StorageV1Informers {
-        storage_v1::StorageV1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "storage"))]
+    #[inline]
+    fn storage_v1(&self) -> storage_v1::StorageV1Informers<'_> {
+        storage_v1::StorageV1Informers::new(self)
     }
-    #[cfg(feature = "storage")]
-    pub fn storage_v1beta1(&self) -> storage_v1beta1::StorageV1beta1Informers {
-        storage_v1beta1::StorageV1beta1Informers::new(self.inner.clone())
+    #[cfg(all(feature = "storage"))]
+    #[inline]
+    fn storage_v1beta1(&self) -> storage_v1beta1::StorageV1beta1Informers<'_> {
+        storage_v1beta1::StorageV1beta1Informers::new(self)
     }
-    #[cfg(feature = "storagemigration")]
-    pub fn storagemigration_v1beta1(
+    #[cfg(all(feature = "storagemigration"))]
+    #[inline]
+    fn storagemigration_v1beta1(
         &self,
-    ) -> storagemigration_v1beta1::StoragemigrationV1beta1Informers {
-        storagemigration_v1beta1::StoragemigrationV1beta1Informers::new(
-            self.inner.clone(),
-        )
-    }
-}
-impl ::std::ops::Deref for SharedInformerFactory {
-    type Target = ::k8s_client_runtime::cache::SharedInformerFactory;
-    fn deref(&self) -> &Self::Target {
-        &self.inner
+    ) -> storagemigration_v1beta1::StoragemigrationV1beta1Informers<'_> {
+        storagemigration_v1beta1::StoragemigrationV1beta1Informers::new(self)
     }
 }

@@ -1,5 +1,5 @@
-//! The non-type files of the generated crate: `lib.rs`, `Cargo.toml`
-//! (with one feature per API group) and `README.md`.
+//! The non-type files of the generated crate: `lib.rs`, `prelude.rs`,
+//! `Cargo.toml` (with one feature per API group) and `README.md`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -7,9 +7,14 @@ use askama::Template;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use quote::format_ident;
+
+use super::clientset::gate;
+use super::types::ident;
 use super::{header, Options, GENERATOR};
 use crate::error::{Error, Result};
 use crate::ir::{Api, Shape};
+use crate::plan::Plan;
 
 /// A Cargo feature of the generated crate.
 #[derive(Debug, Clone)]
@@ -127,4 +132,26 @@ pub fn lib_rs(opts: &Options, modules: TokenStream) -> Result<String> {
     let file: syn::File =
         syn::parse2(tokens).map_err(|source| Error::Emit { what: "src/lib.rs".into(), source })?;
     Ok(format!("{}\n{}", header(&opts.source_label), prettyplease::unparse(&file)))
+}
+
+/// `src/prelude.rs`: the extension traits, imported anonymously so that
+/// the preludes of several generated crates can be glob-imported together.
+pub fn prelude(plan: &Plan) -> TokenStream {
+    let exts = plan.group_versions.values().flat_map(|gv| {
+        let module = ident(&gv.module);
+        gv.clients.iter().filter(|c| !c.extensions.is_empty()).map(move |c| {
+            let g = gate(gv.feature);
+            let name = format_ident!("{}ClientExt", c.kind);
+            quote!(#g pub use crate::clientset::#module::#name as _;)
+        })
+    });
+    quote! {
+        //! `use <crate>::prelude::*;` brings the generated extension traits
+        //! into scope: the informer accessors of the shared informer factory
+        //! (`factory.apps_v1()`) and the methods of irregular subresources
+        //! (`pods.create_eviction(..)`, `pods.log(..)`).
+
+        pub use crate::informers::InformerGroups as _;
+        #(#exts)*
+    }
 }

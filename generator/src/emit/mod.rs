@@ -5,9 +5,10 @@
 //! Output is written to a temporary directory and moved into place, so a
 //! failure never leaves a half-written crate.
 
-pub mod client;
+pub mod clientset;
 pub mod crate_files;
-pub mod informer;
+pub mod informers;
+pub mod listers;
 pub mod scheme;
 pub mod types;
 
@@ -18,8 +19,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::error::{Error, Result};
-use crate::ir::{Api, Resource};
+use crate::ir::Api;
 use crate::naming;
+use crate::plan::{self, Plan};
 
 /// What to generate and how to name it.
 #[derive(Debug, Clone)]
@@ -52,22 +54,10 @@ pub fn rust_file(what: &str, source: &str, tokens: TokenStream) -> Result<String
     Ok(format!("{}\n{}", header(source), prettyplease::unparse(&file)))
 }
 
-/// The kinds that implement the runtime's `Resource` trait: a schema served
-/// as exactly one top-level resource.
-pub fn resource_by_schema(api: &Api) -> BTreeMap<&str, &Resource> {
-    let mut count: BTreeMap<&str, Vec<&Resource>> = BTreeMap::new();
-    for r in api.resources.values() {
-        if let Some(s) = &r.type_schema {
-            count.entry(s.as_str()).or_default().push(r);
-        }
-    }
-    count.into_iter().filter(|(_, rs)| rs.len() == 1).map(|(s, rs)| (s, rs[0])).collect()
-}
-
 /// Builds every file of the crate.
 pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
+    let plan = plan::plan(api);
     let mut out = Output::default();
-    let resources = resource_by_schema(api);
     let mut modules: BTreeMap<Vec<String>, ModuleContents> = BTreeMap::new();
     modules.entry(Vec::new()).or_default();
 
@@ -76,7 +66,7 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
         let mut path = PathBuf::from("src");
         path.extend(&def.module);
         path.push(format!("{file_stem}.rs"));
-        let tokens = types::emit_type(api, def, resources.get(schema.as_str()).copied());
+        let tokens = types::emit_type(api, def, plan.kinds.get(schema.as_str()));
         let source = format!("{}/{}", opts.source_label, def.source);
         let text = rust_file(schema, &source, tokens)?;
         if out.files.insert(path.clone(), text).is_some() {
@@ -89,62 +79,26 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
         modules.entry(def.module.clone()).or_default().types.insert(file_stem, def.rust_name.clone());
     }
 
-    out.files.insert(
-        PathBuf::from("src/scheme.rs"),
-        rust_file("src/scheme.rs", &opts.source_label, scheme::emit_scheme(api))?,
-    );
-    modules.entry(Vec::new()).or_default().gated_modules.insert("scheme".to_owned(), "scheme".to_owned());
+    let root = modules.entry(Vec::new()).or_default();
+    root.gated_modules.insert("scheme".to_owned(), "scheme".to_owned());
+    root.extra_modules.extend(["clientset", "informers", "listers", "prelude"].map(str::to_owned));
+    add_file(&mut out, "src/scheme.rs", &opts.source_label, scheme::emit_scheme(api))?;
 
-    let (groups, skipped) = client::plan(api);
-    for ((group, version), resources) in &groups {
-        let gv_dir = PathBuf::from("src/clientset").join(naming::group_version_method(group, version));
-        for cr in resources {
-            let path = gv_dir.join(format!("{}.rs", client::client_file_name(cr.resource)));
-            let source = format!("{}/{}", opts.source_label, cr.resource.source);
-            let text = rust_file(&path.display().to_string(), &source, client::emit_resource_client(api, cr))?;
-            if out.files.insert(path.clone(), text).is_some() {
-                return Err(Error::Check(format!("two resources map to the client file {}", path.display())));
-            }
-        }
-        let mut methods = BTreeSet::new();
-        for cr in resources {
-            let method = naming::resource_method(&cr.resource.kind, &cr.resource.plural);
-            if !methods.insert(method.clone()) {
-                return Err(Error::Check(format!("two resources of {group}/{version} are both named {method}")));
-            }
-        }
-        let path = gv_dir.join("mod.rs");
-        let tokens = client::emit_group_client(api, group, version, resources);
-        out.files.insert(path.clone(), rust_file(&path.display().to_string(), &opts.source_label, tokens)?);
-    }
-    out.files.insert(
-        PathBuf::from("src/clientset/mod.rs"),
-        rust_file("src/clientset/mod.rs", &opts.source_label, client::emit_clientset(&groups, &skipped))?,
-    );
-    modules.entry(Vec::new()).or_default().extra_modules.insert("clientset".to_owned());
-
-    let informable = informer::informable(&groups);
-    for ((group, version), resources) in &informable {
-        let gv = naming::group_version_method(group, version);
-        for (root, is_informer) in [("src/listers", false), ("src/informers", true)] {
-            let dir = PathBuf::from(root).join(&gv);
-            for cr in resources {
-                let path = dir.join(format!("{}.rs", client::client_file_name(cr.resource)));
-                let source = format!("{}/{}", opts.source_label, cr.resource.source);
-                let tokens = if is_informer { informer::emit_informer(api, cr) } else { informer::emit_lister(api, cr) };
-                out.files.insert(path.clone(), rust_file(&path.display().to_string(), &source, tokens)?);
-            }
-            let path = dir.join("mod.rs");
-            let tokens = informer::emit_gv_module(resources, is_informer, group, version);
-            out.files.insert(path.clone(), rust_file(&path.display().to_string(), &opts.source_label, tokens)?);
+    check_unique_names(&plan)?;
+    for gv in plan.group_versions.values() {
+        // Each group/version's file names the document its resources came from.
+        let source = gv.clients.first().map(|c| format!("{}/{}", opts.source_label, c.resource.source));
+        let source = source.as_deref().unwrap_or(&opts.source_label);
+        add_file(&mut out, &format!("src/clientset/{}.rs", gv.module), source, clientset::emit_group_version(api, gv))?;
+        if gv.has_informers() {
+            add_file(&mut out, &format!("src/listers/{}.rs", gv.module), source, listers::emit_group_version(api, gv))?;
+            add_file(&mut out, &format!("src/informers/{}.rs", gv.module), source, informers::emit_group_version(api, gv))?;
         }
     }
-    for (root, is_informer) in [("listers", false), ("informers", true)] {
-        let path = PathBuf::from(format!("src/{root}/mod.rs"));
-        let tokens = informer::emit_root(&informable, is_informer);
-        out.files.insert(path.clone(), rust_file(&path.display().to_string(), &opts.source_label, tokens)?);
-        modules.entry(Vec::new()).or_default().extra_modules.insert(root.to_owned());
-    }
+    add_file(&mut out, "src/clientset/mod.rs", &opts.source_label, clientset::emit_clientset(&plan))?;
+    add_file(&mut out, "src/listers/mod.rs", &opts.source_label, listers::emit_root(&plan))?;
+    add_file(&mut out, "src/informers/mod.rs", &opts.source_label, informers::emit_root(&plan))?;
+    add_file(&mut out, "src/prelude.rs", &opts.source_label, crate_files::prelude(&plan))?;
 
     for (module, contents) in &modules {
         let mut path = PathBuf::from("src");
@@ -163,6 +117,27 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
     out.files.insert(PathBuf::from("README.md"), crate_files::readme(api, opts, &features)?);
     check_one_type_per_schema(api, &out)?;
     Ok(out)
+}
+
+fn add_file(out: &mut Output, path: &str, source: &str, tokens: TokenStream) -> Result<()> {
+    let text = rust_file(path, source, tokens)?;
+    if out.files.insert(PathBuf::from(path), text).is_some() {
+        return Err(Error::Check(format!("two items map to the file {path}")));
+    }
+    Ok(())
+}
+
+/// Two resources of a group/version must not share an accessor name.
+fn check_unique_names(plan: &Plan) -> Result<()> {
+    for gv in plan.group_versions.values() {
+        let mut methods = BTreeSet::new();
+        for c in &gv.clients {
+            if !methods.insert(c.method.as_str()) {
+                return Err(Error::Check(format!("two resources of {} are both named {}", gv.api_version, c.method)));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[derive(Default)]

@@ -4,9 +4,8 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-use crate::ir::{Api, Field, FieldType, Resource, Shape, Special, TypeDef};
-
-const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+use crate::ir::{Api, Field, FieldType, Shape, Special, TypeDef};
+use crate::plan::{KindPlan, OBJECT_META};
 const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
 
 /// An identifier; names come from [`crate::naming`], which already escaped keywords.
@@ -54,14 +53,7 @@ fn doc_attr(doc: &Option<String>) -> TokenStream {
     }
 }
 
-/// Whether a struct is a top-level kind whose `apiVersion`/`kind` are
-/// constants written on encode rather than fields.
-pub fn is_kind(def: &TypeDef) -> bool {
-    let Shape::Struct(fields) = &def.shape else { return false };
-    def.gvk.is_some()
-        && fields.iter().any(|f| f.json_name == "apiVersion")
-        && fields.iter().any(|f| f.json_name == "kind")
-}
+pub use crate::plan::is_kind;
 
 /// How a field holds a kind, whose TypeMeta is then left out on encode.
 enum Embedding {
@@ -107,7 +99,10 @@ fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
     if f.boxed {
         ty = quote!(::std::boxed::Box<#ty>);
     }
-    let embedded = if f.boxed { None } else { embedded_kind(api, &f.ty) };
+    // A kind's Serialize is written by hand (`serialize_fields`): its fields
+    // carry only what Deserialize reads.
+    let derives_serialize = !is_kind(def);
+    let embedded = if f.boxed || !derives_serialize { None } else { embedded_kind(api, &f.ty) };
     if is_plain(def, f) {
         let null_tolerant = matches!(f.ty, FieldType::Array(_) | FieldType::Map(_));
         let de = if null_tolerant {
@@ -131,23 +126,37 @@ fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
             Some(Embedding::One) => quote!(, serialize_with = "::k8s_client_runtime::codec::embedded_option"),
             Some(Embedding::Many) => quote!(, serialize_with = "::k8s_client_runtime::codec::embedded_option_vec"),
         };
+        // `Option` from the prelude, unless a schema of this module takes the name.
+        let (option, is_none) = if option_shadowed(api, def) {
+            (quote!(::std::option::Option), "::std::option::Option::is_none")
+        } else {
+            (quote!(Option), "Option::is_none")
+        };
+        let skip = derives_serialize.then(|| quote!(, skip_serializing_if = #is_none));
         quote! {
             #doc
-            #[serde(rename = #json, default, skip_serializing_if = "::std::option::Option::is_none" #ser)]
-            pub #name: ::std::option::Option<#ty>,
+            #[serde(rename = #json, default #skip #ser)]
+            pub #name: #option<#ty>,
         }
     }
 }
 
 /// The items of one type's file.
-pub fn emit_type(api: &Api, def: &TypeDef, resource: Option<&Resource>) -> TokenStream {
+/// Whether a type named `Option` lives in `def`'s module, hiding the prelude's.
+fn option_shadowed(api: &Api, def: &TypeDef) -> bool {
+    api.types.values().any(|d| d.module == def.module && d.rust_name == "Option")
+}
+
+/// The items of one type's file; `kind` when the schema implements the
+/// runtime's `Resource`.
+pub fn emit_type(api: &Api, def: &TypeDef, kind: Option<&KindPlan>) -> TokenStream {
     match &def.shape {
         Shape::Special(s) => emit_special(def, *s),
-        Shape::Struct(_) => emit_struct(api, def, resource),
+        Shape::Struct(_) => emit_struct(api, def, kind),
     }
 }
 
-fn emit_struct(api: &Api, def: &TypeDef, resource: Option<&Resource>) -> TokenStream {
+fn emit_struct(api: &Api, def: &TypeDef, resource: Option<&KindPlan>) -> TokenStream {
     let name = ident(&def.rust_name);
     let doc = doc_attr(&def.doc);
     let fields = struct_fields(def);
@@ -199,12 +208,18 @@ fn emit_struct(api: &Api, def: &TypeDef, resource: Option<&Resource>) -> TokenSt
             let n = ident(&f.rust_name);
             quote!(+ usize::from(self.#n.is_some()))
         });
-        out.extend(quote! {
-            impl #name {
+        // Served kinds have these constants through the `Resource` trait.
+        let consts = resource.is_none().then(|| {
+            quote! {
                 /// `apiVersion` of this kind.
                 pub const API_VERSION: &'static str = #api_version;
                 /// `kind` of this kind.
                 pub const KIND: &'static str = #kind_name;
+            }
+        });
+        out.extend(quote! {
+            impl #name {
+                #consts
 
                 fn serialize_fields<S: ::serde::Serializer>(&self, serializer: S, type_meta: bool) -> ::std::result::Result<S::Ok, S::Error> {
                     use ::serde::ser::SerializeStruct as _;
@@ -231,8 +246,8 @@ fn emit_struct(api: &Api, def: &TypeDef, resource: Option<&Resource>) -> TokenSt
                 }
             }
         });
-        if let Some(r) = resource {
-            out.extend(resource_impls(api, def, r));
+        if let Some(k) = resource {
+            out.extend(resource_impls(api, def, k));
         }
     }
     if def.schema_name == OBJECT_META {
@@ -268,19 +283,16 @@ fn label_selector_impl() -> TokenStream {
     }
 }
 
-fn resource_impls(api: &Api, def: &TypeDef, r: &Resource) -> TokenStream {
+fn resource_impls(api: &Api, def: &TypeDef, k: &KindPlan) -> TokenStream {
     let name = ident(&def.rust_name);
+    let r = k.resource;
     let (group, version, kind, plural) = (&r.group, &r.version, &r.kind, &r.plural);
-    let api_version = if group.is_empty() { version.clone() } else { format!("{group}/{version}") };
-    let list_kind = format!("{kind}List");
+    let (api_version, list_kind) = (&k.api_version, &k.list_kind);
     let scope = if r.namespaced {
         quote!(::k8s_client_runtime::object::Scope::Namespaced)
     } else {
         quote!(::k8s_client_runtime::object::Scope::Cluster)
     };
-    let has_object_meta = struct_fields(def)
-        .iter()
-        .any(|f| f.json_name == "metadata" && matches!(&f.ty, FieldType::Ref(m) if m == OBJECT_META));
     let mut out = quote! {
         impl ::k8s_client_runtime::object::Resource for #name {
             const GROUP: &'static str = #group;
@@ -292,7 +304,7 @@ fn resource_impls(api: &Api, def: &TypeDef, r: &Resource) -> TokenStream {
             const LIST_KIND: &'static str = #list_kind;
         }
     };
-    if has_object_meta {
+    if k.object {
         let meta = type_path(api, OBJECT_META);
         out.extend(quote! {
             impl ::k8s_client_runtime::object::Object for #name {

@@ -96,6 +96,22 @@ impl<K: ClientObject> ResourceClient<K> {
             .await
     }
 
+    /// A subresource's answer as text (pod `log`), invalid UTF-8 replaced.
+    pub async fn get_subresource_text<P: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        subresource: &str,
+        params: &P,
+    ) -> Result<String, Error> {
+        use futures_util::TryStreamExt as _;
+        let chunks: Vec<bytes::Bytes> = self.stream_subresource(name, subresource, params).await?.try_collect().await?;
+        let mut bytes = Vec::with_capacity(chunks.iter().map(|c| c.len()).sum());
+        for chunk in &chunks {
+            bytes.extend_from_slice(chunk);
+        }
+        Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    }
+
     /// A subresource's body as a byte stream (`log` with `follow=true`);
     /// no client-side timeout.
     pub async fn stream_subresource<P: Serialize + ?Sized>(

@@ -7,9 +7,9 @@ pub struct MatchResources {
     #[serde(
         rename = "excludeResourceRules",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub exclude_resource_rules: ::std::option::Option<
+    pub exclude_resource_rules: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1::NamedRuleWithOperations>,
     >,
     /// matchPolicy defines how the "MatchResources" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".
@@ -23,12 +23,8 @@ pub struct MatchResources {
     /// Possible enum values:
     ///  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
     ///  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
-    #[serde(
-        rename = "matchPolicy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub match_policy: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "matchPolicy", default, skip_serializing_if = "Option::is_none")]
+    pub match_policy: Option<::std::string::String>,
     /// NamespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the policy.
     ///
     /// For example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {
@@ -63,27 +59,17 @@ pub struct MatchResources {
     #[serde(
         rename = "namespaceSelector",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub namespace_selector: ::std::option::Option<
+    pub namespace_selector: Option<
         crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
     >,
     /// ObjectSelector decides whether to run the validation based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the cel validation, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.
-    #[serde(
-        rename = "objectSelector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub object_selector: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
-    >,
+    #[serde(rename = "objectSelector", default, skip_serializing_if = "Option::is_none")]
+    pub object_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     /// ResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy matches. The policy cares about an operation if it matches _any_ Rule.
-    #[serde(
-        rename = "resourceRules",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resource_rules: ::std::option::Option<
+    #[serde(rename = "resourceRules", default, skip_serializing_if = "Option::is_none")]
+    pub resource_rules: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1::NamedRuleWithOperations>,
     >,
 }

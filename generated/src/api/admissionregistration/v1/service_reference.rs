@@ -10,17 +10,9 @@ pub struct ServiceReference {
     #[serde(rename = "namespace", default)]
     pub namespace: ::std::string::String,
     /// `path` is an optional URL path which will be sent in any request to this service.
-    #[serde(
-        rename = "path",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub path: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<::std::string::String>,
     /// If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive).
-    #[serde(
-        rename = "port",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub port: ::std::option::Option<i32>,
+    #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<i32>,
 }

@@ -7,9 +7,9 @@ pub struct TypeChecking {
     #[serde(
         rename = "expressionWarnings",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub expression_warnings: ::std::option::Option<
+    pub expression_warnings: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1::ExpressionWarning>,
     >,
 }

@@ -7,29 +7,17 @@ pub struct ValidatingAdmissionPolicy {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Specification of the desired behavior of the ValidatingAdmissionPolicy.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<
+    #[serde(rename = "spec", default)]
+    pub spec: Option<
         crate::api::admissionregistration::v1::ValidatingAdmissionPolicySpec,
     >,
     /// The status of the ValidatingAdmissionPolicy, including warnings that are useful to determine if the policy behaves in the expected way. Populated by the system. Read-only.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
+    #[serde(rename = "status", default)]
+    pub status: Option<
         crate::api::admissionregistration::v1::ValidatingAdmissionPolicyStatus,
     >,
 }
 impl ValidatingAdmissionPolicy {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "admissionregistration.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ValidatingAdmissionPolicy";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,28 +4,18 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ValidatingAdmissionPolicyStatus {
     /// The conditions represent the latest available observations of a policy's current state.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
     /// The generation observed by the controller.
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
     /// The results of type checking for each expression. Presence of this field indicates the completion of the type checking.
-    #[serde(
-        rename = "typeChecking",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub type_checking: ::std::option::Option<
-        crate::api::admissionregistration::v1::TypeChecking,
-    >,
+    #[serde(rename = "typeChecking", default, skip_serializing_if = "Option::is_none")]
+    pub type_checking: Option<crate::api::admissionregistration::v1::TypeChecking>,
 }

@@ -7,20 +7,12 @@ pub struct ValidatingWebhookConfiguration {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Webhooks is a list of webhooks and the affected resources and operations.
-    #[serde(
-        rename = "webhooks",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub webhooks: ::std::option::Option<
+    #[serde(rename = "webhooks", default)]
+    pub webhooks: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1::ValidatingWebhook>,
     >,
 }
 impl ValidatingWebhookConfiguration {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "admissionregistration.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ValidatingWebhookConfiguration";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

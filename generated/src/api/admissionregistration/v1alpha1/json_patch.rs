@@ -57,10 +57,6 @@ pub struct JSONPatch {
     /// - 'jsonpatch.escapeKey' - Performs JSONPatch key escaping. '~' and  '/' are escaped as '~0' and `~1' respectively).
     ///
     /// Only property names of the form `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are accessible. Required.
-    #[serde(
-        rename = "expression",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub expression: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "expression", default, skip_serializing_if = "Option::is_none")]
+    pub expression: Option<::std::string::String>,
 }

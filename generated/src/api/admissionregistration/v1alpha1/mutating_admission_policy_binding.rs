@@ -11,20 +11,12 @@ pub struct MutatingAdmissionPolicyBinding {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Specification of the desired behavior of the MutatingAdmissionPolicyBinding.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<
+    #[serde(rename = "spec", default)]
+    pub spec: Option<
         crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBindingSpec,
     >,
 }
 impl MutatingAdmissionPolicyBinding {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "admissionregistration.k8s.io/v1alpha1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "MutatingAdmissionPolicyBinding";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -14,12 +14,8 @@ pub struct MutatingAdmissionPolicySpec {
     /// Possible enum values:
     ///  - `"Fail"` means that an error calling the admission webhook or admission policy causes resource admission to fail.
     ///  - `"Ignore"` means that an error calling the admission webhook or admission policy is ignored.
-    #[serde(
-        rename = "failurePolicy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub failure_policy: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "failurePolicy", default, skip_serializing_if = "Option::is_none")]
+    pub failure_policy: Option<::std::string::String>,
     /// matchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the matchConstraints. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
     ///
     /// If a parameter object is provided, it can be accessed via the `params` handle in the same manner as validation expressions.
@@ -33,38 +29,28 @@ pub struct MutatingAdmissionPolicySpec {
     #[serde(
         rename = "matchConditions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub match_conditions: ::std::option::Option<
+    pub match_conditions: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1alpha1::MatchCondition>,
     >,
     /// matchConstraints specifies what resources this policy is designed to validate. The MutatingAdmissionPolicy cares about a request if it matches _all_ Constraints. However, in order to prevent clusters from being put into an unstable state that cannot be recovered from via the API MutatingAdmissionPolicy cannot match MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding. The CREATE, UPDATE and CONNECT operations are allowed.  The DELETE operation may not be matched. '*' matches CREATE, UPDATE and CONNECT. Required.
     #[serde(
         rename = "matchConstraints",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub match_constraints: ::std::option::Option<
+    pub match_constraints: Option<
         crate::api::admissionregistration::v1alpha1::MatchResources,
     >,
     /// mutations contain operations to perform on matching objects. mutations may not be empty; a minimum of one mutation is required. mutations are evaluated in order, and are reinvoked according to the reinvocationPolicy. The mutations of a policy are invoked for each binding of this policy and reinvocation of mutations occurs on a per binding basis.
-    #[serde(
-        rename = "mutations",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub mutations: ::std::option::Option<
+    #[serde(rename = "mutations", default, skip_serializing_if = "Option::is_none")]
+    pub mutations: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1alpha1::Mutation>,
     >,
     /// paramKind specifies the kind of resources used to parameterize this policy. If absent, there are no parameters for this policy and the param CEL variable will not be provided to validation expressions. If paramKind refers to a non-existent kind, this policy definition is mis-configured and the FailurePolicy is applied. If paramKind is specified but paramRef is unset in MutatingAdmissionPolicyBinding, the params variable will be null.
-    #[serde(
-        rename = "paramKind",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub param_kind: ::std::option::Option<
-        crate::api::admissionregistration::v1alpha1::ParamKind,
-    >,
+    #[serde(rename = "paramKind", default, skip_serializing_if = "Option::is_none")]
+    pub param_kind: Option<crate::api::admissionregistration::v1alpha1::ParamKind>,
     /// reinvocationPolicy indicates whether mutations may be called multiple times per MutatingAdmissionPolicyBinding as part of a single admission evaluation. Allowed values are "Never" and "IfNeeded".
     ///
     /// Never: These mutations will not be called more than once per binding in a single admission evaluation.
@@ -77,18 +63,14 @@ pub struct MutatingAdmissionPolicySpec {
     #[serde(
         rename = "reinvocationPolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub reinvocation_policy: ::std::option::Option<::std::string::String>,
+    pub reinvocation_policy: Option<::std::string::String>,
     /// variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except matchConditions because matchConditions are evaluated before the rest of the policy.
     ///
     /// The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, variables must be sorted by the order of first appearance and acyclic.
-    #[serde(
-        rename = "variables",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub variables: ::std::option::Option<
+    #[serde(rename = "variables", default, skip_serializing_if = "Option::is_none")]
+    pub variables: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1alpha1::Variable>,
     >,
 }

@@ -31,10 +31,6 @@ pub struct ApplyConfiguration {
     /// The `apiVersion`, `kind`, `metadata.name` and `metadata.generateName` are always accessible from the root of the object. No other metadata properties are accessible.
     ///
     /// Only property names of the form `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are accessible. Required.
-    #[serde(
-        rename = "expression",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub expression: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "expression", default, skip_serializing_if = "Option::is_none")]
+    pub expression: Option<::std::string::String>,
 }

@@ -7,20 +7,14 @@ pub struct Mutation {
     #[serde(
         rename = "applyConfiguration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub apply_configuration: ::std::option::Option<
+    pub apply_configuration: Option<
         crate::api::admissionregistration::v1beta1::ApplyConfiguration,
     >,
     /// jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation to the object. A CEL expression is used to create the JSON patch.
-    #[serde(
-        rename = "jsonPatch",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub json_patch: ::std::option::Option<
-        crate::api::admissionregistration::v1beta1::JSONPatch,
-    >,
+    #[serde(rename = "jsonPatch", default, skip_serializing_if = "Option::is_none")]
+    pub json_patch: Option<crate::api::admissionregistration::v1beta1::JSONPatch>,
     /// patchType indicates the patch strategy used. Allowed values are "ApplyConfiguration" and "JSONPatch". Required.
     ///
     ///

@@ -4,17 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ParamKind {
     /// APIVersion is the API group version the resources belong to. In format of "group/version". Required.
-    #[serde(
-        rename = "apiVersion",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_version: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<::std::string::String>,
     /// Kind is the API kind the resources belong to. Required.
-    #[serde(
-        rename = "kind",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub kind: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<::std::string::String>,
 }

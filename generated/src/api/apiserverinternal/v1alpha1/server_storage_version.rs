@@ -4,33 +4,23 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ServerStorageVersion {
     /// The ID of the reporting API server.
-    #[serde(
-        rename = "apiServerID",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_server_id: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "apiServerID", default, skip_serializing_if = "Option::is_none")]
+    pub api_server_id: Option<::std::string::String>,
     /// The API server can decode objects encoded in these versions. The encodingVersion must be included in the decodableVersions.
     #[serde(
         rename = "decodableVersions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub decodable_versions: ::std::option::Option<
-        ::std::vec::Vec<::std::string::String>,
-    >,
+    pub decodable_versions: Option<::std::vec::Vec<::std::string::String>>,
     /// The API server encodes the object to this version when persisting it in the backend (e.g., etcd).
     #[serde(
         rename = "encodingVersion",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub encoding_version: ::std::option::Option<::std::string::String>,
+    pub encoding_version: Option<::std::string::String>,
     /// The API server can serve these versions. DecodableVersions must include all ServedVersions.
-    #[serde(
-        rename = "servedVersions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub served_versions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "servedVersions", default, skip_serializing_if = "Option::is_none")]
+    pub served_versions: Option<::std::vec::Vec<::std::string::String>>,
 }

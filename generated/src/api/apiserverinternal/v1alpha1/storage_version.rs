@@ -14,10 +14,6 @@ pub struct StorageVersion {
     pub status: crate::api::apiserverinternal::v1alpha1::StorageVersionStatus,
 }
 impl StorageVersion {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "internal.apiserver.k8s.io/v1alpha1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "StorageVersion";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

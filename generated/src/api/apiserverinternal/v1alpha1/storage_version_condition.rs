@@ -7,11 +7,9 @@ pub struct StorageVersionCondition {
     #[serde(
         rename = "lastTransitionTime",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub last_transition_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// A human readable message indicating details about the transition.
     #[serde(rename = "message", default)]
     pub message: ::std::string::String,
@@ -19,9 +17,9 @@ pub struct StorageVersionCondition {
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
     /// The reason for the condition's last transition.
     #[serde(rename = "reason", default)]
     pub reason: ::std::string::String,

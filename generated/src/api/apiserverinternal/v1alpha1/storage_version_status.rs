@@ -7,25 +7,21 @@ pub struct StorageVersionStatus {
     #[serde(
         rename = "commonEncodingVersion",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub common_encoding_version: ::std::option::Option<::std::string::String>,
+    pub common_encoding_version: Option<::std::string::String>,
     /// The latest available observations of the storageVersion's state.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<crate::api::apiserverinternal::v1alpha1::StorageVersionCondition>,
     >,
     /// The reported versions per API server instance.
     #[serde(
         rename = "storageVersions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub storage_versions: ::std::option::Option<
+    pub storage_versions: Option<
         ::std::vec::Vec<crate::api::apiserverinternal::v1alpha1::ServerStorageVersion>,
     >,
 }

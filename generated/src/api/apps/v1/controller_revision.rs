@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct ControllerRevision {
     /// Data is the serialized representation of the state.
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub data: ::std::option::Option<crate::apimachinery::pkg::runtime::RawExtension>,
+    #[serde(rename = "data", default)]
+    pub data: Option<crate::apimachinery::pkg::runtime::RawExtension>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
@@ -18,10 +14,6 @@ pub struct ControllerRevision {
     pub revision: i64,
 }
 impl ControllerRevision {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "apps/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ControllerRevision";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

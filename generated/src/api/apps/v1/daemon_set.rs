@@ -7,25 +7,13 @@ pub struct DaemonSet {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// The desired behavior of this daemon set. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::apps::v1::DaemonSetSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::apps::v1::DaemonSetSpec>,
     /// The current status of this daemon set. This data may be out of date by some window of time. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::apps::v1::DaemonSetStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::apps::v1::DaemonSetStatus>,
 }
 impl DaemonSet {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "apps/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "DaemonSet";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -7,16 +7,16 @@ pub struct DaemonSetSpec {
     #[serde(
         rename = "minReadySeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub min_ready_seconds: ::std::option::Option<i32>,
+    pub min_ready_seconds: Option<i32>,
     /// The number of old history to retain to allow rollback. This is a pointer to distinguish between explicit zero and not specified. Defaults to 10.
     #[serde(
         rename = "revisionHistoryLimit",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub revision_history_limit: ::std::option::Option<i32>,
+    pub revision_history_limit: Option<i32>,
     /// A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
     #[serde(rename = "selector", default)]
     pub selector: crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
@@ -24,12 +24,6 @@ pub struct DaemonSetSpec {
     #[serde(rename = "template", default)]
     pub template: crate::api::core::v1::PodTemplateSpec,
     /// An update strategy to replace existing DaemonSet pods with new pods.
-    #[serde(
-        rename = "updateStrategy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub update_strategy: ::std::option::Option<
-        crate::api::apps::v1::DaemonSetUpdateStrategy,
-    >,
+    #[serde(rename = "updateStrategy", default, skip_serializing_if = "Option::is_none")]
+    pub update_strategy: Option<crate::api::apps::v1::DaemonSetUpdateStrategy>,
 }

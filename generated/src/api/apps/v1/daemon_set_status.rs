@@ -4,21 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DaemonSetStatus {
     /// Count of hash collisions for the DaemonSet. The DaemonSet controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ControllerRevision.
-    #[serde(
-        rename = "collisionCount",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub collision_count: ::std::option::Option<i32>,
+    #[serde(rename = "collisionCount", default, skip_serializing_if = "Option::is_none")]
+    pub collision_count: Option<i32>,
     /// Represents the latest available observations of a DaemonSet's current state.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
-        ::std::vec::Vec<crate::api::apps::v1::DaemonSetCondition>,
-    >,
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<::std::vec::Vec<crate::api::apps::v1::DaemonSetCondition>>,
     /// The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/
     #[serde(rename = "currentNumberScheduled", default)]
     pub current_number_scheduled: i32,
@@ -29,9 +19,9 @@ pub struct DaemonSetStatus {
     #[serde(
         rename = "numberAvailable",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub number_available: ::std::option::Option<i32>,
+    pub number_available: Option<i32>,
     /// The number of nodes that are running the daemon pod, but are not supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/
     #[serde(rename = "numberMisscheduled", default)]
     pub number_misscheduled: i32,
@@ -42,21 +32,21 @@ pub struct DaemonSetStatus {
     #[serde(
         rename = "numberUnavailable",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub number_unavailable: ::std::option::Option<i32>,
+    pub number_unavailable: Option<i32>,
     /// The most recent generation observed by the daemon set controller.
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
     /// The total number of nodes that are running updated daemon pod
     #[serde(
         rename = "updatedNumberScheduled",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub updated_number_scheduled: ::std::option::Option<i32>,
+    pub updated_number_scheduled: Option<i32>,
 }

@@ -7,25 +7,13 @@ pub struct Deployment {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Specification of the desired behavior of the Deployment.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::apps::v1::DeploymentSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::apps::v1::DeploymentSpec>,
     /// Most recently observed status of the Deployment.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::apps::v1::DeploymentStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::apps::v1::DeploymentStatus>,
 }
 impl Deployment {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "apps/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Deployment";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

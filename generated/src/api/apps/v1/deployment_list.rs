@@ -7,8 +7,7 @@ pub struct DeploymentList {
     #[serde(
         rename = "items",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default",
-        serialize_with = "::k8s_client_runtime::codec::embedded_vec"
+        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
     )]
     pub items: ::std::vec::Vec<crate::api::apps::v1::Deployment>,
     /// Standard list metadata.

@@ -7,47 +7,35 @@ pub struct DeploymentSpec {
     #[serde(
         rename = "minReadySeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub min_ready_seconds: ::std::option::Option<i32>,
+    pub min_ready_seconds: Option<i32>,
     /// Indicates that the deployment is paused.
-    #[serde(
-        rename = "paused",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub paused: ::std::option::Option<bool>,
+    #[serde(rename = "paused", default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<bool>,
     /// The maximum time in seconds for a deployment to make progress before it is considered to be failed. The deployment controller will continue to process failed deployments and a condition with a ProgressDeadlineExceeded reason will be surfaced in the deployment status. Note that progress will not be estimated during the time a deployment is paused. Defaults to 600s.
     #[serde(
         rename = "progressDeadlineSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub progress_deadline_seconds: ::std::option::Option<i32>,
+    pub progress_deadline_seconds: Option<i32>,
     /// Number of desired pods. This is a pointer to distinguish between explicit zero and not specified. Defaults to 1.
-    #[serde(
-        rename = "replicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub replicas: ::std::option::Option<i32>,
+    #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
     /// The number of old ReplicaSets to retain to allow rollback. This is a pointer to distinguish between explicit zero and not specified. Defaults to 10.
     #[serde(
         rename = "revisionHistoryLimit",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub revision_history_limit: ::std::option::Option<i32>,
+    pub revision_history_limit: Option<i32>,
     /// Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.
     #[serde(rename = "selector", default)]
     pub selector: crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
     /// The deployment strategy to use to replace existing pods with new ones.
-    #[serde(
-        rename = "strategy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub strategy: ::std::option::Option<crate::api::apps::v1::DeploymentStrategy>,
+    #[serde(rename = "strategy", default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<crate::api::apps::v1::DeploymentStrategy>,
     /// Template describes the pods that will be created. The only allowed template.spec.restartPolicy value is "Always".
     #[serde(rename = "template", default)]
     pub template: crate::api::core::v1::PodTemplateSpec,

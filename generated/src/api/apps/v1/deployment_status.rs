@@ -7,67 +7,49 @@ pub struct DeploymentStatus {
     #[serde(
         rename = "availableReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub available_replicas: ::std::option::Option<i32>,
+    pub available_replicas: Option<i32>,
     /// Count of hash collisions for the Deployment. The Deployment controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ReplicaSet.
-    #[serde(
-        rename = "collisionCount",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub collision_count: ::std::option::Option<i32>,
+    #[serde(rename = "collisionCount", default, skip_serializing_if = "Option::is_none")]
+    pub collision_count: Option<i32>,
     /// Represents the latest available observations of a deployment's current state.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
-        ::std::vec::Vec<crate::api::apps::v1::DeploymentCondition>,
-    >,
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<::std::vec::Vec<crate::api::apps::v1::DeploymentCondition>>,
     /// The generation observed by the deployment controller.
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
     /// Total number of non-terminating pods targeted by this Deployment with a Ready Condition.
-    #[serde(
-        rename = "readyReplicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ready_replicas: ::std::option::Option<i32>,
+    #[serde(rename = "readyReplicas", default, skip_serializing_if = "Option::is_none")]
+    pub ready_replicas: Option<i32>,
     /// Total number of non-terminating pods targeted by this deployment (their labels match the selector).
-    #[serde(
-        rename = "replicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub replicas: ::std::option::Option<i32>,
+    #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
     /// Total number of terminating pods targeted by this deployment. Terminating pods have a non-null .metadata.deletionTimestamp and have not yet reached the Failed or Succeeded .status.phase.
     ///
     /// This is a beta field and requires enabling DeploymentReplicaSetTerminatingReplicas feature (enabled by default).
     #[serde(
         rename = "terminatingReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub terminating_replicas: ::std::option::Option<i32>,
+    pub terminating_replicas: Option<i32>,
     /// Total number of unavailable pods targeted by this deployment. This is the total number of pods that are still required for the deployment to have 100% available capacity. They may either be pods that are running but not yet available or pods that still have not been created.
     #[serde(
         rename = "unavailableReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub unavailable_replicas: ::std::option::Option<i32>,
+    pub unavailable_replicas: Option<i32>,
     /// Total number of non-terminating pods targeted by this deployment that have the desired template spec.
     #[serde(
         rename = "updatedReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub updated_replicas: ::std::option::Option<i32>,
+    pub updated_replicas: Option<i32>,
 }

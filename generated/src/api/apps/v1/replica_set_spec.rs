@@ -7,24 +7,16 @@ pub struct ReplicaSetSpec {
     #[serde(
         rename = "minReadySeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub min_ready_seconds: ::std::option::Option<i32>,
+    pub min_ready_seconds: Option<i32>,
     /// Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset
-    #[serde(
-        rename = "replicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub replicas: ::std::option::Option<i32>,
+    #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
     /// Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
     #[serde(rename = "selector", default)]
     pub selector: crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
     /// Template is the object that describes the pod that will be created if insufficient replicas are detected. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template
-    #[serde(
-        rename = "template",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub template: ::std::option::Option<crate::api::core::v1::PodTemplateSpec>,
+    #[serde(rename = "template", default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<crate::api::core::v1::PodTemplateSpec>,
 }

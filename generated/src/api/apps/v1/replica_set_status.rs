@@ -7,39 +7,29 @@ pub struct ReplicaSetStatus {
     #[serde(
         rename = "availableReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub available_replicas: ::std::option::Option<i32>,
+    pub available_replicas: Option<i32>,
     /// Represents the latest available observations of a replica set's current state.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
-        ::std::vec::Vec<crate::api::apps::v1::ReplicaSetCondition>,
-    >,
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<::std::vec::Vec<crate::api::apps::v1::ReplicaSetCondition>>,
     /// The number of non-terminating pods that have labels matching the labels of the pod template of the replicaset.
     #[serde(
         rename = "fullyLabeledReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub fully_labeled_replicas: ::std::option::Option<i32>,
+    pub fully_labeled_replicas: Option<i32>,
     /// ObservedGeneration reflects the generation of the most recently observed ReplicaSet.
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
     /// The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.
-    #[serde(
-        rename = "readyReplicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ready_replicas: ::std::option::Option<i32>,
+    #[serde(rename = "readyReplicas", default, skip_serializing_if = "Option::is_none")]
+    pub ready_replicas: Option<i32>,
     /// Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset
     #[serde(rename = "replicas", default)]
     pub replicas: i32,
@@ -49,7 +39,7 @@ pub struct ReplicaSetStatus {
     #[serde(
         rename = "terminatingReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub terminating_replicas: ::std::option::Option<i32>,
+    pub terminating_replicas: Option<i32>,
 }

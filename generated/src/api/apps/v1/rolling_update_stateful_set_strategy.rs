@@ -4,19 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct RollingUpdateStatefulSetStrategy {
     /// The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding up. This can not be 0. Defaults to 1. This field is beta-level and is enabled by default. The field applies to all pods in the range 0 to Replicas-1. That means if there is any unavailable pod in the range 0 to Replicas-1, it will be counted towards MaxUnavailable. This setting might not be effective for the OrderedReady podManagementPolicy. That policy ensures pods are created and become ready one at a time.
-    #[serde(
-        rename = "maxUnavailable",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub max_unavailable: ::std::option::Option<
-        crate::apimachinery::pkg::util::intstr::IntOrString,
-    >,
+    #[serde(rename = "maxUnavailable", default, skip_serializing_if = "Option::is_none")]
+    pub max_unavailable: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
     /// Partition indicates the ordinal at which the StatefulSet should be partitioned for updates. During a rolling update, all pods from ordinal Replicas-1 to Partition are updated. All pods from ordinal Partition-1 to 0 remain untouched. This is helpful in being able to do a canary based deployment. The default value is 0.
-    #[serde(
-        rename = "partition",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub partition: ::std::option::Option<i32>,
+    #[serde(rename = "partition", default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<i32>,
 }

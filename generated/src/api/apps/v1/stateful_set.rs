@@ -11,25 +11,13 @@ pub struct StatefulSet {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Spec defines the desired identities of pods in this set.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::apps::v1::StatefulSetSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::apps::v1::StatefulSetSpec>,
     /// Status is the current status of Pods in this StatefulSet. This data may be out of date by some window of time.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::apps::v1::StatefulSetStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::apps::v1::StatefulSetStatus>,
 }
 impl StatefulSet {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "apps/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "StatefulSet";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

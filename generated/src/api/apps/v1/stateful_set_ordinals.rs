@@ -7,10 +7,6 @@ pub struct StatefulSetOrdinals {
     ///   [.spec.ordinals.start, .spec.ordinals.start + .spec.replicas).
     /// If unset, defaults to 0. Replica indices will be in the range:
     ///   [0, .spec.replicas).
-    #[serde(
-        rename = "start",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub start: ::std::option::Option<i32>,
+    #[serde(rename = "start", default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<i32>,
 }

@@ -7,23 +7,19 @@ pub struct StatefulSetSpec {
     #[serde(
         rename = "minReadySeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub min_ready_seconds: ::std::option::Option<i32>,
+    pub min_ready_seconds: Option<i32>,
     /// ordinals controls the numbering of replica indices in a StatefulSet. The default ordinals behavior assigns a "0" index to the first replica and increments the index by one for each additional replica requested.
-    #[serde(
-        rename = "ordinals",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ordinals: ::std::option::Option<crate::api::apps::v1::StatefulSetOrdinals>,
+    #[serde(rename = "ordinals", default, skip_serializing_if = "Option::is_none")]
+    pub ordinals: Option<crate::api::apps::v1::StatefulSetOrdinals>,
     /// persistentVolumeClaimRetentionPolicy describes the lifecycle of persistent volume claims created from volumeClaimTemplates. By default, all persistent volume claims are created as needed and retained until manually deleted. This policy allows the lifecycle to be altered, for example by deleting persistent volume claims when their stateful set is deleted, or when their pod is scaled down.
     #[serde(
         rename = "persistentVolumeClaimRetentionPolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub persistent_volume_claim_retention_policy: ::std::option::Option<
+    pub persistent_volume_claim_retention_policy: Option<
         crate::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy,
     >,
     /// podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down. The default policy is `OrderedReady`, where pods are created in increasing order (pod-0, then pod-1, etc) and the controller will wait until each pod is ready before continuing. When scaling down, the pods are removed in the opposite order. The alternative policy is `Parallel` which will create pods in parallel to match the desired scale without waiting, and on scale down will delete all pods at once.
@@ -34,53 +30,39 @@ pub struct StatefulSetSpec {
     #[serde(
         rename = "podManagementPolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub pod_management_policy: ::std::option::Option<::std::string::String>,
+    pub pod_management_policy: Option<::std::string::String>,
     /// replicas is the desired number of replicas of the given Template. These are replicas in the sense that they are instantiations of the same Template, but individual replicas also have a consistent identity. If unspecified, defaults to 1.
-    #[serde(
-        rename = "replicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub replicas: ::std::option::Option<i32>,
+    #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
     /// revisionHistoryLimit is the maximum number of revisions that will be maintained in the StatefulSet's revision history. The revision history consists of all revisions not represented by a currently applied StatefulSetSpec version. The default value is 10.
     #[serde(
         rename = "revisionHistoryLimit",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub revision_history_limit: ::std::option::Option<i32>,
+    pub revision_history_limit: Option<i32>,
     /// selector is a label query over pods that should match the replica count. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
     #[serde(rename = "selector", default)]
     pub selector: crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
     /// serviceName is the name of the service that governs this StatefulSet. This service must exist before the StatefulSet, and is responsible for the network identity of the set. Pods get DNS/hostnames that follow the pattern: pod-specific-string.serviceName.default.svc.cluster.local where "pod-specific-string" is managed by the StatefulSet controller.
-    #[serde(
-        rename = "serviceName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub service_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "serviceName", default, skip_serializing_if = "Option::is_none")]
+    pub service_name: Option<::std::string::String>,
     /// template is the object that describes the pod that will be created if insufficient replicas are detected. Each pod stamped out by the StatefulSet will fulfill this Template, but have a unique identity from the rest of the StatefulSet. Each pod will be named with the format <statefulsetname>-<podindex>. For example, a pod in a StatefulSet named "web" with index number "3" would be named "web-3". The only allowed template.spec.restartPolicy value is "Always".
     #[serde(rename = "template", default)]
     pub template: crate::api::core::v1::PodTemplateSpec,
     /// updateStrategy indicates the StatefulSetUpdateStrategy that will be employed to update Pods in the StatefulSet when a revision is made to Template.
-    #[serde(
-        rename = "updateStrategy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub update_strategy: ::std::option::Option<
-        crate::api::apps::v1::StatefulSetUpdateStrategy,
-    >,
+    #[serde(rename = "updateStrategy", default, skip_serializing_if = "Option::is_none")]
+    pub update_strategy: Option<crate::api::apps::v1::StatefulSetUpdateStrategy>,
     /// volumeClaimTemplates is a list of claims that pods are allowed to reference. The StatefulSet controller is responsible for mapping network identities to claims in a way that maintains the identity of a pod. Every claim in this list must have at least one matching (by name) volumeMount in one container in the template. A claim in this list takes precedence over any volumes in the template, with the same name.
     #[serde(
         rename = "volumeClaimTemplates",
         default,
-        skip_serializing_if = "::std::option::Option::is_none",
+        skip_serializing_if = "Option::is_none",
         serialize_with = "::k8s_client_runtime::codec::embedded_option_vec"
     )]
-    pub volume_claim_templates: ::std::option::Option<
+    pub volume_claim_templates: Option<
         ::std::vec::Vec<crate::api::core::v1::PersistentVolumeClaim>,
     >,
 }

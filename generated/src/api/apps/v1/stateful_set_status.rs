@@ -7,68 +7,50 @@ pub struct StatefulSetStatus {
     #[serde(
         rename = "availableReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub available_replicas: ::std::option::Option<i32>,
+    pub available_replicas: Option<i32>,
     /// collisionCount is the count of hash collisions for the StatefulSet. The StatefulSet controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ControllerRevision.
-    #[serde(
-        rename = "collisionCount",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub collision_count: ::std::option::Option<i32>,
+    #[serde(rename = "collisionCount", default, skip_serializing_if = "Option::is_none")]
+    pub collision_count: Option<i32>,
     /// Represents the latest available observations of a statefulset's current state.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
-        ::std::vec::Vec<crate::api::apps::v1::StatefulSetCondition>,
-    >,
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<::std::vec::Vec<crate::api::apps::v1::StatefulSetCondition>>,
     /// currentReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by currentRevision.
     #[serde(
         rename = "currentReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub current_replicas: ::std::option::Option<i32>,
+    pub current_replicas: Option<i32>,
     /// currentRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [0,currentReplicas).
     #[serde(
         rename = "currentRevision",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub current_revision: ::std::option::Option<::std::string::String>,
+    pub current_revision: Option<::std::string::String>,
     /// observedGeneration is the most recent generation observed for this StatefulSet. It corresponds to the StatefulSet's generation, which is updated on mutation by the API Server.
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
     /// readyReplicas is the number of pods created for this StatefulSet with a Ready Condition.
-    #[serde(
-        rename = "readyReplicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ready_replicas: ::std::option::Option<i32>,
+    #[serde(rename = "readyReplicas", default, skip_serializing_if = "Option::is_none")]
+    pub ready_replicas: Option<i32>,
     /// replicas is the number of Pods created by the StatefulSet controller.
     #[serde(rename = "replicas", default)]
     pub replicas: i32,
     /// updateRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [replicas-updatedReplicas,replicas)
-    #[serde(
-        rename = "updateRevision",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub update_revision: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "updateRevision", default, skip_serializing_if = "Option::is_none")]
+    pub update_revision: Option<::std::string::String>,
     /// updatedReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by updateRevision.
     #[serde(
         rename = "updatedReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub updated_replicas: ::std::option::Option<i32>,
+    pub updated_replicas: Option<i32>,
 }

@@ -7,20 +7,10 @@ pub struct SelfSubjectReview {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Status is filled in by the server with the user attributes.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
-        crate::api::authentication::v1::SelfSubjectReviewStatus,
-    >,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::authentication::v1::SelfSubjectReviewStatus>,
 }
 impl SelfSubjectReview {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "authentication.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "SelfSubjectReview";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

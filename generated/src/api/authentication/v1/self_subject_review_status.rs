@@ -4,10 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct SelfSubjectReviewStatus {
     /// User attributes of the user making this request.
-    #[serde(
-        rename = "userInfo",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub user_info: ::std::option::Option<crate::api::authentication::v1::UserInfo>,
+    #[serde(rename = "userInfo", default, skip_serializing_if = "Option::is_none")]
+    pub user_info: Option<crate::api::authentication::v1::UserInfo>,
 }

@@ -10,14 +10,8 @@ pub struct TokenRequest {
     #[serde(rename = "spec", default)]
     pub spec: crate::api::authentication::v1::TokenRequestSpec,
     /// Status is filled in by the server and indicates whether the token can be authenticated.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
-        crate::api::authentication::v1::TokenRequestStatus,
-    >,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::authentication::v1::TokenRequestStatus>,
 }
 impl TokenRequest {
     /// `apiVersion` of this kind.

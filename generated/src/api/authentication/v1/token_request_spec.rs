@@ -11,19 +11,13 @@ pub struct TokenRequestSpec {
     )]
     pub audiences: ::std::vec::Vec<::std::string::String>,
     /// BoundObjectRef is a reference to an object that the token will be bound to. The token will only be valid for as long as the bound object exists. NOTE: The API server's TokenReview endpoint will validate the BoundObjectRef, but other audiences may not. Keep ExpirationSeconds small if you want prompt revocation.
-    #[serde(
-        rename = "boundObjectRef",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub bound_object_ref: ::std::option::Option<
-        crate::api::authentication::v1::BoundObjectReference,
-    >,
+    #[serde(rename = "boundObjectRef", default, skip_serializing_if = "Option::is_none")]
+    pub bound_object_ref: Option<crate::api::authentication::v1::BoundObjectReference>,
     /// ExpirationSeconds is the requested duration of validity of the request. The token issuer may return a token with a different validity duration so a client needs to check the 'expiration' field in a response.
     #[serde(
         rename = "expirationSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub expiration_seconds: ::std::option::Option<i64>,
+    pub expiration_seconds: Option<i64>,
 }

@@ -10,18 +10,10 @@ pub struct TokenReview {
     #[serde(rename = "spec", default)]
     pub spec: crate::api::authentication::v1::TokenReviewSpec,
     /// Status is filled in by the server and indicates whether the request can be authenticated.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::authentication::v1::TokenReviewStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::authentication::v1::TokenReviewStatus>,
 }
 impl TokenReview {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "authentication.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "TokenReview";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,31 +4,15 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct TokenReviewStatus {
     /// Audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token. An identifier is any identifier in the intersection of the TokenReviewSpec audiences and the token's audiences. A client of the TokenReview API that sets the spec.audiences field should validate that a compatible audience identifier is returned in the status.audiences field to ensure that the TokenReview server is audience aware. If a TokenReview returns an empty status.audience field where status.authenticated is "true", the token is valid against the audience of the Kubernetes API server.
-    #[serde(
-        rename = "audiences",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub audiences: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "audiences", default, skip_serializing_if = "Option::is_none")]
+    pub audiences: Option<::std::vec::Vec<::std::string::String>>,
     /// Authenticated indicates that the token was associated with a known user.
-    #[serde(
-        rename = "authenticated",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub authenticated: ::std::option::Option<bool>,
+    #[serde(rename = "authenticated", default, skip_serializing_if = "Option::is_none")]
+    pub authenticated: Option<bool>,
     /// Error indicates that the token couldn't be checked
-    #[serde(
-        rename = "error",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub error: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<::std::string::String>,
     /// User is the UserInfo associated with the provided token.
-    #[serde(
-        rename = "user",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub user: ::std::option::Option<crate::api::authentication::v1::UserInfo>,
+    #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<crate::api::authentication::v1::UserInfo>,
 }

@@ -4,36 +4,20 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct UserInfo {
     /// Any additional information provided by the authenticator.
-    #[serde(
-        rename = "extra",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub extra: ::std::option::Option<
+    #[serde(rename = "extra", default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             ::std::vec::Vec<::std::string::String>,
         >,
     >,
     /// The names of groups this user is a part of.
-    #[serde(
-        rename = "groups",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub groups: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "groups", default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<::std::vec::Vec<::std::string::String>>,
     /// A unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.
-    #[serde(
-        rename = "uid",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub uid: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<::std::string::String>,
     /// The name that uniquely identifies this user among all active users.
-    #[serde(
-        rename = "username",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub username: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "username", default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<::std::string::String>,
 }

@@ -10,20 +10,10 @@ pub struct LocalSubjectAccessReview {
     #[serde(rename = "spec", default)]
     pub spec: crate::api::authorization::v1::SubjectAccessReviewSpec,
     /// Status is filled in by the server and indicates whether the request is allowed or not
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
-        crate::api::authorization::v1::SubjectAccessReviewStatus,
-    >,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::authorization::v1::SubjectAccessReviewStatus>,
 }
 impl LocalSubjectAccessReview {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "authorization.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "LocalSubjectAccessReview";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,17 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NonResourceAttributes {
     /// Path is the URL path of the request
-    #[serde(
-        rename = "path",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub path: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<::std::string::String>,
     /// Verb is the standard HTTP verb
-    #[serde(
-        rename = "verb",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub verb: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "verb", default, skip_serializing_if = "Option::is_none")]
+    pub verb: Option<::std::string::String>,
 }

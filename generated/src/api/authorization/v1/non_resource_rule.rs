@@ -7,9 +7,9 @@ pub struct NonResourceRule {
     #[serde(
         rename = "nonResourceURLs",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub non_resource_urls: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub non_resource_urls: Option<::std::vec::Vec<::std::string::String>>,
     /// Verb is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  "*" means all.
     #[serde(
         rename = "verbs",

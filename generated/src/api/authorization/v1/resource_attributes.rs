@@ -4,70 +4,30 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceAttributes {
     /// fieldSelector describes the limitation on access based on field.  It can only limit access, not broaden it.
-    #[serde(
-        rename = "fieldSelector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub field_selector: ::std::option::Option<
-        crate::api::authorization::v1::FieldSelectorAttributes,
-    >,
+    #[serde(rename = "fieldSelector", default, skip_serializing_if = "Option::is_none")]
+    pub field_selector: Option<crate::api::authorization::v1::FieldSelectorAttributes>,
     /// Group is the API Group of the Resource.  "*" means all.
-    #[serde(
-        rename = "group",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub group: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<::std::string::String>,
     /// labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it.
-    #[serde(
-        rename = "labelSelector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub label_selector: ::std::option::Option<
-        crate::api::authorization::v1::LabelSelectorAttributes,
-    >,
+    #[serde(rename = "labelSelector", default, skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<crate::api::authorization::v1::LabelSelectorAttributes>,
     /// Name is the name of the resource being requested for a "get" or deleted for a "delete". "" (empty) means all.
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<::std::string::String>,
     /// Namespace is the namespace of the action being requested.  Currently, there is no distinction between no namespace and all namespaces "" (empty) is defaulted for LocalSubjectAccessReviews "" (empty) is empty for cluster-scoped resources "" (empty) means "all" for namespace scoped resources from a SubjectAccessReview or SelfSubjectAccessReview
-    #[serde(
-        rename = "namespace",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub namespace: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<::std::string::String>,
     /// Resource is one of the existing resource types.  "*" means all.
-    #[serde(
-        rename = "resource",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resource: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<::std::string::String>,
     /// Subresource is one of the existing resource types.  "" means none.
-    #[serde(
-        rename = "subresource",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub subresource: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "subresource", default, skip_serializing_if = "Option::is_none")]
+    pub subresource: Option<::std::string::String>,
     /// Verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  "*" means all.
-    #[serde(
-        rename = "verb",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub verb: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "verb", default, skip_serializing_if = "Option::is_none")]
+    pub verb: Option<::std::string::String>,
     /// Version is the API Version of the Resource.  "*" means all.
-    #[serde(
-        rename = "version",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub version: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "version", default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<::std::string::String>,
 }

@@ -4,27 +4,15 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceRule {
     /// APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  "*" means all.
-    #[serde(
-        rename = "apiGroups",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_groups: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "apiGroups", default, skip_serializing_if = "Option::is_none")]
+    pub api_groups: Option<::std::vec::Vec<::std::string::String>>,
     /// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  "*" means all.
-    #[serde(
-        rename = "resourceNames",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resource_names: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "resourceNames", default, skip_serializing_if = "Option::is_none")]
+    pub resource_names: Option<::std::vec::Vec<::std::string::String>>,
     /// Resources is a list of resources this rule applies to.  "*" means all in the specified apiGroups.
     ///  "*/foo" represents the subresource 'foo' for all resources in the specified apiGroups.
-    #[serde(
-        rename = "resources",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resources: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<::std::vec::Vec<::std::string::String>>,
     /// Verb is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  "*" means all.
     #[serde(
         rename = "verbs",

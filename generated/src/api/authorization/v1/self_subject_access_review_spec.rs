@@ -7,18 +7,16 @@ pub struct SelfSubjectAccessReviewSpec {
     #[serde(
         rename = "nonResourceAttributes",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub non_resource_attributes: ::std::option::Option<
+    pub non_resource_attributes: Option<
         crate::api::authorization::v1::NonResourceAttributes,
     >,
     /// ResourceAuthorizationAttributes describes information for a resource access request
     #[serde(
         rename = "resourceAttributes",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub resource_attributes: ::std::option::Option<
-        crate::api::authorization::v1::ResourceAttributes,
-    >,
+    pub resource_attributes: Option<crate::api::authorization::v1::ResourceAttributes>,
 }

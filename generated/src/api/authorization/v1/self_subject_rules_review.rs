@@ -10,20 +10,10 @@ pub struct SelfSubjectRulesReview {
     #[serde(rename = "spec", default)]
     pub spec: crate::api::authorization::v1::SelfSubjectRulesReviewSpec,
     /// Status is filled in by the server and indicates the set of actions a user can perform.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
-        crate::api::authorization::v1::SubjectRulesReviewStatus,
-    >,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::authorization::v1::SubjectRulesReviewStatus>,
 }
 impl SelfSubjectRulesReview {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "authorization.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "SelfSubjectRulesReview";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,10 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct SelfSubjectRulesReviewSpec {
     /// Namespace to evaluate rules for. Required.
-    #[serde(
-        rename = "namespace",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub namespace: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<::std::string::String>,
 }

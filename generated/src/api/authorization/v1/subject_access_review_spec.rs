@@ -4,54 +4,36 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct SubjectAccessReviewSpec {
     /// Extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here.
-    #[serde(
-        rename = "extra",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub extra: ::std::option::Option<
+    #[serde(rename = "extra", default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             ::std::vec::Vec<::std::string::String>,
         >,
     >,
     /// Groups is the groups you're testing for.
-    #[serde(
-        rename = "groups",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub groups: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "groups", default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<::std::vec::Vec<::std::string::String>>,
     /// NonResourceAttributes describes information for a non-resource access request
     #[serde(
         rename = "nonResourceAttributes",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub non_resource_attributes: ::std::option::Option<
+    pub non_resource_attributes: Option<
         crate::api::authorization::v1::NonResourceAttributes,
     >,
     /// ResourceAuthorizationAttributes describes information for a resource access request
     #[serde(
         rename = "resourceAttributes",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub resource_attributes: ::std::option::Option<
-        crate::api::authorization::v1::ResourceAttributes,
-    >,
+    pub resource_attributes: Option<crate::api::authorization::v1::ResourceAttributes>,
     /// UID information about the requesting user.
-    #[serde(
-        rename = "uid",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub uid: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<::std::string::String>,
     /// User is the user you're testing for. If you specify "User" but not "Groups", then is it interpreted as "What if User were not a member of any groups
-    #[serde(
-        rename = "user",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub user: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<::std::string::String>,
 }

@@ -7,24 +7,16 @@ pub struct SubjectAccessReviewStatus {
     #[serde(rename = "allowed", default)]
     pub allowed: bool,
     /// Denied is optional. True if the action would be denied, otherwise false. If both allowed is false and denied is false, then the authorizer has no opinion on whether to authorize the action. Denied may not be true if Allowed is true.
-    #[serde(
-        rename = "denied",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub denied: ::std::option::Option<bool>,
+    #[serde(rename = "denied", default, skip_serializing_if = "Option::is_none")]
+    pub denied: Option<bool>,
     /// EvaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request.
     #[serde(
         rename = "evaluationError",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub evaluation_error: ::std::option::Option<::std::string::String>,
+    pub evaluation_error: Option<::std::string::String>,
     /// Reason is optional.  It indicates why a request was allowed or denied.
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reason: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<::std::string::String>,
 }

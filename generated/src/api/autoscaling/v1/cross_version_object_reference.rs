@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct CrossVersionObjectReference {
     /// apiVersion is the API version of the referent
-    #[serde(
-        rename = "apiVersion",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_version: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<::std::string::String>,
     /// kind is the kind of the referent; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     #[serde(rename = "kind", default)]
     pub kind: ::std::string::String,

@@ -7,12 +7,8 @@ pub struct HorizontalPodAutoscalerSpec {
     #[serde(rename = "maxReplicas", default)]
     pub max_replicas: i32,
     /// minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.
-    #[serde(
-        rename = "minReplicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub min_replicas: ::std::option::Option<i32>,
+    #[serde(rename = "minReplicas", default, skip_serializing_if = "Option::is_none")]
+    pub min_replicas: Option<i32>,
     /// reference to scaled resource; horizontal pod autoscaler will learn the current resource consumption and will set the desired number of pods by using its Scale subresource.
     #[serde(rename = "scaleTargetRef", default)]
     pub scale_target_ref: crate::api::autoscaling::v1::CrossVersionObjectReference,
@@ -20,7 +16,7 @@ pub struct HorizontalPodAutoscalerSpec {
     #[serde(
         rename = "targetCPUUtilizationPercentage",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub target_cpu_utilization_percentage: ::std::option::Option<i32>,
+    pub target_cpu_utilization_percentage: Option<i32>,
 }

@@ -7,9 +7,9 @@ pub struct HorizontalPodAutoscalerStatus {
     #[serde(
         rename = "currentCPUUtilizationPercentage",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub current_cpu_utilization_percentage: ::std::option::Option<i32>,
+    pub current_cpu_utilization_percentage: Option<i32>,
     /// currentReplicas is the current number of replicas of pods managed by this autoscaler.
     #[serde(rename = "currentReplicas", default)]
     pub current_replicas: i32,
@@ -17,19 +17,13 @@ pub struct HorizontalPodAutoscalerStatus {
     #[serde(rename = "desiredReplicas", default)]
     pub desired_replicas: i32,
     /// lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number of pods; used by the autoscaler to control how often the number of pods is changed.
-    #[serde(
-        rename = "lastScaleTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub last_scale_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "lastScaleTime", default, skip_serializing_if = "Option::is_none")]
+    pub last_scale_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// observedGeneration is the most recent generation observed by this autoscaler.
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
 }

@@ -7,19 +7,11 @@ pub struct Scale {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// spec defines the behavior of the scale. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::autoscaling::v1::ScaleSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::autoscaling::v1::ScaleSpec>,
     /// status is the current status of the scale. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status. Read-only.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::autoscaling::v1::ScaleStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::autoscaling::v1::ScaleStatus>,
 }
 impl Scale {
     /// `apiVersion` of this kind.

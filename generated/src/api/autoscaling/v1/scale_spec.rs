@@ -4,10 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ScaleSpec {
     /// replicas is the desired number of instances for the scaled object.
-    #[serde(
-        rename = "replicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub replicas: ::std::option::Option<i32>,
+    #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
 }

@@ -7,29 +7,13 @@ pub struct HorizontalPodAutoscaler {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// spec is the specification for the behaviour of the autoscaler. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<
-        crate::api::autoscaling::v2::HorizontalPodAutoscalerSpec,
-    >,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::autoscaling::v2::HorizontalPodAutoscalerSpec>,
     /// status is the current information about the autoscaler.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
-        crate::api::autoscaling::v2::HorizontalPodAutoscalerStatus,
-    >,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::autoscaling::v2::HorizontalPodAutoscalerStatus>,
 }
 impl HorizontalPodAutoscaler {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "autoscaling/v2";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "HorizontalPodAutoscaler";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,33 +4,17 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct HorizontalPodAutoscalerSpec {
     /// behavior configures the scaling behavior of the target in both Up and Down directions (scaleUp and scaleDown fields respectively). If not set, the default HPAScalingRules for scale up and scale down are used.
-    #[serde(
-        rename = "behavior",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub behavior: ::std::option::Option<
-        crate::api::autoscaling::v2::HorizontalPodAutoscalerBehavior,
-    >,
+    #[serde(rename = "behavior", default, skip_serializing_if = "Option::is_none")]
+    pub behavior: Option<crate::api::autoscaling::v2::HorizontalPodAutoscalerBehavior>,
     /// maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.
     #[serde(rename = "maxReplicas", default)]
     pub max_replicas: i32,
     /// metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.
-    #[serde(
-        rename = "metrics",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub metrics: ::std::option::Option<
-        ::std::vec::Vec<crate::api::autoscaling::v2::MetricSpec>,
-    >,
+    #[serde(rename = "metrics", default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<::std::vec::Vec<crate::api::autoscaling::v2::MetricSpec>>,
     /// minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.
-    #[serde(
-        rename = "minReplicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub min_replicas: ::std::option::Option<i32>,
+    #[serde(rename = "minReplicas", default, skip_serializing_if = "Option::is_none")]
+    pub min_replicas: Option<i32>,
     /// scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.
     #[serde(rename = "scaleTargetRef", default)]
     pub scale_target_ref: crate::api::autoscaling::v2::CrossVersionObjectReference,

@@ -4,47 +4,33 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct HorizontalPodAutoscalerStatus {
     /// conditions is the set of conditions required for this autoscaler to scale its target, and indicates whether or not those conditions are met.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<crate::api::autoscaling::v2::HorizontalPodAutoscalerCondition>,
     >,
     /// currentMetrics is the last read state of the metrics used by this autoscaler.
-    #[serde(
-        rename = "currentMetrics",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub current_metrics: ::std::option::Option<
+    #[serde(rename = "currentMetrics", default, skip_serializing_if = "Option::is_none")]
+    pub current_metrics: Option<
         ::std::vec::Vec<crate::api::autoscaling::v2::MetricStatus>,
     >,
     /// currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.
     #[serde(
         rename = "currentReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub current_replicas: ::std::option::Option<i32>,
+    pub current_replicas: Option<i32>,
     /// desiredReplicas is the desired number of replicas of pods managed by this autoscaler, as last calculated by the autoscaler.
     #[serde(rename = "desiredReplicas", default)]
     pub desired_replicas: i32,
     /// lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number of pods, used by the autoscaler to control how often the number of pods is changed.
-    #[serde(
-        rename = "lastScaleTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub last_scale_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "lastScaleTime", default, skip_serializing_if = "Option::is_none")]
+    pub last_scale_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// observedGeneration is the most recent generation observed by this autoscaler.
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
 }

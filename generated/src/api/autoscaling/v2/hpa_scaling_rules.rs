@@ -8,39 +8,23 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct HPAScalingRules {
     /// policies is a list of potential scaling polices which can be used during scaling. If not set, use the default values: - For scale up: allow doubling the number of pods, or an absolute change of 4 pods in a 15s window. - For scale down: allow all pods to be removed in a 15s window.
-    #[serde(
-        rename = "policies",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub policies: ::std::option::Option<
-        ::std::vec::Vec<crate::api::autoscaling::v2::HPAScalingPolicy>,
-    >,
+    #[serde(rename = "policies", default, skip_serializing_if = "Option::is_none")]
+    pub policies: Option<::std::vec::Vec<crate::api::autoscaling::v2::HPAScalingPolicy>>,
     /// selectPolicy is used to specify which policy should be used. If not set, the default value Max is used.
-    #[serde(
-        rename = "selectPolicy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub select_policy: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "selectPolicy", default, skip_serializing_if = "Option::is_none")]
+    pub select_policy: Option<::std::string::String>,
     /// stabilizationWindowSeconds is the number of seconds for which past recommendations should be considered while scaling up or scaling down. StabilizationWindowSeconds must be greater than or equal to zero and less than or equal to 3600 (one hour). If not set, use the default values: - For scale up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the stabilization window is 300 seconds long).
     #[serde(
         rename = "stabilizationWindowSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub stabilization_window_seconds: ::std::option::Option<i32>,
+    pub stabilization_window_seconds: Option<i32>,
     /// tolerance is the tolerance on the ratio between the current and desired metric value under which no updates are made to the desired number of replicas (e.g. 0.01 for 1%). Must be greater than or equal to zero. If not set, the default cluster-wide tolerance is applied (by default 10%).
     ///
     /// For example, if autoscaling is configured with a memory consumption target of 100Mi, and scale-down and scale-up tolerances of 5% and 1% respectively, scaling will be triggered when the actual consumption falls below 95Mi or exceeds 101Mi.
     ///
     /// This is an beta field and requires the HPAConfigurableTolerance feature gate to be enabled.
-    #[serde(
-        rename = "tolerance",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tolerance: ::std::option::Option<
-        crate::apimachinery::pkg::api::resource::Quantity,
-    >,
+    #[serde(rename = "tolerance", default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<crate::apimachinery::pkg::api::resource::Quantity>,
 }

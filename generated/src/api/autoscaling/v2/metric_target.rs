@@ -7,26 +7,16 @@ pub struct MetricTarget {
     #[serde(
         rename = "averageUtilization",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub average_utilization: ::std::option::Option<i32>,
+    pub average_utilization: Option<i32>,
     /// averageValue is the target value of the average of the metric across all relevant pods (as a quantity)
-    #[serde(
-        rename = "averageValue",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub average_value: ::std::option::Option<
-        crate::apimachinery::pkg::api::resource::Quantity,
-    >,
+    #[serde(rename = "averageValue", default, skip_serializing_if = "Option::is_none")]
+    pub average_value: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// type represents whether the metric type is Utilization, Value, or AverageValue
     #[serde(rename = "type", default)]
     pub type_: ::std::string::String,
     /// value is the target value of the metric (as a quantity).
-    #[serde(
-        rename = "value",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub value: ::std::option::Option<crate::apimachinery::pkg::api::resource::Quantity>,
+    #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<crate::apimachinery::pkg::api::resource::Quantity>,
 }

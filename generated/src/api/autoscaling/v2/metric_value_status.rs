@@ -7,23 +7,13 @@ pub struct MetricValueStatus {
     #[serde(
         rename = "averageUtilization",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub average_utilization: ::std::option::Option<i32>,
+    pub average_utilization: Option<i32>,
     /// averageValue is the current value of the average of the metric across all relevant pods (as a quantity)
-    #[serde(
-        rename = "averageValue",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub average_value: ::std::option::Option<
-        crate::apimachinery::pkg::api::resource::Quantity,
-    >,
+    #[serde(rename = "averageValue", default, skip_serializing_if = "Option::is_none")]
+    pub average_value: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// value is the current value of the metric (as a quantity).
-    #[serde(
-        rename = "value",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub value: ::std::option::Option<crate::apimachinery::pkg::api::resource::Quantity>,
+    #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<crate::apimachinery::pkg::api::resource::Quantity>,
 }

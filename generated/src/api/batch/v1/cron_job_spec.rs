@@ -14,16 +14,16 @@ pub struct CronJobSpec {
     #[serde(
         rename = "concurrencyPolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub concurrency_policy: ::std::option::Option<::std::string::String>,
+    pub concurrency_policy: Option<::std::string::String>,
     /// The number of failed finished jobs to retain. Value must be non-negative integer. Defaults to 1.
     #[serde(
         rename = "failedJobsHistoryLimit",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub failed_jobs_history_limit: ::std::option::Option<i32>,
+    pub failed_jobs_history_limit: Option<i32>,
     /// Specifies the job that will be created when executing a CronJob.
     #[serde(rename = "jobTemplate", default)]
     pub job_template: crate::api::batch::v1::JobTemplateSpec,
@@ -34,28 +34,20 @@ pub struct CronJobSpec {
     #[serde(
         rename = "startingDeadlineSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub starting_deadline_seconds: ::std::option::Option<i64>,
+    pub starting_deadline_seconds: Option<i64>,
     /// The number of successful finished jobs to retain. Value must be non-negative integer. Defaults to 3.
     #[serde(
         rename = "successfulJobsHistoryLimit",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub successful_jobs_history_limit: ::std::option::Option<i32>,
+    pub successful_jobs_history_limit: Option<i32>,
     /// This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.
-    #[serde(
-        rename = "suspend",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub suspend: ::std::option::Option<bool>,
+    #[serde(rename = "suspend", default, skip_serializing_if = "Option::is_none")]
+    pub suspend: Option<bool>,
     /// The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones
-    #[serde(
-        rename = "timeZone",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub time_zone: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "timeZone", default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<::std::string::String>,
 }

@@ -4,30 +4,20 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct CronJobStatus {
     /// A list of pointers to currently running jobs.
-    #[serde(
-        rename = "active",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub active: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::ObjectReference>,
-    >,
+    #[serde(rename = "active", default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<::std::vec::Vec<crate::api::core::v1::ObjectReference>>,
     /// Information when was the last time the job was successfully scheduled.
     #[serde(
         rename = "lastScheduleTime",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub last_schedule_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    pub last_schedule_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Information when was the last time the job successfully completed.
     #[serde(
         rename = "lastSuccessfulTime",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub last_successful_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    pub last_successful_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
 }

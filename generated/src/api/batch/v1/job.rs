@@ -7,25 +7,13 @@ pub struct Job {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Specification of the desired behavior of a job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::batch::v1::JobSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::batch::v1::JobSpec>,
     /// Current status of a job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::batch::v1::JobStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::batch::v1::JobStatus>,
 }
 impl Job {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "batch/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Job";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

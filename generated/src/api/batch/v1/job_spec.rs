@@ -7,23 +7,19 @@ pub struct JobSpec {
     #[serde(
         rename = "activeDeadlineSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub active_deadline_seconds: ::std::option::Option<i64>,
+    pub active_deadline_seconds: Option<i64>,
     /// Specifies the number of retries before marking this job failed. Defaults to 6, unless backoffLimitPerIndex (only Indexed Job) is specified. When backoffLimitPerIndex is specified, backoffLimit defaults to 2147483647.
-    #[serde(
-        rename = "backoffLimit",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub backoff_limit: ::std::option::Option<i32>,
+    #[serde(rename = "backoffLimit", default, skip_serializing_if = "Option::is_none")]
+    pub backoff_limit: Option<i32>,
     /// Specifies the limit for the number of retries within an index before marking this index as failed. When enabled the number of failures per index is kept in the pod's batch.kubernetes.io/job-index-failure-count annotation. It can only be set when Job's completionMode=Indexed, and the Pod's restart policy is Never. The field is immutable.
     #[serde(
         rename = "backoffLimitPerIndex",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub backoff_limit_per_index: ::std::option::Option<i32>,
+    pub backoff_limit_per_index: Option<i32>,
     /// completionMode specifies how Pod completions are tracked. It can be `NonIndexed` (default) or `Indexed`.
     ///
     /// `NonIndexed` means that the Job is considered complete when there have been .spec.completions successfully completed Pods. Each Pod completion is homologous to each other.
@@ -35,56 +31,34 @@ pub struct JobSpec {
     /// Possible enum values:
     ///  - `"Indexed"` is a Job completion mode. In this mode, the Pods of a Job get an associated completion index from 0 to (.spec.completions - 1). The Job is considered complete when a Pod completes for each completion index.
     ///  - `"NonIndexed"` is a Job completion mode. In this mode, the Job is considered complete when there have been .spec.completions successfully completed Pods. Pod completions are homologous to each other.
-    #[serde(
-        rename = "completionMode",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub completion_mode: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "completionMode", default, skip_serializing_if = "Option::is_none")]
+    pub completion_mode: Option<::std::string::String>,
     /// Specifies the desired number of successfully finished pods the job should be run with.  Setting to null means that the success of any pod signals the success of all pods, and allows parallelism to have any positive value.  Setting to 1 means that parallelism is limited to 1 and the success of that pod signals the success of the job. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
-    #[serde(
-        rename = "completions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub completions: ::std::option::Option<i32>,
+    #[serde(rename = "completions", default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<i32>,
     /// ManagedBy field indicates the controller that manages a Job. The k8s Job controller reconciles jobs which don't have this field at all or the field value is the reserved string `kubernetes.io/job-controller`, but skips reconciling Jobs with a custom value for this field. The value must be a valid domain-prefixed path (e.g. acme.io/foo) - all characters before the first "/" must be a valid subdomain as defined by RFC 1123. All characters trailing the first "/" must be valid HTTP Path characters as defined by RFC 3986. The value cannot exceed 63 characters. This field is immutable.
-    #[serde(
-        rename = "managedBy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub managed_by: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "managedBy", default, skip_serializing_if = "Option::is_none")]
+    pub managed_by: Option<::std::string::String>,
     /// manualSelector controls generation of pod labels and pod selectors. Leave `manualSelector` unset unless you are certain what you are doing. When false or unset, the system pick labels unique to this job and appends those labels to the pod template.  When true, the user is responsible for picking unique labels and specifying the selector.  Failure to pick a unique label may cause this and other jobs to not function correctly.  However, You may see `manualSelector=true` in jobs that were created with the old `extensions/v1beta1` API. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/#specifying-your-own-pod-selector
-    #[serde(
-        rename = "manualSelector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub manual_selector: ::std::option::Option<bool>,
+    #[serde(rename = "manualSelector", default, skip_serializing_if = "Option::is_none")]
+    pub manual_selector: Option<bool>,
     /// Specifies the maximal number of failed indexes before marking the Job as failed, when backoffLimitPerIndex is set. Once the number of failed indexes exceeds this number the entire Job is marked as Failed and its execution is terminated. When left as null the job continues execution of all of its indexes and is marked with the `Complete` Job condition. It can only be specified when backoffLimitPerIndex is set. It can be null or up to completions. It is required and must be less than or equal to 10^4 when is completions greater than 10^5.
     #[serde(
         rename = "maxFailedIndexes",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub max_failed_indexes: ::std::option::Option<i32>,
+    pub max_failed_indexes: Option<i32>,
     /// Specifies the maximum desired number of pods the job should run at any given time. The actual number of pods running in steady state will be less than this number when ((.spec.completions - .status.successful) < .spec.parallelism), i.e. when the work left to do is less than max parallelism. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
-    #[serde(
-        rename = "parallelism",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub parallelism: ::std::option::Option<i32>,
+    #[serde(rename = "parallelism", default, skip_serializing_if = "Option::is_none")]
+    pub parallelism: Option<i32>,
     /// Specifies the policy of handling failed pods. In particular, it allows to specify the set of actions and conditions which need to be satisfied to take the associated action. If empty, the default behaviour applies - the counter of failed pods, represented by the jobs's .status.failed field, is incremented and it is checked against the backoffLimit. This field cannot be used in combination with restartPolicy=OnFailure.
     #[serde(
         rename = "podFailurePolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub pod_failure_policy: ::std::option::Option<
-        crate::api::batch::v1::PodFailurePolicy,
-    >,
+    pub pod_failure_policy: Option<crate::api::batch::v1::PodFailurePolicy>,
     /// podReplacementPolicy specifies when to create replacement Pods. Possible values are: - TerminatingOrFailed means that we recreate pods
     ///   when they are terminating (has a metadata.deletionTimestamp) or failed.
     /// - Failed means to wait until a previously created Pod is fully terminated (has phase
@@ -98,32 +72,18 @@ pub struct JobSpec {
     #[serde(
         rename = "podReplacementPolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub pod_replacement_policy: ::std::option::Option<::std::string::String>,
+    pub pod_replacement_policy: Option<::std::string::String>,
     /// A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
-    #[serde(
-        rename = "selector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub selector: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
-    >,
+    #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     /// successPolicy specifies the policy when the Job can be declared as succeeded. If empty, the default behavior applies - the Job is declared as succeeded only when the number of succeeded pods equals to the completions. When the field is specified, it must be immutable and works only for the Indexed Jobs. Once the Job meets the SuccessPolicy, the lingering pods are terminated.
-    #[serde(
-        rename = "successPolicy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub success_policy: ::std::option::Option<crate::api::batch::v1::SuccessPolicy>,
+    #[serde(rename = "successPolicy", default, skip_serializing_if = "Option::is_none")]
+    pub success_policy: Option<crate::api::batch::v1::SuccessPolicy>,
     /// suspend specifies whether the Job controller should create Pods or not. If a Job is created with suspend set to true, no Pods are created by the Job controller. If a Job is suspended after creation (i.e. the flag goes from false to true), the Job controller will delete all active Pods associated with this Job. Users must design their workload to gracefully handle this. Suspending a Job will reset the StartTime field of the Job, effectively resetting the ActiveDeadlineSeconds timer too. Defaults to false.
-    #[serde(
-        rename = "suspend",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub suspend: ::std::option::Option<bool>,
+    #[serde(rename = "suspend", default, skip_serializing_if = "Option::is_none")]
+    pub suspend: Option<bool>,
     /// Describes the pod that will be created when executing a job. The only allowed template.spec.restartPolicy values are "Never" or "OnFailure". More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
     #[serde(rename = "template", default)]
     pub template: crate::api::core::v1::PodTemplateSpec,
@@ -131,7 +91,7 @@ pub struct JobSpec {
     #[serde(
         rename = "ttlSecondsAfterFinished",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub ttl_seconds_after_finished: ::std::option::Option<i32>,
+    pub ttl_seconds_after_finished: Option<i32>,
 }

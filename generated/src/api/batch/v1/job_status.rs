@@ -4,89 +4,47 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct JobStatus {
     /// The number of pending and running pods which are not terminating (without a deletionTimestamp). The value is zero for finished jobs.
-    #[serde(
-        rename = "active",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub active: ::std::option::Option<i32>,
+    #[serde(rename = "active", default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<i32>,
     /// completedIndexes holds the completed indexes when .spec.completionMode = "Indexed" in a text format. The indexes are represented as decimal integers separated by commas. The numbers are listed in increasing order. Three or more consecutive numbers are compressed and represented by the first and last element of the series, separated by a hyphen. For example, if the completed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7".
     #[serde(
         rename = "completedIndexes",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub completed_indexes: ::std::option::Option<::std::string::String>,
+    pub completed_indexes: Option<::std::string::String>,
     /// Represents time when the job was completed. It is not guaranteed to be set in happens-before order across separate operations. It is represented in RFC3339 form and is in UTC. The completion time is set when the job finishes successfully, and only then. The value cannot be updated or removed. The value indicates the same or later point in time as the startTime field.
-    #[serde(
-        rename = "completionTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub completion_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "completionTime", default, skip_serializing_if = "Option::is_none")]
+    pub completion_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// The latest available observations of an object's current state. When a Job fails, one of the conditions will have type "Failed" and status true. When a Job is suspended, one of the conditions will have type "Suspended" and status true; when the Job is resumed, the status of this condition will become false. When a Job is completed, one of the conditions will have type "Complete" and status true.
     ///
     /// A job is considered finished when it is in a terminal condition, either "Complete" or "Failed". A Job cannot have both the "Complete" and "Failed" conditions. Additionally, it cannot be in the "Complete" and "FailureTarget" conditions. The "Complete", "Failed" and "FailureTarget" conditions cannot be disabled.
     ///
     /// More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
-        ::std::vec::Vec<crate::api::batch::v1::JobCondition>,
-    >,
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<::std::vec::Vec<crate::api::batch::v1::JobCondition>>,
     /// The number of pods which reached phase Failed. The value increases monotonically.
-    #[serde(
-        rename = "failed",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub failed: ::std::option::Option<i32>,
+    #[serde(rename = "failed", default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<i32>,
     /// FailedIndexes holds the failed indexes when spec.backoffLimitPerIndex is set. The indexes are represented in the text format analogous as for the `completedIndexes` field, ie. they are kept as decimal integers separated by commas. The numbers are listed in increasing order. Three or more consecutive numbers are compressed and represented by the first and last element of the series, separated by a hyphen. For example, if the failed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7". The set of failed indexes cannot overlap with the set of completed indexes.
-    #[serde(
-        rename = "failedIndexes",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub failed_indexes: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "failedIndexes", default, skip_serializing_if = "Option::is_none")]
+    pub failed_indexes: Option<::std::string::String>,
     /// The number of active pods which have a Ready condition and are not terminating (without a deletionTimestamp).
-    #[serde(
-        rename = "ready",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ready: ::std::option::Option<i32>,
+    #[serde(rename = "ready", default, skip_serializing_if = "Option::is_none")]
+    pub ready: Option<i32>,
     /// Represents time when the job controller started processing a job. When a Job is created in the suspended state, this field is not set until the first time it is resumed. This field is reset every time a Job is resumed from suspension. It is represented in RFC3339 form and is in UTC.
     ///
     /// Once set, the field can only be removed when the job is suspended. The field cannot be modified while the job is unsuspended or finished.
-    #[serde(
-        rename = "startTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub start_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "startTime", default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.
-    #[serde(
-        rename = "succeeded",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub succeeded: ::std::option::Option<i32>,
+    #[serde(rename = "succeeded", default, skip_serializing_if = "Option::is_none")]
+    pub succeeded: Option<i32>,
     /// The number of pods which are terminating (in phase Pending or Running and have a deletionTimestamp).
     ///
     /// This field is beta-level. The job controller populates the field when the feature gate JobPodReplacementPolicy is enabled (enabled by default).
-    #[serde(
-        rename = "terminating",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub terminating: ::std::option::Option<i32>,
+    #[serde(rename = "terminating", default, skip_serializing_if = "Option::is_none")]
+    pub terminating: Option<i32>,
     /// uncountedTerminatedPods holds the UIDs of Pods that have terminated but the job controller hasn't yet accounted for in the status counters.
     ///
     /// The job controller creates pods with a finalizer. When a pod terminates (succeeded or failed), the controller does three steps to account for it in the job status:
@@ -98,9 +56,9 @@ pub struct JobStatus {
     #[serde(
         rename = "uncountedTerminatedPods",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub uncounted_terminated_pods: ::std::option::Option<
+    pub uncounted_terminated_pods: Option<
         crate::api::batch::v1::UncountedTerminatedPods,
     >,
 }

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PodFailurePolicyOnExitCodesRequirement {
     /// Restricts the check for exit codes to the container with the specified name. When null, the rule applies to all containers. When specified, it should match one the container or initContainer names in the pod template.
-    #[serde(
-        rename = "containerName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub container_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "containerName", default, skip_serializing_if = "Option::is_none")]
+    pub container_name: Option<::std::string::String>,
     /// Represents the relationship between the container exit code(s) and the specified values. Containers completed with success (exit code 0) are excluded from the requirement check. Possible values are:
     ///
     /// - In: the requirement is satisfied if at least one container exit code

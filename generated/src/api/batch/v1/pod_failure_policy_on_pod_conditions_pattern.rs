@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PodFailurePolicyOnPodConditionsPattern {
     /// Specifies the required Pod condition status. To match a pod condition it is required that the specified status equals the pod condition status. Defaults to True.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<::std::string::String>,
     /// Specifies the required Pod condition type. To match a pod condition it is required that specified type equals the pod condition type.
     #[serde(rename = "type", default)]
     pub type_: ::std::string::String,

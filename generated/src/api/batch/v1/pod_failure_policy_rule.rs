@@ -23,21 +23,17 @@ pub struct PodFailurePolicyRule {
     #[serde(rename = "action", default)]
     pub action: ::std::string::String,
     /// Represents the requirement on the container exit codes.
-    #[serde(
-        rename = "onExitCodes",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub on_exit_codes: ::std::option::Option<
+    #[serde(rename = "onExitCodes", default, skip_serializing_if = "Option::is_none")]
+    pub on_exit_codes: Option<
         crate::api::batch::v1::PodFailurePolicyOnExitCodesRequirement,
     >,
     /// Represents the requirement on the pod conditions. The requirement is represented as a list of pod condition patterns. The requirement is satisfied if at least one pattern matches an actual pod condition. At most 20 elements are allowed.
     #[serde(
         rename = "onPodConditions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub on_pod_conditions: ::std::option::Option<
+    pub on_pod_conditions: Option<
         ::std::vec::Vec<crate::api::batch::v1::PodFailurePolicyOnPodConditionsPattern>,
     >,
 }

@@ -4,17 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct UncountedTerminatedPods {
     /// failed holds UIDs of failed Pods.
-    #[serde(
-        rename = "failed",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub failed: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "failed", default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<::std::vec::Vec<::std::string::String>>,
     /// succeeded holds UIDs of succeeded Pods.
-    #[serde(
-        rename = "succeeded",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub succeeded: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "succeeded", default, skip_serializing_if = "Option::is_none")]
+    pub succeeded: Option<::std::vec::Vec<::std::string::String>>,
 }

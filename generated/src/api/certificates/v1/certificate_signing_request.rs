@@ -15,20 +15,10 @@ pub struct CertificateSigningRequest {
     #[serde(rename = "spec", default)]
     pub spec: crate::api::certificates::v1::CertificateSigningRequestSpec,
     /// status contains information about whether the request is approved or denied, and the certificate issued by the signer, or the failure condition indicating signer failure.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
-        crate::api::certificates::v1::CertificateSigningRequestStatus,
-    >,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::certificates::v1::CertificateSigningRequestStatus>,
 }
 impl CertificateSigningRequest {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "certificates.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "CertificateSigningRequest";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

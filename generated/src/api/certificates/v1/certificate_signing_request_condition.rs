@@ -7,34 +7,18 @@ pub struct CertificateSigningRequestCondition {
     #[serde(
         rename = "lastTransitionTime",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub last_transition_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// lastUpdateTime is the time of the last update to this condition
-    #[serde(
-        rename = "lastUpdateTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub last_update_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "lastUpdateTime", default, skip_serializing_if = "Option::is_none")]
+    pub last_update_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// message contains a human readable message with details about the request state
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub message: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<::std::string::String>,
     /// reason indicates a brief reason for the request state
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reason: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<::std::string::String>,
     /// status of the condition, one of True, False, Unknown. Approved, Denied, and Failed conditions may not be "False" or "Unknown".
     #[serde(rename = "status", default)]
     pub status: ::std::string::String,

@@ -18,28 +18,20 @@ pub struct CertificateSigningRequestSpec {
     #[serde(
         rename = "expirationSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub expiration_seconds: ::std::option::Option<i32>,
+    pub expiration_seconds: Option<i32>,
     /// extra contains extra attributes of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
-    #[serde(
-        rename = "extra",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub extra: ::std::option::Option<
+    #[serde(rename = "extra", default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             ::std::vec::Vec<::std::string::String>,
         >,
     >,
     /// groups contains group membership of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
-    #[serde(
-        rename = "groups",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub groups: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "groups", default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<::std::vec::Vec<::std::string::String>>,
     /// request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block. When serialized as JSON or YAML, the data is additionally base64-encoded.
     #[serde(rename = "request", default)]
     pub request: ::k8s_client_runtime::codec::ByteString,
@@ -67,12 +59,8 @@ pub struct CertificateSigningRequestSpec {
     #[serde(rename = "signerName", default)]
     pub signer_name: ::std::string::String,
     /// uid contains the uid of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
-    #[serde(
-        rename = "uid",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub uid: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<::std::string::String>,
     /// usages specifies a set of key usages requested in the issued certificate.
     ///
     /// Requests for TLS client certificates typically request: "digital signature", "key encipherment", "client auth".
@@ -87,17 +75,9 @@ pub struct CertificateSigningRequestSpec {
     ///  "code signing", "email protection", "s/mime",
     ///  "ipsec end system", "ipsec tunnel", "ipsec user",
     ///  "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"
-    #[serde(
-        rename = "usages",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub usages: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "usages", default, skip_serializing_if = "Option::is_none")]
+    pub usages: Option<::std::vec::Vec<::std::string::String>>,
     /// username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
-    #[serde(
-        rename = "username",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub username: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "username", default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<::std::string::String>,
 }

@@ -25,19 +25,11 @@ pub struct CertificateSigningRequestStatus {
     ///     ...
     ///     -----END CERTIFICATE-----
     ///     )
-    #[serde(
-        rename = "certificate",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub certificate: ::std::option::Option<::k8s_client_runtime::codec::ByteString>,
+    #[serde(rename = "certificate", default, skip_serializing_if = "Option::is_none")]
+    pub certificate: Option<::k8s_client_runtime::codec::ByteString>,
     /// conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed".
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<crate::api::certificates::v1::CertificateSigningRequestCondition>,
     >,
 }

@@ -12,12 +12,8 @@ pub struct ClusterTrustBundleSpec {
     /// If signerName is empty, then the ClusterTrustBundle object's name must not have such a prefix.
     ///
     /// List/watch requests for ClusterTrustBundles can filter on this field using a `spec.signerName=NAME` field selector.
-    #[serde(
-        rename = "signerName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub signer_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "signerName", default, skip_serializing_if = "Option::is_none")]
+    pub signer_name: Option<::std::string::String>,
     /// trustBundle contains the individual X.509 trust anchors for this bundle, as PEM bundle of PEM-wrapped, DER-formatted X.509 certificates.
     ///
     /// The data must consist only of PEM certificate blocks that parse as valid X.509 certificates.  Each certificate must include a basic constraints extension with the CA bit set.  The API server will reject objects that contain duplicate certificates, or that use PEM block headers.

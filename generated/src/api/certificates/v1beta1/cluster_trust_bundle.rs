@@ -15,10 +15,6 @@ pub struct ClusterTrustBundle {
     pub spec: crate::api::certificates::v1beta1::ClusterTrustBundleSpec,
 }
 impl ClusterTrustBundle {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "certificates.k8s.io/v1beta1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ClusterTrustBundle";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -12,20 +12,10 @@ pub struct PodCertificateRequest {
     #[serde(rename = "spec", default)]
     pub spec: crate::api::certificates::v1beta1::PodCertificateRequestSpec,
     /// status contains the issued certificate, and a standard set of conditions.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
-        crate::api::certificates::v1beta1::PodCertificateRequestStatus,
-    >,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::certificates::v1beta1::PodCertificateRequestStatus>,
 }
 impl PodCertificateRequest {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "certificates.k8s.io/v1beta1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "PodCertificateRequest";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -11,9 +11,9 @@ pub struct PodCertificateRequestSpec {
     #[serde(
         rename = "maxExpirationSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub max_expiration_seconds: ::std::option::Option<i32>,
+    pub max_expiration_seconds: Option<i32>,
     /// nodeName is the name of the node the pod is assigned to.
     #[serde(rename = "nodeName", default)]
     pub node_name: ::std::string::String,
@@ -65,9 +65,9 @@ pub struct PodCertificateRequestSpec {
     #[serde(
         rename = "unverifiedUserAnnotations",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub unverified_user_annotations: ::std::option::Option<
+    pub unverified_user_annotations: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
 }

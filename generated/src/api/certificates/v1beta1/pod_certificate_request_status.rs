@@ -6,14 +6,8 @@ pub struct PodCertificateRequestStatus {
     /// beginRefreshAt is the time at which the kubelet should begin trying to refresh the certificate.  This field is set via the /status subresource, and must be set at the same time as certificateChain.  Once populated, this field is immutable.
     ///
     /// This field is only a hint.  Kubelet may start refreshing before or after this time if necessary.
-    #[serde(
-        rename = "beginRefreshAt",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub begin_refresh_at: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "beginRefreshAt", default, skip_serializing_if = "Option::is_none")]
+    pub begin_refresh_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// certificateChain is populated with an issued certificate by the signer. This field is set via the /status subresource. Once populated, this field is immutable.
     ///
     /// If the certificate signing request is denied, a condition of type "Denied" is added and this field remains empty. If the signer cannot issue the certificate, a condition of type "Failed" is added and this field remains empty.
@@ -27,36 +21,22 @@ pub struct PodCertificateRequestStatus {
     #[serde(
         rename = "certificateChain",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub certificate_chain: ::std::option::Option<::std::string::String>,
+    pub certificate_chain: Option<::std::string::String>,
     /// conditions applied to the request.
     ///
     /// The types "Issued", "Denied", and "Failed" have special handling.  At most one of these conditions may be present, and they must have status "True".
     ///
     /// If the request is denied with `Reason=UnsupportedKeyType`, the signer may suggest a key type that will work in the message field.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
     /// notAfter is the time at which the certificate expires.  The value must be the same as the notAfter value in the leaf certificate in certificateChain.  This field is set via the /status subresource.  Once populated, it is immutable.  The signer must set this field at the same time it sets certificateChain.
-    #[serde(
-        rename = "notAfter",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub not_after: ::std::option::Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    #[serde(rename = "notAfter", default, skip_serializing_if = "Option::is_none")]
+    pub not_after: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// notBefore is the time at which the certificate becomes valid.  The value must be the same as the notBefore value in the leaf certificate in certificateChain.  This field is set via the /status subresource.  Once populated, it is immutable. The signer must set this field at the same time it sets certificateChain.
-    #[serde(
-        rename = "notBefore",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub not_before: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "notBefore", default, skip_serializing_if = "Option::is_none")]
+    pub not_before: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
 }

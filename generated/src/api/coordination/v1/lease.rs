@@ -7,18 +7,10 @@ pub struct Lease {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// spec contains the specification of the Lease. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::coordination::v1::LeaseSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::coordination::v1::LeaseSpec>,
 }
 impl Lease {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "coordination.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Lease";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

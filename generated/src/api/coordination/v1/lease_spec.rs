@@ -4,56 +4,36 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct LeaseSpec {
     /// acquireTime is a time when the current lease was acquired.
-    #[serde(
-        rename = "acquireTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub acquire_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::MicroTime,
-    >,
+    #[serde(rename = "acquireTime", default, skip_serializing_if = "Option::is_none")]
+    pub acquire_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.
-    #[serde(
-        rename = "holderIdentity",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub holder_identity: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "holderIdentity", default, skip_serializing_if = "Option::is_none")]
+    pub holder_identity: Option<::std::string::String>,
     /// leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime.
     #[serde(
         rename = "leaseDurationSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub lease_duration_seconds: ::std::option::Option<i32>,
+    pub lease_duration_seconds: Option<i32>,
     /// leaseTransitions is the number of transitions of a lease between holders.
     #[serde(
         rename = "leaseTransitions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub lease_transitions: ::std::option::Option<i32>,
+    pub lease_transitions: Option<i32>,
     /// PreferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. This field can only be set if Strategy is also set.
     #[serde(
         rename = "preferredHolder",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub preferred_holder: ::std::option::Option<::std::string::String>,
+    pub preferred_holder: Option<::std::string::String>,
     /// renewTime is a time when the current holder of a lease has last updated the lease.
-    #[serde(
-        rename = "renewTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub renew_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::MicroTime,
-    >,
+    #[serde(rename = "renewTime", default, skip_serializing_if = "Option::is_none")]
+    pub renew_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// Strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled.
-    #[serde(
-        rename = "strategy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub strategy: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "strategy", default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<::std::string::String>,
 }

@@ -10,30 +10,18 @@ pub struct LeaseCandidateSpec {
     #[serde(
         rename = "emulationVersion",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub emulation_version: ::std::option::Option<::std::string::String>,
+    pub emulation_version: Option<::std::string::String>,
     /// LeaseName is the name of the lease for which this candidate is contending. This field is immutable.
     #[serde(rename = "leaseName", default)]
     pub lease_name: ::std::string::String,
     /// PingTime is the last time that the server has requested the LeaseCandidate to renew. It is only done during leader election to check if any LeaseCandidates have become ineligible. When PingTime is updated, the LeaseCandidate will respond by updating RenewTime.
-    #[serde(
-        rename = "pingTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ping_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::MicroTime,
-    >,
+    #[serde(rename = "pingTime", default, skip_serializing_if = "Option::is_none")]
+    pub ping_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// RenewTime is the time that the LeaseCandidate was last updated. Any time a Lease needs to do leader election, the PingTime field is updated to signal to the LeaseCandidate that they should update the RenewTime. Old LeaseCandidate objects are also garbage collected if it has been hours since the last renew. The PingTime field is updated regularly to prevent garbage collection for still active LeaseCandidates.
-    #[serde(
-        rename = "renewTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub renew_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::MicroTime,
-    >,
+    #[serde(rename = "renewTime", default, skip_serializing_if = "Option::is_none")]
+    pub renew_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// Strategy is the strategy that coordinated leader election will use for picking the leader. If multiple candidates for the same Lease return different strategies, the strategy provided by the candidate with the latest BinaryVersion will be used. If there is still conflict, this is a user error and coordinated leader election will not operate the Lease until resolved.
     #[serde(rename = "strategy", default)]
     pub strategy: ::std::string::String,

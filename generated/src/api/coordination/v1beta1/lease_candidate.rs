@@ -7,20 +7,10 @@ pub struct LeaseCandidate {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// spec contains the specification of the Lease. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<
-        crate::api::coordination::v1beta1::LeaseCandidateSpec,
-    >,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::coordination::v1beta1::LeaseCandidateSpec>,
 }
 impl LeaseCandidate {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "coordination.k8s.io/v1beta1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "LeaseCandidate";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

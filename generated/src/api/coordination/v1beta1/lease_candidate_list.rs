@@ -7,8 +7,7 @@ pub struct LeaseCandidateList {
     #[serde(
         rename = "items",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default",
-        serialize_with = "::k8s_client_runtime::codec::embedded_vec"
+        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
     )]
     pub items: ::std::vec::Vec<crate::api::coordination::v1beta1::LeaseCandidate>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata

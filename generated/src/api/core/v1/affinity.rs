@@ -4,24 +4,16 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Affinity {
     /// Describes node affinity scheduling rules for the pod.
-    #[serde(
-        rename = "nodeAffinity",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_affinity: ::std::option::Option<crate::api::core::v1::NodeAffinity>,
+    #[serde(rename = "nodeAffinity", default, skip_serializing_if = "Option::is_none")]
+    pub node_affinity: Option<crate::api::core::v1::NodeAffinity>,
     /// Describes pod affinity scheduling rules (e.g. co-locate this pod in the same node, zone, etc. as some other pod(s)).
-    #[serde(
-        rename = "podAffinity",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_affinity: ::std::option::Option<crate::api::core::v1::PodAffinity>,
+    #[serde(rename = "podAffinity", default, skip_serializing_if = "Option::is_none")]
+    pub pod_affinity: Option<crate::api::core::v1::PodAffinity>,
     /// Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in the same node, zone, etc. as some other pod(s)).
     #[serde(
         rename = "podAntiAffinity",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub pod_anti_affinity: ::std::option::Option<crate::api::core::v1::PodAntiAffinity>,
+    pub pod_anti_affinity: Option<crate::api::core::v1::PodAntiAffinity>,
 }

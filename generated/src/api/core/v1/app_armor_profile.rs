@@ -7,9 +7,9 @@ pub struct AppArmorProfile {
     #[serde(
         rename = "localhostProfile",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub localhost_profile: ::std::option::Option<::std::string::String>,
+    pub localhost_profile: Option<::std::string::String>,
     /// type indicates which kind of AppArmor profile will be applied. Valid options are:
     ///   Localhost - a profile pre-loaded on the node.
     ///   RuntimeDefault - the container runtime's default profile.

@@ -9,12 +9,8 @@ pub struct AzureDiskVolumeSource {
     ///  - `"None"`
     ///  - `"ReadOnly"`
     ///  - `"ReadWrite"`
-    #[serde(
-        rename = "cachingMode",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub caching_mode: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "cachingMode", default, skip_serializing_if = "Option::is_none")]
+    pub caching_mode: Option<::std::string::String>,
     /// diskName is the Name of the data disk in the blob storage
     #[serde(rename = "diskName", default)]
     pub disk_name: ::std::string::String,
@@ -22,29 +18,17 @@ pub struct AzureDiskVolumeSource {
     #[serde(rename = "diskURI", default)]
     pub disk_uri: ::std::string::String,
     /// fsType is Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-    #[serde(
-        rename = "fsType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_type: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
+    pub fs_type: Option<::std::string::String>,
     /// kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared
     ///
     /// Possible enum values:
     ///  - `"Dedicated"`
     ///  - `"Managed"`
     ///  - `"Shared"`
-    #[serde(
-        rename = "kind",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub kind: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<::std::string::String>,
     /// readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
 }

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct AzureFileVolumeSource {
     /// readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
     /// secretName is the  name of secret that contains Azure Storage Account Name and Key
     #[serde(rename = "secretName", default)]
     pub secret_name: ::std::string::String,

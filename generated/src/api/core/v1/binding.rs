@@ -11,10 +11,6 @@ pub struct Binding {
     pub target: crate::api::core::v1::ObjectReference,
 }
 impl Binding {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Binding";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

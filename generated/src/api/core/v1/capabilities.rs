@@ -4,17 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Capabilities {
     /// Added capabilities
-    #[serde(
-        rename = "add",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub add: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "add", default, skip_serializing_if = "Option::is_none")]
+    pub add: Option<::std::vec::Vec<::std::string::String>>,
     /// Removed capabilities
-    #[serde(
-        rename = "drop",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub drop: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "drop", default, skip_serializing_if = "Option::is_none")]
+    pub drop: Option<::std::vec::Vec<::std::string::String>>,
 }

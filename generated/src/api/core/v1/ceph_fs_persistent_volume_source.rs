@@ -11,38 +11,18 @@ pub struct CephFSPersistentVolumeSource {
     )]
     pub monitors: ::std::vec::Vec<::std::string::String>,
     /// path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
-    #[serde(
-        rename = "path",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub path: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<::std::string::String>,
     /// readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
     /// secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-    #[serde(
-        rename = "secretFile",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_file: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "secretFile", default, skip_serializing_if = "Option::is_none")]
+    pub secret_file: Option<::std::string::String>,
     /// secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-    #[serde(
-        rename = "secretRef",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<crate::api::core::v1::SecretReference>,
+    #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<crate::api::core::v1::SecretReference>,
     /// user is Optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-    #[serde(
-        rename = "user",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub user: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<::std::string::String>,
 }

@@ -4,10 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ClientIPConfig {
     /// timeoutSeconds specifies the seconds of ClientIP type session sticky time. The value must be >0 && <=86400(for 1 day) if ServiceAffinity == "ClientIP". Default value is 10800(for 3 hours).
-    #[serde(
-        rename = "timeoutSeconds",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub timeout_seconds: ::std::option::Option<i32>,
+    #[serde(rename = "timeoutSeconds", default, skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<i32>,
 }

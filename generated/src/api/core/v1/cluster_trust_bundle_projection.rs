@@ -4,36 +4,18 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ClusterTrustBundleProjection {
     /// Select all ClusterTrustBundles that match this label selector.  Only has effect if signerName is set.  Mutually-exclusive with name.  If unset, interpreted as "match nothing".  If set but empty, interpreted as "match everything".
-    #[serde(
-        rename = "labelSelector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub label_selector: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
-    >,
+    #[serde(rename = "labelSelector", default, skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     /// Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector.
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<::std::string::String>,
     /// If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.  If using name, then the named ClusterTrustBundle is allowed not to exist.  If using signerName, then the combination of signerName and labelSelector is allowed to match zero ClusterTrustBundles.
-    #[serde(
-        rename = "optional",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub optional: ::std::option::Option<bool>,
+    #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
     /// Relative path from the volume root to write the bundle.
     #[serde(rename = "path", default)]
     pub path: ::std::string::String,
     /// Select all ClusterTrustBundles that match this signer name. Mutually-exclusive with name.  The contents of all selected ClusterTrustBundles will be unified and deduplicated.
-    #[serde(
-        rename = "signerName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub signer_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "signerName", default, skip_serializing_if = "Option::is_none")]
+    pub signer_name: Option<::std::string::String>,
 }

@@ -4,19 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ComponentCondition {
     /// Condition error code for a component. For example, a health check error code.
-    #[serde(
-        rename = "error",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub error: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<::std::string::String>,
     /// Message about the condition for a component. For example, information about a health check.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub message: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<::std::string::String>,
     /// Status of the condition for a component. Valid values for "Healthy": "True", "False", or "Unknown".
     #[serde(rename = "status", default)]
     pub status: ::std::string::String,

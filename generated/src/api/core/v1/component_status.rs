@@ -4,23 +4,13 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct ComponentStatus {
     /// List of component conditions observed
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::ComponentCondition>,
-    >,
+    #[serde(rename = "conditions", default)]
+    pub conditions: Option<::std::vec::Vec<crate::api::core::v1::ComponentCondition>>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
 }
 impl ComponentStatus {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ComponentStatus";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

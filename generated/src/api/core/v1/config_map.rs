@@ -4,42 +4,26 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct ConfigMap {
     /// BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'. BinaryData can contain byte sequences that are not in the UTF-8 range. The keys stored in BinaryData must not overlap with the ones in the Data field, this is enforced during validation process. Using this field will require 1.10+ apiserver and kubelet.
-    #[serde(
-        rename = "binaryData",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub binary_data: ::std::option::Option<
+    #[serde(rename = "binaryData", default)]
+    pub binary_data: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             ::k8s_client_runtime::codec::ByteString,
         >,
     >,
     /// Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub data: ::std::option::Option<
+    #[serde(rename = "data", default)]
+    pub data: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     /// Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.
-    #[serde(
-        rename = "immutable",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub immutable: ::std::option::Option<bool>,
+    #[serde(rename = "immutable", default)]
+    pub immutable: Option<bool>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
 }
 impl ConfigMap {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ConfigMap";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -16,14 +16,10 @@ pub struct ConfigMapNodeConfigSource {
     #[serde(
         rename = "resourceVersion",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub resource_version: ::std::option::Option<::std::string::String>,
+    pub resource_version: Option<::std::string::String>,
     /// UID is the metadata.UID of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.
-    #[serde(
-        rename = "uid",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub uid: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<::std::string::String>,
 }

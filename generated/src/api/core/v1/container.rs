@@ -4,42 +4,20 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Container {
     /// Arguments to the entrypoint. The container image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
-    #[serde(
-        rename = "args",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub args: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "args", default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<::std::vec::Vec<::std::string::String>>,
     /// Entrypoint array. Not executed within a shell. The container image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
-    #[serde(
-        rename = "command",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub command: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "command", default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<::std::vec::Vec<::std::string::String>>,
     /// List of environment variables to set in the container. Cannot be updated.
-    #[serde(
-        rename = "env",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub env: ::std::option::Option<::std::vec::Vec<crate::api::core::v1::EnvVar>>,
+    #[serde(rename = "env", default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<::std::vec::Vec<crate::api::core::v1::EnvVar>>,
     /// List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
-    #[serde(
-        rename = "envFrom",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub env_from: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::EnvFromSource>,
-    >,
+    #[serde(rename = "envFrom", default, skip_serializing_if = "Option::is_none")]
+    pub env_from: Option<::std::vec::Vec<crate::api::core::v1::EnvFromSource>>,
     /// Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
-    #[serde(
-        rename = "image",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub image: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<::std::string::String>,
     /// Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
     ///
     /// Possible enum values:
@@ -49,109 +27,67 @@ pub struct Container {
     #[serde(
         rename = "imagePullPolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub image_pull_policy: ::std::option::Option<::std::string::String>,
+    pub image_pull_policy: Option<::std::string::String>,
     /// Actions that the management system should take in response to container lifecycle events. Cannot be updated.
-    #[serde(
-        rename = "lifecycle",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub lifecycle: ::std::option::Option<crate::api::core::v1::Lifecycle>,
+    #[serde(rename = "lifecycle", default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<crate::api::core::v1::Lifecycle>,
     /// Periodic probe of container liveness. Container will be restarted if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
-    #[serde(
-        rename = "livenessProbe",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub liveness_probe: ::std::option::Option<crate::api::core::v1::Probe>,
+    #[serde(rename = "livenessProbe", default, skip_serializing_if = "Option::is_none")]
+    pub liveness_probe: Option<crate::api::core::v1::Probe>,
     /// Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// List of ports to expose from the container. Not specifying a port here DOES NOT prevent that port from being exposed. Any port which is listening on the default "0.0.0.0" address inside a container will be accessible from the network. Modifying this array with strategic merge patch may corrupt the data. For more information See https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated.
-    #[serde(
-        rename = "ports",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ports: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::ContainerPort>,
-    >,
+    #[serde(rename = "ports", default, skip_serializing_if = "Option::is_none")]
+    pub ports: Option<::std::vec::Vec<crate::api::core::v1::ContainerPort>>,
     /// Periodic probe of container service readiness. Container will be removed from service endpoints if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
-    #[serde(
-        rename = "readinessProbe",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub readiness_probe: ::std::option::Option<crate::api::core::v1::Probe>,
+    #[serde(rename = "readinessProbe", default, skip_serializing_if = "Option::is_none")]
+    pub readiness_probe: Option<crate::api::core::v1::Probe>,
     /// Resources resize policy for the container. This field cannot be set on ephemeral containers.
-    #[serde(
-        rename = "resizePolicy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resize_policy: ::std::option::Option<
+    #[serde(rename = "resizePolicy", default, skip_serializing_if = "Option::is_none")]
+    pub resize_policy: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerResizePolicy>,
     >,
     /// Compute Resources required by this container. Cannot be updated. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
-    #[serde(
-        rename = "resources",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resources: ::std::option::Option<crate::api::core::v1::ResourceRequirements>,
+    #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<crate::api::core::v1::ResourceRequirements>,
     /// RestartPolicy defines the restart behavior of individual containers in a pod. This overrides the pod-level restart policy. When this field is not specified, the restart behavior is defined by the Pod's restart policy and the container type. Additionally, setting the RestartPolicy as "Always" for the init container will have the following effect: this init container will be continually restarted on exit until all regular containers have terminated. Once all regular containers have completed, all init containers with restartPolicy "Always" will be shut down. This lifecycle differs from normal init containers and is often referred to as a "sidecar" container. Although this init container still starts in the init container sequence, it does not wait for the container to complete before proceeding to the next init container. Instead, the next init container starts immediately after this init container is started, or after any startupProbe has successfully completed.
-    #[serde(
-        rename = "restartPolicy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub restart_policy: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "restartPolicy", default, skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<::std::string::String>,
     /// Represents a list of rules to be checked to determine if the container should be restarted on exit. The rules are evaluated in order. Once a rule matches a container exit condition, the remaining rules are ignored. If no rule matches the container exit condition, the Container-level restart policy determines the whether the container is restarted or not. Constraints on the rules: - At most 20 rules are allowed. - Rules can have the same action. - Identical rules are not forbidden in validations. When rules are specified, container MUST set RestartPolicy explicitly even it if matches the Pod's RestartPolicy.
     #[serde(
         rename = "restartPolicyRules",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub restart_policy_rules: ::std::option::Option<
+    pub restart_policy_rules: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerRestartRule>,
     >,
     /// SecurityContext defines the security options the container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext. More info: https://kubernetes.io/docs/tasks/configure-pod-container/security-context/
     #[serde(
         rename = "securityContext",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub security_context: ::std::option::Option<crate::api::core::v1::SecurityContext>,
+    pub security_context: Option<crate::api::core::v1::SecurityContext>,
     /// StartupProbe indicates that the Pod has successfully initialized. If specified, no other probes are executed until this completes successfully. If this probe fails, the Pod will be restarted, just as if the livenessProbe failed. This can be used to provide different probe parameters at the beginning of a Pod's lifecycle, when it might take a long time to load data or warm a cache, than during steady-state operation. This cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
-    #[serde(
-        rename = "startupProbe",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub startup_probe: ::std::option::Option<crate::api::core::v1::Probe>,
+    #[serde(rename = "startupProbe", default, skip_serializing_if = "Option::is_none")]
+    pub startup_probe: Option<crate::api::core::v1::Probe>,
     /// Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.
-    #[serde(
-        rename = "stdin",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub stdin: ::std::option::Option<bool>,
+    #[serde(rename = "stdin", default, skip_serializing_if = "Option::is_none")]
+    pub stdin: Option<bool>,
     /// Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false
-    #[serde(
-        rename = "stdinOnce",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub stdin_once: ::std::option::Option<bool>,
+    #[serde(rename = "stdinOnce", default, skip_serializing_if = "Option::is_none")]
+    pub stdin_once: Option<bool>,
     /// Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
     #[serde(
         rename = "terminationMessagePath",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub termination_message_path: ::std::option::Option<::std::string::String>,
+    pub termination_message_path: Option<::std::string::String>,
     /// Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
     ///
     /// Possible enum values:
@@ -160,39 +96,19 @@ pub struct Container {
     #[serde(
         rename = "terminationMessagePolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub termination_message_policy: ::std::option::Option<::std::string::String>,
+    pub termination_message_policy: Option<::std::string::String>,
     /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
-    #[serde(
-        rename = "tty",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tty: ::std::option::Option<bool>,
+    #[serde(rename = "tty", default, skip_serializing_if = "Option::is_none")]
+    pub tty: Option<bool>,
     /// volumeDevices is the list of block devices to be used by the container.
-    #[serde(
-        rename = "volumeDevices",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_devices: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::VolumeDevice>,
-    >,
+    #[serde(rename = "volumeDevices", default, skip_serializing_if = "Option::is_none")]
+    pub volume_devices: Option<::std::vec::Vec<crate::api::core::v1::VolumeDevice>>,
     /// Pod volumes to mount into the container's filesystem. Cannot be updated.
-    #[serde(
-        rename = "volumeMounts",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_mounts: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::VolumeMount>,
-    >,
+    #[serde(rename = "volumeMounts", default, skip_serializing_if = "Option::is_none")]
+    pub volume_mounts: Option<::std::vec::Vec<crate::api::core::v1::VolumeMount>>,
     /// Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
-    #[serde(
-        rename = "workingDir",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub working_dir: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "workingDir", default, skip_serializing_if = "Option::is_none")]
+    pub working_dir: Option<::std::string::String>,
 }

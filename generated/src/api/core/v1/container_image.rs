@@ -4,17 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ContainerImage {
     /// Names by which this image is known. e.g. ["kubernetes.example/hyperkube:v1.0.7", "cloud-vendor.registry.example/cloud-vendor/hyperkube:v1.0.7"]
-    #[serde(
-        rename = "names",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub names: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "names", default, skip_serializing_if = "Option::is_none")]
+    pub names: Option<::std::vec::Vec<::std::string::String>>,
     /// The size of the image in bytes.
-    #[serde(
-        rename = "sizeBytes",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub size_bytes: ::std::option::Option<i64>,
+    #[serde(rename = "sizeBytes", default, skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<i64>,
 }

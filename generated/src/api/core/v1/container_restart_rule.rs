@@ -7,12 +7,6 @@ pub struct ContainerRestartRule {
     #[serde(rename = "action", default)]
     pub action: ::std::string::String,
     /// Represents the exit codes to check on container exits.
-    #[serde(
-        rename = "exitCodes",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub exit_codes: ::std::option::Option<
-        crate::api::core::v1::ContainerRestartRuleOnExitCodes,
-    >,
+    #[serde(rename = "exitCodes", default, skip_serializing_if = "Option::is_none")]
+    pub exit_codes: Option<crate::api::core::v1::ContainerRestartRuleOnExitCodes>,
 }

@@ -10,10 +10,6 @@ pub struct ContainerRestartRuleOnExitCodes {
     #[serde(rename = "operator", default)]
     pub operator: ::std::string::String,
     /// Specifies the set of values to check for container exit codes. At most 255 elements are allowed.
-    #[serde(
-        rename = "values",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub values: ::std::option::Option<::std::vec::Vec<i32>>,
+    #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<::std::vec::Vec<i32>>,
 }

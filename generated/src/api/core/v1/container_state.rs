@@ -4,26 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ContainerState {
     /// Details about a running container
-    #[serde(
-        rename = "running",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub running: ::std::option::Option<crate::api::core::v1::ContainerStateRunning>,
+    #[serde(rename = "running", default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<crate::api::core::v1::ContainerStateRunning>,
     /// Details about a terminated container
-    #[serde(
-        rename = "terminated",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub terminated: ::std::option::Option<
-        crate::api::core::v1::ContainerStateTerminated,
-    >,
+    #[serde(rename = "terminated", default, skip_serializing_if = "Option::is_none")]
+    pub terminated: Option<crate::api::core::v1::ContainerStateTerminated>,
     /// Details about a waiting container
-    #[serde(
-        rename = "waiting",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub waiting: ::std::option::Option<crate::api::core::v1::ContainerStateWaiting>,
+    #[serde(rename = "waiting", default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<crate::api::core::v1::ContainerStateWaiting>,
 }

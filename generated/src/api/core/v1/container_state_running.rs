@@ -4,12 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ContainerStateRunning {
     /// Time at which the container was last (re-)started
-    #[serde(
-        rename = "startedAt",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub started_at: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "startedAt", default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
 }

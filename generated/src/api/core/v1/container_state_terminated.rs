@@ -4,52 +4,24 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ContainerStateTerminated {
     /// Container's ID in the format '<type>://<container_id>'
-    #[serde(
-        rename = "containerID",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub container_id: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "containerID", default, skip_serializing_if = "Option::is_none")]
+    pub container_id: Option<::std::string::String>,
     /// Exit status from the last termination of the container
     #[serde(rename = "exitCode", default)]
     pub exit_code: i32,
     /// Time at which the container last terminated
-    #[serde(
-        rename = "finishedAt",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub finished_at: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "finishedAt", default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Message regarding the last termination of the container
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub message: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<::std::string::String>,
     /// (brief) reason from the last termination of the container
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reason: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<::std::string::String>,
     /// Signal from the last termination of the container
-    #[serde(
-        rename = "signal",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub signal: ::std::option::Option<i32>,
+    #[serde(rename = "signal", default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
     /// Time at which previous execution of the container started
-    #[serde(
-        rename = "startedAt",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub started_at: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "startedAt", default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
 }

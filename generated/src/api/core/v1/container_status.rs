@@ -7,9 +7,9 @@ pub struct ContainerStatus {
     #[serde(
         rename = "allocatedResources",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub allocated_resources: ::std::option::Option<
+    pub allocated_resources: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
@@ -19,18 +19,14 @@ pub struct ContainerStatus {
     #[serde(
         rename = "allocatedResourcesStatus",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub allocated_resources_status: ::std::option::Option<
+    pub allocated_resources_status: Option<
         ::std::vec::Vec<crate::api::core::v1::ResourceStatus>,
     >,
     /// ContainerID is the ID of the container in the format '<type>://<container_id>'. Where type is a container runtime identifier, returned from Version call of CRI API (for example "containerd").
-    #[serde(
-        rename = "containerID",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub container_id: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "containerID", default, skip_serializing_if = "Option::is_none")]
+    pub container_id: Option<::std::string::String>,
     /// Image is the name of container image that the container is running. The container image may not match the image used in the PodSpec, as it may have been resolved by the runtime. More info: https://kubernetes.io/docs/concepts/containers/images.
     #[serde(rename = "image", default)]
     pub image: ::std::string::String,
@@ -38,12 +34,8 @@ pub struct ContainerStatus {
     #[serde(rename = "imageID", default)]
     pub image_id: ::std::string::String,
     /// LastTerminationState holds the last termination state of the container to help debug container crashes and restarts. This field is not populated if the container is still running and RestartCount is 0.
-    #[serde(
-        rename = "lastState",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub last_state: ::std::option::Option<crate::api::core::v1::ContainerState>,
+    #[serde(rename = "lastState", default, skip_serializing_if = "Option::is_none")]
+    pub last_state: Option<crate::api::core::v1::ContainerState>,
     /// Name is a DNS_LABEL representing the unique name of the container. Each container in a pod must have a unique name across all container types. Cannot be updated.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
@@ -53,29 +45,17 @@ pub struct ContainerStatus {
     #[serde(rename = "ready", default)]
     pub ready: bool,
     /// Resources represents the compute resource requests and limits that have been successfully enacted on the running container after it has been started or has been successfully resized.
-    #[serde(
-        rename = "resources",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resources: ::std::option::Option<crate::api::core::v1::ResourceRequirements>,
+    #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<crate::api::core::v1::ResourceRequirements>,
     /// RestartCount holds the number of times the container has been restarted. Kubelet makes an effort to always increment the value, but there are cases when the state may be lost due to node restarts and then the value may be reset to 0. The value is never negative.
     #[serde(rename = "restartCount", default)]
     pub restart_count: i32,
     /// Started indicates whether the container has finished its postStart lifecycle hook and passed its startup probe. Initialized as false, becomes true after startupProbe is considered successful. Resets to false when the container is restarted, or if kubelet loses state temporarily. In both cases, startup probes will run again. Is always true when no startupProbe is defined and container is running and has passed the postStart lifecycle hook. The null value must be treated the same as false.
-    #[serde(
-        rename = "started",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub started: ::std::option::Option<bool>,
+    #[serde(rename = "started", default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<bool>,
     /// State holds details about the container's current condition.
-    #[serde(
-        rename = "state",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub state: ::std::option::Option<crate::api::core::v1::ContainerState>,
+    #[serde(rename = "state", default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<crate::api::core::v1::ContainerState>,
     /// StopSignal reports the effective stop signal for this container
     ///
     /// Possible enum values:
@@ -144,26 +124,12 @@ pub struct ContainerStatus {
     ///  - `"SIGWINCH"`
     ///  - `"SIGXCPU"`
     ///  - `"SIGXFSZ"`
-    #[serde(
-        rename = "stopSignal",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub stop_signal: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "stopSignal", default, skip_serializing_if = "Option::is_none")]
+    pub stop_signal: Option<::std::string::String>,
     /// User represents user identity information initially attached to the first process of the container
-    #[serde(
-        rename = "user",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub user: ::std::option::Option<crate::api::core::v1::ContainerUser>,
+    #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<crate::api::core::v1::ContainerUser>,
     /// Status of volume mounts.
-    #[serde(
-        rename = "volumeMounts",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_mounts: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::VolumeMountStatus>,
-    >,
+    #[serde(rename = "volumeMounts", default, skip_serializing_if = "Option::is_none")]
+    pub volume_mounts: Option<::std::vec::Vec<crate::api::core::v1::VolumeMountStatus>>,
 }

@@ -7,35 +7,25 @@ pub struct CSIVolumeSource {
     #[serde(rename = "driver", default)]
     pub driver: ::std::string::String,
     /// fsType to mount. Ex. "ext4", "xfs", "ntfs". If not provided, the empty value is passed to the associated CSI driver which will determine the default filesystem to apply.
-    #[serde(
-        rename = "fsType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_type: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
+    pub fs_type: Option<::std::string::String>,
     /// nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls. This field is optional, and  may be empty if no secret is required. If the secret object contains more than one secret, all secret references are passed.
     #[serde(
         rename = "nodePublishSecretRef",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub node_publish_secret_ref: ::std::option::Option<
-        crate::api::core::v1::LocalObjectReference,
-    >,
+    pub node_publish_secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// readOnly specifies a read-only configuration for the volume. Defaults to false (read/write).
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
     /// volumeAttributes stores driver-specific properties that are passed to the CSI driver. Consult your driver's documentation for supported values.
     #[serde(
         rename = "volumeAttributes",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub volume_attributes: ::std::option::Option<
+    pub volume_attributes: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
 }

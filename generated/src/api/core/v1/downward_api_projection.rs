@@ -4,12 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DownwardAPIProjection {
     /// Items is a list of DownwardAPIVolume file
-    #[serde(
-        rename = "items",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub items: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::DownwardAPIVolumeFile>,
-    >,
+    #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<::std::vec::Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
 }

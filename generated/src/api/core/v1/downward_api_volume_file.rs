@@ -4,19 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DownwardAPIVolumeFile {
     /// Required: Selects a field of the pod: only annotations, labels, name, namespace and uid are supported.
-    #[serde(
-        rename = "fieldRef",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub field_ref: ::std::option::Option<crate::api::core::v1::ObjectFieldSelector>,
+    #[serde(rename = "fieldRef", default, skip_serializing_if = "Option::is_none")]
+    pub field_ref: Option<crate::api::core::v1::ObjectFieldSelector>,
     /// Optional: mode bits used to set permissions on this file, must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
-    #[serde(
-        rename = "mode",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub mode: ::std::option::Option<i32>,
+    #[serde(rename = "mode", default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<i32>,
     /// Required: Path is  the relative path name of the file to be created. Must not be absolute or contain the '..' path. Must be utf-8 encoded. The first item of the relative path must not start with '..'
     #[serde(rename = "path", default)]
     pub path: ::std::string::String,
@@ -24,9 +16,7 @@ pub struct DownwardAPIVolumeFile {
     #[serde(
         rename = "resourceFieldRef",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub resource_field_ref: ::std::option::Option<
-        crate::api::core::v1::ResourceFieldSelector,
-    >,
+    pub resource_field_ref: Option<crate::api::core::v1::ResourceFieldSelector>,
 }

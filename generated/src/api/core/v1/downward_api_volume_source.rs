@@ -4,19 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DownwardAPIVolumeSource {
     /// Optional: mode bits to use on created files by default. Must be a Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
-    #[serde(
-        rename = "defaultMode",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub default_mode: ::std::option::Option<i32>,
+    #[serde(rename = "defaultMode", default, skip_serializing_if = "Option::is_none")]
+    pub default_mode: Option<i32>,
     /// Items is a list of downward API volume file
-    #[serde(
-        rename = "items",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub items: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::DownwardAPIVolumeFile>,
-    >,
+    #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<::std::vec::Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
 }

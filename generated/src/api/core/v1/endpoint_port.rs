@@ -13,19 +13,11 @@ pub struct EndpointPort {
     ///   * 'kubernetes.io/wss' - WebSocket over TLS as described in https://www.rfc-editor.org/rfc/rfc6455
     ///
     /// * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
-    #[serde(
-        rename = "appProtocol",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub app_protocol: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "appProtocol", default, skip_serializing_if = "Option::is_none")]
+    pub app_protocol: Option<::std::string::String>,
     /// The name of this port.  This must match the 'name' field in the corresponding ServicePort. Must be a DNS_LABEL. Optional only if one port is defined.
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<::std::string::String>,
     /// The port number of the endpoint.
     #[serde(rename = "port", default)]
     pub port: i32,
@@ -35,10 +27,6 @@ pub struct EndpointPort {
     ///  - `"SCTP"` is the SCTP protocol.
     ///  - `"TCP"` is the TCP protocol.
     ///  - `"UDP"` is the UDP protocol.
-    #[serde(
-        rename = "protocol",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub protocol: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<::std::string::String>,
 }

@@ -16,30 +16,18 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct EndpointSubset {
     /// IP addresses which offer the related ports that are marked as ready. These endpoints should be considered safe for load balancers and clients to utilize.
-    #[serde(
-        rename = "addresses",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub addresses: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::EndpointAddress>,
-    >,
+    #[serde(rename = "addresses", default, skip_serializing_if = "Option::is_none")]
+    pub addresses: Option<::std::vec::Vec<crate::api::core::v1::EndpointAddress>>,
     /// IP addresses which offer the related ports but are not currently marked as ready because they have not yet finished starting, have recently failed a readiness check, or have recently failed a liveness check.
     #[serde(
         rename = "notReadyAddresses",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub not_ready_addresses: ::std::option::Option<
+    pub not_ready_addresses: Option<
         ::std::vec::Vec<crate::api::core::v1::EndpointAddress>,
     >,
     /// Port numbers available on the related IP addresses.
-    #[serde(
-        rename = "ports",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ports: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::EndpointPort>,
-    >,
+    #[serde(rename = "ports", default, skip_serializing_if = "Option::is_none")]
+    pub ports: Option<::std::vec::Vec<crate::api::core::v1::EndpointPort>>,
 }

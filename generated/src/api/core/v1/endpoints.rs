@@ -23,20 +23,10 @@ pub struct Endpoints {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.
-    #[serde(
-        rename = "subsets",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub subsets: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::EndpointSubset>,
-    >,
+    #[serde(rename = "subsets", default)]
+    pub subsets: Option<::std::vec::Vec<crate::api::core::v1::EndpointSubset>>,
 }
 impl Endpoints {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Endpoints";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

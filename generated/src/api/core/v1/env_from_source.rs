@@ -4,24 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct EnvFromSource {
     /// The ConfigMap to select from
-    #[serde(
-        rename = "configMapRef",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub config_map_ref: ::std::option::Option<crate::api::core::v1::ConfigMapEnvSource>,
+    #[serde(rename = "configMapRef", default, skip_serializing_if = "Option::is_none")]
+    pub config_map_ref: Option<crate::api::core::v1::ConfigMapEnvSource>,
     /// Optional text to prepend to the name of each environment variable. May consist of any printable ASCII characters except '='.
-    #[serde(
-        rename = "prefix",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub prefix: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "prefix", default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<::std::string::String>,
     /// The Secret to select from
-    #[serde(
-        rename = "secretRef",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<crate::api::core::v1::SecretEnvSource>,
+    #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<crate::api::core::v1::SecretEnvSource>,
 }

@@ -7,17 +7,9 @@ pub struct EnvVar {
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Defaults to "".
-    #[serde(
-        rename = "value",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub value: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<::std::string::String>,
     /// Source for the environment variable's value. Cannot be used if value is not empty.
-    #[serde(
-        rename = "valueFrom",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub value_from: ::std::option::Option<crate::api::core::v1::EnvVarSource>,
+    #[serde(rename = "valueFrom", default, skip_serializing_if = "Option::is_none")]
+    pub value_from: Option<crate::api::core::v1::EnvVarSource>,
 }

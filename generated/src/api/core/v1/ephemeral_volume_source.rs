@@ -13,9 +13,9 @@ pub struct EphemeralVolumeSource {
     #[serde(
         rename = "volumeClaimTemplate",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub volume_claim_template: ::std::option::Option<
+    pub volume_claim_template: Option<
         crate::api::core::v1::PersistentVolumeClaimTemplate,
     >,
 }

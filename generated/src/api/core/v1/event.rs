@@ -4,114 +4,52 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct Event {
     /// What action was taken/failed regarding to the Regarding object.
-    #[serde(
-        rename = "action",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub action: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "action", default)]
+    pub action: Option<::std::string::String>,
     /// The number of times this event has occurred.
-    #[serde(
-        rename = "count",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub count: ::std::option::Option<i32>,
+    #[serde(rename = "count", default)]
+    pub count: Option<i32>,
     /// Time when this Event was first observed.
-    #[serde(
-        rename = "eventTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub event_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::MicroTime,
-    >,
+    #[serde(rename = "eventTime", default)]
+    pub event_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)
-    #[serde(
-        rename = "firstTimestamp",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub first_timestamp: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "firstTimestamp", default)]
+    pub first_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// The object that this event is about.
     #[serde(rename = "involvedObject", default)]
     pub involved_object: crate::api::core::v1::ObjectReference,
     /// The time at which the most recent occurrence of this event was recorded.
-    #[serde(
-        rename = "lastTimestamp",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub last_timestamp: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "lastTimestamp", default)]
+    pub last_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// A human-readable description of the status of this operation.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub message: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "message", default)]
+    pub message: Option<::std::string::String>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// This should be a short, machine understandable string that gives the reason for the transition into the object's current status.
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reason: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reason", default)]
+    pub reason: Option<::std::string::String>,
     /// Optional secondary object for more complex actions.
-    #[serde(
-        rename = "related",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub related: ::std::option::Option<crate::api::core::v1::ObjectReference>,
+    #[serde(rename = "related", default)]
+    pub related: Option<crate::api::core::v1::ObjectReference>,
     /// Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.
-    #[serde(
-        rename = "reportingComponent",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reporting_component: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reportingComponent", default)]
+    pub reporting_component: Option<::std::string::String>,
     /// ID of the controller instance, e.g. `kubelet-xyzf`.
-    #[serde(
-        rename = "reportingInstance",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reporting_instance: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reportingInstance", default)]
+    pub reporting_instance: Option<::std::string::String>,
     /// Data about the Event series this event represents or nil if it's a singleton Event.
-    #[serde(
-        rename = "series",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub series: ::std::option::Option<crate::api::core::v1::EventSeries>,
+    #[serde(rename = "series", default)]
+    pub series: Option<crate::api::core::v1::EventSeries>,
     /// The component reporting this event. Should be a short machine understandable string.
-    #[serde(
-        rename = "source",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub source: ::std::option::Option<crate::api::core::v1::EventSource>,
+    #[serde(rename = "source", default)]
+    pub source: Option<crate::api::core::v1::EventSource>,
     /// Type of this event (Normal, Warning), new types could be added in the future
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "type", default)]
+    pub type_: Option<::std::string::String>,
 }
 impl Event {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Event";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,19 +4,13 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct EventSeries {
     /// Number of occurrences in this series up to the last heartbeat time
-    #[serde(
-        rename = "count",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub count: ::std::option::Option<i32>,
+    #[serde(rename = "count", default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<i32>,
     /// Time of the last occurrence observed
     #[serde(
         rename = "lastObservedTime",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub last_observed_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::MicroTime,
-    >,
+    pub last_observed_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
 }

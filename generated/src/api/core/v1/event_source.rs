@@ -4,17 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct EventSource {
     /// Component from which the event is generated.
-    #[serde(
-        rename = "component",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub component: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "component", default, skip_serializing_if = "Option::is_none")]
+    pub component: Option<::std::string::String>,
     /// Node name on which the event is generated.
-    #[serde(
-        rename = "host",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<::std::string::String>,
 }

@@ -4,38 +4,18 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct FCVolumeSource {
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-    #[serde(
-        rename = "fsType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_type: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
+    pub fs_type: Option<::std::string::String>,
     /// lun is Optional: FC target lun number
-    #[serde(
-        rename = "lun",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub lun: ::std::option::Option<i32>,
+    #[serde(rename = "lun", default, skip_serializing_if = "Option::is_none")]
+    pub lun: Option<i32>,
     /// readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
     /// targetWWNs is Optional: FC target worldwide names (WWNs)
-    #[serde(
-        rename = "targetWWNs",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub target_wwns: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "targetWWNs", default, skip_serializing_if = "Option::is_none")]
+    pub target_wwns: Option<::std::vec::Vec<::std::string::String>>,
     /// wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously.
-    #[serde(
-        rename = "wwids",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub wwids: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "wwids", default, skip_serializing_if = "Option::is_none")]
+    pub wwids: Option<::std::vec::Vec<::std::string::String>>,
 }

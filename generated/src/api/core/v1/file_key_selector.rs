@@ -9,12 +9,8 @@ pub struct FileKeySelector {
     /// Specify whether the file or its key must be defined. If the file or key does not exist, then the env var is not published. If optional is set to true and the specified key does not exist, the environment variable will not be set in the Pod's containers.
     ///
     /// If optional is set to false and the specified key does not exist, an error will be returned during Pod creation.
-    #[serde(
-        rename = "optional",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub optional: ::std::option::Option<bool>,
+    #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
     /// The path within the volume from which to select the file. Must be relative and may not contain the '..' path or start with '..'.
     #[serde(rename = "path", default)]
     pub path: ::std::string::String,

@@ -7,33 +7,17 @@ pub struct FlexVolumeSource {
     #[serde(rename = "driver", default)]
     pub driver: ::std::string::String,
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem depends on FlexVolume script.
-    #[serde(
-        rename = "fsType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_type: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
+    pub fs_type: Option<::std::string::String>,
     /// options is Optional: this field holds extra command options if any.
-    #[serde(
-        rename = "options",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub options: ::std::option::Option<
+    #[serde(rename = "options", default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     /// readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
     /// secretRef is Optional: secretRef is reference to the secret object containing sensitive information to pass to the plugin scripts. This may be empty if no secret object is specified. If the secret object contains more than one secret, all secrets are passed to the plugin scripts.
-    #[serde(
-        rename = "secretRef",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<crate::api::core::v1::LocalObjectReference>,
+    #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
 }

@@ -4,17 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct FlockerVolumeSource {
     /// datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker should be considered as deprecated
-    #[serde(
-        rename = "datasetName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dataset_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "datasetName", default, skip_serializing_if = "Option::is_none")]
+    pub dataset_name: Option<::std::string::String>,
     /// datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset
-    #[serde(
-        rename = "datasetUUID",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dataset_uuid: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "datasetUUID", default, skip_serializing_if = "Option::is_none")]
+    pub dataset_uuid: Option<::std::string::String>,
 }

@@ -6,20 +6,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct GitRepoVolumeSource {
     /// directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name.
-    #[serde(
-        rename = "directory",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub directory: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "directory", default, skip_serializing_if = "Option::is_none")]
+    pub directory: Option<::std::string::String>,
     /// repository is the URL
     #[serde(rename = "repository", default)]
     pub repository: ::std::string::String,
     /// revision is the commit hash for the specified revision.
-    #[serde(
-        rename = "revision",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub revision: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<::std::string::String>,
 }

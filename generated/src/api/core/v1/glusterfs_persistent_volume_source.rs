@@ -10,17 +10,13 @@ pub struct GlusterfsPersistentVolumeSource {
     #[serde(
         rename = "endpointsNamespace",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub endpoints_namespace: ::std::option::Option<::std::string::String>,
+    pub endpoints_namespace: Option<::std::string::String>,
     /// path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
     #[serde(rename = "path", default)]
     pub path: ::std::string::String,
     /// readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
 }

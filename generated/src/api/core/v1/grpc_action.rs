@@ -9,10 +9,6 @@ pub struct GRPCAction {
     /// Service is the name of the service to place in the gRPC HealthCheckRequest (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).
     ///
     /// If this is not specified, the default behavior is defined by gRPC.
-    #[serde(
-        rename = "service",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub service: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "service", default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<::std::string::String>,
 }

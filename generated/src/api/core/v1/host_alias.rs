@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct HostAlias {
     /// Hostnames for the above IP address.
-    #[serde(
-        rename = "hostnames",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub hostnames: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "hostnames", default, skip_serializing_if = "Option::is_none")]
+    pub hostnames: Option<::std::vec::Vec<::std::string::String>>,
     /// IP address of the host file entry.
     #[serde(rename = "ip", default)]
     pub ip: ::std::string::String,

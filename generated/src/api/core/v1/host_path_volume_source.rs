@@ -17,10 +17,6 @@ pub struct HostPathVolumeSource {
     ///  - `"File"` A file must exist at the given path
     ///  - `"FileOrCreate"` If nothing exists at the given path, an empty file will be created there as needed with file mode 0644, having the same group and ownership with Kubelet.
     ///  - `"Socket"` A UNIX socket must exist at the given path
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub type_: Option<::std::string::String>,
 }

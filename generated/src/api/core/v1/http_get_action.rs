@@ -4,28 +4,14 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct HTTPGetAction {
     /// Host name to connect to, defaults to the pod IP. You probably want to set "Host" in httpHeaders instead.
-    #[serde(
-        rename = "host",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<::std::string::String>,
     /// Custom headers to set in the request. HTTP allows repeated headers.
-    #[serde(
-        rename = "httpHeaders",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub http_headers: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::HTTPHeader>,
-    >,
+    #[serde(rename = "httpHeaders", default, skip_serializing_if = "Option::is_none")]
+    pub http_headers: Option<::std::vec::Vec<crate::api::core::v1::HTTPHeader>>,
     /// Path to access on the HTTP server.
-    #[serde(
-        rename = "path",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub path: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<::std::string::String>,
     /// Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
     #[serde(rename = "port", default)]
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
@@ -34,10 +20,6 @@ pub struct HTTPGetAction {
     /// Possible enum values:
     ///  - `"HTTP"` means that the scheme used will be http://
     ///  - `"HTTPS"` means that the scheme used will be https://
-    #[serde(
-        rename = "scheme",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub scheme: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "scheme", default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<::std::string::String>,
 }

@@ -9,17 +9,9 @@ pub struct ImageVolumeSource {
     ///  - `"Always"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.
     ///  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
     ///  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
-    #[serde(
-        rename = "pullPolicy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pull_policy: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "pullPolicy", default, skip_serializing_if = "Option::is_none")]
+    pub pull_policy: Option<::std::string::String>,
     /// Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
-    #[serde(
-        rename = "reference",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reference: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reference", default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<::std::string::String>,
 }

@@ -7,64 +7,40 @@ pub struct ISCSIVolumeSource {
     #[serde(
         rename = "chapAuthDiscovery",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub chap_auth_discovery: ::std::option::Option<bool>,
+    pub chap_auth_discovery: Option<bool>,
     /// chapAuthSession defines whether support iSCSI Session CHAP authentication
     #[serde(
         rename = "chapAuthSession",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub chap_auth_session: ::std::option::Option<bool>,
+    pub chap_auth_session: Option<bool>,
     /// fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi
-    #[serde(
-        rename = "fsType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_type: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
+    pub fs_type: Option<::std::string::String>,
     /// initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection.
-    #[serde(
-        rename = "initiatorName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub initiator_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "initiatorName", default, skip_serializing_if = "Option::is_none")]
+    pub initiator_name: Option<::std::string::String>,
     /// iqn is the target iSCSI Qualified Name.
     #[serde(rename = "iqn", default)]
     pub iqn: ::std::string::String,
     /// iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp).
-    #[serde(
-        rename = "iscsiInterface",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub iscsi_interface: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "iscsiInterface", default, skip_serializing_if = "Option::is_none")]
+    pub iscsi_interface: Option<::std::string::String>,
     /// lun represents iSCSI Target Lun number.
     #[serde(rename = "lun", default)]
     pub lun: i32,
     /// portals is the iSCSI Target Portal List. The portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
-    #[serde(
-        rename = "portals",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub portals: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "portals", default, skip_serializing_if = "Option::is_none")]
+    pub portals: Option<::std::vec::Vec<::std::string::String>>,
     /// readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false.
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
     /// secretRef is the CHAP Secret for iSCSI target and initiator authentication
-    #[serde(
-        rename = "secretRef",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<crate::api::core::v1::LocalObjectReference>,
+    #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
     #[serde(rename = "targetPortal", default)]
     pub target_portal: ::std::string::String,

@@ -4,19 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Lifecycle {
     /// PostStart is called immediately after a container is created. If the handler fails, the container is terminated and restarted according to its restart policy. Other management of the container blocks until the hook completes. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks
-    #[serde(
-        rename = "postStart",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub post_start: ::std::option::Option<crate::api::core::v1::LifecycleHandler>,
+    #[serde(rename = "postStart", default, skip_serializing_if = "Option::is_none")]
+    pub post_start: Option<crate::api::core::v1::LifecycleHandler>,
     /// PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc. The handler is not called if the container crashes or exits. The Pod's termination grace period countdown begins before the PreStop hook is executed. Regardless of the outcome of the handler, the container will eventually terminate within the Pod's termination grace period (unless delayed by finalizers). Other management of the container blocks until the hook completes or until the termination grace period is reached. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks
-    #[serde(
-        rename = "preStop",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pre_stop: ::std::option::Option<crate::api::core::v1::LifecycleHandler>,
+    #[serde(rename = "preStop", default, skip_serializing_if = "Option::is_none")]
+    pub pre_stop: Option<crate::api::core::v1::LifecycleHandler>,
     /// StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name
     ///
     /// Possible enum values:
@@ -85,10 +77,6 @@ pub struct Lifecycle {
     ///  - `"SIGWINCH"`
     ///  - `"SIGXCPU"`
     ///  - `"SIGXFSZ"`
-    #[serde(
-        rename = "stopSignal",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub stop_signal: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "stopSignal", default, skip_serializing_if = "Option::is_none")]
+    pub stop_signal: Option<::std::string::String>,
 }

@@ -7,18 +7,10 @@ pub struct LimitRange {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Spec defines the limits enforced. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::core::v1::LimitRangeSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::core::v1::LimitRangeSpec>,
 }
 impl LimitRange {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "LimitRange";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

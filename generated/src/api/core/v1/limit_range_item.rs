@@ -4,36 +4,24 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct LimitRangeItem {
     /// Default resource requirement limit value by resource name if resource limit is omitted.
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub default: ::std::option::Option<
+    #[serde(rename = "default", default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// DefaultRequest is the default resource requirement request value by resource name if resource request is omitted.
-    #[serde(
-        rename = "defaultRequest",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub default_request: ::std::option::Option<
+    #[serde(rename = "defaultRequest", default, skip_serializing_if = "Option::is_none")]
+    pub default_request: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Max usage constraints on this kind by resource name.
-    #[serde(
-        rename = "max",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub max: ::std::option::Option<
+    #[serde(rename = "max", default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
@@ -43,21 +31,17 @@ pub struct LimitRangeItem {
     #[serde(
         rename = "maxLimitRequestRatio",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub max_limit_request_ratio: ::std::option::Option<
+    pub max_limit_request_ratio: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Min usage constraints on this kind by resource name.
-    #[serde(
-        rename = "min",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub min: ::std::option::Option<
+    #[serde(rename = "min", default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,

@@ -10,9 +10,9 @@ pub struct LinuxContainerUser {
     #[serde(
         rename = "supplementalGroups",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub supplemental_groups: ::std::option::Option<::std::vec::Vec<i64>>,
+    pub supplemental_groups: Option<::std::vec::Vec<i64>>,
     /// UID is the primary uid initially attached to the first process in the container
     #[serde(rename = "uid", default)]
     pub uid: i64,

@@ -4,12 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct LoadBalancerStatus {
     /// Ingress is a list containing ingress points for the load-balancer. Traffic intended for the service should be sent to these ingress points.
-    #[serde(
-        rename = "ingress",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ingress: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::LoadBalancerIngress>,
-    >,
+    #[serde(rename = "ingress", default, skip_serializing_if = "Option::is_none")]
+    pub ingress: Option<::std::vec::Vec<crate::api::core::v1::LoadBalancerIngress>>,
 }

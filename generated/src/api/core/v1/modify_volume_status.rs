@@ -24,9 +24,7 @@ pub struct ModifyVolumeStatus {
     #[serde(
         rename = "targetVolumeAttributesClassName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub target_volume_attributes_class_name: ::std::option::Option<
-        ::std::string::String,
-    >,
+    pub target_volume_attributes_class_name: Option<::std::string::String>,
 }

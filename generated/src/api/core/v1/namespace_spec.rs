@@ -4,10 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NamespaceSpec {
     /// Finalizers is an opaque list of values that must be empty to permanently remove object from storage. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
-    #[serde(
-        rename = "finalizers",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub finalizers: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "finalizers", default, skip_serializing_if = "Option::is_none")]
+    pub finalizers: Option<::std::vec::Vec<::std::string::String>>,
 }

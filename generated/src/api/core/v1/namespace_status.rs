@@ -4,23 +4,13 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NamespaceStatus {
     /// Represents the latest available observations of a namespace's current state.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::NamespaceCondition>,
-    >,
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<::std::vec::Vec<crate::api::core::v1::NamespaceCondition>>,
     /// Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
     ///
     /// Possible enum values:
     ///  - `"Active"` means the namespace is available for use in the system
     ///  - `"Terminating"` means the namespace is undergoing graceful termination
-    #[serde(
-        rename = "phase",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub phase: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<::std::string::String>,
 }

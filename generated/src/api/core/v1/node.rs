@@ -7,25 +7,13 @@ pub struct Node {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Spec defines the behavior of a node. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::core::v1::NodeSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::core::v1::NodeSpec>,
     /// Most recently observed status of the node. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::core::v1::NodeStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::core::v1::NodeStatus>,
 }
 impl Node {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Node";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -7,18 +7,18 @@ pub struct NodeAffinity {
     #[serde(
         rename = "preferredDuringSchedulingIgnoredDuringExecution",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub preferred_during_scheduling_ignored_during_execution: ::std::option::Option<
+    pub preferred_during_scheduling_ignored_during_execution: Option<
         ::std::vec::Vec<crate::api::core::v1::PreferredSchedulingTerm>,
     >,
     /// If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to an update), the system may or may not try to eventually evict the pod from its node.
     #[serde(
         rename = "requiredDuringSchedulingIgnoredDuringExecution",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub required_during_scheduling_ignored_during_execution: ::std::option::Option<
+    pub required_during_scheduling_ignored_during_execution: Option<
         crate::api::core::v1::NodeSelector,
     >,
 }

@@ -4,12 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NodeConfigSource {
     /// ConfigMap is a reference to a Node's ConfigMap
-    #[serde(
-        rename = "configMap",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub config_map: ::std::option::Option<
-        crate::api::core::v1::ConfigMapNodeConfigSource,
-    >,
+    #[serde(rename = "configMap", default, skip_serializing_if = "Option::is_none")]
+    pub config_map: Option<crate::api::core::v1::ConfigMapNodeConfigSource>,
 }

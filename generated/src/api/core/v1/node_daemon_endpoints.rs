@@ -7,7 +7,7 @@ pub struct NodeDaemonEndpoints {
     #[serde(
         rename = "kubeletEndpoint",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub kubelet_endpoint: ::std::option::Option<crate::api::core::v1::DaemonEndpoint>,
+    pub kubelet_endpoint: Option<crate::api::core::v1::DaemonEndpoint>,
 }

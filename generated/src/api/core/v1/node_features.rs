@@ -7,7 +7,7 @@ pub struct NodeFeatures {
     #[serde(
         rename = "supplementalGroupsPolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub supplemental_groups_policy: ::std::option::Option<bool>,
+    pub supplemental_groups_policy: Option<bool>,
 }

@@ -4,19 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NodeRuntimeHandler {
     /// Supported features.
-    #[serde(
-        rename = "features",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub features: ::std::option::Option<
-        crate::api::core::v1::NodeRuntimeHandlerFeatures,
-    >,
+    #[serde(rename = "features", default, skip_serializing_if = "Option::is_none")]
+    pub features: Option<crate::api::core::v1::NodeRuntimeHandlerFeatures>,
     /// Runtime handler name. Empty for the default runtime handler.
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<::std::string::String>,
 }

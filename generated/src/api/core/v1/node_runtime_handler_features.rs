@@ -7,14 +7,10 @@ pub struct NodeRuntimeHandlerFeatures {
     #[serde(
         rename = "recursiveReadOnlyMounts",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub recursive_read_only_mounts: ::std::option::Option<bool>,
+    pub recursive_read_only_mounts: Option<bool>,
     /// UserNamespaces is set to true if the runtime handler supports UserNamespaces, including for volumes.
-    #[serde(
-        rename = "userNamespaces",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub user_namespaces: ::std::option::Option<bool>,
+    #[serde(rename = "userNamespaces", default, skip_serializing_if = "Option::is_none")]
+    pub user_namespaces: Option<bool>,
 }

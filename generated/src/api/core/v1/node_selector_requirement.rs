@@ -18,10 +18,6 @@ pub struct NodeSelectorRequirement {
     #[serde(rename = "operator", default)]
     pub operator: ::std::string::String,
     /// An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch.
-    #[serde(
-        rename = "values",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub values: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<::std::vec::Vec<::std::string::String>>,
 }

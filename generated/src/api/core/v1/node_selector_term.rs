@@ -7,18 +7,14 @@ pub struct NodeSelectorTerm {
     #[serde(
         rename = "matchExpressions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub match_expressions: ::std::option::Option<
+    pub match_expressions: Option<
         ::std::vec::Vec<crate::api::core::v1::NodeSelectorRequirement>,
     >,
     /// A list of node selector requirements by node's fields.
-    #[serde(
-        rename = "matchFields",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub match_fields: ::std::option::Option<
+    #[serde(rename = "matchFields", default, skip_serializing_if = "Option::is_none")]
+    pub match_fields: Option<
         ::std::vec::Vec<crate::api::core::v1::NodeSelectorRequirement>,
     >,
 }

@@ -4,128 +4,78 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NodeStatus {
     /// List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).
-    #[serde(
-        rename = "addresses",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub addresses: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::NodeAddress>,
-    >,
+    #[serde(rename = "addresses", default, skip_serializing_if = "Option::is_none")]
+    pub addresses: Option<::std::vec::Vec<crate::api::core::v1::NodeAddress>>,
     /// Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity.
-    #[serde(
-        rename = "allocatable",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub allocatable: ::std::option::Option<
+    #[serde(rename = "allocatable", default, skip_serializing_if = "Option::is_none")]
+    pub allocatable: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Capacity represents the total resources of a node. More info: https://kubernetes.io/docs/reference/node/node-status/#capacity
-    #[serde(
-        rename = "capacity",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub capacity: ::std::option::Option<
+    #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Conditions is an array of current observed node conditions. More info: https://kubernetes.io/docs/reference/node/node-status/#condition
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::NodeCondition>,
-    >,
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<::std::vec::Vec<crate::api::core::v1::NodeCondition>>,
     /// Status of the config assigned to the node via the dynamic Kubelet config feature.
-    #[serde(
-        rename = "config",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub config: ::std::option::Option<crate::api::core::v1::NodeConfigStatus>,
+    #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<crate::api::core::v1::NodeConfigStatus>,
     /// Endpoints of daemons running on the Node.
     #[serde(
         rename = "daemonEndpoints",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub daemon_endpoints: ::std::option::Option<
-        crate::api::core::v1::NodeDaemonEndpoints,
-    >,
+    pub daemon_endpoints: Option<crate::api::core::v1::NodeDaemonEndpoints>,
     /// DeclaredFeatures represents the features related to feature gates that are declared by the node.
     #[serde(
         rename = "declaredFeatures",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub declared_features: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub declared_features: Option<::std::vec::Vec<::std::string::String>>,
     /// Features describes the set of features implemented by the CRI implementation.
-    #[serde(
-        rename = "features",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub features: ::std::option::Option<crate::api::core::v1::NodeFeatures>,
+    #[serde(rename = "features", default, skip_serializing_if = "Option::is_none")]
+    pub features: Option<crate::api::core::v1::NodeFeatures>,
     /// List of container images on this node
-    #[serde(
-        rename = "images",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub images: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::ContainerImage>,
-    >,
+    #[serde(rename = "images", default, skip_serializing_if = "Option::is_none")]
+    pub images: Option<::std::vec::Vec<crate::api::core::v1::ContainerImage>>,
     /// Set of ids/uuids to uniquely identify the node. More info: https://kubernetes.io/docs/reference/node/node-status/#info
-    #[serde(
-        rename = "nodeInfo",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_info: ::std::option::Option<crate::api::core::v1::NodeSystemInfo>,
+    #[serde(rename = "nodeInfo", default, skip_serializing_if = "Option::is_none")]
+    pub node_info: Option<crate::api::core::v1::NodeSystemInfo>,
     /// NodePhase is the recently observed lifecycle phase of the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never populated, and now is deprecated.
     ///
     /// Possible enum values:
     ///  - `"Pending"` means the node has been created/added by the system, but not configured.
     ///  - `"Running"` means the node has been configured and has Kubernetes components running.
     ///  - `"Terminated"` means the node has been removed from the cluster.
-    #[serde(
-        rename = "phase",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub phase: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<::std::string::String>,
     /// The available runtime handlers.
     #[serde(
         rename = "runtimeHandlers",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub runtime_handlers: ::std::option::Option<
+    pub runtime_handlers: Option<
         ::std::vec::Vec<crate::api::core::v1::NodeRuntimeHandler>,
     >,
     /// List of volumes that are attached to the node.
     #[serde(
         rename = "volumesAttached",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub volumes_attached: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::AttachedVolume>,
-    >,
+    pub volumes_attached: Option<::std::vec::Vec<crate::api::core::v1::AttachedVolume>>,
     /// List of attachable volumes in use (mounted) by the node.
-    #[serde(
-        rename = "volumesInUse",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volumes_in_use: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "volumesInUse", default, skip_serializing_if = "Option::is_none")]
+    pub volumes_in_use: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -4,10 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NodeSwapStatus {
     /// Total amount of swap memory in bytes.
-    #[serde(
-        rename = "capacity",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub capacity: ::std::option::Option<i64>,
+    #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<i64>,
 }

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ObjectFieldSelector {
     /// Version of the schema the FieldPath is written in terms of, defaults to "v1".
-    #[serde(
-        rename = "apiVersion",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_version: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<::std::string::String>,
     /// Path of the field to select in the specified API version.
     #[serde(rename = "fieldPath", default)]
     pub field_path: ::std::string::String,

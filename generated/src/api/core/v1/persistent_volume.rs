@@ -7,25 +7,13 @@ pub struct PersistentVolume {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// spec defines a specification of a persistent volume owned by the cluster. Provisioned by an administrator. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::core::v1::PersistentVolumeSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::core::v1::PersistentVolumeSpec>,
     /// status represents the current information/status for the persistent volume. Populated by the system. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::core::v1::PersistentVolumeStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::core::v1::PersistentVolumeStatus>,
 }
 impl PersistentVolume {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "PersistentVolume";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -7,25 +7,13 @@ pub struct PersistentVolumeClaim {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// spec defines the desired characteristics of a volume requested by a pod author. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::core::v1::PersistentVolumeClaimSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::core::v1::PersistentVolumeClaimSpec>,
     /// status represents the current information/status of a persistent volume claim. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::core::v1::PersistentVolumeClaimStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::core::v1::PersistentVolumeClaimStatus>,
 }
 impl PersistentVolumeClaim {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "PersistentVolumeClaim";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,37 +4,21 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PersistentVolumeClaimCondition {
     /// lastProbeTime is the time we probed the condition.
-    #[serde(
-        rename = "lastProbeTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub last_probe_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "lastProbeTime", default, skip_serializing_if = "Option::is_none")]
+    pub last_probe_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// lastTransitionTime is the time the condition transitioned from one status to another.
     #[serde(
         rename = "lastTransitionTime",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub last_transition_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// message is the human-readable message indicating details about last transition.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub message: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<::std::string::String>,
     /// reason is a unique, this should be a short, machine understandable string that gives the reason for condition's last transition. If it reports "Resizing" that means the underlying persistent volume is being resized.
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reason: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<::std::string::String>,
     /// Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=state%20of%20pvc-,conditions.status,-(string)%2C%20required
     #[serde(rename = "status", default)]
     pub status: ::std::string::String,

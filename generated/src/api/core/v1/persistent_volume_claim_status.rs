@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PersistentVolumeClaimStatus {
     /// accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
-    #[serde(
-        rename = "accessModes",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub access_modes: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "accessModes", default, skip_serializing_if = "Option::is_none")]
+    pub access_modes: Option<::std::vec::Vec<::std::string::String>>,
     /// allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follow standard Kubernetes label syntax. Valid values are either:
     /// 	* Un-prefixed keys:
     /// 		- storage - the capacity of the volume.
@@ -41,9 +37,9 @@ pub struct PersistentVolumeClaimStatus {
     #[serde(
         rename = "allocatedResourceStatuses",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub allocated_resource_statuses: ::std::option::Option<
+    pub allocated_resource_statuses: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     /// allocatedResources tracks the resources allocated to a PVC including its capacity. Key names follow standard Kubernetes label syntax. Valid values are either:
@@ -58,63 +54,47 @@ pub struct PersistentVolumeClaimStatus {
     #[serde(
         rename = "allocatedResources",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub allocated_resources: ::std::option::Option<
+    pub allocated_resources: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// capacity represents the actual resources of the underlying volume.
-    #[serde(
-        rename = "capacity",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub capacity: ::std::option::Option<
+    #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// conditions is the current Condition of persistent volume claim. If underlying persistent volume is being resized then the Condition will be set to 'Resizing'.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<crate::api::core::v1::PersistentVolumeClaimCondition>,
     >,
     /// currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using. When unset, there is no VolumeAttributeClass applied to this PersistentVolumeClaim
     #[serde(
         rename = "currentVolumeAttributesClassName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub current_volume_attributes_class_name: ::std::option::Option<
-        ::std::string::String,
-    >,
+    pub current_volume_attributes_class_name: Option<::std::string::String>,
     /// ModifyVolumeStatus represents the status object of ControllerModifyVolume operation. When this is unset, there is no ModifyVolume operation being attempted.
     #[serde(
         rename = "modifyVolumeStatus",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub modify_volume_status: ::std::option::Option<
-        crate::api::core::v1::ModifyVolumeStatus,
-    >,
+    pub modify_volume_status: Option<crate::api::core::v1::ModifyVolumeStatus>,
     /// phase represents the current phase of PersistentVolumeClaim.
     ///
     /// Possible enum values:
     ///  - `"Bound"` used for PersistentVolumeClaims that are bound
     ///  - `"Lost"` used for PersistentVolumeClaims that lost their underlying PersistentVolume. The claim was bound to a PersistentVolume and this volume does not exist any longer and all data on it was lost.
     ///  - `"Pending"` used for PersistentVolumeClaims that are not yet bound
-    #[serde(
-        rename = "phase",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub phase: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<::std::string::String>,
 }

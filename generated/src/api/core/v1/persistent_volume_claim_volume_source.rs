@@ -7,10 +7,6 @@ pub struct PersistentVolumeClaimVolumeSource {
     #[serde(rename = "claimName", default)]
     pub claim_name: ::std::string::String,
     /// readOnly Will force the ReadOnly setting in VolumeMounts. Default false.
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
 }

@@ -7,18 +7,14 @@ pub struct PersistentVolumeStatus {
     #[serde(
         rename = "lastPhaseTransitionTime",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub last_phase_transition_time: ::std::option::Option<
+    pub last_phase_transition_time: Option<
         crate::apimachinery::pkg::apis::meta::v1::Time,
     >,
     /// message is a human-readable message indicating details about why the volume is in this state.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub message: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<::std::string::String>,
     /// phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase
     ///
     /// Possible enum values:
@@ -27,17 +23,9 @@ pub struct PersistentVolumeStatus {
     ///  - `"Failed"` used for PersistentVolumes that failed to be correctly recycled or deleted after being released from a claim
     ///  - `"Pending"` used for PersistentVolumes that are not available
     ///  - `"Released"` used for PersistentVolumes where the bound PersistentVolumeClaim was deleted released volumes must be recycled before becoming available again this phase is used by the persistent volume claim binder to signal to another process to reclaim the resource
-    #[serde(
-        rename = "phase",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub phase: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<::std::string::String>,
     /// reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reason: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<::std::string::String>,
 }

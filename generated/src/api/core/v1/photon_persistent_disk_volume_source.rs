@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PhotonPersistentDiskVolumeSource {
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-    #[serde(
-        rename = "fsType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_type: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
+    pub fs_type: Option<::std::string::String>,
     /// pdID is the ID that identifies Photon Controller persistent disk
     #[serde(rename = "pdID", default)]
     pub pd_id: ::std::string::String,

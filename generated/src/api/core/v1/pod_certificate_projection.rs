@@ -9,9 +9,9 @@ pub struct PodCertificateProjection {
     #[serde(
         rename = "certificateChainPath",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub certificate_chain_path: ::std::option::Option<::std::string::String>,
+    pub certificate_chain_path: Option<::std::string::String>,
     /// Write the credential bundle at this path in the projected volume.
     ///
     /// The credential bundle is a single file that contains multiple PEM blocks. The first PEM block is a PRIVATE KEY block, containing a PKCS#8 private key.
@@ -22,18 +22,14 @@ pub struct PodCertificateProjection {
     #[serde(
         rename = "credentialBundlePath",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub credential_bundle_path: ::std::option::Option<::std::string::String>,
+    pub credential_bundle_path: Option<::std::string::String>,
     /// Write the key at this path in the projected volume.
     ///
     /// Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation.
-    #[serde(
-        rename = "keyPath",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub key_path: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "keyPath", default, skip_serializing_if = "Option::is_none")]
+    pub key_path: Option<::std::string::String>,
     /// The type of keypair Kubelet will generate for the pod.
     ///
     /// Valid values are "RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", and "ED25519".
@@ -49,9 +45,9 @@ pub struct PodCertificateProjection {
     #[serde(
         rename = "maxExpirationSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub max_expiration_seconds: ::std::option::Option<i32>,
+    pub max_expiration_seconds: Option<i32>,
     /// Kubelet's generated CSRs will be addressed to this signer.
     #[serde(rename = "signerName", default)]
     pub signer_name: ::std::string::String,
@@ -65,9 +61,9 @@ pub struct PodCertificateProjection {
     #[serde(
         rename = "userAnnotations",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub user_annotations: ::std::option::Option<
+    pub user_annotations: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
 }

@@ -14,9 +14,9 @@ pub struct PodResourceClaim {
     #[serde(
         rename = "resourceClaimName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub resource_claim_name: ::std::option::Option<::std::string::String>,
+    pub resource_claim_name: Option<::std::string::String>,
     /// ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.
     ///
     /// The template will be used to create a new ResourceClaim, which will be bound to this pod. When this pod is deleted, the ResourceClaim will also be deleted. The pod name and resource name, along with a generated component, will be used to form a unique name for the ResourceClaim, which will be recorded in pod.status.resourceClaimStatuses.
@@ -27,7 +27,7 @@ pub struct PodResourceClaim {
     #[serde(
         rename = "resourceClaimTemplateName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub resource_claim_template_name: ::std::option::Option<::std::string::String>,
+    pub resource_claim_template_name: Option<::std::string::String>,
 }

@@ -10,7 +10,7 @@ pub struct PodResourceClaimStatus {
     #[serde(
         rename = "resourceClaimName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub resource_claim_name: ::std::option::Option<::std::string::String>,
+    pub resource_claim_name: Option<::std::string::String>,
 }

@@ -7,20 +7,16 @@ pub struct PodSecurityContext {
     #[serde(
         rename = "appArmorProfile",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub app_armor_profile: ::std::option::Option<crate::api::core::v1::AppArmorProfile>,
+    pub app_armor_profile: Option<crate::api::core::v1::AppArmorProfile>,
     /// A special supplemental group that applies to all containers in a pod. Some volume types allow the Kubelet to change the ownership of that volume to be owned by the pod:
     ///
     /// 1. The owning GID will be the FSGroup 2. The setgid bit is set (new files created in the volume will be owned by FSGroup) 3. The permission bits are OR'd with rw-rw----
     ///
     /// If unset, the Kubelet will not modify the ownership and permissions of any volume. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(
-        rename = "fsGroup",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_group: ::std::option::Option<i64>,
+    #[serde(rename = "fsGroup", default, skip_serializing_if = "Option::is_none")]
+    pub fs_group: Option<i64>,
     /// fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are "OnRootMismatch" and "Always". If not specified, "Always" is used. Note that this field cannot be set when spec.os.name is windows.
     ///
     /// Possible enum values:
@@ -29,30 +25,18 @@ pub struct PodSecurityContext {
     #[serde(
         rename = "fsGroupChangePolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub fs_group_change_policy: ::std::option::Option<::std::string::String>,
+    pub fs_group_change_policy: Option<::std::string::String>,
     /// The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(
-        rename = "runAsGroup",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_group: ::std::option::Option<i64>,
+    #[serde(rename = "runAsGroup", default, skip_serializing_if = "Option::is_none")]
+    pub run_as_group: Option<i64>,
     /// Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
-    #[serde(
-        rename = "runAsNonRoot",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_non_root: ::std::option::Option<bool>,
+    #[serde(rename = "runAsNonRoot", default, skip_serializing_if = "Option::is_none")]
+    pub run_as_non_root: Option<bool>,
     /// The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(
-        rename = "runAsUser",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_user: ::std::option::Option<i64>,
+    #[serde(rename = "runAsUser", default, skip_serializing_if = "Option::is_none")]
+    pub run_as_user: Option<i64>,
     /// seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod. It has no effect on nodes that do not support SELinux or to volumes does not support SELinux. Valid values are "MountOption" and "Recursive".
     ///
     /// "Recursive" means relabeling of all files on all Pod volumes by the container runtime. This may be slow for large volumes, but allows mixing privileged and unprivileged Pods sharing the same volume on the same node.
@@ -67,30 +51,22 @@ pub struct PodSecurityContext {
     #[serde(
         rename = "seLinuxChangePolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub se_linux_change_policy: ::std::option::Option<::std::string::String>,
+    pub se_linux_change_policy: Option<::std::string::String>,
     /// The SELinux context to be applied to all containers. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(
-        rename = "seLinuxOptions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub se_linux_options: ::std::option::Option<crate::api::core::v1::SELinuxOptions>,
+    #[serde(rename = "seLinuxOptions", default, skip_serializing_if = "Option::is_none")]
+    pub se_linux_options: Option<crate::api::core::v1::SELinuxOptions>,
     /// The seccomp options to use by the containers in this pod. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(
-        rename = "seccompProfile",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub seccomp_profile: ::std::option::Option<crate::api::core::v1::SeccompProfile>,
+    #[serde(rename = "seccompProfile", default, skip_serializing_if = "Option::is_none")]
+    pub seccomp_profile: Option<crate::api::core::v1::SeccompProfile>,
     /// A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows.
     #[serde(
         rename = "supplementalGroups",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub supplemental_groups: ::std::option::Option<::std::vec::Vec<i64>>,
+    pub supplemental_groups: Option<::std::vec::Vec<i64>>,
     /// Defines how supplemental groups of the first container processes are calculated. Valid values are "Merge" and "Strict". If not specified, "Merge" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows.
     ///
     /// Possible enum values:
@@ -99,23 +75,13 @@ pub struct PodSecurityContext {
     #[serde(
         rename = "supplementalGroupsPolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub supplemental_groups_policy: ::std::option::Option<::std::string::String>,
+    pub supplemental_groups_policy: Option<::std::string::String>,
     /// Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(
-        rename = "sysctls",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub sysctls: ::std::option::Option<::std::vec::Vec<crate::api::core::v1::Sysctl>>,
+    #[serde(rename = "sysctls", default, skip_serializing_if = "Option::is_none")]
+    pub sysctls: Option<::std::vec::Vec<crate::api::core::v1::Sysctl>>,
     /// The Windows specific settings applied to all containers. If unspecified, the options within a container's SecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
-    #[serde(
-        rename = "windowsOptions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub windows_options: ::std::option::Option<
-        crate::api::core::v1::WindowsSecurityContextOptions,
-    >,
+    #[serde(rename = "windowsOptions", default, skip_serializing_if = "Option::is_none")]
+    pub windows_options: Option<crate::api::core::v1::WindowsSecurityContextOptions>,
 }

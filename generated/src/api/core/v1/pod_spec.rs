@@ -7,23 +7,19 @@ pub struct PodSpec {
     #[serde(
         rename = "activeDeadlineSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub active_deadline_seconds: ::std::option::Option<i64>,
+    pub active_deadline_seconds: Option<i64>,
     /// If specified, the pod's scheduling constraints
-    #[serde(
-        rename = "affinity",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub affinity: ::std::option::Option<crate::api::core::v1::Affinity>,
+    #[serde(rename = "affinity", default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<crate::api::core::v1::Affinity>,
     /// AutomountServiceAccountToken indicates whether a service account token should be automatically mounted.
     #[serde(
         rename = "automountServiceAccountToken",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub automount_service_account_token: ::std::option::Option<bool>,
+    pub automount_service_account_token: Option<bool>,
     /// List of containers belonging to the pod. Containers cannot currently be added or removed. There must be at least one container in a Pod. Cannot be updated.
     #[serde(
         rename = "containers",
@@ -32,12 +28,8 @@ pub struct PodSpec {
     )]
     pub containers: ::std::vec::Vec<crate::api::core::v1::Container>,
     /// Specifies the DNS parameters of a pod. Parameters specified here will be merged to the generated DNS configuration based on DNSPolicy.
-    #[serde(
-        rename = "dnsConfig",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dns_config: ::std::option::Option<crate::api::core::v1::PodDNSConfig>,
+    #[serde(rename = "dnsConfig", default, skip_serializing_if = "Option::is_none")]
+    pub dns_config: Option<crate::api::core::v1::PodDNSConfig>,
     /// Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.
     ///
     /// Possible enum values:
@@ -45,113 +37,69 @@ pub struct PodSpec {
     ///  - `"ClusterFirstWithHostNet"` indicates that the pod should use cluster DNS first, if it is available, then fall back on the default (as determined by kubelet) DNS settings.
     ///  - `"Default"` indicates that the pod should use the default (as determined by kubelet) DNS settings.
     ///  - `"None"` indicates that the pod should use empty DNS settings. DNS parameters such as nameservers and search paths should be defined via DNSConfig.
-    #[serde(
-        rename = "dnsPolicy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dns_policy: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "dnsPolicy", default, skip_serializing_if = "Option::is_none")]
+    pub dns_policy: Option<::std::string::String>,
     /// EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true.
     #[serde(
         rename = "enableServiceLinks",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub enable_service_links: ::std::option::Option<bool>,
+    pub enable_service_links: Option<bool>,
     /// List of ephemeral containers run in this pod. Ephemeral containers may be run in an existing pod to perform user-initiated actions such as debugging. This list cannot be specified when creating a pod, and it cannot be modified by updating the pod spec. In order to add an ephemeral container to an existing pod, use the pod's ephemeralcontainers subresource.
     #[serde(
         rename = "ephemeralContainers",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub ephemeral_containers: ::std::option::Option<
+    pub ephemeral_containers: Option<
         ::std::vec::Vec<crate::api::core::v1::EphemeralContainer>,
     >,
     /// HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified.
-    #[serde(
-        rename = "hostAliases",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host_aliases: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::HostAlias>,
-    >,
+    #[serde(rename = "hostAliases", default, skip_serializing_if = "Option::is_none")]
+    pub host_aliases: Option<::std::vec::Vec<crate::api::core::v1::HostAlias>>,
     /// Use the host's ipc namespace. Optional: Default to false.
-    #[serde(
-        rename = "hostIPC",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host_ipc: ::std::option::Option<bool>,
+    #[serde(rename = "hostIPC", default, skip_serializing_if = "Option::is_none")]
+    pub host_ipc: Option<bool>,
     /// Host networking requested for this pod. Use the host's network namespace. When using HostNetwork you should specify ports so the scheduler is aware. When `hostNetwork` is true, specified `hostPort` fields in port definitions must match `containerPort`, and unspecified `hostPort` fields in port definitions are defaulted to match `containerPort`. Default to false.
-    #[serde(
-        rename = "hostNetwork",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host_network: ::std::option::Option<bool>,
+    #[serde(rename = "hostNetwork", default, skip_serializing_if = "Option::is_none")]
+    pub host_network: Option<bool>,
     /// Use the host's pid namespace. Optional: Default to false.
-    #[serde(
-        rename = "hostPID",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host_pid: ::std::option::Option<bool>,
+    #[serde(rename = "hostPID", default, skip_serializing_if = "Option::is_none")]
+    pub host_pid: Option<bool>,
     /// Use the host's user namespace. Optional: Default to true. If set to true or not present, the pod will be run in the host user namespace, useful for when the pod needs a feature only available to the host user namespace, such as loading a kernel module with CAP_SYS_MODULE. When set to false, a new userns is created for the pod. Setting false is useful for mitigating container breakout vulnerabilities even allowing users to run their containers as root without actually having root privileges on the host. This field is alpha-level and is only honored by servers that enable the UserNamespacesSupport feature.
-    #[serde(
-        rename = "hostUsers",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host_users: ::std::option::Option<bool>,
+    #[serde(rename = "hostUsers", default, skip_serializing_if = "Option::is_none")]
+    pub host_users: Option<bool>,
     /// Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value.
-    #[serde(
-        rename = "hostname",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub hostname: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "hostname", default, skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<::std::string::String>,
     /// HostnameOverride specifies an explicit override for the pod's hostname as perceived by the pod. This field only specifies the pod's hostname and does not affect its DNS records. When this field is set to a non-empty string: - It takes precedence over the values set in `hostname` and `subdomain`. - The Pod's hostname will be set to this value. - `setHostnameAsFQDN` must be nil or set to false. - `hostNetwork` must be set to false.
     ///
     /// This field must be a valid DNS subdomain as defined in RFC 1123 and contain at most 64 characters. Requires the HostnameOverride feature gate to be enabled.
     #[serde(
         rename = "hostnameOverride",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub hostname_override: ::std::option::Option<::std::string::String>,
+    pub hostname_override: Option<::std::string::String>,
     /// ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. If specified, these secrets will be passed to individual puller implementations for them to use. More info: https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod
     #[serde(
         rename = "imagePullSecrets",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub image_pull_secrets: ::std::option::Option<
+    pub image_pull_secrets: Option<
         ::std::vec::Vec<crate::api::core::v1::LocalObjectReference>,
     >,
     /// List of initialization containers belonging to the pod. Init containers are executed in order prior to containers being started. If any init container fails, the pod is considered to have failed and is handled according to its restartPolicy. The name for an init container or normal container must be unique among all containers. Init containers may not have Lifecycle actions, Readiness probes, Liveness probes, or Startup probes. The resourceRequirements of an init container are taken into account during scheduling by finding the highest request/limit for each resource type, and then using the max of that value or the sum of the normal containers. Limits are applied to init containers in a similar fashion. Init containers cannot currently be added or removed. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/init-containers/
-    #[serde(
-        rename = "initContainers",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub init_containers: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::Container>,
-    >,
+    #[serde(rename = "initContainers", default, skip_serializing_if = "Option::is_none")]
+    pub init_containers: Option<::std::vec::Vec<crate::api::core::v1::Container>>,
     /// NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename
-    #[serde(
-        rename = "nodeName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "nodeName", default, skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<::std::string::String>,
     /// NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/
-    #[serde(
-        rename = "nodeSelector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_selector: ::std::option::Option<
+    #[serde(rename = "nodeSelector", default, skip_serializing_if = "Option::is_none")]
+    pub node_selector: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     /// Specifies the OS of the containers in the pod. Some pod and container fields are restricted if this is set.
@@ -159,19 +107,11 @@ pub struct PodSpec {
     /// If the OS field is set to linux, the following fields must be unset: -securityContext.windowsOptions
     ///
     /// If the OS field is set to windows, following fields must be unset: - spec.hostPID - spec.hostIPC - spec.hostUsers - spec.resources - spec.securityContext.appArmorProfile - spec.securityContext.seLinuxOptions - spec.securityContext.seccompProfile - spec.securityContext.fsGroup - spec.securityContext.fsGroupChangePolicy - spec.securityContext.sysctls - spec.shareProcessNamespace - spec.securityContext.runAsUser - spec.securityContext.runAsGroup - spec.securityContext.supplementalGroups - spec.securityContext.supplementalGroupsPolicy - spec.containers[*].securityContext.appArmorProfile - spec.containers[*].securityContext.seLinuxOptions - spec.containers[*].securityContext.seccompProfile - spec.containers[*].securityContext.capabilities - spec.containers[*].securityContext.readOnlyRootFilesystem - spec.containers[*].securityContext.privileged - spec.containers[*].securityContext.allowPrivilegeEscalation - spec.containers[*].securityContext.procMount - spec.containers[*].securityContext.runAsUser - spec.containers[*].securityContext.runAsGroup
-    #[serde(
-        rename = "os",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub os: ::std::option::Option<crate::api::core::v1::PodOS>,
+    #[serde(rename = "os", default, skip_serializing_if = "Option::is_none")]
+    pub os: Option<crate::api::core::v1::PodOS>,
     /// Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md
-    #[serde(
-        rename = "overhead",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub overhead: ::std::option::Option<
+    #[serde(rename = "overhead", default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
@@ -185,174 +125,122 @@ pub struct PodSpec {
     #[serde(
         rename = "preemptionPolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub preemption_policy: ::std::option::Option<::std::string::String>,
+    pub preemption_policy: Option<::std::string::String>,
     /// The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority.
-    #[serde(
-        rename = "priority",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub priority: ::std::option::Option<i32>,
+    #[serde(rename = "priority", default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
     /// If specified, indicates the pod's priority. "system-node-critical" and "system-cluster-critical" are two special keywords which indicate the highest priorities with the former being the highest priority. Any other name must be defined by creating a PriorityClass object with that name. If not specified, the pod priority will be default or zero if there is no default.
     #[serde(
         rename = "priorityClassName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub priority_class_name: ::std::option::Option<::std::string::String>,
+    pub priority_class_name: Option<::std::string::String>,
     /// If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates
-    #[serde(
-        rename = "readinessGates",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub readiness_gates: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::PodReadinessGate>,
-    >,
+    #[serde(rename = "readinessGates", default, skip_serializing_if = "Option::is_none")]
+    pub readiness_gates: Option<::std::vec::Vec<crate::api::core::v1::PodReadinessGate>>,
     /// ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start. The resources will be made available to those containers which consume them by name.
     ///
     /// This is a stable field but requires that the DynamicResourceAllocation feature gate is enabled.
     ///
     /// This field is immutable.
-    #[serde(
-        rename = "resourceClaims",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resource_claims: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::PodResourceClaim>,
-    >,
+    #[serde(rename = "resourceClaims", default, skip_serializing_if = "Option::is_none")]
+    pub resource_claims: Option<::std::vec::Vec<crate::api::core::v1::PodResourceClaim>>,
     /// Resources is the total amount of CPU and Memory resources required by all containers in the pod. It supports specifying Requests and Limits for "cpu", "memory" and "hugepages-" resource names only. ResourceClaims are not supported.
     ///
     /// This field enables fine-grained control over resource allocation for the entire pod, allowing resource sharing among containers in a pod.
     ///
     /// This is an alpha field and requires enabling the PodLevelResources feature gate.
-    #[serde(
-        rename = "resources",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resources: ::std::option::Option<crate::api::core::v1::ResourceRequirements>,
+    #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<crate::api::core::v1::ResourceRequirements>,
     /// Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy
     ///
     /// Possible enum values:
     ///  - `"Always"`
     ///  - `"Never"`
     ///  - `"OnFailure"`
-    #[serde(
-        rename = "restartPolicy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub restart_policy: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "restartPolicy", default, skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<::std::string::String>,
     /// RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the "legacy" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class
     #[serde(
         rename = "runtimeClassName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub runtime_class_name: ::std::option::Option<::std::string::String>,
+    pub runtime_class_name: Option<::std::string::String>,
     /// If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler.
-    #[serde(
-        rename = "schedulerName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub scheduler_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "schedulerName", default, skip_serializing_if = "Option::is_none")]
+    pub scheduler_name: Option<::std::string::String>,
     /// SchedulingGates is an opaque list of values that if specified will block scheduling the pod. If schedulingGates is not empty, the pod will stay in the SchedulingGated state and the scheduler will not attempt to schedule the pod.
     ///
     /// SchedulingGates can only be set at pod creation time, and be removed only afterwards.
     #[serde(
         rename = "schedulingGates",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub scheduling_gates: ::std::option::Option<
+    pub scheduling_gates: Option<
         ::std::vec::Vec<crate::api::core::v1::PodSchedulingGate>,
     >,
     /// SecurityContext holds pod-level security attributes and common container settings. Optional: Defaults to empty.  See type description for default values of each field.
     #[serde(
         rename = "securityContext",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub security_context: ::std::option::Option<
-        crate::api::core::v1::PodSecurityContext,
-    >,
+    pub security_context: Option<crate::api::core::v1::PodSecurityContext>,
     /// DeprecatedServiceAccount is a deprecated alias for ServiceAccountName. Deprecated: Use serviceAccountName instead.
-    #[serde(
-        rename = "serviceAccount",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub service_account: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "serviceAccount", default, skip_serializing_if = "Option::is_none")]
+    pub service_account: Option<::std::string::String>,
     /// ServiceAccountName is the name of the ServiceAccount to use to run this pod. More info: https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/
     #[serde(
         rename = "serviceAccountName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub service_account_name: ::std::option::Option<::std::string::String>,
+    pub service_account_name: Option<::std::string::String>,
     /// If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name (the default). In Linux containers, this means setting the FQDN in the hostname field of the kernel (the nodename field of struct utsname). In Windows containers, this means setting the registry value of hostname for the registry key HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters to FQDN. If a pod does not have FQDN, this has no effect. Default to false.
     #[serde(
         rename = "setHostnameAsFQDN",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub set_hostname_as_fqdn: ::std::option::Option<bool>,
+    pub set_hostname_as_fqdn: Option<bool>,
     /// Share a single process namespace between all of the containers in a pod. When this is set containers will be able to view and signal processes from other containers in the same pod, and the first process in each container will not be assigned PID 1. HostPID and ShareProcessNamespace cannot both be set. Optional: Default to false.
     #[serde(
         rename = "shareProcessNamespace",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub share_process_namespace: ::std::option::Option<bool>,
+    pub share_process_namespace: Option<bool>,
     /// If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>". If not specified, the pod will not have a domainname at all.
-    #[serde(
-        rename = "subdomain",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub subdomain: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "subdomain", default, skip_serializing_if = "Option::is_none")]
+    pub subdomain: Option<::std::string::String>,
     /// Optional duration in seconds the pod needs to terminate gracefully. May be decreased in delete request. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). If this value is nil, the default grace period will be used instead. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. Defaults to 30 seconds.
     #[serde(
         rename = "terminationGracePeriodSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub termination_grace_period_seconds: ::std::option::Option<i64>,
+    pub termination_grace_period_seconds: Option<i64>,
     /// If specified, the pod's tolerations.
-    #[serde(
-        rename = "tolerations",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tolerations: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::Toleration>,
-    >,
+    #[serde(rename = "tolerations", default, skip_serializing_if = "Option::is_none")]
+    pub tolerations: Option<::std::vec::Vec<crate::api::core::v1::Toleration>>,
     /// TopologySpreadConstraints describes how a group of pods ought to spread across topology domains. Scheduler will schedule pods in a way which abides by the constraints. All topologySpreadConstraints are ANDed.
     #[serde(
         rename = "topologySpreadConstraints",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub topology_spread_constraints: ::std::option::Option<
+    pub topology_spread_constraints: Option<
         ::std::vec::Vec<crate::api::core::v1::TopologySpreadConstraint>,
     >,
     /// List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes
-    #[serde(
-        rename = "volumes",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volumes: ::std::option::Option<::std::vec::Vec<crate::api::core::v1::Volume>>,
+    #[serde(rename = "volumes", default, skip_serializing_if = "Option::is_none")]
+    pub volumes: Option<::std::vec::Vec<crate::api::core::v1::Volume>>,
     /// WorkloadRef provides a reference to the Workload object that this Pod belongs to. This field is used by the scheduler to identify the PodGroup and apply the correct group scheduling policies. The Workload object referenced by this field may not exist at the time the Pod is created. This field is immutable, but a Workload object with the same name may be recreated with different policies. Doing this during pod scheduling may result in the placement not conforming to the expected policies.
-    #[serde(
-        rename = "workloadRef",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub workload_ref: ::std::option::Option<crate::api::core::v1::WorkloadReference>,
+    #[serde(rename = "workloadRef", default, skip_serializing_if = "Option::is_none")]
+    pub workload_ref: Option<crate::api::core::v1::WorkloadReference>,
 }

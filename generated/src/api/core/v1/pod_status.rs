@@ -7,94 +7,76 @@ pub struct PodStatus {
     #[serde(
         rename = "allocatedResources",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub allocated_resources: ::std::option::Option<
+    pub allocated_resources: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Current service state of pod. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::PodCondition>,
-    >,
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<::std::vec::Vec<crate::api::core::v1::PodCondition>>,
     /// Statuses of containers in this pod. Each container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
     #[serde(
         rename = "containerStatuses",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub container_statuses: ::std::option::Option<
+    pub container_statuses: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerStatus>,
     >,
     /// Statuses for any ephemeral containers that have run in this pod. Each ephemeral container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
     #[serde(
         rename = "ephemeralContainerStatuses",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub ephemeral_container_statuses: ::std::option::Option<
+    pub ephemeral_container_statuses: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerStatus>,
     >,
     /// Status of extended resource claim backed by DRA.
     #[serde(
         rename = "extendedResourceClaimStatus",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub extended_resource_claim_status: ::std::option::Option<
+    pub extended_resource_claim_status: Option<
         crate::api::core::v1::PodExtendedResourceClaimStatus,
     >,
     /// hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns mean that HostIP will not be updated even if there is a node is assigned to pod
-    #[serde(
-        rename = "hostIP",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host_ip: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "hostIP", default, skip_serializing_if = "Option::is_none")]
+    pub host_ip: Option<::std::string::String>,
     /// hostIPs holds the IP addresses allocated to the host. If this field is specified, the first entry must match the hostIP field. This list is empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns means that HostIPs will not be updated even if there is a node is assigned to this pod.
-    #[serde(
-        rename = "hostIPs",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host_ips: ::std::option::Option<::std::vec::Vec<crate::api::core::v1::HostIP>>,
+    #[serde(rename = "hostIPs", default, skip_serializing_if = "Option::is_none")]
+    pub host_ips: Option<::std::vec::Vec<crate::api::core::v1::HostIP>>,
     /// Statuses of init containers in this pod. The most recent successful non-restartable init container will have ready = true, the most recently started container will have startTime set. Each init container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-and-container-status
     #[serde(
         rename = "initContainerStatuses",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub init_container_statuses: ::std::option::Option<
+    pub init_container_statuses: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerStatus>,
     >,
     /// A human readable message indicating details about why the pod is in this condition.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub message: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<::std::string::String>,
     /// nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.
     #[serde(
         rename = "nominatedNodeName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub nominated_node_name: ::std::option::Option<::std::string::String>,
+    pub nominated_node_name: Option<::std::string::String>,
     /// If set, this represents the .metadata.generation that the pod status was set based upon. The PodObservedGenerationTracking feature gate must be enabled to use this field.
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
     /// The phase of a Pod is a simple, high-level summary of where the Pod is in its lifecycle. The conditions array, the reason and message fields, and the individual container status arrays contain more detail about the pod's status. There are five possible phase values:
     ///
     /// Pending: The pod has been accepted by the Kubernetes system, but one or more of the container images has not been created. This includes time before being scheduled as well as time spent downloading images over the network, which could take a while. Running: The pod has been bound to a node, and all of the containers have been created. At least one container is still running, or is in the process of starting or restarting. Succeeded: All containers in the pod have terminated in success, and will not be restarted. Failed: All containers in the pod have terminated, and at least one container has terminated in failure. The container either exited with non-zero status or was terminated by the system. Unknown: For some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod.
@@ -107,75 +89,41 @@ pub struct PodStatus {
     ///  - `"Running"` means the pod has been bound to a node and all of the containers have been started. At least one container is still running or is in the process of being restarted.
     ///  - `"Succeeded"` means that all containers in the pod have voluntarily terminated with a container exit code of 0, and the system is not going to restart any of these containers.
     ///  - `"Unknown"` means that for some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod. Deprecated: It isn't being set since 2015 (74da3b14b0c0f658b3bb8d2def5094686d0e9095)
-    #[serde(
-        rename = "phase",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub phase: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<::std::string::String>,
     /// podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.
-    #[serde(
-        rename = "podIP",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_ip: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "podIP", default, skip_serializing_if = "Option::is_none")]
+    pub pod_ip: Option<::std::string::String>,
     /// podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet.
-    #[serde(
-        rename = "podIPs",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_ips: ::std::option::Option<::std::vec::Vec<crate::api::core::v1::PodIP>>,
+    #[serde(rename = "podIPs", default, skip_serializing_if = "Option::is_none")]
+    pub pod_ips: Option<::std::vec::Vec<crate::api::core::v1::PodIP>>,
     /// The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes
     ///
     /// Possible enum values:
     ///  - `"BestEffort"` is the BestEffort qos class.
     ///  - `"Burstable"` is the Burstable qos class.
     ///  - `"Guaranteed"` is the Guaranteed qos class.
-    #[serde(
-        rename = "qosClass",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub qos_class: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "qosClass", default, skip_serializing_if = "Option::is_none")]
+    pub qos_class: Option<::std::string::String>,
     /// A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted'
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reason: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<::std::string::String>,
     /// Status of resources resize desired for pod's containers. It is empty if no resources resize is pending. Any changes to container resources will automatically set this to "Proposed" Deprecated: Resize status is moved to two pod conditions PodResizePending and PodResizeInProgress. PodResizePending will track states where the spec has been resized, but the Kubelet has not yet allocated the resources. PodResizeInProgress will track in-progress resizes, and should be present whenever allocated resources != acknowledged resources.
-    #[serde(
-        rename = "resize",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resize: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "resize", default, skip_serializing_if = "Option::is_none")]
+    pub resize: Option<::std::string::String>,
     /// Status of resource claims.
     #[serde(
         rename = "resourceClaimStatuses",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub resource_claim_statuses: ::std::option::Option<
+    pub resource_claim_statuses: Option<
         ::std::vec::Vec<crate::api::core::v1::PodResourceClaimStatus>,
     >,
     /// Resources represents the compute resource requests and limits that have been applied at the pod level if pod-level requests or limits are set in PodSpec.Resources
-    #[serde(
-        rename = "resources",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resources: ::std::option::Option<crate::api::core::v1::ResourceRequirements>,
+    #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<crate::api::core::v1::ResourceRequirements>,
     /// RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod.
-    #[serde(
-        rename = "startTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub start_time: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "startTime", default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
 }

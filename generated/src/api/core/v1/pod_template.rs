@@ -7,18 +7,10 @@ pub struct PodTemplate {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Template defines the pods that will be created from this pod template. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "template",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub template: ::std::option::Option<crate::api::core::v1::PodTemplateSpec>,
+    #[serde(rename = "template", default)]
+    pub template: Option<crate::api::core::v1::PodTemplateSpec>,
 }
 impl PodTemplate {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "PodTemplate";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -7,12 +7,8 @@ pub struct PortStatus {
     ///   CamelCase names
     /// - cloud provider specific error values must have names that comply with the
     ///   format foo.example.com/CamelCase.
-    #[serde(
-        rename = "error",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub error: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<::std::string::String>,
     /// Port is the port number of the service port of which status is recorded here
     #[serde(rename = "port", default)]
     pub port: i32,

@@ -4,73 +4,49 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Probe {
     /// Exec specifies a command to execute in the container.
-    #[serde(
-        rename = "exec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub exec: ::std::option::Option<crate::api::core::v1::ExecAction>,
+    #[serde(rename = "exec", default, skip_serializing_if = "Option::is_none")]
+    pub exec: Option<crate::api::core::v1::ExecAction>,
     /// Minimum consecutive failures for the probe to be considered failed after having succeeded. Defaults to 3. Minimum value is 1.
     #[serde(
         rename = "failureThreshold",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub failure_threshold: ::std::option::Option<i32>,
+    pub failure_threshold: Option<i32>,
     /// GRPC specifies a GRPC HealthCheckRequest.
-    #[serde(
-        rename = "grpc",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub grpc: ::std::option::Option<crate::api::core::v1::GRPCAction>,
+    #[serde(rename = "grpc", default, skip_serializing_if = "Option::is_none")]
+    pub grpc: Option<crate::api::core::v1::GRPCAction>,
     /// HTTPGet specifies an HTTP GET request to perform.
-    #[serde(
-        rename = "httpGet",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub http_get: ::std::option::Option<crate::api::core::v1::HTTPGetAction>,
+    #[serde(rename = "httpGet", default, skip_serializing_if = "Option::is_none")]
+    pub http_get: Option<crate::api::core::v1::HTTPGetAction>,
     /// Number of seconds after the container has started before liveness probes are initiated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
     #[serde(
         rename = "initialDelaySeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub initial_delay_seconds: ::std::option::Option<i32>,
+    pub initial_delay_seconds: Option<i32>,
     /// How often (in seconds) to perform the probe. Default to 10 seconds. Minimum value is 1.
-    #[serde(
-        rename = "periodSeconds",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub period_seconds: ::std::option::Option<i32>,
+    #[serde(rename = "periodSeconds", default, skip_serializing_if = "Option::is_none")]
+    pub period_seconds: Option<i32>,
     /// Minimum consecutive successes for the probe to be considered successful after having failed. Defaults to 1. Must be 1 for liveness and startup. Minimum value is 1.
     #[serde(
         rename = "successThreshold",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub success_threshold: ::std::option::Option<i32>,
+    pub success_threshold: Option<i32>,
     /// TCPSocket specifies a connection to a TCP port.
-    #[serde(
-        rename = "tcpSocket",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tcp_socket: ::std::option::Option<crate::api::core::v1::TCPSocketAction>,
+    #[serde(rename = "tcpSocket", default, skip_serializing_if = "Option::is_none")]
+    pub tcp_socket: Option<crate::api::core::v1::TCPSocketAction>,
     /// Optional duration in seconds the pod needs to terminate gracefully upon probe failure. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this value overrides the value provided by the pod spec. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate. Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset.
     #[serde(
         rename = "terminationGracePeriodSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub termination_grace_period_seconds: ::std::option::Option<i64>,
+    pub termination_grace_period_seconds: Option<i64>,
     /// Number of seconds after which the probe times out. Defaults to 1 second. Minimum value is 1. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
-    #[serde(
-        rename = "timeoutSeconds",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub timeout_seconds: ::std::option::Option<i32>,
+    #[serde(rename = "timeoutSeconds", default, skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<i32>,
 }

@@ -4,36 +4,20 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct QuobyteVolumeSource {
     /// group to map volume access to Default is no group
-    #[serde(
-        rename = "group",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub group: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<::std::string::String>,
     /// readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false.
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
     /// registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes
     #[serde(rename = "registry", default)]
     pub registry: ::std::string::String,
     /// tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin
-    #[serde(
-        rename = "tenant",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tenant: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "tenant", default, skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<::std::string::String>,
     /// user to map volume access to Defaults to serivceaccount user
-    #[serde(
-        rename = "user",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub user: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<::std::string::String>,
     /// volume is a string that references an already created Quobyte volume by name.
     #[serde(rename = "volume", default)]
     pub volume: ::std::string::String,

@@ -4,22 +4,14 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct RBDVolumeSource {
     /// fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd
-    #[serde(
-        rename = "fsType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_type: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
+    pub fs_type: Option<::std::string::String>,
     /// image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "image", default)]
     pub image: ::std::string::String,
     /// keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
-    #[serde(
-        rename = "keyring",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub keyring: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "keyring", default, skip_serializing_if = "Option::is_none")]
+    pub keyring: Option<::std::string::String>,
     /// monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(
         rename = "monitors",
@@ -28,31 +20,15 @@ pub struct RBDVolumeSource {
     )]
     pub monitors: ::std::vec::Vec<::std::string::String>,
     /// pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
-    #[serde(
-        rename = "pool",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pool: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "pool", default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<::std::string::String>,
     /// readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
     /// secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
-    #[serde(
-        rename = "secretRef",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<crate::api::core::v1::LocalObjectReference>,
+    #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
     /// user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
-    #[serde(
-        rename = "user",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub user: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<::std::string::String>,
 }

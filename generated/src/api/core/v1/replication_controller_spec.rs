@@ -7,30 +7,18 @@ pub struct ReplicationControllerSpec {
     #[serde(
         rename = "minReadySeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub min_ready_seconds: ::std::option::Option<i32>,
+    pub min_ready_seconds: Option<i32>,
     /// Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller
-    #[serde(
-        rename = "replicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub replicas: ::std::option::Option<i32>,
+    #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
     /// Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
-    #[serde(
-        rename = "selector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub selector: ::std::option::Option<
+    #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     /// Template is the object that describes the pod that will be created if insufficient replicas are detected. This takes precedence over a TemplateRef. The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template
-    #[serde(
-        rename = "template",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub template: ::std::option::Option<crate::api::core::v1::PodTemplateSpec>,
+    #[serde(rename = "template", default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<crate::api::core::v1::PodTemplateSpec>,
 }

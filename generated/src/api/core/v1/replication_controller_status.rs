@@ -7,39 +7,31 @@ pub struct ReplicationControllerStatus {
     #[serde(
         rename = "availableReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub available_replicas: ::std::option::Option<i32>,
+    pub available_replicas: Option<i32>,
     /// Represents the latest available observations of a replication controller's current state.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<crate::api::core::v1::ReplicationControllerCondition>,
     >,
     /// The number of pods that have labels matching the labels of the pod template of the replication controller.
     #[serde(
         rename = "fullyLabeledReplicas",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub fully_labeled_replicas: ::std::option::Option<i32>,
+    pub fully_labeled_replicas: Option<i32>,
     /// ObservedGeneration reflects the generation of the most recently observed replication controller.
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
     /// The number of ready replicas for this replication controller.
-    #[serde(
-        rename = "readyReplicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ready_replicas: ::std::option::Option<i32>,
+    #[serde(rename = "readyReplicas", default, skip_serializing_if = "Option::is_none")]
+    pub ready_replicas: Option<i32>,
     /// Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller
     #[serde(rename = "replicas", default)]
     pub replicas: i32,

@@ -7,10 +7,6 @@ pub struct ResourceClaim {
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// Request is the name chosen for a request in the referenced claim. If empty, everything from the claim is made available, otherwise only the result of this request.
-    #[serde(
-        rename = "request",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub request: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "request", default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<::std::string::String>,
 }

@@ -4,21 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceFieldSelector {
     /// Container name: required for volumes, optional for env vars
-    #[serde(
-        rename = "containerName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub container_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "containerName", default, skip_serializing_if = "Option::is_none")]
+    pub container_name: Option<::std::string::String>,
     /// Specifies the output format of the exposed resources, defaults to "1"
-    #[serde(
-        rename = "divisor",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub divisor: ::std::option::Option<
-        crate::apimachinery::pkg::api::resource::Quantity,
-    >,
+    #[serde(rename = "divisor", default, skip_serializing_if = "Option::is_none")]
+    pub divisor: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// Required: resource to select
     #[serde(rename = "resource", default)]
     pub resource: ::std::string::String,

@@ -12,12 +12,8 @@ pub struct ResourceHealth {
     ///             For example, Device Plugin got unregistered and hasn't been re-registered since.
     ///
     /// In future we may want to introduce the PermanentlyUnhealthy Status.
-    #[serde(
-        rename = "health",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub health: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "health", default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<::std::string::String>,
     /// ResourceID is the unique identifier of the resource. See the ResourceID type for more information.
     #[serde(rename = "resourceID", default)]
     pub resource_id: ::std::string::String,

@@ -7,25 +7,13 @@ pub struct ResourceQuota {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Spec defines the desired quota. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::core::v1::ResourceQuotaSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::core::v1::ResourceQuotaSpec>,
     /// Status defines the actual enforced quota and its current usage. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::core::v1::ResourceQuotaStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::core::v1::ResourceQuotaStatus>,
 }
 impl ResourceQuota {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ResourceQuota";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

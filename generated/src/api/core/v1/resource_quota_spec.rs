@@ -4,29 +4,17 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceQuotaSpec {
     /// hard is the set of desired hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/
-    #[serde(
-        rename = "hard",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub hard: ::std::option::Option<
+    #[serde(rename = "hard", default, skip_serializing_if = "Option::is_none")]
+    pub hard: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values. For a resource to match, both scopes AND scopeSelector (if specified in spec), must be matched.
-    #[serde(
-        rename = "scopeSelector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub scope_selector: ::std::option::Option<crate::api::core::v1::ScopeSelector>,
+    #[serde(rename = "scopeSelector", default, skip_serializing_if = "Option::is_none")]
+    pub scope_selector: Option<crate::api::core::v1::ScopeSelector>,
     /// A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects.
-    #[serde(
-        rename = "scopes",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub scopes: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "scopes", default, skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<::std::vec::Vec<::std::string::String>>,
 }

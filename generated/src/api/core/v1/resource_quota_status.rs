@@ -4,24 +4,16 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceQuotaStatus {
     /// Hard is the set of enforced hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/
-    #[serde(
-        rename = "hard",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub hard: ::std::option::Option<
+    #[serde(rename = "hard", default, skip_serializing_if = "Option::is_none")]
+    pub hard: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Used is the current observed total usage of the resource in the namespace.
-    #[serde(
-        rename = "used",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub used: ::std::option::Option<
+    #[serde(rename = "used", default, skip_serializing_if = "Option::is_none")]
+    pub used: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,

@@ -8,33 +8,19 @@ pub struct ResourceRequirements {
     /// This field depends on the DynamicResourceAllocation feature gate.
     ///
     /// This field is immutable. It can only be set for containers.
-    #[serde(
-        rename = "claims",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub claims: ::std::option::Option<
-        ::std::vec::Vec<crate::api::core::v1::ResourceClaim>,
-    >,
+    #[serde(rename = "claims", default, skip_serializing_if = "Option::is_none")]
+    pub claims: Option<::std::vec::Vec<crate::api::core::v1::ResourceClaim>>,
     /// Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
-    #[serde(
-        rename = "limits",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub limits: ::std::option::Option<
+    #[serde(rename = "limits", default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
         >,
     >,
     /// Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
-    #[serde(
-        rename = "requests",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub requests: ::std::option::Option<
+    #[serde(rename = "requests", default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,

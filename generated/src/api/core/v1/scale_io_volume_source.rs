@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ScaleIOVolumeSource {
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs".
-    #[serde(
-        rename = "fsType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_type: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
+    pub fs_type: Option<::std::string::String>,
     /// gateway is the host address of the ScaleIO API Gateway.
     #[serde(rename = "gateway", default)]
     pub gateway: ::std::string::String,
@@ -17,48 +13,28 @@ pub struct ScaleIOVolumeSource {
     #[serde(
         rename = "protectionDomain",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub protection_domain: ::std::option::Option<::std::string::String>,
+    pub protection_domain: Option<::std::string::String>,
     /// readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
     /// secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail.
     #[serde(rename = "secretRef", default)]
     pub secret_ref: crate::api::core::v1::LocalObjectReference,
     /// sslEnabled Flag enable/disable SSL communication with Gateway, default false
-    #[serde(
-        rename = "sslEnabled",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ssl_enabled: ::std::option::Option<bool>,
+    #[serde(rename = "sslEnabled", default, skip_serializing_if = "Option::is_none")]
+    pub ssl_enabled: Option<bool>,
     /// storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned.
-    #[serde(
-        rename = "storageMode",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub storage_mode: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "storageMode", default, skip_serializing_if = "Option::is_none")]
+    pub storage_mode: Option<::std::string::String>,
     /// storagePool is the ScaleIO Storage Pool associated with the protection domain.
-    #[serde(
-        rename = "storagePool",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub storage_pool: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "storagePool", default, skip_serializing_if = "Option::is_none")]
+    pub storage_pool: Option<::std::string::String>,
     /// system is the name of the storage system as configured in ScaleIO.
     #[serde(rename = "system", default)]
     pub system: ::std::string::String,
     /// volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source.
-    #[serde(
-        rename = "volumeName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "volumeName", default, skip_serializing_if = "Option::is_none")]
+    pub volume_name: Option<::std::string::String>,
 }

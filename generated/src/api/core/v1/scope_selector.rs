@@ -7,9 +7,9 @@ pub struct ScopeSelector {
     #[serde(
         rename = "matchExpressions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub match_expressions: ::std::option::Option<
+    pub match_expressions: Option<
         ::std::vec::Vec<crate::api::core::v1::ScopedResourceSelectorRequirement>,
     >,
 }

@@ -4,31 +4,15 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct SELinuxOptions {
     /// Level is SELinux level label that applies to the container.
-    #[serde(
-        rename = "level",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub level: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "level", default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<::std::string::String>,
     /// Role is a SELinux role label that applies to the container.
-    #[serde(
-        rename = "role",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub role: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "role", default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<::std::string::String>,
     /// Type is a SELinux type label that applies to the container.
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub type_: Option<::std::string::String>,
     /// User is a SELinux user label that applies to the container.
-    #[serde(
-        rename = "user",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub user: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<::std::string::String>,
 }

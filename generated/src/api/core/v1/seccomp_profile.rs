@@ -7,9 +7,9 @@ pub struct SeccompProfile {
     #[serde(
         rename = "localhostProfile",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub localhost_profile: ::std::option::Option<::std::string::String>,
+    pub localhost_profile: Option<::std::string::String>,
     /// type indicates which kind of seccomp profile will be applied. Valid options are:
     ///
     /// Localhost - a profile defined in a file on the node should be used. RuntimeDefault - the container runtime default profile should be used. Unconfined - no profile should be applied.

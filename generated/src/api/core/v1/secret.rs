@@ -4,49 +4,29 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct Secret {
     /// Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub data: ::std::option::Option<
+    #[serde(rename = "data", default)]
+    pub data: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             ::k8s_client_runtime::codec::ByteString,
         >,
     >,
     /// Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.
-    #[serde(
-        rename = "immutable",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub immutable: ::std::option::Option<bool>,
+    #[serde(rename = "immutable", default)]
+    pub immutable: Option<bool>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API.
-    #[serde(
-        rename = "stringData",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub string_data: ::std::option::Option<
+    #[serde(rename = "stringData", default)]
+    pub string_data: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     /// Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "type", default)]
+    pub type_: Option<::std::string::String>,
 }
 impl Secret {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Secret";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,17 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct SecretReference {
     /// name is unique within a namespace to reference a secret resource.
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<::std::string::String>,
     /// namespace defines the space within which the secret name must be unique.
-    #[serde(
-        rename = "namespace",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub namespace: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<::std::string::String>,
 }

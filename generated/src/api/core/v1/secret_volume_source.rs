@@ -6,31 +6,15 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct SecretVolumeSource {
     /// defaultMode is Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
-    #[serde(
-        rename = "defaultMode",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub default_mode: ::std::option::Option<i32>,
+    #[serde(rename = "defaultMode", default, skip_serializing_if = "Option::is_none")]
+    pub default_mode: Option<i32>,
     /// items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
-    #[serde(
-        rename = "items",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub items: ::std::option::Option<::std::vec::Vec<crate::api::core::v1::KeyToPath>>,
+    #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<::std::vec::Vec<crate::api::core::v1::KeyToPath>>,
     /// optional field specify whether the Secret or its keys must be defined
-    #[serde(
-        rename = "optional",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub optional: ::std::option::Option<bool>,
+    #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
     /// secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
-    #[serde(
-        rename = "secretName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "secretName", default, skip_serializing_if = "Option::is_none")]
+    pub secret_name: Option<::std::string::String>,
 }

@@ -7,90 +7,52 @@ pub struct SecurityContext {
     #[serde(
         rename = "allowPrivilegeEscalation",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub allow_privilege_escalation: ::std::option::Option<bool>,
+    pub allow_privilege_escalation: Option<bool>,
     /// appArmorProfile is the AppArmor options to use by this container. If set, this profile overrides the pod's appArmorProfile. Note that this field cannot be set when spec.os.name is windows.
     #[serde(
         rename = "appArmorProfile",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub app_armor_profile: ::std::option::Option<crate::api::core::v1::AppArmorProfile>,
+    pub app_armor_profile: Option<crate::api::core::v1::AppArmorProfile>,
     /// The capabilities to add/drop when running containers. Defaults to the default set of capabilities granted by the container runtime. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(
-        rename = "capabilities",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub capabilities: ::std::option::Option<crate::api::core::v1::Capabilities>,
+    #[serde(rename = "capabilities", default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<crate::api::core::v1::Capabilities>,
     /// Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(
-        rename = "privileged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub privileged: ::std::option::Option<bool>,
+    #[serde(rename = "privileged", default, skip_serializing_if = "Option::is_none")]
+    pub privileged: Option<bool>,
     /// procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. This requires the ProcMountType feature flag to be enabled. Note that this field cannot be set when spec.os.name is windows.
     ///
     /// Possible enum values:
     ///  - `"Default"` uses the container runtime defaults for readonly and masked paths for /proc. Most container runtimes mask certain paths in /proc to avoid accidental security exposure of special devices or information.
     ///  - `"Unmasked"` bypasses the default masking behavior of the container runtime and ensures the newly created /proc the container stays in tact with no modifications.
-    #[serde(
-        rename = "procMount",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub proc_mount: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "procMount", default, skip_serializing_if = "Option::is_none")]
+    pub proc_mount: Option<::std::string::String>,
     /// Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows.
     #[serde(
         rename = "readOnlyRootFilesystem",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub read_only_root_filesystem: ::std::option::Option<bool>,
+    pub read_only_root_filesystem: Option<bool>,
     /// The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(
-        rename = "runAsGroup",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_group: ::std::option::Option<i64>,
+    #[serde(rename = "runAsGroup", default, skip_serializing_if = "Option::is_none")]
+    pub run_as_group: Option<i64>,
     /// Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
-    #[serde(
-        rename = "runAsNonRoot",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_non_root: ::std::option::Option<bool>,
+    #[serde(rename = "runAsNonRoot", default, skip_serializing_if = "Option::is_none")]
+    pub run_as_non_root: Option<bool>,
     /// The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(
-        rename = "runAsUser",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_user: ::std::option::Option<i64>,
+    #[serde(rename = "runAsUser", default, skip_serializing_if = "Option::is_none")]
+    pub run_as_user: Option<i64>,
     /// The SELinux context to be applied to the container. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(
-        rename = "seLinuxOptions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub se_linux_options: ::std::option::Option<crate::api::core::v1::SELinuxOptions>,
+    #[serde(rename = "seLinuxOptions", default, skip_serializing_if = "Option::is_none")]
+    pub se_linux_options: Option<crate::api::core::v1::SELinuxOptions>,
     /// The seccomp options to use by this container. If seccomp options are provided at both the pod & container level, the container options override the pod options. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(
-        rename = "seccompProfile",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub seccomp_profile: ::std::option::Option<crate::api::core::v1::SeccompProfile>,
+    #[serde(rename = "seccompProfile", default, skip_serializing_if = "Option::is_none")]
+    pub seccomp_profile: Option<crate::api::core::v1::SeccompProfile>,
     /// The Windows specific settings applied to all containers. If unspecified, the options from the PodSecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
-    #[serde(
-        rename = "windowsOptions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub windows_options: ::std::option::Option<
-        crate::api::core::v1::WindowsSecurityContextOptions,
-    >,
+    #[serde(rename = "windowsOptions", default, skip_serializing_if = "Option::is_none")]
+    pub windows_options: Option<crate::api::core::v1::WindowsSecurityContextOptions>,
 }

@@ -7,25 +7,13 @@ pub struct Service {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::core::v1::ServiceSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::core::v1::ServiceSpec>,
     /// Most recently observed status of the service. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::core::v1::ServiceStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::core::v1::ServiceStatus>,
 }
 impl Service {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Service";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

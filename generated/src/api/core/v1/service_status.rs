@@ -4,19 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ServiceStatus {
     /// Current service state
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
     /// LoadBalancer contains the current status of the load-balancer, if one is present.
-    #[serde(
-        rename = "loadBalancer",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub load_balancer: ::std::option::Option<crate::api::core::v1::LoadBalancerStatus>,
+    #[serde(rename = "loadBalancer", default, skip_serializing_if = "Option::is_none")]
+    pub load_balancer: Option<crate::api::core::v1::LoadBalancerStatus>,
 }

@@ -4,10 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct SessionAffinityConfig {
     /// clientIP contains the configurations of Client IP based session affinity.
-    #[serde(
-        rename = "clientIP",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub client_ip: ::std::option::Option<crate::api::core::v1::ClientIPConfig>,
+    #[serde(rename = "clientIP", default, skip_serializing_if = "Option::is_none")]
+    pub client_ip: Option<crate::api::core::v1::ClientIPConfig>,
 }

@@ -4,38 +4,22 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct StorageOSPersistentVolumeSource {
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-    #[serde(
-        rename = "fsType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_type: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
+    pub fs_type: Option<::std::string::String>,
     /// readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
     /// secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted.
-    #[serde(
-        rename = "secretRef",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<crate::api::core::v1::ObjectReference>,
+    #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<crate::api::core::v1::ObjectReference>,
     /// volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace.
-    #[serde(
-        rename = "volumeName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "volumeName", default, skip_serializing_if = "Option::is_none")]
+    pub volume_name: Option<::std::string::String>,
     /// volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created.
     #[serde(
         rename = "volumeNamespace",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub volume_namespace: ::std::option::Option<::std::string::String>,
+    pub volume_namespace: Option<::std::string::String>,
 }

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct TCPSocketAction {
     /// Optional: Host name to connect to, defaults to the pod IP.
-    #[serde(
-        rename = "host",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<::std::string::String>,
     /// Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
     #[serde(rename = "port", default)]
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,

@@ -7,9 +7,9 @@ pub struct TopologySelectorTerm {
     #[serde(
         rename = "matchLabelExpressions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub match_label_expressions: ::std::option::Option<
+    pub match_label_expressions: Option<
         ::std::vec::Vec<crate::api::core::v1::TopologySelectorLabelRequirement>,
     >,
 }

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct TypedObjectReference {
     /// APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.
-    #[serde(
-        rename = "apiGroup",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_group: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "apiGroup", default, skip_serializing_if = "Option::is_none")]
+    pub api_group: Option<::std::string::String>,
     /// Kind is the type of resource being referenced
     #[serde(rename = "kind", default)]
     pub kind: ::std::string::String,
@@ -17,10 +13,6 @@ pub struct TypedObjectReference {
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference. See the ReferenceGrant documentation for details. (Alpha) This field requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
-    #[serde(
-        rename = "namespace",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub namespace: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<::std::string::String>,
 }

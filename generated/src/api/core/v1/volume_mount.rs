@@ -15,19 +15,15 @@ pub struct VolumeMount {
     #[serde(
         rename = "mountPropagation",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub mount_propagation: ::std::option::Option<::std::string::String>,
+    pub mount_propagation: Option<::std::string::String>,
     /// This must match the Name of a Volume.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false.
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
     /// RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
     ///
     /// If ReadOnly is false, this field has no meaning and must be unspecified.
@@ -40,21 +36,13 @@ pub struct VolumeMount {
     #[serde(
         rename = "recursiveReadOnly",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub recursive_read_only: ::std::option::Option<::std::string::String>,
+    pub recursive_read_only: Option<::std::string::String>,
     /// Path within the volume from which the container's volume should be mounted. Defaults to "" (volume's root).
-    #[serde(
-        rename = "subPath",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub sub_path: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "subPath", default, skip_serializing_if = "Option::is_none")]
+    pub sub_path: Option<::std::string::String>,
     /// Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to "" (volume's root). SubPathExpr and SubPath are mutually exclusive.
-    #[serde(
-        rename = "subPathExpr",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub sub_path_expr: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "subPathExpr", default, skip_serializing_if = "Option::is_none")]
+    pub sub_path_expr: Option<::std::string::String>,
 }

@@ -10,17 +10,13 @@ pub struct VolumeMountStatus {
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// ReadOnly corresponds to the original VolumeMount.
-    #[serde(
-        rename = "readOnly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only: ::std::option::Option<bool>,
+    #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
     /// RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result.
     #[serde(
         rename = "recursiveReadOnly",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub recursive_read_only: ::std::option::Option<::std::string::String>,
+    pub recursive_read_only: Option<::std::string::String>,
 }

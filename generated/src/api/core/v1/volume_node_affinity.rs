@@ -4,10 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct VolumeNodeAffinity {
     /// required specifies hard node constraints that must be met.
-    #[serde(
-        rename = "required",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub required: ::std::option::Option<crate::api::core::v1::NodeSelector>,
+    #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<crate::api::core::v1::NodeSelector>,
 }

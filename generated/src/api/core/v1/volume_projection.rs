@@ -13,25 +13,15 @@ pub struct VolumeProjection {
     #[serde(
         rename = "clusterTrustBundle",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub cluster_trust_bundle: ::std::option::Option<
-        crate::api::core::v1::ClusterTrustBundleProjection,
-    >,
+    pub cluster_trust_bundle: Option<crate::api::core::v1::ClusterTrustBundleProjection>,
     /// configMap information about the configMap data to project
-    #[serde(
-        rename = "configMap",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub config_map: ::std::option::Option<crate::api::core::v1::ConfigMapProjection>,
+    #[serde(rename = "configMap", default, skip_serializing_if = "Option::is_none")]
+    pub config_map: Option<crate::api::core::v1::ConfigMapProjection>,
     /// downwardAPI information about the downwardAPI data to project
-    #[serde(
-        rename = "downwardAPI",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub downward_api: ::std::option::Option<crate::api::core::v1::DownwardAPIProjection>,
+    #[serde(rename = "downwardAPI", default, skip_serializing_if = "Option::is_none")]
+    pub downward_api: Option<crate::api::core::v1::DownwardAPIProjection>,
     /// Projects an auto-rotating credential bundle (private key and certificate chain) that the pod can use either as a TLS client or server.
     ///
     /// Kubelet generates a private key and uses it to send a PodCertificateRequest to the named signer.  Once the signer approves the request and issues a certificate chain, Kubelet writes the key and certificate chain to the pod filesystem.  The pod does not start until certificates have been issued for each podCertificate projected volume source in its spec.
@@ -45,28 +35,18 @@ pub struct VolumeProjection {
     /// Prefer using the credential bundle format, since your application code can read it atomically.  If you use keyPath and certificateChainPath, your application must make two separate file reads. If these coincide with a certificate rotation, it is possible that the private key and leaf certificate you read may not correspond to each other.  Your application will need to check for this condition, and re-read until they are consistent.
     ///
     /// The named signer controls chooses the format of the certificate it issues; consult the signer implementation's documentation to learn how to use the certificates it issues.
-    #[serde(
-        rename = "podCertificate",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_certificate: ::std::option::Option<
-        crate::api::core::v1::PodCertificateProjection,
-    >,
+    #[serde(rename = "podCertificate", default, skip_serializing_if = "Option::is_none")]
+    pub pod_certificate: Option<crate::api::core::v1::PodCertificateProjection>,
     /// secret information about the secret data to project
-    #[serde(
-        rename = "secret",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret: ::std::option::Option<crate::api::core::v1::SecretProjection>,
+    #[serde(rename = "secret", default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<crate::api::core::v1::SecretProjection>,
     /// serviceAccountToken is information about the serviceAccountToken data to project
     #[serde(
         rename = "serviceAccountToken",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub service_account_token: ::std::option::Option<
+    pub service_account_token: Option<
         crate::api::core::v1::ServiceAccountTokenProjection,
     >,
 }

@@ -4,26 +4,22 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct VsphereVirtualDiskVolumeSource {
     /// fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-    #[serde(
-        rename = "fsType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_type: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
+    pub fs_type: Option<::std::string::String>,
     /// storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName.
     #[serde(
         rename = "storagePolicyID",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub storage_policy_id: ::std::option::Option<::std::string::String>,
+    pub storage_policy_id: Option<::std::string::String>,
     /// storagePolicyName is the storage Policy Based Management (SPBM) profile name.
     #[serde(
         rename = "storagePolicyName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub storage_policy_name: ::std::option::Option<::std::string::String>,
+    pub storage_policy_name: Option<::std::string::String>,
     /// volumePath is the path that identifies vSphere volume vmdk
     #[serde(rename = "volumePath", default)]
     pub volume_path: ::std::string::String,

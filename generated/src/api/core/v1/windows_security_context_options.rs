@@ -7,28 +7,20 @@ pub struct WindowsSecurityContextOptions {
     #[serde(
         rename = "gmsaCredentialSpec",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub gmsa_credential_spec: ::std::option::Option<::std::string::String>,
+    pub gmsa_credential_spec: Option<::std::string::String>,
     /// GMSACredentialSpecName is the name of the GMSA credential spec to use.
     #[serde(
         rename = "gmsaCredentialSpecName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub gmsa_credential_spec_name: ::std::option::Option<::std::string::String>,
+    pub gmsa_credential_spec_name: Option<::std::string::String>,
     /// HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true.
-    #[serde(
-        rename = "hostProcess",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host_process: ::std::option::Option<bool>,
+    #[serde(rename = "hostProcess", default, skip_serializing_if = "Option::is_none")]
+    pub host_process: Option<bool>,
     /// The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
-    #[serde(
-        rename = "runAsUserName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_user_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "runAsUserName", default, skip_serializing_if = "Option::is_none")]
+    pub run_as_user_name: Option<::std::string::String>,
 }

@@ -13,7 +13,7 @@ pub struct WorkloadReference {
     #[serde(
         rename = "podGroupReplicaKey",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub pod_group_replica_key: ::std::option::Option<::std::string::String>,
+    pub pod_group_replica_key: Option<::std::string::String>,
 }

@@ -11,54 +11,30 @@ pub struct Endpoint {
     )]
     pub addresses: ::std::vec::Vec<::std::string::String>,
     /// conditions contains information about the current status of the endpoint.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<crate::api::discovery::v1::EndpointConditions>,
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<crate::api::discovery::v1::EndpointConditions>,
     /// deprecatedTopology contains topology information part of the v1beta1 API. This field is deprecated, and will be removed when the v1beta1 API is removed (no sooner than kubernetes v1.24).  While this field can hold values, it is not writable through the v1 API, and any attempts to write to it will be silently ignored. Topology information can be found in the zone and nodeName fields instead.
     #[serde(
         rename = "deprecatedTopology",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub deprecated_topology: ::std::option::Option<
+    pub deprecated_topology: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     /// hints contains information associated with how an endpoint should be consumed.
-    #[serde(
-        rename = "hints",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub hints: ::std::option::Option<crate::api::discovery::v1::EndpointHints>,
+    #[serde(rename = "hints", default, skip_serializing_if = "Option::is_none")]
+    pub hints: Option<crate::api::discovery::v1::EndpointHints>,
     /// hostname of this endpoint. This field may be used by consumers of endpoints to distinguish endpoints from each other (e.g. in DNS names). Multiple endpoints which use the same hostname should be considered fungible (e.g. multiple A values in DNS). Must be lowercase and pass DNS Label (RFC 1123) validation.
-    #[serde(
-        rename = "hostname",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub hostname: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "hostname", default, skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<::std::string::String>,
     /// nodeName represents the name of the Node hosting this endpoint. This can be used to determine endpoints local to a Node.
-    #[serde(
-        rename = "nodeName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "nodeName", default, skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<::std::string::String>,
     /// targetRef is a reference to a Kubernetes object that represents this endpoint.
-    #[serde(
-        rename = "targetRef",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub target_ref: ::std::option::Option<crate::api::core::v1::ObjectReference>,
+    #[serde(rename = "targetRef", default, skip_serializing_if = "Option::is_none")]
+    pub target_ref: Option<crate::api::core::v1::ObjectReference>,
     /// zone is the name of the Zone this endpoint exists in.
-    #[serde(
-        rename = "zone",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub zone: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "zone", default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<::std::string::String>,
 }

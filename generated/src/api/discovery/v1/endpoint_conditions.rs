@@ -4,24 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct EndpointConditions {
     /// ready indicates that this endpoint is ready to receive traffic, according to whatever system is managing the endpoint. A nil value should be interpreted as "true". In general, an endpoint should be marked ready if it is serving and not terminating, though this can be overridden in some cases, such as when the associated Service has set the publishNotReadyAddresses flag.
-    #[serde(
-        rename = "ready",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ready: ::std::option::Option<bool>,
+    #[serde(rename = "ready", default, skip_serializing_if = "Option::is_none")]
+    pub ready: Option<bool>,
     /// serving indicates that this endpoint is able to receive traffic, according to whatever system is managing the endpoint. For endpoints backed by pods, the EndpointSlice controller will mark the endpoint as serving if the pod's Ready condition is True. A nil value should be interpreted as "true".
-    #[serde(
-        rename = "serving",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub serving: ::std::option::Option<bool>,
+    #[serde(rename = "serving", default, skip_serializing_if = "Option::is_none")]
+    pub serving: Option<bool>,
     /// terminating indicates that this endpoint is terminating. A nil value should be interpreted as "false".
-    #[serde(
-        rename = "terminating",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub terminating: ::std::option::Option<bool>,
+    #[serde(rename = "terminating", default, skip_serializing_if = "Option::is_none")]
+    pub terminating: Option<bool>,
 }

@@ -4,21 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct EndpointHints {
     /// forNodes indicates the node(s) this endpoint should be consumed by when using topology aware routing. May contain a maximum of 8 entries.
-    #[serde(
-        rename = "forNodes",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub for_nodes: ::std::option::Option<
-        ::std::vec::Vec<crate::api::discovery::v1::ForNode>,
-    >,
+    #[serde(rename = "forNodes", default, skip_serializing_if = "Option::is_none")]
+    pub for_nodes: Option<::std::vec::Vec<crate::api::discovery::v1::ForNode>>,
     /// forZones indicates the zone(s) this endpoint should be consumed by when using topology aware routing. May contain a maximum of 8 entries.
-    #[serde(
-        rename = "forZones",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub for_zones: ::std::option::Option<
-        ::std::vec::Vec<crate::api::discovery::v1::ForZone>,
-    >,
+    #[serde(rename = "forZones", default, skip_serializing_if = "Option::is_none")]
+    pub for_zones: Option<::std::vec::Vec<crate::api::discovery::v1::ForZone>>,
 }

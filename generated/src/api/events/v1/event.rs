@@ -4,44 +4,24 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct Event {
     /// action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters.
-    #[serde(
-        rename = "action",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub action: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "action", default)]
+    pub action: Option<::std::string::String>,
     /// deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.
-    #[serde(
-        rename = "deprecatedCount",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub deprecated_count: ::std::option::Option<i32>,
+    #[serde(rename = "deprecatedCount", default)]
+    pub deprecated_count: Option<i32>,
     /// deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.
-    #[serde(
-        rename = "deprecatedFirstTimestamp",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub deprecated_first_timestamp: ::std::option::Option<
+    #[serde(rename = "deprecatedFirstTimestamp", default)]
+    pub deprecated_first_timestamp: Option<
         crate::apimachinery::pkg::apis::meta::v1::Time,
     >,
     /// deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.
-    #[serde(
-        rename = "deprecatedLastTimestamp",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub deprecated_last_timestamp: ::std::option::Option<
+    #[serde(rename = "deprecatedLastTimestamp", default)]
+    pub deprecated_last_timestamp: Option<
         crate::apimachinery::pkg::apis::meta::v1::Time,
     >,
     /// deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type.
-    #[serde(
-        rename = "deprecatedSource",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub deprecated_source: ::std::option::Option<crate::api::core::v1::EventSource>,
+    #[serde(rename = "deprecatedSource", default)]
+    pub deprecated_source: Option<crate::api::core::v1::EventSource>,
     /// eventTime is the time when this Event was first observed. It is required.
     #[serde(rename = "eventTime", default)]
     pub event_time: crate::apimachinery::pkg::apis::meta::v1::MicroTime,
@@ -49,67 +29,31 @@ pub struct Event {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.
-    #[serde(
-        rename = "note",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub note: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "note", default)]
+    pub note: Option<::std::string::String>,
     /// reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reason: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reason", default)]
+    pub reason: Option<::std::string::String>,
     /// regarding contains the object this Event is about. In most cases it's an Object reporting controller implements, e.g. ReplicaSetController implements ReplicaSets and this event is emitted because it acts on some changes in a ReplicaSet object.
-    #[serde(
-        rename = "regarding",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub regarding: ::std::option::Option<crate::api::core::v1::ObjectReference>,
+    #[serde(rename = "regarding", default)]
+    pub regarding: Option<crate::api::core::v1::ObjectReference>,
     /// related is the optional secondary object for more complex actions. E.g. when regarding object triggers a creation or deletion of related object.
-    #[serde(
-        rename = "related",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub related: ::std::option::Option<crate::api::core::v1::ObjectReference>,
+    #[serde(rename = "related", default)]
+    pub related: Option<crate::api::core::v1::ObjectReference>,
     /// reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events.
-    #[serde(
-        rename = "reportingController",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reporting_controller: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reportingController", default)]
+    pub reporting_controller: Option<::std::string::String>,
     /// reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. This field cannot be empty for new Events and it can have at most 128 characters.
-    #[serde(
-        rename = "reportingInstance",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reporting_instance: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reportingInstance", default)]
+    pub reporting_instance: Option<::std::string::String>,
     /// series is data about the Event series this event represents or nil if it's a singleton Event.
-    #[serde(
-        rename = "series",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub series: ::std::option::Option<crate::api::events::v1::EventSeries>,
+    #[serde(rename = "series", default)]
+    pub series: Option<crate::api::events::v1::EventSeries>,
     /// type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "type", default)]
+    pub type_: Option<::std::string::String>,
 }
 impl Event {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "events.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Event";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -9,9 +9,9 @@ pub struct ExemptPriorityLevelConfiguration {
     #[serde(
         rename = "lendablePercent",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub lendable_percent: ::std::option::Option<i32>,
+    pub lendable_percent: Option<i32>,
     /// `nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats nominally reserved for this priority level. This DOES NOT limit the dispatching from this priority level but affects the other priority levels through the borrowing mechanism. The server's concurrency limit (ServerCL) is divided among all the priority levels in proportion to their NCS values:
     ///
     /// NominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)
@@ -20,7 +20,7 @@ pub struct ExemptPriorityLevelConfiguration {
     #[serde(
         rename = "nominalConcurrencyShares",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub nominal_concurrency_shares: ::std::option::Option<i32>,
+    pub nominal_concurrency_shares: Option<i32>,
 }

@@ -7,25 +7,13 @@ pub struct FlowSchema {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// `spec` is the specification of the desired behavior of a FlowSchema. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::flowcontrol::v1::FlowSchemaSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::flowcontrol::v1::FlowSchemaSpec>,
     /// `status` is the current status of a FlowSchema. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::flowcontrol::v1::FlowSchemaStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::flowcontrol::v1::FlowSchemaStatus>,
 }
 impl FlowSchema {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "flowcontrol.apiserver.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "FlowSchema";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -7,28 +7,24 @@ pub struct FlowSchemaSpec {
     #[serde(
         rename = "distinguisherMethod",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub distinguisher_method: ::std::option::Option<
+    pub distinguisher_method: Option<
         crate::api::flowcontrol::v1::FlowDistinguisherMethod,
     >,
     /// `matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.
     #[serde(
         rename = "matchingPrecedence",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub matching_precedence: ::std::option::Option<i32>,
+    pub matching_precedence: Option<i32>,
     /// `priorityLevelConfiguration` should reference a PriorityLevelConfiguration in the cluster. If the reference cannot be resolved, the FlowSchema will be ignored and marked as invalid in its status. Required.
     #[serde(rename = "priorityLevelConfiguration", default)]
     pub priority_level_configuration: crate::api::flowcontrol::v1::PriorityLevelConfigurationReference,
     /// `rules` describes which requests will match this flow schema. This FlowSchema matches a request if and only if at least one member of rules matches the request. if it is an empty slice, there will be no requests matching the FlowSchema.
-    #[serde(
-        rename = "rules",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub rules: ::std::option::Option<
+    #[serde(rename = "rules", default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<
         ::std::vec::Vec<crate::api::flowcontrol::v1::PolicyRulesWithSubjects>,
     >,
 }

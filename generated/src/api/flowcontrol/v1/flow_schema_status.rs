@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct FlowSchemaStatus {
     /// `conditions` is a list of the current states of FlowSchema.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<crate::api::flowcontrol::v1::FlowSchemaCondition>,
     >,
 }

@@ -4,14 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct LimitResponse {
     /// `queuing` holds the configuration parameters for queuing. This field may be non-empty only if `type` is `"Queue"`.
-    #[serde(
-        rename = "queuing",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub queuing: ::std::option::Option<
-        crate::api::flowcontrol::v1::QueuingConfiguration,
-    >,
+    #[serde(rename = "queuing", default, skip_serializing_if = "Option::is_none")]
+    pub queuing: Option<crate::api::flowcontrol::v1::QueuingConfiguration>,
     /// `type` is "Queue" or "Reject". "Queue" means that requests that can not be executed upon arrival are held in a queue until they can be executed or a queuing limit is reached. "Reject" means that requests that can not be executed upon arrival are rejected. Required.
     #[serde(rename = "type", default)]
     pub type_: ::std::string::String,

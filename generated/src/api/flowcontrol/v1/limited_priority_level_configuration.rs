@@ -13,27 +13,21 @@ pub struct LimitedPriorityLevelConfiguration {
     #[serde(
         rename = "borrowingLimitPercent",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub borrowing_limit_percent: ::std::option::Option<i32>,
+    pub borrowing_limit_percent: Option<i32>,
     /// `lendablePercent` prescribes the fraction of the level's NominalCL that can be borrowed by other priority levels. The value of this field must be between 0 and 100, inclusive, and it defaults to 0. The number of seats that other levels can borrow from this level, known as this level's LendableConcurrencyLimit (LendableCL), is defined as follows.
     ///
     /// LendableCL(i) = round( NominalCL(i) * lendablePercent(i)/100.0 )
     #[serde(
         rename = "lendablePercent",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub lendable_percent: ::std::option::Option<i32>,
+    pub lendable_percent: Option<i32>,
     /// `limitResponse` indicates what to do with requests that can not be executed right now
-    #[serde(
-        rename = "limitResponse",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub limit_response: ::std::option::Option<
-        crate::api::flowcontrol::v1::LimitResponse,
-    >,
+    #[serde(rename = "limitResponse", default, skip_serializing_if = "Option::is_none")]
+    pub limit_response: Option<crate::api::flowcontrol::v1::LimitResponse>,
     /// `nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats available at this priority level. This is used both for requests dispatched from this priority level as well as requests dispatched from other priority levels borrowing seats from this level. The server's concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values:
     ///
     /// NominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)
@@ -46,7 +40,7 @@ pub struct LimitedPriorityLevelConfiguration {
     #[serde(
         rename = "nominalConcurrencyShares",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub nominal_concurrency_shares: ::std::option::Option<i32>,
+    pub nominal_concurrency_shares: Option<i32>,
 }

@@ -7,18 +7,14 @@ pub struct PolicyRulesWithSubjects {
     #[serde(
         rename = "nonResourceRules",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub non_resource_rules: ::std::option::Option<
+    pub non_resource_rules: Option<
         ::std::vec::Vec<crate::api::flowcontrol::v1::NonResourcePolicyRule>,
     >,
     /// `resourceRules` is a slice of ResourcePolicyRules that identify matching requests according to their verb and the target resource. At least one of `resourceRules` and `nonResourceRules` has to be non-empty.
-    #[serde(
-        rename = "resourceRules",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resource_rules: ::std::option::Option<
+    #[serde(rename = "resourceRules", default, skip_serializing_if = "Option::is_none")]
+    pub resource_rules: Option<
         ::std::vec::Vec<crate::api::flowcontrol::v1::ResourcePolicyRule>,
     >,
     /// subjects is the list of normal user, serviceaccount, or group that this rule cares about. There must be at least one member in this slice. A slice that includes both the system:authenticated and system:unauthenticated user groups matches every request. Required.

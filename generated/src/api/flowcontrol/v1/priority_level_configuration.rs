@@ -7,29 +7,13 @@ pub struct PriorityLevelConfiguration {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// `spec` is the specification of the desired behavior of a "request-priority". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<
-        crate::api::flowcontrol::v1::PriorityLevelConfigurationSpec,
-    >,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::flowcontrol::v1::PriorityLevelConfigurationSpec>,
     /// `status` is the current status of a "request-priority". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
-        crate::api::flowcontrol::v1::PriorityLevelConfigurationStatus,
-    >,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::flowcontrol::v1::PriorityLevelConfigurationStatus>,
 }
 impl PriorityLevelConfiguration {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "flowcontrol.apiserver.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "PriorityLevelConfiguration";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

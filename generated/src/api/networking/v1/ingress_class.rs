@@ -7,18 +7,10 @@ pub struct IngressClass {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// spec is the desired state of the IngressClass. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::networking::v1::IngressClassSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::networking::v1::IngressClassSpec>,
 }
 impl IngressClass {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "networking.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "IngressClass";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct IngressClassParametersReference {
     /// apiGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.
-    #[serde(
-        rename = "apiGroup",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_group: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "apiGroup", default, skip_serializing_if = "Option::is_none")]
+    pub api_group: Option<::std::string::String>,
     /// kind is the type of resource being referenced.
     #[serde(rename = "kind", default)]
     pub kind: ::std::string::String,
@@ -17,17 +13,9 @@ pub struct IngressClassParametersReference {
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// namespace is the namespace of the resource being referenced. This field is required when scope is set to "Namespace" and must be unset when scope is set to "Cluster".
-    #[serde(
-        rename = "namespace",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub namespace: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<::std::string::String>,
     /// scope represents if this refers to a cluster or namespace scoped resource. This may be set to "Cluster" (default) or "Namespace".
-    #[serde(
-        rename = "scope",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub scope: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "scope", default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<::std::string::String>,
 }

@@ -4,19 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct IngressClassSpec {
     /// controller refers to the name of the controller that should handle this class. This allows for different "flavors" that are controlled by the same controller. For example, you may have different parameters for the same implementing controller. This should be specified as a domain-prefixed path no more than 250 characters in length, e.g. "acme.io/ingress-controller". This field is immutable.
-    #[serde(
-        rename = "controller",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub controller: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "controller", default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<::std::string::String>,
     /// parameters is a link to a custom resource containing additional configuration for the controller. This is optional if the controller does not require extra parameters.
-    #[serde(
-        rename = "parameters",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub parameters: ::std::option::Option<
-        crate::api::networking::v1::IngressClassParametersReference,
-    >,
+    #[serde(rename = "parameters", default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<crate::api::networking::v1::IngressClassParametersReference>,
 }

@@ -4,26 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct IngressLoadBalancerIngress {
     /// hostname is set for load-balancer ingress points that are DNS based.
-    #[serde(
-        rename = "hostname",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub hostname: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "hostname", default, skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<::std::string::String>,
     /// ip is set for load-balancer ingress points that are IP based.
-    #[serde(
-        rename = "ip",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ip: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "ip", default, skip_serializing_if = "Option::is_none")]
+    pub ip: Option<::std::string::String>,
     /// ports provides information about the ports exposed by this LoadBalancer.
-    #[serde(
-        rename = "ports",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ports: ::std::option::Option<
-        ::std::vec::Vec<crate::api::networking::v1::IngressPortStatus>,
-    >,
+    #[serde(rename = "ports", default, skip_serializing_if = "Option::is_none")]
+    pub ports: Option<::std::vec::Vec<crate::api::networking::v1::IngressPortStatus>>,
 }

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct IngressLoadBalancerStatus {
     /// ingress is a list containing ingress points for the load-balancer.
-    #[serde(
-        rename = "ingress",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ingress: ::std::option::Option<
+    #[serde(rename = "ingress", default, skip_serializing_if = "Option::is_none")]
+    pub ingress: Option<
         ::std::vec::Vec<crate::api::networking::v1::IngressLoadBalancerIngress>,
     >,
 }

@@ -7,10 +7,6 @@ pub struct IngressServiceBackend {
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// port of the referenced service. A port name or port number is required for a IngressServiceBackend.
-    #[serde(
-        rename = "port",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub port: ::std::option::Option<crate::api::networking::v1::ServiceBackendPort>,
+    #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<crate::api::networking::v1::ServiceBackendPort>,
 }

@@ -4,12 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct IngressStatus {
     /// loadBalancer contains the current status of the load-balancer.
-    #[serde(
-        rename = "loadBalancer",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub load_balancer: ::std::option::Option<
-        crate::api::networking::v1::IngressLoadBalancerStatus,
-    >,
+    #[serde(rename = "loadBalancer", default, skip_serializing_if = "Option::is_none")]
+    pub load_balancer: Option<crate::api::networking::v1::IngressLoadBalancerStatus>,
 }

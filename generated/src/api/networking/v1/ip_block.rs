@@ -7,10 +7,6 @@ pub struct IPBlock {
     #[serde(rename = "cidr", default)]
     pub cidr: ::std::string::String,
     /// except is a slice of CIDRs that should not be included within an IPBlock Valid examples are "192.168.1.0/24" or "2001:db8::/64" Except values will be rejected if they are outside the cidr range
-    #[serde(
-        rename = "except",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub except: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "except", default, skip_serializing_if = "Option::is_none")]
+    pub except: Option<::std::vec::Vec<::std::string::String>>,
 }

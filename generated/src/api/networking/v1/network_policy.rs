@@ -7,18 +7,10 @@ pub struct NetworkPolicy {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// spec represents the specification of the desired behavior for this NetworkPolicy.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::networking::v1::NetworkPolicySpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::networking::v1::NetworkPolicySpec>,
 }
 impl NetworkPolicy {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "networking.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "NetworkPolicy";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

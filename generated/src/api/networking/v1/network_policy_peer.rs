@@ -4,32 +4,22 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NetworkPolicyPeer {
     /// ipBlock defines policy on a particular IPBlock. If this field is set then neither of the other fields can be.
-    #[serde(
-        rename = "ipBlock",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ip_block: ::std::option::Option<crate::api::networking::v1::IPBlock>,
+    #[serde(rename = "ipBlock", default, skip_serializing_if = "Option::is_none")]
+    pub ip_block: Option<crate::api::networking::v1::IPBlock>,
     /// namespaceSelector selects namespaces using cluster-scoped labels. This field follows standard label selector semantics; if present but empty, it selects all namespaces.
     ///
     /// If podSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the namespaces selected by namespaceSelector. Otherwise it selects all pods in the namespaces selected by namespaceSelector.
     #[serde(
         rename = "namespaceSelector",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub namespace_selector: ::std::option::Option<
+    pub namespace_selector: Option<
         crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
     >,
     /// podSelector is a label selector which selects pods. This field follows standard label selector semantics; if present but empty, it selects all pods.
     ///
     /// If namespaceSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the Namespaces selected by NamespaceSelector. Otherwise it selects the pods matching podSelector in the policy's own namespace.
-    #[serde(
-        rename = "podSelector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_selector: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
-    >,
+    #[serde(rename = "podSelector", default, skip_serializing_if = "Option::is_none")]
+    pub pod_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
 }

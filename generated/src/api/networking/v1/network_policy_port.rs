@@ -4,29 +4,17 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NetworkPolicyPort {
     /// endPort indicates that the range of ports from port to endPort if set, inclusive, should be allowed by the policy. This field cannot be defined if the port field is not defined or if the port field is defined as a named (string) port. The endPort must be equal or greater than port.
-    #[serde(
-        rename = "endPort",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub end_port: ::std::option::Option<i32>,
+    #[serde(rename = "endPort", default, skip_serializing_if = "Option::is_none")]
+    pub end_port: Option<i32>,
     /// port represents the port on the given protocol. This can either be a numerical or named port on a pod. If this field is not provided, this matches all port names and numbers. If present, only traffic on the specified protocol AND port will be matched.
-    #[serde(
-        rename = "port",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub port: ::std::option::Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
     /// protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP.
     ///
     /// Possible enum values:
     ///  - `"SCTP"` is the SCTP protocol.
     ///  - `"TCP"` is the TCP protocol.
     ///  - `"UDP"` is the UDP protocol.
-    #[serde(
-        rename = "protocol",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub protocol: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<::std::string::String>,
 }

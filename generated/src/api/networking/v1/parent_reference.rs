@@ -4,22 +4,14 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ParentReference {
     /// Group is the group of the object being referenced.
-    #[serde(
-        rename = "group",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub group: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<::std::string::String>,
     /// Name is the name of the object being referenced.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// Namespace is the namespace of the object being referenced.
-    #[serde(
-        rename = "namespace",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub namespace: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<::std::string::String>,
     /// Resource is the resource of the object being referenced.
     #[serde(rename = "resource", default)]
     pub resource: ::std::string::String,

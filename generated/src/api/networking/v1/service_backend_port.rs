@@ -4,17 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ServiceBackendPort {
     /// name is the name of the port on the Service. This is a mutually exclusive setting with "Number".
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<::std::string::String>,
     /// number is the numerical port number (e.g. 80) on the Service. This is a mutually exclusive setting with "Name".
-    #[serde(
-        rename = "number",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub number: ::std::option::Option<i32>,
+    #[serde(rename = "number", default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<i32>,
 }

@@ -7,25 +7,13 @@ pub struct ServiceCIDR {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// spec is the desired state of the ServiceCIDR. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::networking::v1::ServiceCIDRSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::networking::v1::ServiceCIDRSpec>,
     /// status represents the current state of the ServiceCIDR. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::networking::v1::ServiceCIDRStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::networking::v1::ServiceCIDRStatus>,
 }
 impl ServiceCIDR {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "networking.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ServiceCIDR";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,10 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ServiceCIDRSpec {
     /// CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.
-    #[serde(
-        rename = "cidrs",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub cidrs: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "cidrs", default, skip_serializing_if = "Option::is_none")]
+    pub cidrs: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -7,18 +7,10 @@ pub struct IPAddress {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// spec is the desired state of the IPAddress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::networking::v1beta1::IPAddressSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::networking::v1beta1::IPAddressSpec>,
 }
 impl IPAddress {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "networking.k8s.io/v1beta1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "IPAddress";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Overhead {
     /// podFixed represents the fixed resource overhead associated with running a pod.
-    #[serde(
-        rename = "podFixed",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_fixed: ::std::option::Option<
+    #[serde(rename = "podFixed", default, skip_serializing_if = "Option::is_none")]
+    pub pod_fixed: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,

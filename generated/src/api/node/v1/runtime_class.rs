@@ -11,25 +11,13 @@ pub struct RuntimeClass {
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// overhead represents the resource overhead associated with running a pod for a given RuntimeClass. For more details, see
     ///  https://kubernetes.io/docs/concepts/scheduling-eviction/pod-overhead/
-    #[serde(
-        rename = "overhead",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub overhead: ::std::option::Option<crate::api::node::v1::Overhead>,
+    #[serde(rename = "overhead", default)]
+    pub overhead: Option<crate::api::node::v1::Overhead>,
     /// scheduling holds the scheduling constraints to ensure that pods running with this RuntimeClass are scheduled to nodes that support it. If scheduling is nil, this RuntimeClass is assumed to be supported by all nodes.
-    #[serde(
-        rename = "scheduling",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub scheduling: ::std::option::Option<crate::api::node::v1::Scheduling>,
+    #[serde(rename = "scheduling", default)]
+    pub scheduling: Option<crate::api::node::v1::Scheduling>,
 }
 impl RuntimeClass {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "node.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "RuntimeClass";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

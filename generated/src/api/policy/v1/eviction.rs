@@ -4,14 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct Eviction {
     /// DeleteOptions may be provided
-    #[serde(
-        rename = "deleteOptions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub delete_options: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-    >,
+    #[serde(rename = "deleteOptions", default)]
+    pub delete_options: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
     /// ObjectMeta describes the pod that is being evicted.
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,

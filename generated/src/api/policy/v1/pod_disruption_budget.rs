@@ -7,25 +7,13 @@ pub struct PodDisruptionBudget {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Specification of the desired behavior of the PodDisruptionBudget.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::policy::v1::PodDisruptionBudgetSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::policy::v1::PodDisruptionBudgetSpec>,
     /// Most recently observed status of the PodDisruptionBudget.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::policy::v1::PodDisruptionBudgetStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::policy::v1::PodDisruptionBudgetStatus>,
 }
 impl PodDisruptionBudget {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "policy/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "PodDisruptionBudget";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

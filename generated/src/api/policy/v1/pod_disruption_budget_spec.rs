@@ -4,32 +4,14 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PodDisruptionBudgetSpec {
     /// An eviction is allowed if at most "maxUnavailable" pods selected by "selector" are unavailable after the eviction, i.e. even in absence of the evicted pod. For example, one can prevent all voluntary evictions by specifying 0. This is a mutually exclusive setting with "minAvailable".
-    #[serde(
-        rename = "maxUnavailable",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub max_unavailable: ::std::option::Option<
-        crate::apimachinery::pkg::util::intstr::IntOrString,
-    >,
+    #[serde(rename = "maxUnavailable", default, skip_serializing_if = "Option::is_none")]
+    pub max_unavailable: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
     /// An eviction is allowed if at least "minAvailable" pods selected by "selector" will still be available after the eviction, i.e. even in the absence of the evicted pod.  So for example you can prevent all voluntary evictions by specifying "100%".
-    #[serde(
-        rename = "minAvailable",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub min_available: ::std::option::Option<
-        crate::apimachinery::pkg::util::intstr::IntOrString,
-    >,
+    #[serde(rename = "minAvailable", default, skip_serializing_if = "Option::is_none")]
+    pub min_available: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
     /// Label query over pods whose evictions are managed by the disruption budget. A null selector will match no pods, while an empty ({}) selector will select all pods within the namespace.
-    #[serde(
-        rename = "selector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub selector: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
-    >,
+    #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     /// UnhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should be considered for eviction. Current implementation considers healthy pods, as pods that have status.conditions item with type="Ready",status="True".
     ///
     /// Valid policies are IfHealthyBudget and AlwaysAllow. If no policy is specified, the default behavior will be used, which corresponds to the IfHealthyBudget policy.
@@ -46,7 +28,7 @@ pub struct PodDisruptionBudgetSpec {
     #[serde(
         rename = "unhealthyPodEvictionPolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub unhealthy_pod_eviction_policy: ::std::option::Option<::std::string::String>,
+    pub unhealthy_pod_eviction_policy: Option<::std::string::String>,
 }

@@ -12,12 +12,8 @@ pub struct PodDisruptionBudgetStatus {
     /// - SufficientPods: There are more pods than required by the PodDisruptionBudget.
     ///                   The condition will be True, and the number of allowed
     ///                   disruptions are provided by the disruptionsAllowed property.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
     /// current number of healthy pods
@@ -27,12 +23,8 @@ pub struct PodDisruptionBudgetStatus {
     #[serde(rename = "desiredHealthy", default)]
     pub desired_healthy: i32,
     /// DisruptedPods contains information about pods whose eviction was processed by the API server eviction subresource handler but has not yet been observed by the PodDisruptionBudget controller. A pod will be in this map from the time when the API server processed the eviction request to the time when the pod is seen by PDB controller as having been marked for deletion (or after a timeout). The key in the map is the name of the pod and the value is the time when the API server processed the eviction request. If the deletion didn't occur and a pod is still there it will be removed from the list automatically by PodDisruptionBudget controller after some time. If everything goes smooth this map should be empty for the most of the time. Large number of entries in the map may indicate problems with pod deletions.
-    #[serde(
-        rename = "disruptedPods",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub disrupted_pods: ::std::option::Option<
+    #[serde(rename = "disruptedPods", default, skip_serializing_if = "Option::is_none")]
+    pub disrupted_pods: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::apis::meta::v1::Time,
@@ -48,7 +40,7 @@ pub struct PodDisruptionBudgetStatus {
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
 }

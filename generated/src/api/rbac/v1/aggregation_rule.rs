@@ -7,9 +7,9 @@ pub struct AggregationRule {
     #[serde(
         rename = "clusterRoleSelectors",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub cluster_role_selectors: ::std::option::Option<
+    pub cluster_role_selectors: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     >,
 }

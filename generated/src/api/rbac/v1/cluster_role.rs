@@ -4,28 +4,16 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct ClusterRole {
     /// AggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller.
-    #[serde(
-        rename = "aggregationRule",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub aggregation_rule: ::std::option::Option<crate::api::rbac::v1::AggregationRule>,
+    #[serde(rename = "aggregationRule", default)]
+    pub aggregation_rule: Option<crate::api::rbac::v1::AggregationRule>,
     /// Standard object's metadata.
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Rules holds all the PolicyRules for this ClusterRole
-    #[serde(
-        rename = "rules",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub rules: ::std::option::Option<::std::vec::Vec<crate::api::rbac::v1::PolicyRule>>,
+    #[serde(rename = "rules", default)]
+    pub rules: Option<::std::vec::Vec<crate::api::rbac::v1::PolicyRule>>,
 }
 impl ClusterRole {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "rbac.authorization.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ClusterRole";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

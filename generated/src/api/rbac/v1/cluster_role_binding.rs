@@ -10,18 +10,10 @@ pub struct ClusterRoleBinding {
     #[serde(rename = "roleRef", default)]
     pub role_ref: crate::api::rbac::v1::RoleRef,
     /// Subjects holds references to the objects the role applies to.
-    #[serde(
-        rename = "subjects",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub subjects: ::std::option::Option<::std::vec::Vec<crate::api::rbac::v1::Subject>>,
+    #[serde(rename = "subjects", default)]
+    pub subjects: Option<::std::vec::Vec<crate::api::rbac::v1::Subject>>,
 }
 impl ClusterRoleBinding {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "rbac.authorization.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ClusterRoleBinding";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

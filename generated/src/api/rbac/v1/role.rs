@@ -7,18 +7,10 @@ pub struct Role {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Rules holds all the PolicyRules for this Role
-    #[serde(
-        rename = "rules",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub rules: ::std::option::Option<::std::vec::Vec<crate::api::rbac::v1::PolicyRule>>,
+    #[serde(rename = "rules", default)]
+    pub rules: Option<::std::vec::Vec<crate::api::rbac::v1::PolicyRule>>,
 }
 impl Role {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "rbac.authorization.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Role";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Subject {
     /// APIGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and Group subjects.
-    #[serde(
-        rename = "apiGroup",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_group: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "apiGroup", default, skip_serializing_if = "Option::is_none")]
+    pub api_group: Option<::std::string::String>,
     /// Kind of object being referenced. Values defined by this API group are "User", "Group", and "ServiceAccount". If the Authorizer does not recognized the kind value, the Authorizer should report an error.
     #[serde(rename = "kind", default)]
     pub kind: ::std::string::String,
@@ -17,10 +13,6 @@ pub struct Subject {
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// Namespace of the referenced object.  If the object kind is non-namespace, such as "User" or "Group", and this value is not empty the Authorizer should report an error.
-    #[serde(
-        rename = "namespace",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub namespace: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<::std::string::String>,
 }

@@ -6,14 +6,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct CapacityRequestPolicy {
     /// Default specifies how much of this capacity is consumed by a request that does not contain an entry for it in DeviceRequest's Capacity.
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub default: ::std::option::Option<
-        crate::apimachinery::pkg::api::resource::Quantity,
-    >,
+    #[serde(rename = "default", default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// ValidRange defines an acceptable quantity value range in consuming requests.
     ///
     /// If this field is set, Default must be defined and it must fall within the defined ValidRange.
@@ -21,14 +15,8 @@ pub struct CapacityRequestPolicy {
     /// If the requested amount does not fall within the defined range, the request violates the policy, and this device cannot be allocated.
     ///
     /// If the request doesn't contain this capacity entry, Default value is used.
-    #[serde(
-        rename = "validRange",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub valid_range: ::std::option::Option<
-        crate::api::resource::v1::CapacityRequestPolicyRange,
-    >,
+    #[serde(rename = "validRange", default, skip_serializing_if = "Option::is_none")]
+    pub valid_range: Option<crate::api::resource::v1::CapacityRequestPolicyRange>,
     /// ValidValues defines a set of acceptable quantity values in consuming requests.
     ///
     /// Must not contain more than 10 entries. Must be sorted in ascending order.
@@ -38,12 +26,8 @@ pub struct CapacityRequestPolicy {
     /// If the requested amount does not match any valid value but smaller than some valid values, the scheduler calculates the smallest valid value that is greater than or equal to the request. That is: min(ceil(requestedValue) ∈ validValues), where requestedValue ≤ max(validValues).
     ///
     /// If the requested amount exceeds all valid values, the request violates the policy, and this device cannot be allocated.
-    #[serde(
-        rename = "validValues",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub valid_values: ::std::option::Option<
+    #[serde(rename = "validValues", default, skip_serializing_if = "Option::is_none")]
+    pub valid_values: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
 }

@@ -14,12 +14,8 @@ pub struct CapacityRequirements {
     /// - If a requestPolicy is set, the default consumed capacity is determined according to that policy.
     ///
     /// If the device allows multiple allocation, the aggregated amount across all requests must not exceed the capacity value. The consumed capacity, which may be adjusted based on the requestPolicy if defined, is recorded in the resource claim’s status.devices[*].consumedCapacity field.
-    #[serde(
-        rename = "requests",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub requests: ::std::option::Option<
+    #[serde(rename = "requests", default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,

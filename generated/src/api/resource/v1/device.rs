@@ -6,30 +6,22 @@ pub struct Device {
     /// AllNodes indicates that all nodes have access to the device.
     ///
     /// Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
-    #[serde(
-        rename = "allNodes",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub all_nodes: ::std::option::Option<bool>,
+    #[serde(rename = "allNodes", default, skip_serializing_if = "Option::is_none")]
+    pub all_nodes: Option<bool>,
     /// AllowMultipleAllocations marks whether the device is allowed to be allocated to multiple DeviceRequests.
     ///
     /// If AllowMultipleAllocations is set to true, the device can be allocated more than once, and all of its capacity is consumable, regardless of whether the requestPolicy is defined or not.
     #[serde(
         rename = "allowMultipleAllocations",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub allow_multiple_allocations: ::std::option::Option<bool>,
+    pub allow_multiple_allocations: Option<bool>,
     /// Attributes defines the set of attributes for this device. The name of each attribute must be unique in that set.
     ///
     /// The maximum number of attributes and capacities combined is 32.
-    #[serde(
-        rename = "attributes",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub attributes: ::std::option::Option<
+    #[serde(rename = "attributes", default, skip_serializing_if = "Option::is_none")]
+    pub attributes: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::api::resource::v1::DeviceAttribute,
@@ -45,11 +37,9 @@ pub struct Device {
     #[serde(
         rename = "bindingConditions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub binding_conditions: ::std::option::Option<
-        ::std::vec::Vec<::std::string::String>,
-    >,
+    pub binding_conditions: Option<::std::vec::Vec<::std::string::String>>,
     /// BindingFailureConditions defines the conditions for binding failure. They may be set in the per-device status conditions. If any is set to "True", a binding failure occurred.
     ///
     /// The maximum number of binding failure conditions is 4.
@@ -60,29 +50,19 @@ pub struct Device {
     #[serde(
         rename = "bindingFailureConditions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub binding_failure_conditions: ::std::option::Option<
-        ::std::vec::Vec<::std::string::String>,
-    >,
+    pub binding_failure_conditions: Option<::std::vec::Vec<::std::string::String>>,
     /// BindsToNode indicates if the usage of an allocation involving this device has to be limited to exactly the node that was chosen when allocating the claim. If set to true, the scheduler will set the ResourceClaim.Status.Allocation.NodeSelector to match the node where the allocation was made.
     ///
     /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
-    #[serde(
-        rename = "bindsToNode",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub binds_to_node: ::std::option::Option<bool>,
+    #[serde(rename = "bindsToNode", default, skip_serializing_if = "Option::is_none")]
+    pub binds_to_node: Option<bool>,
     /// Capacity defines the set of capacities for this device. The name of each capacity must be unique in that set.
     ///
     /// The maximum number of attributes and capacities combined is 32.
-    #[serde(
-        rename = "capacity",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub capacity: ::std::option::Option<
+    #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::api::resource::v1::DeviceCapacity,
@@ -96,9 +76,9 @@ pub struct Device {
     #[serde(
         rename = "consumesCounters",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub consumes_counters: ::std::option::Option<
+    pub consumes_counters: Option<
         ::std::vec::Vec<crate::api::resource::v1::DeviceCounterConsumption>,
     >,
     /// Name is unique identifier among all devices managed by the driver in the pool. It must be a DNS label.
@@ -107,34 +87,20 @@ pub struct Device {
     /// NodeName identifies the node where the device is available.
     ///
     /// Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
-    #[serde(
-        rename = "nodeName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "nodeName", default, skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<::std::string::String>,
     /// NodeSelector defines the nodes where the device is available.
     ///
     /// Must use exactly one term.
     ///
     /// Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
-    #[serde(
-        rename = "nodeSelector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_selector: ::std::option::Option<crate::api::core::v1::NodeSelector>,
+    #[serde(rename = "nodeSelector", default, skip_serializing_if = "Option::is_none")]
+    pub node_selector: Option<crate::api::core::v1::NodeSelector>,
     /// If specified, these are the driver-defined taints.
     ///
     /// The maximum number of taints is 16. If taints are set for any device in a ResourceSlice, then the maximum number of allowed devices per ResourceSlice is 64 instead of 128.
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
-    #[serde(
-        rename = "taints",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub taints: ::std::option::Option<
-        ::std::vec::Vec<crate::api::resource::v1::DeviceTaint>,
-    >,
+    #[serde(rename = "taints", default, skip_serializing_if = "Option::is_none")]
+    pub taints: Option<::std::vec::Vec<crate::api::resource::v1::DeviceTaint>>,
 }

@@ -4,30 +4,14 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeviceClaim {
     /// This field holds configuration for multiple potential drivers which could satisfy requests in this claim. It is ignored while allocating the claim.
-    #[serde(
-        rename = "config",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub config: ::std::option::Option<
+    #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<
         ::std::vec::Vec<crate::api::resource::v1::DeviceClaimConfiguration>,
     >,
     /// These constraints must be satisfied by the set of devices that get allocated for the claim.
-    #[serde(
-        rename = "constraints",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub constraints: ::std::option::Option<
-        ::std::vec::Vec<crate::api::resource::v1::DeviceConstraint>,
-    >,
+    #[serde(rename = "constraints", default, skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<::std::vec::Vec<crate::api::resource::v1::DeviceConstraint>>,
     /// Requests represent individual requests for distinct devices which must all be satisfied. If empty, nothing needs to be allocated.
-    #[serde(
-        rename = "requests",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub requests: ::std::option::Option<
-        ::std::vec::Vec<crate::api::resource::v1::DeviceRequest>,
-    >,
+    #[serde(rename = "requests", default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<::std::vec::Vec<crate::api::resource::v1::DeviceRequest>>,
 }

@@ -6,12 +6,8 @@ pub struct DeviceClassSpec {
     /// Config defines configuration parameters that apply to each device that is claimed via this class. Some classses may potentially be satisfied by multiple drivers, so each instance of a vendor configuration applies to exactly one driver.
     ///
     /// They are passed to the driver, but are not considered while allocating the claim.
-    #[serde(
-        rename = "config",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub config: ::std::option::Option<
+    #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<
         ::std::vec::Vec<crate::api::resource::v1::DeviceClassConfiguration>,
     >,
     /// ExtendedResourceName is the extended resource name for the devices of this class. The devices of this class can be used to satisfy a pod's extended resource requests. It has the same format as the name of a pod's extended resource. It should be unique among all the device classes in a cluster. If two device classes have the same name, then the class created later is picked to satisfy a pod's extended resource requests. If two classes are created at the same time, then the name of the class lexicographically sorted first is picked.
@@ -20,16 +16,10 @@ pub struct DeviceClassSpec {
     #[serde(
         rename = "extendedResourceName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub extended_resource_name: ::std::option::Option<::std::string::String>,
+    pub extended_resource_name: Option<::std::string::String>,
     /// Each selector must be satisfied by a device which is claimed via this class.
-    #[serde(
-        rename = "selectors",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub selectors: ::std::option::Option<
-        ::std::vec::Vec<crate::api::resource::v1::DeviceSelector>,
-    >,
+    #[serde(rename = "selectors", default, skip_serializing_if = "Option::is_none")]
+    pub selectors: Option<::std::vec::Vec<crate::api::resource::v1::DeviceSelector>>,
 }

@@ -6,21 +6,13 @@ pub struct DeviceRequest {
     /// Exactly specifies the details for a single request that must be met exactly for the request to be satisfied.
     ///
     /// One of Exactly or FirstAvailable must be set.
-    #[serde(
-        rename = "exactly",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub exactly: ::std::option::Option<crate::api::resource::v1::ExactDeviceRequest>,
+    #[serde(rename = "exactly", default, skip_serializing_if = "Option::is_none")]
+    pub exactly: Option<crate::api::resource::v1::ExactDeviceRequest>,
     /// FirstAvailable contains subrequests, of which exactly one will be selected by the scheduler. It tries to satisfy them in the order in which they are listed here. So if there are two entries in the list, the scheduler will only check the second one if it determines that the first one can not be used.
     ///
     /// DRA does not yet implement scoring, so the scheduler will select the first set of devices that satisfies all the requests in the claim. And if the requirements can be satisfied on more than one node, other scheduling features will determine which node is chosen. This means that the set of devices allocated to a claim might not be the optimal set available to the cluster. Scoring will be implemented later.
-    #[serde(
-        rename = "firstAvailable",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub first_available: ::std::option::Option<
+    #[serde(rename = "firstAvailable", default, skip_serializing_if = "Option::is_none")]
+    pub first_available: Option<
         ::std::vec::Vec<crate::api::resource::v1::DeviceSubRequest>,
     >,
     /// Name can be used to reference this request in a pod.spec.containers[].resources.claims entry and in a constraint of the claim.

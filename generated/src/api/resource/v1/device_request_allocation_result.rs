@@ -6,34 +6,26 @@ pub struct DeviceRequestAllocationResult {
     /// AdminAccess indicates that this device was allocated for administrative access. See the corresponding request field for a definition of mode.
     ///
     /// This is an alpha field and requires enabling the DRAAdminAccess feature gate. Admin access is disabled if this field is unset or set to false, otherwise it is enabled.
-    #[serde(
-        rename = "adminAccess",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub admin_access: ::std::option::Option<bool>,
+    #[serde(rename = "adminAccess", default, skip_serializing_if = "Option::is_none")]
+    pub admin_access: Option<bool>,
     /// BindingConditions contains a copy of the BindingConditions from the corresponding ResourceSlice at the time of allocation.
     ///
     /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
     #[serde(
         rename = "bindingConditions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub binding_conditions: ::std::option::Option<
-        ::std::vec::Vec<::std::string::String>,
-    >,
+    pub binding_conditions: Option<::std::vec::Vec<::std::string::String>>,
     /// BindingFailureConditions contains a copy of the BindingFailureConditions from the corresponding ResourceSlice at the time of allocation.
     ///
     /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
     #[serde(
         rename = "bindingFailureConditions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub binding_failure_conditions: ::std::option::Option<
-        ::std::vec::Vec<::std::string::String>,
-    >,
+    pub binding_failure_conditions: Option<::std::vec::Vec<::std::string::String>>,
     /// ConsumedCapacity tracks the amount of capacity consumed per device as part of the claim request. The consumed amount may differ from the requested amount: it is rounded up to the nearest valid value based on the device’s requestPolicy if applicable (i.e., may not be less than the requested amount).
     ///
     /// The total consumed capacity for each device must not exceed the DeviceCapacity's Value.
@@ -42,9 +34,9 @@ pub struct DeviceRequestAllocationResult {
     #[serde(
         rename = "consumedCapacity",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub consumed_capacity: ::std::option::Option<
+    pub consumed_capacity: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apimachinery::pkg::api::resource::Quantity,
@@ -69,23 +61,13 @@ pub struct DeviceRequestAllocationResult {
     #[serde(rename = "request", default)]
     pub request: ::std::string::String,
     /// ShareID uniquely identifies an individual allocation share of the device, used when the device supports multiple simultaneous allocations. It serves as an additional map key to differentiate concurrent shares of the same device.
-    #[serde(
-        rename = "shareID",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub share_id: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "shareID", default, skip_serializing_if = "Option::is_none")]
+    pub share_id: Option<::std::string::String>,
     /// A copy of all tolerations specified in the request at the time when the device got allocated.
     ///
     /// The maximum number of tolerations is 16.
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
-    #[serde(
-        rename = "tolerations",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tolerations: ::std::option::Option<
-        ::std::vec::Vec<crate::api::resource::v1::DeviceToleration>,
-    >,
+    #[serde(rename = "tolerations", default, skip_serializing_if = "Option::is_none")]
+    pub tolerations: Option<::std::vec::Vec<crate::api::resource::v1::DeviceToleration>>,
 }

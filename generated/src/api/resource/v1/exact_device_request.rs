@@ -6,12 +6,8 @@ pub struct ExactDeviceRequest {
     /// AdminAccess indicates that this is a claim for administrative access to the device(s). Claims with AdminAccess are expected to be used for monitoring or other management services for a device.  They ignore all ordinary claims to the device with respect to access modes and any resource allocations.
     ///
     /// This is an alpha field and requires enabling the DRAAdminAccess feature gate. Admin access is disabled if this field is unset or set to false, otherwise it is enabled.
-    #[serde(
-        rename = "adminAccess",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub admin_access: ::std::option::Option<bool>,
+    #[serde(rename = "adminAccess", default, skip_serializing_if = "Option::is_none")]
+    pub admin_access: Option<bool>,
     /// AllocationMode and its related fields define how devices are allocated to satisfy this request. Supported values are:
     ///
     /// - ExactCount: This request is for a specific number of devices.
@@ -31,30 +27,18 @@ pub struct ExactDeviceRequest {
     /// Possible enum values:
     ///  - `"All"`
     ///  - `"ExactCount"`
-    #[serde(
-        rename = "allocationMode",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub allocation_mode: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "allocationMode", default, skip_serializing_if = "Option::is_none")]
+    pub allocation_mode: Option<::std::string::String>,
     /// Capacity define resource requirements against each capacity.
     ///
     /// If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
     ///
     /// Applies to each device allocation. If Count > 1, the request fails if there aren't enough devices that meet the requirements. If AllocationMode is set to All, the request fails if there are devices that otherwise match the request, and have this capacity, with a value >= the requested amount, but which cannot be allocated to this request.
-    #[serde(
-        rename = "capacity",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub capacity: ::std::option::Option<crate::api::resource::v1::CapacityRequirements>,
+    #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<crate::api::resource::v1::CapacityRequirements>,
     /// Count is used only when the count mode is "ExactCount". Must be greater than zero. If AllocationMode is ExactCount and this field is not specified, the default is one.
-    #[serde(
-        rename = "count",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub count: ::std::option::Option<i64>,
+    #[serde(rename = "count", default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<i64>,
     /// DeviceClassName references a specific DeviceClass, which can define additional configuration and selectors to be inherited by this request.
     ///
     /// A DeviceClassName is required.
@@ -63,14 +47,8 @@ pub struct ExactDeviceRequest {
     #[serde(rename = "deviceClassName", default)]
     pub device_class_name: ::std::string::String,
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this request. All selectors must be satisfied for a device to be considered.
-    #[serde(
-        rename = "selectors",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub selectors: ::std::option::Option<
-        ::std::vec::Vec<crate::api::resource::v1::DeviceSelector>,
-    >,
+    #[serde(rename = "selectors", default, skip_serializing_if = "Option::is_none")]
+    pub selectors: Option<::std::vec::Vec<crate::api::resource::v1::DeviceSelector>>,
     /// If specified, the request's tolerations.
     ///
     /// Tolerations for NoSchedule are required to allocate a device which has a taint with that effect. The same applies to NoExecute.
@@ -80,12 +58,6 @@ pub struct ExactDeviceRequest {
     /// The maximum number of tolerations is 16.
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
-    #[serde(
-        rename = "tolerations",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tolerations: ::std::option::Option<
-        ::std::vec::Vec<crate::api::resource::v1::DeviceToleration>,
-    >,
+    #[serde(rename = "tolerations", default, skip_serializing_if = "Option::is_none")]
+    pub tolerations: Option<::std::vec::Vec<crate::api::resource::v1::DeviceToleration>>,
 }

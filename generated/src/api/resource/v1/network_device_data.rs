@@ -9,23 +9,15 @@ pub struct NetworkDeviceData {
     #[serde(
         rename = "hardwareAddress",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub hardware_address: ::std::option::Option<::std::string::String>,
+    pub hardware_address: Option<::std::string::String>,
     /// InterfaceName specifies the name of the network interface associated with the allocated device. This might be the name of a physical or virtual network interface being configured in the pod.
     ///
     /// Must not be longer than 256 characters.
-    #[serde(
-        rename = "interfaceName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub interface_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "interfaceName", default, skip_serializing_if = "Option::is_none")]
+    pub interface_name: Option<::std::string::String>,
     /// IPs lists the network addresses assigned to the device's network interface. This can include both IPv4 and IPv6 addresses. The IPs are in the CIDR notation, which includes both the address and the associated subnet mask. e.g.: "192.0.2.5/24" for IPv4 and "2001:db8::5/64" for IPv6.
-    #[serde(
-        rename = "ips",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ips: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "ips", default, skip_serializing_if = "Option::is_none")]
+    pub ips: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -12,18 +12,10 @@ pub struct ResourceClaim {
     #[serde(rename = "spec", default)]
     pub spec: crate::api::resource::v1::ResourceClaimSpec,
     /// Status describes whether the claim is ready to use and what has been allocated.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::resource::v1::ResourceClaimStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::resource::v1::ResourceClaimStatus>,
 }
 impl ResourceClaim {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "resource.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ResourceClaim";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceClaimConsumerReference {
     /// APIGroup is the group for the resource being referenced. It is empty for the core API. This matches the group in the APIVersion that is used when creating the resources.
-    #[serde(
-        rename = "apiGroup",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_group: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "apiGroup", default, skip_serializing_if = "Option::is_none")]
+    pub api_group: Option<::std::string::String>,
     /// Name is the name of resource being referenced.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,

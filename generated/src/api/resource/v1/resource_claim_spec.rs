@@ -4,10 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceClaimSpec {
     /// Devices defines how to request devices.
-    #[serde(
-        rename = "devices",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub devices: ::std::option::Option<crate::api::resource::v1::DeviceClaim>,
+    #[serde(rename = "devices", default, skip_serializing_if = "Option::is_none")]
+    pub devices: Option<crate::api::resource::v1::DeviceClaim>,
 }

@@ -6,25 +6,15 @@ pub struct ResourceSliceSpec {
     /// AllNodes indicates that all nodes have access to the resources in the pool.
     ///
     /// Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set.
-    #[serde(
-        rename = "allNodes",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub all_nodes: ::std::option::Option<bool>,
+    #[serde(rename = "allNodes", default, skip_serializing_if = "Option::is_none")]
+    pub all_nodes: Option<bool>,
     /// Devices lists some or all of the devices in this pool.
     ///
     /// Must not have more than 128 entries. If any device uses taints or consumes counters the limit is 64.
     ///
     /// Only one of Devices and SharedCounters can be set in a ResourceSlice.
-    #[serde(
-        rename = "devices",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub devices: ::std::option::Option<
-        ::std::vec::Vec<crate::api::resource::v1::Device>,
-    >,
+    #[serde(rename = "devices", default, skip_serializing_if = "Option::is_none")]
+    pub devices: Option<::std::vec::Vec<crate::api::resource::v1::Device>>,
     /// Driver identifies the DRA driver providing the capacity information. A field selector can be used to list only ResourceSlice objects with a certain driver name.
     ///
     /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters. This field is immutable.
@@ -35,32 +25,24 @@ pub struct ResourceSliceSpec {
     /// This field can be used to limit access from nodes to ResourceSlices with the same node name. It also indicates to autoscalers that adding new nodes of the same type as some old node might also make new resources available.
     ///
     /// Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set. This field is immutable.
-    #[serde(
-        rename = "nodeName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_name: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "nodeName", default, skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<::std::string::String>,
     /// NodeSelector defines which nodes have access to the resources in the pool, when that pool is not limited to a single node.
     ///
     /// Must use exactly one term.
     ///
     /// Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set.
-    #[serde(
-        rename = "nodeSelector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_selector: ::std::option::Option<crate::api::core::v1::NodeSelector>,
+    #[serde(rename = "nodeSelector", default, skip_serializing_if = "Option::is_none")]
+    pub node_selector: Option<crate::api::core::v1::NodeSelector>,
     /// PerDeviceNodeSelection defines whether the access from nodes to resources in the pool is set on the ResourceSlice level or on each device. If it is set to true, every device defined the ResourceSlice must specify this individually.
     ///
     /// Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set.
     #[serde(
         rename = "perDeviceNodeSelection",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub per_device_node_selection: ::std::option::Option<bool>,
+    pub per_device_node_selection: Option<bool>,
     /// Pool describes the pool that this ResourceSlice belongs to.
     #[serde(rename = "pool", default)]
     pub pool: crate::api::resource::v1::ResourcePool,
@@ -71,12 +53,6 @@ pub struct ResourceSliceSpec {
     /// Only one of Devices and SharedCounters can be set in a ResourceSlice.
     ///
     /// The maximum number of counter sets is 8.
-    #[serde(
-        rename = "sharedCounters",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub shared_counters: ::std::option::Option<
-        ::std::vec::Vec<crate::api::resource::v1::CounterSet>,
-    >,
+    #[serde(rename = "sharedCounters", default, skip_serializing_if = "Option::is_none")]
+    pub shared_counters: Option<::std::vec::Vec<crate::api::resource::v1::CounterSet>>,
 }

@@ -18,19 +18,9 @@ pub struct DeviceTaint {
     #[serde(rename = "key", default)]
     pub key: ::std::string::String,
     /// TimeAdded represents the time at which the taint was added. Added automatically during create or update if not set.
-    #[serde(
-        rename = "timeAdded",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub time_added: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    #[serde(rename = "timeAdded", default, skip_serializing_if = "Option::is_none")]
+    pub time_added: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// The taint value corresponding to the taint key. Must be a label value.
-    #[serde(
-        rename = "value",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub value: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<::std::string::String>,
 }

@@ -12,20 +12,10 @@ pub struct DeviceTaintRule {
     #[serde(rename = "spec", default)]
     pub spec: crate::api::resource::v1alpha3::DeviceTaintRuleSpec,
     /// Status provides information about what was requested in the spec.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
-        crate::api::resource::v1alpha3::DeviceTaintRuleStatus,
-    >,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::resource::v1alpha3::DeviceTaintRuleStatus>,
 }
 impl DeviceTaintRule {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "resource.k8s.io/v1alpha3";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "DeviceTaintRule";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

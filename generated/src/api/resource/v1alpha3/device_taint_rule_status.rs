@@ -13,12 +13,8 @@ pub struct DeviceTaintRuleStatus {
     /// For `effect: None`, the condition above gets set once for each change to the spec, with the message containing information about what would happen if the effect was `NoExecute`. This feedback can be used to decide whether changing the effect to `NoExecute` will work as intended. It only gets set once to avoid having to constantly update the status.
     ///
     /// Must have 8 or fewer entries.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
 }

@@ -6,26 +6,14 @@ pub struct DeviceTaintSelector {
     /// If device is set, only devices with that name are selected. This field corresponds to slice.spec.devices[].name.
     ///
     /// Setting also driver and pool may be required to avoid ambiguity, but is not required.
-    #[serde(
-        rename = "device",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub device: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "device", default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<::std::string::String>,
     /// If driver is set, only devices from that driver are selected. This fields corresponds to slice.spec.driver.
-    #[serde(
-        rename = "driver",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub driver: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "driver", default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<::std::string::String>,
     /// If pool is set, only devices in that pool are selected.
     ///
     /// Also setting the driver name may be useful to avoid ambiguity when different drivers use the same pool name, but this is not required because selecting pools from different drivers may also be useful, for example when drivers with node-local devices use the node name as their pool name.
-    #[serde(
-        rename = "pool",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pool: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "pool", default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<::std::string::String>,
 }

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Device {
     /// Basic defines one device instance.
-    #[serde(
-        rename = "basic",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub basic: ::std::option::Option<crate::api::resource::v1beta1::BasicDevice>,
+    #[serde(rename = "basic", default, skip_serializing_if = "Option::is_none")]
+    pub basic: Option<crate::api::resource::v1beta1::BasicDevice>,
     /// Name is unique identifier among all devices managed by the driver in the pool. It must be a DNS label.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,

@@ -4,23 +4,13 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeviceAllocationConfiguration {
     /// Opaque provides driver-specific configuration parameters.
-    #[serde(
-        rename = "opaque",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub opaque: ::std::option::Option<
-        crate::api::resource::v1beta1::OpaqueDeviceConfiguration,
-    >,
+    #[serde(rename = "opaque", default, skip_serializing_if = "Option::is_none")]
+    pub opaque: Option<crate::api::resource::v1beta1::OpaqueDeviceConfiguration>,
     /// Requests lists the names of requests where the configuration applies. If empty, its applies to all requests.
     ///
     /// References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests.
-    #[serde(
-        rename = "requests",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub requests: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "requests", default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<::std::vec::Vec<::std::string::String>>,
     /// Source records whether the configuration comes from a class and thus is not something that a normal user would have been able to set or from a claim.
     ///
     ///

@@ -4,31 +4,15 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeviceAttribute {
     /// BoolValue is a true/false value.
-    #[serde(
-        rename = "bool",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub bool: ::std::option::Option<bool>,
+    #[serde(rename = "bool", default, skip_serializing_if = "Option::is_none")]
+    pub bool: Option<bool>,
     /// IntValue is a number.
-    #[serde(
-        rename = "int",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub int: ::std::option::Option<i64>,
+    #[serde(rename = "int", default, skip_serializing_if = "Option::is_none")]
+    pub int: Option<i64>,
     /// StringValue is a string. Must not be longer than 64 characters.
-    #[serde(
-        rename = "string",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub string: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "string", default, skip_serializing_if = "Option::is_none")]
+    pub string: Option<::std::string::String>,
     /// VersionValue is a semantic version according to semver.org spec 2.0.0. Must not be longer than 64 characters.
-    #[serde(
-        rename = "version",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub version: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "version", default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<::std::string::String>,
 }

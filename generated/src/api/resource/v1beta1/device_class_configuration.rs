@@ -4,12 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeviceClassConfiguration {
     /// Opaque provides driver-specific configuration parameters.
-    #[serde(
-        rename = "opaque",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub opaque: ::std::option::Option<
-        crate::api::resource::v1beta1::OpaqueDeviceConfiguration,
-    >,
+    #[serde(rename = "opaque", default, skip_serializing_if = "Option::is_none")]
+    pub opaque: Option<crate::api::resource::v1beta1::OpaqueDeviceConfiguration>,
 }

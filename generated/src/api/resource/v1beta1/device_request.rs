@@ -8,12 +8,8 @@ pub struct DeviceRequest {
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
     ///
     /// This is an alpha field and requires enabling the DRAAdminAccess feature gate. Admin access is disabled if this field is unset or set to false, otherwise it is enabled.
-    #[serde(
-        rename = "adminAccess",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub admin_access: ::std::option::Option<bool>,
+    #[serde(rename = "adminAccess", default, skip_serializing_if = "Option::is_none")]
+    pub admin_access: Option<bool>,
     /// AllocationMode and its related fields define how devices are allocated to satisfy this request. Supported values are:
     ///
     /// - ExactCount: This request is for a specific number of devices.
@@ -35,34 +31,20 @@ pub struct DeviceRequest {
     /// Possible enum values:
     ///  - `"All"`
     ///  - `"ExactCount"`
-    #[serde(
-        rename = "allocationMode",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub allocation_mode: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "allocationMode", default, skip_serializing_if = "Option::is_none")]
+    pub allocation_mode: Option<::std::string::String>,
     /// Capacity define resource requirements against each capacity.
     ///
     /// If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
     ///
     /// Applies to each device allocation. If Count > 1, the request fails if there aren't enough devices that meet the requirements. If AllocationMode is set to All, the request fails if there are devices that otherwise match the request, and have this capacity, with a value >= the requested amount, but which cannot be allocated to this request.
-    #[serde(
-        rename = "capacity",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub capacity: ::std::option::Option<
-        crate::api::resource::v1beta1::CapacityRequirements,
-    >,
+    #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<crate::api::resource::v1beta1::CapacityRequirements>,
     /// Count is used only when the count mode is "ExactCount". Must be greater than zero. If AllocationMode is ExactCount and this field is not specified, the default is one.
     ///
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
-    #[serde(
-        rename = "count",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub count: ::std::option::Option<i64>,
+    #[serde(rename = "count", default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<i64>,
     /// DeviceClassName references a specific DeviceClass, which can define additional configuration and selectors to be inherited by this request.
     ///
     /// A class is required if no subrequests are specified in the firstAvailable list and no class can be set if subrequests are specified in the firstAvailable list. Which classes are available depends on the cluster.
@@ -71,20 +53,16 @@ pub struct DeviceRequest {
     #[serde(
         rename = "deviceClassName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub device_class_name: ::std::option::Option<::std::string::String>,
+    pub device_class_name: Option<::std::string::String>,
     /// FirstAvailable contains subrequests, of which exactly one will be satisfied by the scheduler to satisfy this request. It tries to satisfy them in the order in which they are listed here. So if there are two entries in the list, the scheduler will only check the second one if it determines that the first one cannot be used.
     ///
     /// This field may only be set in the entries of DeviceClaim.Requests.
     ///
     /// DRA does not yet implement scoring, so the scheduler will select the first set of devices that satisfies all the requests in the claim. And if the requirements can be satisfied on more than one node, other scheduling features will determine which node is chosen. This means that the set of devices allocated to a claim might not be the optimal set available to the cluster. Scoring will be implemented later.
-    #[serde(
-        rename = "firstAvailable",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub first_available: ::std::option::Option<
+    #[serde(rename = "firstAvailable", default, skip_serializing_if = "Option::is_none")]
+    pub first_available: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::DeviceSubRequest>,
     >,
     /// Name can be used to reference this request in a pod.spec.containers[].resources.claims entry and in a constraint of the claim.
@@ -95,12 +73,8 @@ pub struct DeviceRequest {
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this request. All selectors must be satisfied for a device to be considered.
     ///
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
-    #[serde(
-        rename = "selectors",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub selectors: ::std::option::Option<
+    #[serde(rename = "selectors", default, skip_serializing_if = "Option::is_none")]
+    pub selectors: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::DeviceSelector>,
     >,
     /// If specified, the request's tolerations.
@@ -114,12 +88,8 @@ pub struct DeviceRequest {
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
-    #[serde(
-        rename = "tolerations",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tolerations: ::std::option::Option<
+    #[serde(rename = "tolerations", default, skip_serializing_if = "Option::is_none")]
+    pub tolerations: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::DeviceToleration>,
     >,
 }

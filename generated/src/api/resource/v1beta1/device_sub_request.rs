@@ -23,32 +23,18 @@ pub struct DeviceSubRequest {
     /// Possible enum values:
     ///  - `"All"`
     ///  - `"ExactCount"`
-    #[serde(
-        rename = "allocationMode",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub allocation_mode: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "allocationMode", default, skip_serializing_if = "Option::is_none")]
+    pub allocation_mode: Option<::std::string::String>,
     /// Capacity define resource requirements against each capacity.
     ///
     /// If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
     ///
     /// Applies to each device allocation. If Count > 1, the request fails if there aren't enough devices that meet the requirements. If AllocationMode is set to All, the request fails if there are devices that otherwise match the request, and have this capacity, with a value >= the requested amount, but which cannot be allocated to this request.
-    #[serde(
-        rename = "capacity",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub capacity: ::std::option::Option<
-        crate::api::resource::v1beta1::CapacityRequirements,
-    >,
+    #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<crate::api::resource::v1beta1::CapacityRequirements>,
     /// Count is used only when the count mode is "ExactCount". Must be greater than zero. If AllocationMode is ExactCount and this field is not specified, the default is one.
-    #[serde(
-        rename = "count",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub count: ::std::option::Option<i64>,
+    #[serde(rename = "count", default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<i64>,
     /// DeviceClassName references a specific DeviceClass, which can define additional configuration and selectors to be inherited by this subrequest.
     ///
     /// A class is required. Which classes are available depends on the cluster.
@@ -62,12 +48,8 @@ pub struct DeviceSubRequest {
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this subrequest. All selectors must be satisfied for a device to be considered.
-    #[serde(
-        rename = "selectors",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub selectors: ::std::option::Option<
+    #[serde(rename = "selectors", default, skip_serializing_if = "Option::is_none")]
+    pub selectors: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::DeviceSelector>,
     >,
     /// If specified, the request's tolerations.
@@ -79,12 +61,8 @@ pub struct DeviceSubRequest {
     /// The maximum number of tolerations is 16.
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
-    #[serde(
-        rename = "tolerations",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tolerations: ::std::option::Option<
+    #[serde(rename = "tolerations", default, skip_serializing_if = "Option::is_none")]
+    pub tolerations: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::DeviceToleration>,
     >,
 }

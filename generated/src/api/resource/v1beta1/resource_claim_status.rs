@@ -4,21 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceClaimStatus {
     /// Allocation is set once the claim has been allocated successfully.
-    #[serde(
-        rename = "allocation",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub allocation: ::std::option::Option<
-        crate::api::resource::v1beta1::AllocationResult,
-    >,
+    #[serde(rename = "allocation", default, skip_serializing_if = "Option::is_none")]
+    pub allocation: Option<crate::api::resource::v1beta1::AllocationResult>,
     /// Devices contains the status of each device allocated for this claim, as reported by the driver. This can include driver-specific information. Entries are owned by their respective drivers.
-    #[serde(
-        rename = "devices",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub devices: ::std::option::Option<
+    #[serde(rename = "devices", default, skip_serializing_if = "Option::is_none")]
+    pub devices: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::AllocatedDeviceStatus>,
     >,
     /// ReservedFor indicates which entities are currently allowed to use the claim. A Pod which references a ResourceClaim which is not reserved for that Pod will not be started. A claim that is in use or might be in use because it has been reserved must not get deallocated.
@@ -28,12 +18,8 @@ pub struct ResourceClaimStatus {
     /// Both schedulers try to add their pod to the claim.status.reservedFor field, but only the update that reaches the API server first gets stored. The other one fails with an error and the scheduler which issued it knows that it must put the pod back into the queue, waiting for the ResourceClaim to become usable again.
     ///
     /// There can be at most 256 such reservations. This may get increased in the future, but not reduced.
-    #[serde(
-        rename = "reservedFor",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reserved_for: ::std::option::Option<
+    #[serde(rename = "reservedFor", default, skip_serializing_if = "Option::is_none")]
+    pub reserved_for: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::ResourceClaimConsumerReference>,
     >,
 }

@@ -15,10 +15,6 @@ pub struct ResourceClaimTemplate {
     pub spec: crate::api::resource::v1beta1::ResourceClaimTemplateSpec,
 }
 impl ResourceClaimTemplate {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "resource.k8s.io/v1beta1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ResourceClaimTemplate";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

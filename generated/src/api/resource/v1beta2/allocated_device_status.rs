@@ -8,23 +8,15 @@ pub struct AllocatedDeviceStatus {
     /// Conditions contains the latest observation of the device's state. If the device has been configured according to the class and claim config references, the `Ready` condition should be True.
     ///
     /// Must not contain more than 8 entries.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
     /// Data contains arbitrary driver-specific data.
     ///
     /// The length of the raw data must be smaller or equal to 10 Ki.
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub data: ::std::option::Option<crate::apimachinery::pkg::runtime::RawExtension>,
+    #[serde(rename = "data", default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<crate::apimachinery::pkg::runtime::RawExtension>,
     /// Device references one device instance via its name in the driver's resource pool. It must be a DNS label.
     #[serde(rename = "device", default)]
     pub device: ::std::string::String,
@@ -34,24 +26,14 @@ pub struct AllocatedDeviceStatus {
     #[serde(rename = "driver", default)]
     pub driver: ::std::string::String,
     /// NetworkData contains network-related information specific to the device.
-    #[serde(
-        rename = "networkData",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub network_data: ::std::option::Option<
-        crate::api::resource::v1beta2::NetworkDeviceData,
-    >,
+    #[serde(rename = "networkData", default, skip_serializing_if = "Option::is_none")]
+    pub network_data: Option<crate::api::resource::v1beta2::NetworkDeviceData>,
     /// This name together with the driver name and the device name field identify which device was allocated (`<driver name>/<pool name>/<device name>`).
     ///
     /// Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes.
     #[serde(rename = "pool", default)]
     pub pool: ::std::string::String,
     /// ShareID uniquely identifies an individual allocation share of the device.
-    #[serde(
-        rename = "shareID",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub share_id: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "shareID", default, skip_serializing_if = "Option::is_none")]
+    pub share_id: Option<::std::string::String>,
 }

@@ -9,25 +9,13 @@ pub struct AllocationResult {
     #[serde(
         rename = "allocationTimestamp",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub allocation_timestamp: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
+    pub allocation_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Devices is the result of allocating devices.
-    #[serde(
-        rename = "devices",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub devices: ::std::option::Option<
-        crate::api::resource::v1beta2::DeviceAllocationResult,
-    >,
+    #[serde(rename = "devices", default, skip_serializing_if = "Option::is_none")]
+    pub devices: Option<crate::api::resource::v1beta2::DeviceAllocationResult>,
     /// NodeSelector defines where the allocated resources are available. If unset, they are available everywhere.
-    #[serde(
-        rename = "nodeSelector",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_selector: ::std::option::Option<crate::api::core::v1::NodeSelector>,
+    #[serde(rename = "nodeSelector", default, skip_serializing_if = "Option::is_none")]
+    pub node_selector: Option<crate::api::core::v1::NodeSelector>,
 }

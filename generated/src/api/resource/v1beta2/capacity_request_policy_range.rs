@@ -13,12 +13,8 @@ pub struct CapacityRequestPolicyRange {
     /// Max defines the upper limit for capacity that can be requested.
     ///
     /// Max must be less than or equal to the capacity value. Min and requestPolicy.default must be less than or equal to the maximum.
-    #[serde(
-        rename = "max",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub max: ::std::option::Option<crate::apimachinery::pkg::api::resource::Quantity>,
+    #[serde(rename = "max", default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// Min specifies the minimum capacity allowed for a consumption request.
     ///
     /// Min must be greater than or equal to zero, and less than or equal to the capacity value. requestPolicy.default must be more than or equal to the minimum.
@@ -27,10 +23,6 @@ pub struct CapacityRequestPolicyRange {
     /// Step defines the step size between valid capacity amounts within the range.
     ///
     /// Max (if set) and requestPolicy.default must be a multiple of Step. Min + Step must be less than or equal to the capacity value.
-    #[serde(
-        rename = "step",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub step: ::std::option::Option<crate::apimachinery::pkg::api::resource::Quantity>,
+    #[serde(rename = "step", default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<crate::apimachinery::pkg::api::resource::Quantity>,
 }

@@ -17,10 +17,6 @@ pub struct DeviceClass {
     pub spec: crate::api::resource::v1beta2::DeviceClassSpec,
 }
 impl DeviceClass {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "resource.k8s.io/v1beta2";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "DeviceClass";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

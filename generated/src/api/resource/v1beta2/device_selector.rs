@@ -4,10 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeviceSelector {
     /// CEL contains a CEL expression for selecting a device.
-    #[serde(
-        rename = "cel",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub cel: ::std::option::Option<crate::api::resource::v1beta2::CELDeviceSelector>,
+    #[serde(rename = "cel", default, skip_serializing_if = "Option::is_none")]
+    pub cel: Option<crate::api::resource::v1beta2::CELDeviceSelector>,
 }

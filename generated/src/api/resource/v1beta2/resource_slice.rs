@@ -23,10 +23,6 @@ pub struct ResourceSlice {
     pub spec: crate::api::resource::v1beta2::ResourceSliceSpec,
 }
 impl ResourceSlice {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "resource.k8s.io/v1beta2";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "ResourceSlice";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

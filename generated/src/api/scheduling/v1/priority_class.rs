@@ -4,19 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct PriorityClass {
     /// description is an arbitrary string that usually provides guidelines on when this priority class should be used.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub description: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "description", default)]
+    pub description: Option<::std::string::String>,
     /// globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.
-    #[serde(
-        rename = "globalDefault",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub global_default: ::std::option::Option<bool>,
+    #[serde(rename = "globalDefault", default)]
+    pub global_default: Option<bool>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
@@ -25,21 +17,13 @@ pub struct PriorityClass {
     /// Possible enum values:
     ///  - `"Never"` means that pod never preempts other pods with lower priority.
     ///  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
-    #[serde(
-        rename = "preemptionPolicy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub preemption_policy: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "preemptionPolicy", default)]
+    pub preemption_policy: Option<::std::string::String>,
     /// value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.
     #[serde(rename = "value", default)]
     pub value: i32,
 }
 impl PriorityClass {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "scheduling.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "PriorityClass";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,21 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PodGroupPolicy {
     /// Basic specifies that the pods in this group should be scheduled using standard Kubernetes scheduling behavior.
-    #[serde(
-        rename = "basic",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub basic: ::std::option::Option<
-        crate::api::scheduling::v1alpha1::BasicSchedulingPolicy,
-    >,
+    #[serde(rename = "basic", default, skip_serializing_if = "Option::is_none")]
+    pub basic: Option<crate::api::scheduling::v1alpha1::BasicSchedulingPolicy>,
     /// Gang specifies that the pods in this group should be scheduled using all-or-nothing semantics.
-    #[serde(
-        rename = "gang",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub gang: ::std::option::Option<
-        crate::api::scheduling::v1alpha1::GangSchedulingPolicy,
-    >,
+    #[serde(rename = "gang", default, skip_serializing_if = "Option::is_none")]
+    pub gang: Option<crate::api::scheduling::v1alpha1::GangSchedulingPolicy>,
 }

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct TypedLocalObjectReference {
     /// APIGroup is the group for the resource being referenced. If APIGroup is empty, the specified Kind must be in the core API group. For any other third-party types, setting APIGroup is required. It must be a DNS subdomain.
-    #[serde(
-        rename = "apiGroup",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_group: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "apiGroup", default, skip_serializing_if = "Option::is_none")]
+    pub api_group: Option<::std::string::String>,
     /// Kind is the type of resource being referenced. It must be a path segment name.
     #[serde(rename = "kind", default)]
     pub kind: ::std::string::String,

@@ -11,10 +11,6 @@ pub struct Workload {
     pub spec: crate::api::scheduling::v1alpha1::WorkloadSpec,
 }
 impl Workload {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "scheduling.k8s.io/v1alpha1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Workload";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -11,10 +11,6 @@ pub struct CSIDriver {
     pub spec: crate::api::storage::v1::CSIDriverSpec,
 }
 impl CSIDriver {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "storage.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "CSIDriver";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -6,23 +6,15 @@ pub struct CSIDriverSpec {
     /// attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call the attach volume interface which checks the volumeattachment status and waits until the volume is attached before proceeding to mounting. The CSI external-attacher coordinates with CSI volume driver and updates the volumeattachment status when the attach operation is complete. If the value is specified to false, the attach operation will be skipped. Otherwise the attach operation will be called.
     ///
     /// This field is immutable.
-    #[serde(
-        rename = "attachRequired",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub attach_required: ::std::option::Option<bool>,
+    #[serde(rename = "attachRequired", default, skip_serializing_if = "Option::is_none")]
+    pub attach_required: Option<bool>,
     /// fsGroupPolicy defines if the underlying volume supports changing ownership and permission of the volume before being mounted. Refer to the specific FSGroupPolicy values for additional details.
     ///
     /// This field was immutable in Kubernetes < 1.29 and now is mutable.
     ///
     /// Defaults to ReadWriteOnceWithFSType, which will examine each volume to determine if Kubernetes should modify ownership and permissions of the volume. With the default policy the defined fsGroup will only be applied if a fstype is defined and the volume's access mode contains ReadWriteOnce.
-    #[serde(
-        rename = "fsGroupPolicy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_group_policy: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "fsGroupPolicy", default, skip_serializing_if = "Option::is_none")]
+    pub fs_group_policy: Option<::std::string::String>,
     /// nodeAllocatableUpdatePeriodSeconds specifies the interval between periodic updates of the CSINode allocatable capacity for this driver. When set, both periodic updates and updates triggered by capacity-related failures are enabled. If not set, no updates occur (neither periodic nor upon detecting capacity-related failures), and the allocatable.count remains static. The minimum allowed value for this field is 10 seconds.
     ///
     /// This is a beta feature and requires the MutableCSINodeAllocatableCount feature gate to be enabled.
@@ -31,9 +23,9 @@ pub struct CSIDriverSpec {
     #[serde(
         rename = "nodeAllocatableUpdatePeriodSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub node_allocatable_update_period_seconds: ::std::option::Option<i64>,
+    pub node_allocatable_update_period_seconds: Option<i64>,
     /// podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true. If set to false, pod information will not be passed on mount. Default is false.
     ///
     /// The CSI driver specifies podInfoOnMount as part of driver deployment. If true, Kubelet will pass pod information as VolumeContext in the CSI NodePublishVolume() calls. The CSI driver is responsible for parsing and validating the information passed in as VolumeContext.
@@ -44,21 +36,17 @@ pub struct CSIDriverSpec {
     /// "csi.storage.k8s.io/ephemeral" is a new feature in Kubernetes 1.16. It is only required for drivers which support both the "Persistent" and "Ephemeral" VolumeLifecycleMode. Other drivers can leave pod info disabled and/or ignore this field. As Kubernetes 1.15 doesn't support this field, drivers can only support one mode when deployed on such a cluster and the deployment determines which mode that is, for example via a command line parameter of the driver.
     ///
     /// This field was immutable in Kubernetes < 1.29 and now is mutable.
-    #[serde(
-        rename = "podInfoOnMount",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_info_on_mount: ::std::option::Option<bool>,
+    #[serde(rename = "podInfoOnMount", default, skip_serializing_if = "Option::is_none")]
+    pub pod_info_on_mount: Option<bool>,
     /// requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume. This field defaults to false.
     ///
     /// Note: After a successful initial NodePublishVolume call, subsequent calls to NodePublishVolume should only update the contents of the volume. New mount points will not be seen by a running container.
     #[serde(
         rename = "requiresRepublish",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub requires_republish: ::std::option::Option<bool>,
+    pub requires_republish: Option<bool>,
     /// seLinuxMount specifies if the CSI driver supports "-o context" mount option.
     ///
     /// When "true", the CSI driver must ensure that all volumes provided by this CSI driver can be mounted separately with different `-o context` options. This is typical for storage backends that provide volumes as filesystems on block devices or as independent shared volumes. Kubernetes will call NodeStage / NodePublish with "-o context=xyz" mount option when mounting a ReadWriteOncePod volume used in Pod that has explicitly set SELinux context. In the future, it may be expanded to other volume AccessModes. In any case, Kubernetes will ensure that the volume is mounted only with a single SELinux context.
@@ -66,12 +54,8 @@ pub struct CSIDriverSpec {
     /// When "false", Kubernetes won't pass any special SELinux mount options to the driver. This is typical for volumes that represent subdirectories of a bigger shared filesystem.
     ///
     /// Default is "false".
-    #[serde(
-        rename = "seLinuxMount",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub se_linux_mount: ::std::option::Option<bool>,
+    #[serde(rename = "seLinuxMount", default, skip_serializing_if = "Option::is_none")]
+    pub se_linux_mount: Option<bool>,
     /// serviceAccountTokenInSecrets is an opt-in for CSI drivers to indicate that service account tokens should be passed via the Secrets field in NodePublishVolumeRequest instead of the VolumeContext field. The CSI specification provides a dedicated Secrets field for sensitive information like tokens, which is the appropriate mechanism for handling credentials. This addresses security concerns where sensitive tokens were being logged as part of volume context.
     ///
     /// When "true", kubelet will pass the tokens only in the Secrets field with the key "csi.storage.k8s.io/serviceAccount.tokens". The CSI driver must be updated to read tokens from the Secrets field instead of VolumeContext.
@@ -84,9 +68,9 @@ pub struct CSIDriverSpec {
     #[serde(
         rename = "serviceAccountTokenInSecrets",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub service_account_token_in_secrets: ::std::option::Option<bool>,
+    pub service_account_token_in_secrets: Option<bool>,
     /// storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.
     ///
     /// The check can be enabled immediately when deploying a driver. In that case, provisioning new volumes with late binding will pause until the driver deployment has published some suitable CSIStorageCapacity object.
@@ -97,9 +81,9 @@ pub struct CSIDriverSpec {
     #[serde(
         rename = "storageCapacity",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub storage_capacity: ::std::option::Option<bool>,
+    pub storage_capacity: Option<bool>,
     /// tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication. Kubelet will pass the tokens in VolumeContext in the CSI NodePublishVolume calls. The CSI driver should parse and validate the following VolumeContext: "csi.storage.k8s.io/serviceAccount.tokens": {
     ///   "<audience>": {
     ///     "token": <token>,
@@ -109,14 +93,8 @@ pub struct CSIDriverSpec {
     /// }
     ///
     /// Note: Audience in each TokenRequest should be different and at most one token is empty string. To receive a new token after expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically.
-    #[serde(
-        rename = "tokenRequests",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub token_requests: ::std::option::Option<
-        ::std::vec::Vec<crate::api::storage::v1::TokenRequest>,
-    >,
+    #[serde(rename = "tokenRequests", default, skip_serializing_if = "Option::is_none")]
+    pub token_requests: Option<::std::vec::Vec<crate::api::storage::v1::TokenRequest>>,
     /// volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the list is empty is "Persistent", which is the usage defined by the CSI specification and implemented in Kubernetes via the usual PV/PVC mechanism.
     ///
     /// The other mode is "Ephemeral". In this mode, volumes are defined inline inside the pod spec with CSIVolumeSource and their lifecycle is tied to the lifecycle of that pod. A driver has to be aware of this because it is only going to get a NodePublishVolume call for such a volume.
@@ -127,9 +105,7 @@ pub struct CSIDriverSpec {
     #[serde(
         rename = "volumeLifecycleModes",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub volume_lifecycle_modes: ::std::option::Option<
-        ::std::vec::Vec<::std::string::String>,
-    >,
+    pub volume_lifecycle_modes: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -11,10 +11,6 @@ pub struct CSINode {
     pub spec: crate::api::storage::v1::CSINodeSpec,
 }
 impl CSINode {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "storage.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "CSINode";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

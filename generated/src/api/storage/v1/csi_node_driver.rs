@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct CSINodeDriver {
     /// allocatable represents the volume resources of a node that are available for scheduling. This field is beta.
-    #[serde(
-        rename = "allocatable",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub allocatable: ::std::option::Option<crate::api::storage::v1::VolumeNodeResources>,
+    #[serde(rename = "allocatable", default, skip_serializing_if = "Option::is_none")]
+    pub allocatable: Option<crate::api::storage::v1::VolumeNodeResources>,
     /// name represents the name of the CSI driver that this object refers to. This MUST be the same name returned by the CSI GetPluginName() call for that driver.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
@@ -17,10 +13,6 @@ pub struct CSINodeDriver {
     #[serde(rename = "nodeID", default)]
     pub node_id: ::std::string::String,
     /// topologyKeys is the list of keys supported by the driver. When a driver is initialized on a cluster, it provides a set of topology keys that it understands (e.g. "company.com/zone", "company.com/region"). When a driver is initialized on a node, it provides the same topology keys along with values. Kubelet will expose these topology keys as labels on its own node object. When Kubernetes does topology aware provisioning, it can use this list to determine which labels it should retrieve from the node object and pass back to the driver. It is possible for different nodes to use different topology keys. This can be empty if driver does not support topology.
-    #[serde(
-        rename = "topologyKeys",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub topology_keys: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "topologyKeys", default, skip_serializing_if = "Option::is_none")]
+    pub topology_keys: Option<::std::vec::Vec<::std::string::String>>,
 }

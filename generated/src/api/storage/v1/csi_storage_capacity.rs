@@ -14,25 +14,13 @@ pub struct CSIStorageCapacity {
     /// capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.
     ///
     /// The semantic is currently (CSI spec 1.2) defined as: The available capacity, in bytes, of the storage that can be used to provision volumes. If not set, that information is currently unavailable.
-    #[serde(
-        rename = "capacity",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub capacity: ::std::option::Option<
-        crate::apimachinery::pkg::api::resource::Quantity,
-    >,
+    #[serde(rename = "capacity", default)]
+    pub capacity: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// maximumVolumeSize is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.
     ///
     /// This is defined since CSI spec 1.4.0 as the largest size that may be used in a CreateVolumeRequest.capacity_range.required_bytes field to create a volume with the same parameters as those in GetCapacityRequest. The corresponding value in the Kubernetes API is ResourceRequirements.Requests in a volume claim.
-    #[serde(
-        rename = "maximumVolumeSize",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub maximum_volume_size: ::std::option::Option<
-        crate::apimachinery::pkg::api::resource::Quantity,
-    >,
+    #[serde(rename = "maximumVolumeSize", default)]
+    pub maximum_volume_size: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// Standard object's metadata. The name has no particular meaning. It must be a DNS subdomain (dots allowed, 253 characters). To ensure that there are no conflicts with other CSI drivers on the cluster, the recommendation is to use csisc-<uuid>, a generated name, or a reverse-domain name which ends with the unique CSI driver name.
     ///
     /// Objects are namespaced.
@@ -41,23 +29,13 @@ pub struct CSIStorageCapacity {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// nodeTopology defines which nodes have access to the storage for which capacity was reported. If not set, the storage is not accessible from any node in the cluster. If empty, the storage is accessible from all nodes. This field is immutable.
-    #[serde(
-        rename = "nodeTopology",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_topology: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
-    >,
+    #[serde(rename = "nodeTopology", default)]
+    pub node_topology: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     /// storageClassName represents the name of the StorageClass that the reported capacity applies to. It must meet the same requirements as the name of a StorageClass object (non-empty, DNS subdomain). If that object no longer exists, the CSIStorageCapacity object is obsolete and should be removed by its creator. This field is immutable.
     #[serde(rename = "storageClassName", default)]
     pub storage_class_name: ::std::string::String,
 }
 impl CSIStorageCapacity {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "storage.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "CSIStorageCapacity";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -6,38 +6,22 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct StorageClass {
     /// allowVolumeExpansion shows whether the storage class allow volume expand.
-    #[serde(
-        rename = "allowVolumeExpansion",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub allow_volume_expansion: ::std::option::Option<bool>,
+    #[serde(rename = "allowVolumeExpansion", default)]
+    pub allow_volume_expansion: Option<bool>,
     /// allowedTopologies restrict the node topologies where volumes can be dynamically provisioned. Each volume plugin defines its own supported topology specifications. An empty TopologySelectorTerm list means there is no topology restriction. This field is only honored by servers that enable the VolumeScheduling feature.
-    #[serde(
-        rename = "allowedTopologies",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub allowed_topologies: ::std::option::Option<
+    #[serde(rename = "allowedTopologies", default)]
+    pub allowed_topologies: Option<
         ::std::vec::Vec<crate::api::core::v1::TopologySelectorTerm>,
     >,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// mountOptions controls the mountOptions for dynamically provisioned PersistentVolumes of this storage class. e.g. ["ro", "soft"]. Not validated - mount of the PVs will simply fail if one is invalid.
-    #[serde(
-        rename = "mountOptions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub mount_options: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "mountOptions", default)]
+    pub mount_options: Option<::std::vec::Vec<::std::string::String>>,
     /// parameters holds the parameters for the provisioner that should create volumes of this storage class.
-    #[serde(
-        rename = "parameters",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub parameters: ::std::option::Option<
+    #[serde(rename = "parameters", default)]
+    pub parameters: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     /// provisioner indicates the type of the provisioner.
@@ -49,29 +33,17 @@ pub struct StorageClass {
     ///  - `"Delete"` means the volume will be deleted from Kubernetes on release from its claim. The volume plugin must support Deletion.
     ///  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
     ///  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
-    #[serde(
-        rename = "reclaimPolicy",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reclaim_policy: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reclaimPolicy", default)]
+    pub reclaim_policy: Option<::std::string::String>,
     /// volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.
     ///
     /// Possible enum values:
     ///  - `"Immediate"` indicates that PersistentVolumeClaims should be immediately provisioned and bound. This is the default mode.
     ///  - `"WaitForFirstConsumer"` indicates that PersistentVolumeClaims should not be provisioned and bound until the first Pod is created that references the PeristentVolumeClaim. The volume provisioning and binding will occur during Pod scheduing.
-    #[serde(
-        rename = "volumeBindingMode",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_binding_mode: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "volumeBindingMode", default)]
+    pub volume_binding_mode: Option<::std::string::String>,
 }
 impl StorageClass {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "storage.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "StorageClass";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

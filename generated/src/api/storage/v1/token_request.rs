@@ -10,7 +10,7 @@ pub struct TokenRequest {
     #[serde(
         rename = "expirationSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub expiration_seconds: ::std::option::Option<i64>,
+    pub expiration_seconds: Option<i64>,
 }

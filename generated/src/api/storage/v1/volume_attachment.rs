@@ -12,18 +12,10 @@ pub struct VolumeAttachment {
     #[serde(rename = "spec", default)]
     pub spec: crate::api::storage::v1::VolumeAttachmentSpec,
     /// status represents status of the VolumeAttachment request. Populated by the entity completing the attach or detach operation, i.e. the external-attacher.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<crate::api::storage::v1::VolumeAttachmentStatus>,
+    #[serde(rename = "status", default)]
+    pub status: Option<crate::api::storage::v1::VolumeAttachmentStatus>,
 }
 impl VolumeAttachment {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "storage.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "VolumeAttachment";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -7,16 +7,14 @@ pub struct VolumeAttachmentSource {
     #[serde(
         rename = "inlineVolumeSpec",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub inline_volume_spec: ::std::option::Option<
-        crate::api::core::v1::PersistentVolumeSpec,
-    >,
+    pub inline_volume_spec: Option<crate::api::core::v1::PersistentVolumeSpec>,
     /// persistentVolumeName represents the name of the persistent volume to attach.
     #[serde(
         rename = "persistentVolumeName",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub persistent_volume_name: ::std::option::Option<::std::string::String>,
+    pub persistent_volume_name: Option<::std::string::String>,
 }

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct VolumeAttachmentStatus {
     /// attachError represents the last error encountered during attach operation, if any. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.
-    #[serde(
-        rename = "attachError",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub attach_error: ::std::option::Option<crate::api::storage::v1::VolumeError>,
+    #[serde(rename = "attachError", default, skip_serializing_if = "Option::is_none")]
+    pub attach_error: Option<crate::api::storage::v1::VolumeError>,
     /// attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.
     #[serde(rename = "attached", default)]
     pub attached: bool,
@@ -17,16 +13,12 @@ pub struct VolumeAttachmentStatus {
     #[serde(
         rename = "attachmentMetadata",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub attachment_metadata: ::std::option::Option<
+    pub attachment_metadata: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     /// detachError represents the last error encountered during detach operation, if any. This field must only be set by the entity completing the detach operation, i.e. the external-attacher.
-    #[serde(
-        rename = "detachError",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub detach_error: ::std::option::Option<crate::api::storage::v1::VolumeError>,
+    #[serde(rename = "detachError", default, skip_serializing_if = "Option::is_none")]
+    pub detach_error: Option<crate::api::storage::v1::VolumeError>,
 }

@@ -12,20 +12,12 @@ pub struct VolumeAttributesClass {
     /// parameters hold volume attributes defined by the CSI driver. These values are opaque to the Kubernetes and are passed directly to the CSI driver. The underlying storage provider supports changing these attributes on an existing volume, however the parameters field itself is immutable. To invoke a volume update, a new VolumeAttributesClass should be created with new parameters, and the PersistentVolumeClaim should be updated to reference the new VolumeAttributesClass.
     ///
     /// This field is required and must contain at least one key/value pair. The keys cannot be empty, and the maximum number of parameters is 512, with a cumulative max size of 256K. If the CSI driver rejects invalid parameters, the target PersistentVolumeClaim will be set to an "Infeasible" state in the modifyVolumeStatus field.
-    #[serde(
-        rename = "parameters",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub parameters: ::std::option::Option<
+    #[serde(rename = "parameters", default)]
+    pub parameters: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
 }
 impl VolumeAttributesClass {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "storage.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "VolumeAttributesClass";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

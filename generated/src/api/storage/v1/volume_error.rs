@@ -6,24 +6,12 @@ pub struct VolumeError {
     /// errorCode is a numeric gRPC code representing the error encountered during Attach or Detach operations.
     ///
     /// This is an optional, beta field that requires the MutableCSINodeAllocatableCount feature gate being enabled to be set.
-    #[serde(
-        rename = "errorCode",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub error_code: ::std::option::Option<i32>,
+    #[serde(rename = "errorCode", default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<i32>,
     /// message represents the error encountered during Attach or Detach operation. This string may be logged, so it should not contain sensitive information.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub message: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<::std::string::String>,
     /// time represents the time the error was encountered.
-    #[serde(
-        rename = "time",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub time: ::std::option::Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    #[serde(rename = "time", default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
 }

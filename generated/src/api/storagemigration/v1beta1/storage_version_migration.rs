@@ -7,29 +7,15 @@ pub struct StorageVersionMigration {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Specification of the migration.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<
-        crate::api::storagemigration::v1beta1::StorageVersionMigrationSpec,
-    >,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::storagemigration::v1beta1::StorageVersionMigrationSpec>,
     /// Status of the migration.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
+    #[serde(rename = "status", default)]
+    pub status: Option<
         crate::api::storagemigration::v1beta1::StorageVersionMigrationStatus,
     >,
 }
 impl StorageVersionMigration {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "storagemigration.k8s.io/v1beta1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "StorageVersionMigration";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -11,5 +11,6 @@ pub mod fancy_stuff;
 pub mod clientset;
 pub mod informers;
 pub mod listers;
+pub mod prelude;
 #[cfg(feature = "scheme")]
 pub mod scheme;

@@ -2,50 +2,22 @@
 
 //! Shared informers (client-go's `informers`): one informer per kind,
 //! `factory.apps_v1().deployments().informer()`, then `start()` and
-//! `wait_for_cache_sync()`.
-#[cfg(feature = "core")]
+//! `wait_for_cache_sync()`. Bring the accessors into scope with
+//! `use <crate>::prelude::*`.
+pub use ::k8s_client_runtime::cache::SharedInformerFactory;
+#[cfg(all(feature = "core"))]
 pub mod core_v1;
-/// The typed shared informer factory over the runtime's
-/// [`SharedInformerFactory`](::k8s_client_runtime::cache::SharedInformerFactory),
-/// which it dereferences to for `start`, `wait_for_cache_sync`,
-/// `shutdown` and `informer_for::<K>()`.
-#[derive(Clone, Debug)]
-pub struct SharedInformerFactory {
-    inner: ::k8s_client_runtime::cache::SharedInformerFactory,
+/// The group/versions of this crate on the runtime's
+/// [`SharedInformerFactory`].
+pub trait InformerGroups {
+    #[cfg(all(feature = "core"))]
+    /// Informers for `v1`.
+    fn core_v1(&self) -> core_v1::CoreV1Informers<'_>;
 }
-impl SharedInformerFactory {
-    /// All namespaces, with `default_resync` (zero: no resync).
-    pub fn new(
-        client: ::k8s_client_runtime::rest::Client,
-        default_resync: ::std::time::Duration,
-    ) -> Self {
-        SharedInformerFactory {
-            inner: ::k8s_client_runtime::cache::SharedInformerFactory::new(
-                client,
-                default_resync,
-            ),
-        }
-    }
-    /// Options: namespace, list-option tweaks, transforms, per-kind resync.
-    pub fn builder(
-        client: ::k8s_client_runtime::rest::Client,
-    ) -> ::k8s_client_runtime::cache::FactoryBuilder {
-        ::k8s_client_runtime::cache::SharedInformerFactory::builder(client)
-    }
-    /// Wraps a factory made with [`builder`](Self::builder).
-    pub fn from_runtime(
-        inner: ::k8s_client_runtime::cache::SharedInformerFactory,
-    ) -> Self {
-        SharedInformerFactory { inner }
-    }
-    #[cfg(feature = "core")]
-    pub fn core_v1(&self) -> core_v1::CoreV1Informers {
-        core_v1::CoreV1Informers::new(self.inner.clone())
-    }
-}
-impl ::std::ops::Deref for SharedInformerFactory {
-    type Target = ::k8s_client_runtime::cache::SharedInformerFactory;
-    fn deref(&self) -> &Self::Target {
-        &self.inner
+impl InformerGroups for SharedInformerFactory {
+    #[cfg(all(feature = "core"))]
+    #[inline]
+    fn core_v1(&self) -> core_v1::CoreV1Informers<'_> {
+        core_v1::CoreV1Informers::new(self)
     }
 }

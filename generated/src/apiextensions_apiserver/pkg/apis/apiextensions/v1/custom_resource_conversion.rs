@@ -8,12 +8,8 @@ pub struct CustomResourceConversion {
     #[serde(rename = "strategy", default)]
     pub strategy: ::std::string::String,
     /// webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.
-    #[serde(
-        rename = "webhook",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub webhook: ::std::option::Option<
+    #[serde(rename = "webhook", default, skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversion,
     >,
 }

@@ -10,20 +10,12 @@ pub struct CustomResourceDefinition {
     #[serde(rename = "spec", default)]
     pub spec: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec,
     /// status indicates the actual state of the CustomResourceDefinition
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
+    #[serde(rename = "status", default)]
+    pub status: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus,
     >,
 }
 impl CustomResourceDefinition {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "apiextensions.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "CustomResourceDefinition";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -4,12 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct CustomResourceDefinitionSpec {
     /// conversion defines conversion settings for the CRD.
-    #[serde(
-        rename = "conversion",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conversion: ::std::option::Option<
+    #[serde(rename = "conversion", default, skip_serializing_if = "Option::is_none")]
+    pub conversion: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceConversion,
     >,
     /// group is the API group of the defined custom resource. The custom resources are served under `/apis/<group>/...`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).
@@ -22,9 +18,9 @@ pub struct CustomResourceDefinitionSpec {
     #[serde(
         rename = "preserveUnknownFields",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub preserve_unknown_fields: ::std::option::Option<bool>,
+    pub preserve_unknown_fields: Option<bool>,
     /// scope indicates whether the defined custom resource is cluster- or namespace-scoped. Allowed values are `Cluster` and `Namespaced`.
     #[serde(rename = "scope", default)]
     pub scope: ::std::string::String,

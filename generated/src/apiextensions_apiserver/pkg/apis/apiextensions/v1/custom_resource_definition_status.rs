@@ -4,21 +4,13 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct CustomResourceDefinitionStatus {
     /// acceptedNames are the names that are actually being used to serve discovery. They may be different than the names in spec.
-    #[serde(
-        rename = "acceptedNames",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub accepted_names: ::std::option::Option<
+    #[serde(rename = "acceptedNames", default, skip_serializing_if = "Option::is_none")]
+    pub accepted_names: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames,
     >,
     /// conditions indicate state for particular aspects of a CustomResourceDefinition
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub conditions: ::std::option::Option<
+    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition,
         >,
@@ -27,14 +19,10 @@ pub struct CustomResourceDefinitionStatus {
     #[serde(
         rename = "observedGeneration",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub observed_generation: ::std::option::Option<i64>,
+    pub observed_generation: Option<i64>,
     /// storedVersions lists all versions of CustomResources that were ever persisted. Tracking these versions allows a migration path for stored versions in etcd. The field is mutable so a migration controller can finish a migration to another version (ensuring no old objects are left in storage), and then remove the rest of the versions from this list. Versions may not be removed from `spec.versions` while they exist in this list.
-    #[serde(
-        rename = "storedVersions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub stored_versions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "storedVersions", default, skip_serializing_if = "Option::is_none")]
+    pub stored_versions: Option<::std::vec::Vec<::std::string::String>>,
 }

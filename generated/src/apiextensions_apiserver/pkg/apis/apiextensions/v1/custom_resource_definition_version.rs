@@ -7,46 +7,38 @@ pub struct CustomResourceDefinitionVersion {
     #[serde(
         rename = "additionalPrinterColumns",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub additional_printer_columns: ::std::option::Option<
+    pub additional_printer_columns: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceColumnDefinition,
         >,
     >,
     /// deprecated indicates this version of the custom resource API is deprecated. When set to true, API requests to this version receive a warning header in the server response. Defaults to false.
-    #[serde(
-        rename = "deprecated",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub deprecated: ::std::option::Option<bool>,
+    #[serde(rename = "deprecated", default, skip_serializing_if = "Option::is_none")]
+    pub deprecated: Option<bool>,
     /// deprecationWarning overrides the default warning returned to API clients. May only be set when `deprecated` is true. The default warning indicates this version is deprecated and recommends use of the newest served version of equal or greater stability, if one exists.
     #[serde(
         rename = "deprecationWarning",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub deprecation_warning: ::std::option::Option<::std::string::String>,
+    pub deprecation_warning: Option<::std::string::String>,
     /// name is the version name, e.g. “v1”, “v2beta1”, etc. The custom resources are served under this version at `/apis/<group>/<version>/...` if `served` is true.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// schema describes the schema used for validation, pruning, and defaulting of this version of the custom resource.
-    #[serde(
-        rename = "schema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub schema: ::std::option::Option<
+    #[serde(rename = "schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidation,
     >,
     /// selectableFields specifies paths to fields that may be used as field selectors. A maximum of 8 selectable fields are allowed. See https://kubernetes.io/docs/concepts/overview/working-with-objects/field-selectors
     #[serde(
         rename = "selectableFields",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub selectable_fields: ::std::option::Option<
+    pub selectable_fields: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::SelectableField,
         >,
@@ -58,12 +50,8 @@ pub struct CustomResourceDefinitionVersion {
     #[serde(rename = "storage", default)]
     pub storage: bool,
     /// subresources specify what subresources this version of the defined custom resource have.
-    #[serde(
-        rename = "subresources",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub subresources: ::std::option::Option<
+    #[serde(rename = "subresources", default, skip_serializing_if = "Option::is_none")]
+    pub subresources: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresources,
     >,
 }

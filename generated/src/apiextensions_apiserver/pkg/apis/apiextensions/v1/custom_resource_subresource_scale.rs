@@ -7,9 +7,9 @@ pub struct CustomResourceSubresourceScale {
     #[serde(
         rename = "labelSelectorPath",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub label_selector_path: ::std::option::Option<::std::string::String>,
+    pub label_selector_path: Option<::std::string::String>,
     /// specReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `spec.replicas`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.spec`. If there is no value under the given path in the custom resource, the `/scale` subresource will return an error on GET.
     #[serde(rename = "specReplicasPath", default)]
     pub spec_replicas_path: ::std::string::String,

@@ -4,21 +4,13 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct CustomResourceSubresources {
     /// scale indicates the custom resource should serve a `/scale` subresource that returns an `autoscaling/v1` Scale object.
-    #[serde(
-        rename = "scale",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub scale: ::std::option::Option<
+    #[serde(rename = "scale", default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScale,
     >,
     /// status indicates the custom resource should serve a `/status` subresource. When enabled: 1. requests to the custom resource primary endpoint ignore changes to the `status` stanza of the object. 2. requests to the custom resource `/status` subresource ignore changes to anything other than the `status` stanza of the object.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
+    #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatus,
     >,
 }

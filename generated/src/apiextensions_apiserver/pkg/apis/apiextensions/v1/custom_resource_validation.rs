@@ -7,9 +7,9 @@ pub struct CustomResourceValidation {
     #[serde(
         rename = "openAPIV3Schema",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub open_apiv3_schema: ::std::option::Option<
+    pub open_apiv3_schema: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
     >,
 }

@@ -3,16 +3,8 @@
 /// ExternalDocumentation allows referencing an external resource for extended documentation.
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ExternalDocumentation {
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub description: ::std::option::Option<::std::string::String>,
-    #[serde(
-        rename = "url",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub url: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "description", default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<::std::string::String>,
+    #[serde(rename = "url", default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<::std::string::String>,
 }

@@ -3,291 +3,163 @@
 /// JSONSchemaProps is a JSON-Schema following Specification Draft 4 (http://json-schema.org/).
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct JSONSchemaProps {
-    #[serde(
-        rename = "$ref",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ref_path: ::std::option::Option<::std::string::String>,
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub schema: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "$ref", default, skip_serializing_if = "Option::is_none")]
+    pub ref_path: Option<::std::string::String>,
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<::std::string::String>,
     #[serde(
         rename = "additionalItems",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub additional_items: ::std::option::Option<
+    pub additional_items: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool,
     >,
     #[serde(
         rename = "additionalProperties",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub additional_properties: ::std::option::Option<
+    pub additional_properties: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool,
     >,
-    #[serde(
-        rename = "allOf",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub all_of: ::std::option::Option<
+    #[serde(rename = "allOf", default, skip_serializing_if = "Option::is_none")]
+    pub all_of: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
-    #[serde(
-        rename = "anyOf",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub any_of: ::std::option::Option<
+    #[serde(rename = "anyOf", default, skip_serializing_if = "Option::is_none")]
+    pub any_of: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
     /// default is a default value for undefined object fields. Defaulting is a beta feature under the CustomResourceDefaulting feature gate. Defaulting requires spec.preserveUnknownFields to be false.
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub default: ::std::option::Option<
+    #[serde(rename = "default", default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON,
     >,
-    #[serde(
-        rename = "definitions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub definitions: ::std::option::Option<
+    #[serde(rename = "definitions", default, skip_serializing_if = "Option::is_none")]
+    pub definitions: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
-    #[serde(
-        rename = "dependencies",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dependencies: ::std::option::Option<
+    #[serde(rename = "dependencies", default, skip_serializing_if = "Option::is_none")]
+    pub dependencies: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrStringArray,
         >,
     >,
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub description: ::std::option::Option<::std::string::String>,
-    #[serde(
-        rename = "enum",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub enum_: ::std::option::Option<
+    #[serde(rename = "description", default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<::std::string::String>,
+    #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+    pub enum_: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON,
         >,
     >,
-    #[serde(
-        rename = "example",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub example: ::std::option::Option<
+    #[serde(rename = "example", default, skip_serializing_if = "Option::is_none")]
+    pub example: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON,
     >,
     #[serde(
         rename = "exclusiveMaximum",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub exclusive_maximum: ::std::option::Option<bool>,
+    pub exclusive_maximum: Option<bool>,
     #[serde(
         rename = "exclusiveMinimum",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub exclusive_minimum: ::std::option::Option<bool>,
-    #[serde(
-        rename = "externalDocs",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub external_docs: ::std::option::Option<
+    pub exclusive_minimum: Option<bool>,
+    #[serde(rename = "externalDocs", default, skip_serializing_if = "Option::is_none")]
+    pub external_docs: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ExternalDocumentation,
     >,
     /// format is an OpenAPI v3 format string. Unknown formats are ignored. The following formats are validated:
     ///
     /// - bsonobjectid: a bson object ID, i.e. a 24 characters hex string - uri: an URI as parsed by Golang net/url.ParseRequestURI - email: an email address as parsed by Golang net/mail.ParseAddress - hostname: a valid representation for an Internet host name, as defined by RFC 1034, section 3.1 [RFC1034]. - ipv4: an IPv4 IP as parsed by Golang net.ParseIP - ipv6: an IPv6 IP as parsed by Golang net.ParseIP - cidr: a CIDR as parsed by Golang net.ParseCIDR - mac: a MAC address as parsed by Golang net.ParseMAC - uuid: an UUID that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid3: an UUID3 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid4: an UUID4 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - uuid5: an UUID5 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - isbn: an ISBN10 or ISBN13 number string like "0321751043" or "978-0321751041" - isbn10: an ISBN10 number string like "0321751043" - isbn13: an ISBN13 number string like "978-0321751041" - creditcard: a credit card number defined by the regex ^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\\d{3})\\d{11})$ with any non digit characters mixed in - ssn: a U.S. social security number following the regex ^\\d{3}[- ]?\\d{2}[- ]?\\d{4}$ - hexcolor: an hexadecimal color code like "#FFFFFF: following the regex ^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$ - rgbcolor: an RGB color code like rgb like "rgb(255,255,2559" - byte: base64 encoded binary data - password: any kind of string - date: a date string like "2006-01-02" as defined by full-date in RFC3339 - duration: a duration string like "22 ns" as parsed by Golang time.ParseDuration or compatible with Scala duration format - datetime: a date time string like "2014-12-15T19:30:20.000Z" as defined by date-time in RFC3339.
-    #[serde(
-        rename = "format",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub format: ::std::option::Option<::std::string::String>,
-    #[serde(
-        rename = "id",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub id: ::std::option::Option<::std::string::String>,
-    #[serde(
-        rename = "items",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub items: ::std::option::Option<
+    #[serde(rename = "format", default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<::std::string::String>,
+    #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<::std::string::String>,
+    #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray,
     >,
-    #[serde(
-        rename = "maxItems",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub max_items: ::std::option::Option<i64>,
-    #[serde(
-        rename = "maxLength",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub max_length: ::std::option::Option<i64>,
-    #[serde(
-        rename = "maxProperties",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub max_properties: ::std::option::Option<i64>,
-    #[serde(
-        rename = "maximum",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub maximum: ::std::option::Option<f64>,
-    #[serde(
-        rename = "minItems",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub min_items: ::std::option::Option<i64>,
-    #[serde(
-        rename = "minLength",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub min_length: ::std::option::Option<i64>,
-    #[serde(
-        rename = "minProperties",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub min_properties: ::std::option::Option<i64>,
-    #[serde(
-        rename = "minimum",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub minimum: ::std::option::Option<f64>,
-    #[serde(
-        rename = "multipleOf",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub multiple_of: ::std::option::Option<f64>,
-    #[serde(
-        rename = "not",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub not: ::std::option::Option<
+    #[serde(rename = "maxItems", default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<i64>,
+    #[serde(rename = "maxLength", default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<i64>,
+    #[serde(rename = "maxProperties", default, skip_serializing_if = "Option::is_none")]
+    pub max_properties: Option<i64>,
+    #[serde(rename = "maximum", default, skip_serializing_if = "Option::is_none")]
+    pub maximum: Option<f64>,
+    #[serde(rename = "minItems", default, skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<i64>,
+    #[serde(rename = "minLength", default, skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<i64>,
+    #[serde(rename = "minProperties", default, skip_serializing_if = "Option::is_none")]
+    pub min_properties: Option<i64>,
+    #[serde(rename = "minimum", default, skip_serializing_if = "Option::is_none")]
+    pub minimum: Option<f64>,
+    #[serde(rename = "multipleOf", default, skip_serializing_if = "Option::is_none")]
+    pub multiple_of: Option<f64>,
+    #[serde(rename = "not", default, skip_serializing_if = "Option::is_none")]
+    pub not: Option<
         ::std::boxed::Box<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
-    #[serde(
-        rename = "nullable",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub nullable: ::std::option::Option<bool>,
-    #[serde(
-        rename = "oneOf",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub one_of: ::std::option::Option<
+    #[serde(rename = "nullable", default, skip_serializing_if = "Option::is_none")]
+    pub nullable: Option<bool>,
+    #[serde(rename = "oneOf", default, skip_serializing_if = "Option::is_none")]
+    pub one_of: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
-    #[serde(
-        rename = "pattern",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pattern: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "pattern", default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<::std::string::String>,
     #[serde(
         rename = "patternProperties",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub pattern_properties: ::std::option::Option<
+    pub pattern_properties: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
-    #[serde(
-        rename = "properties",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub properties: ::std::option::Option<
+    #[serde(rename = "properties", default, skip_serializing_if = "Option::is_none")]
+    pub properties: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
-    #[serde(
-        rename = "required",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub title: ::std::option::Option<::std::string::String>,
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub type_: ::std::option::Option<::std::string::String>,
-    #[serde(
-        rename = "uniqueItems",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub unique_items: ::std::option::Option<bool>,
+    #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "title", default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<::std::string::String>,
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub type_: Option<::std::string::String>,
+    #[serde(rename = "uniqueItems", default, skip_serializing_if = "Option::is_none")]
+    pub unique_items: Option<bool>,
     /// x-kubernetes-embedded-resource defines that the value is an embedded Kubernetes runtime.Object, with TypeMeta and ObjectMeta. The type must be object. It is allowed to further restrict the embedded object. kind, apiVersion and metadata are validated automatically. x-kubernetes-preserve-unknown-fields is allowed to be true, but does not have to be if the object is fully specified (up to kind, apiVersion, metadata).
     #[serde(
         rename = "x-kubernetes-embedded-resource",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub x_kubernetes_embedded_resource: ::std::option::Option<bool>,
+    pub x_kubernetes_embedded_resource: Option<bool>,
     /// x-kubernetes-int-or-string specifies that this value is either an integer or a string. If this is true, an empty type is allowed and type as child of anyOf is permitted if following one of the following patterns:
     ///
     /// 1) anyOf:
@@ -301,9 +173,9 @@ pub struct JSONSchemaProps {
     #[serde(
         rename = "x-kubernetes-int-or-string",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub x_kubernetes_int_or_string: ::std::option::Option<bool>,
+    pub x_kubernetes_int_or_string: Option<bool>,
     /// x-kubernetes-list-map-keys annotates an array with the x-kubernetes-list-type `map` by specifying the keys used as the index of the map.
     ///
     /// This tag MUST only be used on lists that have the "x-kubernetes-list-type" extension set to "map". Also, the values specified for this attribute must be a scalar typed field of the child structure (no nesting is supported).
@@ -312,11 +184,9 @@ pub struct JSONSchemaProps {
     #[serde(
         rename = "x-kubernetes-list-map-keys",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub x_kubernetes_list_map_keys: ::std::option::Option<
-        ::std::vec::Vec<::std::string::String>,
-    >,
+    pub x_kubernetes_list_map_keys: Option<::std::vec::Vec<::std::string::String>>,
     /// x-kubernetes-list-type annotates an array to further describe its topology. This extension must only be used on lists and may have 3 possible values:
     ///
     /// 1) `atomic`: the list is treated as a single entity, like a scalar.
@@ -334,9 +204,9 @@ pub struct JSONSchemaProps {
     #[serde(
         rename = "x-kubernetes-list-type",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub x_kubernetes_list_type: ::std::option::Option<::std::string::String>,
+    pub x_kubernetes_list_type: Option<::std::string::String>,
     /// x-kubernetes-map-type annotates an object to further describe its topology. This extension must only be used when type is object and may have 2 possible values:
     ///
     /// 1) `granular`:
@@ -348,23 +218,23 @@ pub struct JSONSchemaProps {
     #[serde(
         rename = "x-kubernetes-map-type",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub x_kubernetes_map_type: ::std::option::Option<::std::string::String>,
+    pub x_kubernetes_map_type: Option<::std::string::String>,
     /// x-kubernetes-preserve-unknown-fields stops the API server decoding step from pruning fields which are not specified in the validation schema. This affects fields recursively, but switches back to normal pruning behaviour if nested properties or additionalProperties are specified in the schema. This can either be true or undefined. False is forbidden.
     #[serde(
         rename = "x-kubernetes-preserve-unknown-fields",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub x_kubernetes_preserve_unknown_fields: ::std::option::Option<bool>,
+    pub x_kubernetes_preserve_unknown_fields: Option<bool>,
     /// x-kubernetes-validations describes a list of validation rules written in the CEL expression language.
     #[serde(
         rename = "x-kubernetes-validations",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub x_kubernetes_validations: ::std::option::Option<
+    pub x_kubernetes_validations: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRule,
         >,

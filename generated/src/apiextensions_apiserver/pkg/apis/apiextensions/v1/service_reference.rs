@@ -10,17 +10,9 @@ pub struct ServiceReference {
     #[serde(rename = "namespace", default)]
     pub namespace: ::std::string::String,
     /// path is an optional URL path at which the webhook will be contacted.
-    #[serde(
-        rename = "path",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub path: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<::std::string::String>,
     /// port is an optional service port at which the webhook will be contacted. `port` should be a valid port number (1-65535, inclusive). Defaults to 443 for backward compatibility.
-    #[serde(
-        rename = "port",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub port: ::std::option::Option<i32>,
+    #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<i32>,
 }

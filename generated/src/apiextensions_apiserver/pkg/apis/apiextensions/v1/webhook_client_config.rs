@@ -4,21 +4,13 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct WebhookClientConfig {
     /// caBundle is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If unspecified, system trust roots on the apiserver are used.
-    #[serde(
-        rename = "caBundle",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ca_bundle: ::std::option::Option<::k8s_client_runtime::codec::ByteString>,
+    #[serde(rename = "caBundle", default, skip_serializing_if = "Option::is_none")]
+    pub ca_bundle: Option<::k8s_client_runtime::codec::ByteString>,
     /// service is a reference to the service for this webhook. Either service or url must be specified.
     ///
     /// If the webhook is running within the cluster, then you should use `service`.
-    #[serde(
-        rename = "service",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub service: ::std::option::Option<
+    #[serde(rename = "service", default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ServiceReference,
     >,
     /// url gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified.
@@ -32,10 +24,6 @@ pub struct WebhookClientConfig {
     /// A path is optional, and if present may be any string permissible in a URL. You may use the path to pass an arbitrary string to the webhook, for example, a cluster identifier.
     ///
     /// Attempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either.
-    #[serde(
-        rename = "url",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub url: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "url", default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<::std::string::String>,
 }

@@ -4,19 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct APIResource {
     /// categories is a list of the grouped resources this resource belongs to (e.g. 'all')
-    #[serde(
-        rename = "categories",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub categories: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "categories", default, skip_serializing_if = "Option::is_none")]
+    pub categories: Option<::std::vec::Vec<::std::string::String>>,
     /// group is the preferred group of the resource.  Empty implies the group of the containing resource list. For subresources, this may have a different value, for example: Scale".
-    #[serde(
-        rename = "group",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub group: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<::std::string::String>,
     /// kind is the kind for the resource (e.g. 'Foo' is the kind for a resource 'foo')
     #[serde(rename = "kind", default)]
     pub kind: ::std::string::String,
@@ -27,12 +19,8 @@ pub struct APIResource {
     #[serde(rename = "namespaced", default)]
     pub namespaced: bool,
     /// shortNames is a list of suggested short names of the resource.
-    #[serde(
-        rename = "shortNames",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub short_names: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "shortNames", default, skip_serializing_if = "Option::is_none")]
+    pub short_names: Option<::std::vec::Vec<::std::string::String>>,
     /// singularName is the singular name of the resource.  This allows clients to handle plural and singular opaquely. The singularName is more correct for reporting status on a single item and both singular and plural are allowed from the kubectl CLI interface.
     #[serde(rename = "singularName", default)]
     pub singular_name: ::std::string::String,
@@ -40,9 +28,9 @@ pub struct APIResource {
     #[serde(
         rename = "storageVersionHash",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub storage_version_hash: ::std::option::Option<::std::string::String>,
+    pub storage_version_hash: Option<::std::string::String>,
     /// verbs is a list of supported kube verbs (this includes get, list, watch, create, update, patch, delete, deletecollection, and proxy)
     #[serde(
         rename = "verbs",
@@ -51,10 +39,6 @@ pub struct APIResource {
     )]
     pub verbs: ::std::vec::Vec<::std::string::String>,
     /// version is the preferred version of the resource.  Empty implies the version of the containing resource list For subresources, this may have a different value, for example: v1 (while inside a v1beta1 version of the core resource's group)".
-    #[serde(
-        rename = "version",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub version: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "version", default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<::std::string::String>,
 }

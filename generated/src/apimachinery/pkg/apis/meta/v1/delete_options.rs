@@ -4,63 +4,43 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeleteOptions {
     /// APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
-    #[serde(
-        rename = "apiVersion",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_version: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<::std::string::String>,
     /// When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed
-    #[serde(
-        rename = "dryRun",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dry_run: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "dryRun", default, skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<::std::vec::Vec<::std::string::String>>,
     /// The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately.
     #[serde(
         rename = "gracePeriodSeconds",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub grace_period_seconds: ::std::option::Option<i64>,
+    pub grace_period_seconds: Option<i64>,
     /// if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error. A resource is considered corrupt if it can not be retrieved from the underlying storage successfully because of a) its data can not be transformed e.g. decryption failure, or b) it fails to decode into an object. NOTE: unsafe deletion ignores finalizer constraints, skips precondition checks, and removes the object from the storage. WARNING: This may potentially break the cluster if the workload associated with the resource being unsafe-deleted relies on normal deletion flow. Use only if you REALLY know what you are doing. The default value is false, and the user must opt in to enable it
     #[serde(
         rename = "ignoreStoreReadErrorWithClusterBreakingPotential",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub ignore_store_read_error_with_cluster_breaking_potential: ::std::option::Option<
-        bool,
-    >,
+    pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
     /// Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-    #[serde(
-        rename = "kind",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub kind: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<::std::string::String>,
     /// Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both.
     #[serde(
         rename = "orphanDependents",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub orphan_dependents: ::std::option::Option<bool>,
+    pub orphan_dependents: Option<bool>,
     /// Must be fulfilled before a deletion is carried out. If not possible, a 409 Conflict status will be returned.
-    #[serde(
-        rename = "preconditions",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub preconditions: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Preconditions,
-    >,
+    #[serde(rename = "preconditions", default, skip_serializing_if = "Option::is_none")]
+    pub preconditions: Option<crate::apimachinery::pkg::apis::meta::v1::Preconditions>,
     /// Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground.
     #[serde(
         rename = "propagationPolicy",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub propagation_policy: ::std::option::Option<::std::string::String>,
+    pub propagation_policy: Option<::std::string::String>,
 }

@@ -7,20 +7,16 @@ pub struct LabelSelector {
     #[serde(
         rename = "matchExpressions",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub match_expressions: ::std::option::Option<
+    pub match_expressions: Option<
         ::std::vec::Vec<
             crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement,
         >,
     >,
     /// matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is "key", the operator is "In", and the values array contains only "value". The requirements are ANDed.
-    #[serde(
-        rename = "matchLabels",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub match_labels: ::std::option::Option<
+    #[serde(rename = "matchLabels", default, skip_serializing_if = "Option::is_none")]
+    pub match_labels: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
 }

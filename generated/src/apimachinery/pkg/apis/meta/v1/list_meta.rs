@@ -4,31 +4,23 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ListMeta {
     /// continue may be set if the user set a limit on the number of items returned, and indicates that the server has more data available. The value is opaque and may be used to issue another request to the endpoint that served this list to retrieve the next set of available objects. Continuing a consistent list may not be possible if the server configuration has changed or more than a few minutes have passed. The resourceVersion field returned when using this continue value will be identical to the value in the first response, unless you have received this token from an error message.
-    #[serde(
-        rename = "continue",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub continue_: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "continue", default, skip_serializing_if = "Option::is_none")]
+    pub continue_: Option<::std::string::String>,
     /// remainingItemCount is the number of subsequent items in the list which are not included in this list response. If the list request contained label or field selectors, then the number of remaining items is unknown and the field will be left unset and omitted during serialization. If the list is complete (either because it is not chunking or because this is the last chunk), then there are no more remaining items and this field will be left unset and omitted during serialization. Servers older than v1.15 do not set this field. The intended use of the remainingItemCount is *estimating* the size of a collection. Clients should not rely on the remainingItemCount to be set or to be exact.
     #[serde(
         rename = "remainingItemCount",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub remaining_item_count: ::std::option::Option<i64>,
+    pub remaining_item_count: Option<i64>,
     /// String that identifies the server's internal version of this object that can be used by clients to determine when objects have changed. Value must be treated as opaque by clients and passed unmodified back to the server. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency
     #[serde(
         rename = "resourceVersion",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub resource_version: ::std::option::Option<::std::string::String>,
+    pub resource_version: Option<::std::string::String>,
     /// Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.
-    #[serde(
-        rename = "selfLink",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub self_link: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "selfLink", default, skip_serializing_if = "Option::is_none")]
+    pub self_link: Option<::std::string::String>,
 }

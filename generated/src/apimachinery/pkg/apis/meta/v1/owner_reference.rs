@@ -10,16 +10,12 @@ pub struct OwnerReference {
     #[serde(
         rename = "blockOwnerDeletion",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub block_owner_deletion: ::std::option::Option<bool>,
+    pub block_owner_deletion: Option<bool>,
     /// If true, this reference points to the managing controller.
-    #[serde(
-        rename = "controller",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub controller: ::std::option::Option<bool>,
+    #[serde(rename = "controller", default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<bool>,
     /// Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     #[serde(rename = "kind", default)]
     pub kind: ::std::string::String,

@@ -4,45 +4,23 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct Status {
     /// Suggested HTTP return code for this status, 0 if not set.
-    #[serde(
-        rename = "code",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub code: ::std::option::Option<i32>,
+    #[serde(rename = "code", default)]
+    pub code: Option<i32>,
     /// Extended data associated with the reason.  Each reason may define its own extended details. This field is optional and the data returned is not guaranteed to conform to any schema except that defined by the reason type.
-    #[serde(
-        rename = "details",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub details: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::StatusDetails,
-    >,
+    #[serde(rename = "details", default)]
+    pub details: Option<crate::apimachinery::pkg::apis::meta::v1::StatusDetails>,
     /// A human-readable description of the status of this operation.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub message: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "message", default)]
+    pub message: Option<::std::string::String>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
     /// A machine-readable description of why this operation is in the "Failure" status. If this value is empty there is no information available. A Reason clarifies an HTTP status code but does not override it.
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reason: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reason", default)]
+    pub reason: Option<::std::string::String>,
     /// Status of the operation. One of: "Success" or "Failure". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "status", default)]
+    pub status: Option<::std::string::String>,
 }
 impl Status {
     /// `apiVersion` of this kind.

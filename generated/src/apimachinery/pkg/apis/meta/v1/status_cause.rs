@@ -8,24 +8,12 @@ pub struct StatusCause {
     /// Examples:
     ///   "name" - the field "name" on the current resource
     ///   "items[0].name" - the field "name" on the first array entry in "items"
-    #[serde(
-        rename = "field",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub field: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<::std::string::String>,
     /// A human-readable description of the cause of the error.  This field may be presented as-is to a reader.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub message: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<::std::string::String>,
     /// A machine-readable description of the cause of the error. If this value is empty there is no information available.
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub reason: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<::std::string::String>,
 }

@@ -7,29 +7,17 @@ pub struct APIService {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Spec contains information for locating and communicating with a server
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<
+    #[serde(rename = "spec", default)]
+    pub spec: Option<
         crate::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceSpec,
     >,
     /// Status contains derived information about an API server
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub status: ::std::option::Option<
+    #[serde(rename = "status", default)]
+    pub status: Option<
         crate::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceStatus,
     >,
 }
 impl APIService {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "apiregistration.k8s.io/v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "APIService";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -5,18 +5,10 @@
 pub struct Gadget {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    #[serde(
-        rename = "podCIDRs",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_cidrs: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "podCIDRs", default)]
+    pub pod_cidrs: Option<::std::vec::Vec<::std::string::String>>,
 }
 impl Gadget {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Gadget";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -3,22 +3,10 @@
 /// A recursive schema: a direct self-reference must be boxed.
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Tree {
-    #[serde(
-        rename = "children",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub children: ::std::option::Option<::std::vec::Vec<crate::api::core::v1::Tree>>,
-    #[serde(
-        rename = "continue",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub continue_: ::std::option::Option<bool>,
-    #[serde(
-        rename = "left",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub left: ::std::option::Option<::std::boxed::Box<crate::api::core::v1::Tree>>,
+    #[serde(rename = "children", default, skip_serializing_if = "Option::is_none")]
+    pub children: Option<::std::vec::Vec<crate::api::core::v1::Tree>>,
+    #[serde(rename = "continue", default, skip_serializing_if = "Option::is_none")]
+    pub continue_: Option<bool>,
+    #[serde(rename = "left", default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<::std::boxed::Box<crate::api::core::v1::Tree>>,
 }

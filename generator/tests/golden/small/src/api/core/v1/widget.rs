@@ -5,18 +5,10 @@
 pub struct Widget {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub spec: ::std::option::Option<crate::api::core::v1::WidgetSpec>,
+    #[serde(rename = "spec", default)]
+    pub spec: Option<crate::api::core::v1::WidgetSpec>,
 }
 impl Widget {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "v1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Widget";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -2,18 +2,10 @@
 
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct WidgetSpec {
-    #[serde(
-        rename = "clusterIPs",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub cluster_ips: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub data: ::std::option::Option<
+    #[serde(rename = "clusterIPs", default, skip_serializing_if = "Option::is_none")]
+    pub cluster_ips: Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(rename = "data", default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
             ::k8s_client_runtime::codec::ByteString,
@@ -21,30 +13,12 @@ pub struct WidgetSpec {
     >,
     #[serde(rename = "port", default)]
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
-    #[serde(
-        rename = "replicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub replicas: ::std::option::Option<i32>,
-    #[serde(
-        rename = "startedAt",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub started_at: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
-    #[serde(
-        rename = "tree",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tree: ::std::option::Option<crate::api::core::v1::Tree>,
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    #[serde(rename = "startedAt", default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    #[serde(rename = "tree", default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<crate::api::core::v1::Tree>,
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub type_: Option<::std::string::String>,
 }

@@ -2,16 +2,12 @@
 
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ListMeta {
-    #[serde(
-        rename = "continue",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub continue_: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "continue", default, skip_serializing_if = "Option::is_none")]
+    pub continue_: Option<::std::string::String>,
     #[serde(
         rename = "resourceVersion",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub resource_version: ::std::option::Option<::std::string::String>,
+    pub resource_version: Option<::std::string::String>,
 }

@@ -2,74 +2,40 @@
 
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ObjectMeta {
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub annotations: ::std::option::Option<
+    #[serde(rename = "annotations", default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     #[serde(
         rename = "deletionTimestamp",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub deletion_timestamp: ::std::option::Option<
-        crate::apimachinery::pkg::apis::meta::v1::Time,
-    >,
-    #[serde(
-        rename = "generateName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub generate_name: ::std::option::Option<::std::string::String>,
-    #[serde(
-        rename = "generation",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub generation: ::std::option::Option<i64>,
-    #[serde(
-        rename = "labels",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub labels: ::std::option::Option<
+    pub deletion_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    #[serde(rename = "generateName", default, skip_serializing_if = "Option::is_none")]
+    pub generate_name: Option<::std::string::String>,
+    #[serde(rename = "generation", default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
+    #[serde(rename = "labels", default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
-    #[serde(
-        rename = "managedFields",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub managed_fields: ::std::option::Option<
+    #[serde(rename = "managedFields", default, skip_serializing_if = "Option::is_none")]
+    pub managed_fields: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
     >,
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub name: ::std::option::Option<::std::string::String>,
-    #[serde(
-        rename = "namespace",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub namespace: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<::std::string::String>,
+    #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<::std::string::String>,
     #[serde(
         rename = "resourceVersion",
         default,
-        skip_serializing_if = "::std::option::Option::is_none"
+        skip_serializing_if = "Option::is_none"
     )]
-    pub resource_version: ::std::option::Option<::std::string::String>,
-    #[serde(
-        rename = "uid",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub uid: ::std::option::Option<::std::string::String>,
+    pub resource_version: Option<::std::string::String>,
+    #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<::std::string::String>,
 }
 impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
     fn name(&self) -> ::std::option::Option<&str> {

@@ -4,12 +4,8 @@
 pub struct Scale {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    #[serde(
-        rename = "replicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub replicas: ::std::option::Option<i32>,
+    #[serde(rename = "replicas", default)]
+    pub replicas: Option<i32>,
 }
 impl Scale {
     /// `apiVersion` of this kind.

@@ -5,18 +5,10 @@
 pub struct Thing {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    #[serde(
-        rename = "widget",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub widget: ::std::option::Option<crate::api::core::v1::WidgetSpec>,
+    #[serde(rename = "widget", default)]
+    pub widget: Option<crate::api::core::v1::WidgetSpec>,
 }
 impl Thing {
-    /// `apiVersion` of this kind.
-    pub const API_VERSION: &'static str = "fancy-stuff.example.io/v1beta1";
-    /// `kind` of this kind.
-    pub const KIND: &'static str = "Thing";
     fn serialize_fields<S: ::serde::Serializer>(
         &self,
         serializer: S,

@@ -1,0 +1,99 @@
+//! Informers (client-go's informer-gen output), on the runtime's one
+//! `SharedInformerFactory`: the `InformerGroups` extension trait adds
+//! `factory.apps_v1()`, whose accessors (`.deployments()`) hand out the
+//! runtime's `TypedInformer<K>` with `.informer()` and `.lister()`.
+//! Being a trait, it lets the factory serve several generated crates
+//! (built-in kinds and custom resources) at once.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::clientset::gate;
+use super::types::{ident, type_path};
+use crate::ir::Api;
+use crate::plan::{GroupVersionPlan, Plan};
+
+/// `src/informers/<gv>.rs`
+pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
+    let gv_type = format_ident!("{}Informers", gv.type_prefix);
+    let mut accessors = Vec::new();
+    let mut aliases = Vec::new();
+    for c in gv.clients.iter().filter(|c| c.informable) {
+        let k = type_path(api, c.schema);
+        let alias = format_ident!("{}Informer", c.kind);
+        let method = ident(&c.method);
+        let doc = format!(" The shared informer of `{}` (client-go's `{}Informer`).", c.resource.plural, c.kind);
+        aliases.push(quote! {
+            #[doc = #doc]
+            pub type #alias = ::k8s_client_runtime::cache::TypedInformer<#k>;
+        });
+        accessors.push(quote! {
+            #[doc = #doc]
+            #[inline]
+            pub fn #method(&self) -> #alias {
+                ::k8s_client_runtime::cache::TypedInformer::new(self.factory)
+            }
+        });
+    }
+    let doc = format!(" Informers for `{}`.", gv.api_version);
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug)]
+        pub struct #gv_type<'f> {
+            factory: &'f ::k8s_client_runtime::cache::SharedInformerFactory,
+        }
+
+        impl<'f> #gv_type<'f> {
+            /// The group/version's informers of `factory`.
+            pub fn new(factory: &'f ::k8s_client_runtime::cache::SharedInformerFactory) -> Self {
+                #gv_type { factory }
+            }
+
+            #(#accessors)*
+        }
+
+        #(#aliases)*
+    }
+}
+
+/// `src/informers/mod.rs`
+pub fn emit_root(plan: &Plan) -> TokenStream {
+    let mut mods = Vec::new();
+    let mut decls = Vec::new();
+    let mut defs = Vec::new();
+    for gv in plan.group_versions.values().filter(|gv| gv.has_informers()) {
+        let module = ident(&gv.module);
+        let ty = format_ident!("{}Informers", gv.type_prefix);
+        let g = gate(gv.feature);
+        let doc = format!(" Informers for `{}`.", gv.api_version);
+        mods.push(quote!(#g pub mod #module;));
+        decls.push(quote!(#g #[doc = #doc] fn #module(&self) -> #module::#ty<'_>;));
+        defs.push(quote! {
+            #g
+            #[inline]
+            fn #module(&self) -> #module::#ty<'_> {
+                #module::#ty::new(self)
+            }
+        });
+    }
+    quote! {
+        //! Shared informers (client-go's `informers`): one informer per kind,
+        //! `factory.apps_v1().deployments().informer()`, then `start()` and
+        //! `wait_for_cache_sync()`. Bring the accessors into scope with
+        //! `use <crate>::prelude::*`.
+
+        pub use ::k8s_client_runtime::cache::SharedInformerFactory;
+
+        #(#mods)*
+
+        /// The group/versions of this crate on the runtime's
+        /// [`SharedInformerFactory`].
+        pub trait InformerGroups {
+            #(#decls)*
+        }
+
+        impl InformerGroups for SharedInformerFactory {
+            #(#defs)*
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! What each kind and group/version gets, decided once from the IR.
+//!
+//! The emitters only render a [`Plan`]: which schemas implement the
+//! runtime's `Resource`/`Object` traits, which kinds have a client, lister
+//! and informer, which subresources are regular (`status`, `scale`: marker
+//! traits the runtime turns into methods) and which need a generated
+//! extension method, every name, apiVersion string and feature gate.
+//! Everything is in sorted maps, so the output never depends on input order.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::ir::{Api, FieldType, Resource, Shape, Subresource, TypeDef, Verb};
+use crate::naming;
+
+/// `metav1.ObjectMeta`, which makes a kind an `Object`.
+pub const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+/// Everything the emitters need beyond the type definitions.
+#[derive(Debug, Default)]
+pub struct Plan<'a> {
+    /// Schemas served as exactly one resource, keyed by schema name.
+    pub kinds: BTreeMap<&'a str, KindPlan<'a>>,
+    /// Group/versions with at least one typed client, keyed by (group, version).
+    pub group_versions: BTreeMap<(String, String), GroupVersionPlan<'a>>,
+    /// Resources without a typed client, with the reason.
+    pub skipped: Vec<String>,
+}
+
+/// A schema that implements the runtime's `Resource` trait.
+#[derive(Debug)]
+pub struct KindPlan<'a> {
+    pub resource: &'a Resource,
+    /// `group/version`, or `version` for the core group.
+    pub api_version: String,
+    pub list_kind: String,
+    /// Whether it has `metadata: ObjectMeta`, so it also implements `Object`.
+    pub object: bool,
+}
+
+/// The clients, listers and informers of one group/version.
+#[derive(Debug)]
+pub struct GroupVersionPlan<'a> {
+    pub group: String,
+    pub version: String,
+    pub api_version: String,
+    /// Module and accessor name (`apps_v1`).
+    pub module: String,
+    /// Type-name prefix (`AppsV1`).
+    pub type_prefix: String,
+    /// The Cargo feature of the group, if any.
+    pub feature: Option<&'a str>,
+    pub clients: Vec<ClientPlan<'a>>,
+}
+
+impl GroupVersionPlan<'_> {
+    /// Whether any resource of the group/version has a lister and informer.
+    pub fn has_informers(&self) -> bool {
+        self.clients.iter().any(|c| c.informable)
+    }
+}
+
+/// One resource with a typed client.
+#[derive(Debug)]
+pub struct ClientPlan<'a> {
+    pub resource: &'a Resource,
+    /// Schema of the objects.
+    pub schema: &'a str,
+    /// Accessor on the group/version client and informers (`config_maps`).
+    pub method: String,
+    /// `ConfigMap`: prefix of the aliases `ConfigMapClient`, `ConfigMapLister`, ...
+    pub kind: String,
+    /// Listable and watchable: gets a lister and an informer.
+    pub informable: bool,
+    /// Has a `status` subresource whose body is the object: `HasStatus`.
+    pub status: bool,
+    /// Has a `scale` subresource: `HasScale` with this body schema.
+    pub scale: Option<Gated<'a, &'a str>>,
+    /// Methods of the generated extension trait, for irregular subresources.
+    pub extensions: Vec<Gated<'a, Extension<'a>>>,
+    /// Connect subresources (exec, attach, ...), documented as not generated.
+    pub connect: Vec<String>,
+}
+
+/// An item that exists only when these Cargo features are on (types of
+/// another group in its signature).
+#[derive(Debug, Clone)]
+pub struct Gated<'a, T> {
+    pub features: BTreeSet<&'a str>,
+    pub item: T,
+}
+
+/// A method of a kind's extension trait.
+#[derive(Debug, Clone)]
+pub struct Extension<'a> {
+    /// `create_eviction`, `log`, ...
+    pub name: String,
+    pub subresource: &'a str,
+    pub op: ExtensionOp,
+    /// Body type: a schema, or the kind itself.
+    pub body: Body<'a>,
+    /// Answer type.
+    pub response: Body<'a>,
+}
+
+/// What an extension method does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExtensionOp {
+    Get,
+    Create,
+    Update,
+    Patch,
+    Apply,
+    /// A GET whose answer is text (pod logs), with a params struct.
+    Text,
+    /// The same as a byte stream (for `follow`).
+    Stream,
+}
+
+/// The type of a body or answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Body<'a> {
+    Schema(&'a str),
+    Json,
+}
+
+/// Resolves the plan.
+pub fn plan(api: &Api) -> Plan<'_> {
+    let mut plan = Plan::default();
+    let mut served: BTreeMap<&str, Vec<&Resource>> = BTreeMap::new();
+    for r in api.resources.values() {
+        if let Some(s) = &r.type_schema {
+            served.entry(s.as_str()).or_default().push(r);
+        }
+    }
+    for (schema, rs) in &served {
+        let Some(def) = api.types.get(*schema) else { continue };
+        if rs.len() != 1 || !is_kind(def) {
+            continue;
+        }
+        let r = rs[0];
+        plan.kinds.insert(
+            schema,
+            KindPlan {
+                resource: r,
+                api_version: api_version(&r.group, &r.version),
+                list_kind: format!("{}List", r.kind),
+                object: has_object_meta(def),
+            },
+        );
+    }
+    for r in api.resources.values() {
+        let id = format!("{}/{} {}", if r.group.is_empty() { "core" } else { &r.group }, r.version, r.plural);
+        let Some(schema) = r.type_schema.as_deref() else {
+            plan.skipped.push(format!("{id}: no schema for kind {:?}", r.kind));
+            continue;
+        };
+        let has_object = plan.kinds.get(schema).is_some_and(|k| std::ptr::eq(k.resource, r) && k.object);
+        if !has_object {
+            plan.skipped.push(format!("{id}: kind {} has no object metadata or is served by several resources", r.kind));
+            continue;
+        }
+        if r.verbs.is_empty() && r.subresources.is_empty() {
+            continue;
+        }
+        let feature = api.types[schema].feature.as_deref();
+        let client = client_plan(api, r, schema);
+        plan.group_versions
+            .entry((r.group.clone(), r.version.clone()))
+            .or_insert_with(|| GroupVersionPlan {
+                group: r.group.clone(),
+                version: r.version.clone(),
+                api_version: api_version(&r.group, &r.version),
+                module: naming::group_version_method(&r.group, &r.version),
+                type_prefix: naming::group_version_type(&r.group, &r.version),
+                feature,
+                clients: Vec::new(),
+            })
+            .clients
+            .push(client);
+    }
+    plan
+}
+
+/// `group/version`, or `version` for the core group.
+pub fn api_version(group: &str, version: &str) -> String {
+    if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") }
+}
+
+/// Whether a struct is a top-level kind whose `apiVersion`/`kind` are
+/// constants written on encode rather than fields.
+pub fn is_kind(def: &TypeDef) -> bool {
+    let Shape::Struct(fields) = &def.shape else { return false };
+    def.gvk.is_some()
+        && fields.iter().any(|f| f.json_name == "apiVersion")
+        && fields.iter().any(|f| f.json_name == "kind")
+}
+
+fn has_object_meta(def: &TypeDef) -> bool {
+    matches!(&def.shape, Shape::Struct(fields)
+        if fields.iter().any(|f| f.json_name == "metadata" && f.ty == FieldType::Ref(OBJECT_META.into())))
+}
+
+fn client_plan<'a>(api: &'a Api, r: &'a Resource, schema: &'a str) -> ClientPlan<'a> {
+    let mut client = ClientPlan {
+        resource: r,
+        schema,
+        method: naming::resource_method(&r.kind, &r.plural),
+        kind: r.kind.clone(),
+        informable: r.verbs.contains(&Verb::List) && r.verbs.contains(&Verb::Watch),
+        status: false,
+        scale: None,
+        extensions: Vec::new(),
+        connect: Vec::new(),
+    };
+    let own_feature = api.types[schema].feature.as_deref();
+    for sub in r.subresources.values() {
+        if sub.verbs.contains(&Verb::Connect) {
+            client.connect.push(sub.name.clone());
+            continue;
+        }
+        let same_kind = sub.gvk.as_ref().is_none_or(|g| g.kind == r.kind);
+        let body = body_of(sub.body_schema.as_deref(), same_kind, schema);
+        let response = body_of(sub.response_schema.as_deref(), same_kind, schema);
+        let features = foreign_features(api, sub, own_feature);
+        let regular_verbs = sub.verbs.iter().all(|v| matches!(v, Verb::Get | Verb::Update | Verb::Patch));
+        if sub.name == "status" && regular_verbs && body == Body::Schema(schema) && response == body {
+            client.status = true;
+            continue;
+        }
+        if let (true, true, Body::Schema(scale)) = (sub.name == "scale", regular_verbs, response) {
+            if body == response {
+                client.scale = Some(Gated { features, item: scale });
+                continue;
+            }
+        }
+        for op in extension_ops(sub) {
+            let name = extension_name(&sub.name, op);
+            let item = Extension { name, subresource: &sub.name, op, body, response };
+            client.extensions.push(Gated { features: features.clone(), item });
+        }
+    }
+    client
+}
+
+fn body_of<'a>(schema: Option<&'a str>, same_kind: bool, kind_schema: &'a str) -> Body<'a> {
+    match (schema, same_kind) {
+        (Some(s), _) => Body::Schema(s),
+        (None, true) => Body::Schema(kind_schema),
+        (None, false) => Body::Json,
+    }
+}
+
+/// Features of the subresource's types that are not the kind's own: a
+/// subresource of another group's kind (Scale, Eviction) exists only when
+/// that group is compiled in.
+fn foreign_features<'a>(api: &'a Api, sub: &Subresource, own: Option<&str>) -> BTreeSet<&'a str> {
+    [&sub.body_schema, &sub.response_schema]
+        .into_iter()
+        .flatten()
+        .filter_map(|s| api.types.get(s.as_str()).and_then(|d| d.feature.as_deref()))
+        .filter(|f| Some(*f) != own)
+        .collect()
+}
+
+fn extension_ops(sub: &Subresource) -> Vec<ExtensionOp> {
+    // A GET whose answer is not JSON (pod logs) is text, with typed parameters.
+    let text = sub.verbs.contains(&Verb::Get) && sub.response_schema.is_none() && !sub.params.is_empty();
+    let mut ops = Vec::new();
+    for verb in &sub.verbs {
+        match verb {
+            Verb::Get if text => ops.extend([ExtensionOp::Text, ExtensionOp::Stream]),
+            Verb::Get => ops.push(ExtensionOp::Get),
+            Verb::Create => ops.push(ExtensionOp::Create),
+            Verb::Update => ops.push(ExtensionOp::Update),
+            Verb::Patch => ops.extend([ExtensionOp::Patch, ExtensionOp::Apply]),
+            // Nothing in the apiserver lists, watches or deletes a subresource.
+            Verb::List | Verb::Watch | Verb::Delete | Verb::DeleteCollection | Verb::Connect => {}
+        }
+    }
+    ops
+}
+
+/// `get_s`, `create_s`, `update_s`, `patch_s`, `apply_s`; `log` and `log_stream`.
+pub fn extension_name(subresource: &str, op: ExtensionOp) -> String {
+    let snake = naming::snake(subresource);
+    match op {
+        ExtensionOp::Get => format!("get_{snake}"),
+        ExtensionOp::Create => format!("create_{snake}"),
+        ExtensionOp::Update => format!("update_{snake}"),
+        ExtensionOp::Patch => format!("patch_{snake}"),
+        ExtensionOp::Apply => format!("apply_{snake}"),
+        ExtensionOp::Text => snake,
+        ExtensionOp::Stream => format!("{snake}_stream"),
+    }
+}
