@@ -100,9 +100,9 @@ async fn headers_auth_impersonation_and_warnings() {
         extra: [("scopes/x".to_owned(), vec!["a".to_owned(), "b".to_owned()])].into_iter().collect(),
     };
     let client = Client::new(config).unwrap();
-    client.get("/api/v1").namespace("ns").resource("pods").name("a b/c").subresource("log").param("follow", "true").bytes().await.unwrap();
+    client.get("/api/v1").namespace("ns").resource("pods").name("a b").subresource("log").param("follow", "true").bytes().await.unwrap();
     let r = &server.requests()[0];
-    assert_eq!(r.path, "/api/v1/namespaces/ns/pods/a%20b%2Fc/log?follow=true");
+    assert_eq!(r.path, "/api/v1/namespaces/ns/pods/a%20b/log?follow=true");
     assert_eq!(r.header("authorization"), Some("Bearer s3cret"));
     assert_eq!(r.header("impersonate-user"), Some("jane"));
     assert_eq!(r.header("impersonate-uid"), Some("42"));
@@ -133,4 +133,33 @@ async fn rate_limiter_spaces_requests() {
         client.get("/x").bytes().await.unwrap();
     }
     assert!(start.elapsed() >= Duration::from_millis(190), "{:?}", start.elapsed());
+}
+
+/// client-go's request builder refuses these before sending: `..` would be
+/// normalised into another path, `/` and `%` would address another object.
+#[tokio::test]
+async fn unsafe_path_segments_are_rejected_before_sending() {
+    let server = TestServer::start(|_, _| Reply::json(200, json!({}))).await;
+    let client = server.client();
+    let cases: [(&str, fn(crate::rest::Request) -> crate::rest::Request); 10] = [
+        ("may not be empty", |r| r.name("")),
+        ("may not be '.'", |r| r.name(".")),
+        ("may not be '..'", |r| r.name("..")),
+        ("may not contain '/'", |r| r.name("a/b")),
+        ("may not contain '%'", |r| r.name("a%2Fb")),
+        ("may not be '.'", |r| r.namespace(".")),
+        ("may not be '..'", |r| r.namespace("..")),
+        ("may not contain '/'", |r| r.namespace("kube-system/secrets")),
+        ("may not contain '/'", |r| r.name("x").subresource("status/..")),
+        ("may not be '..'", |r| r.resource("..")),
+    ];
+    for (want, build) in cases {
+        let err = build(client.get("/api/v1").resource("pods")).bytes().await.unwrap_err();
+        assert!(matches!(err, Error::InvalidRequest { .. }), "{err}");
+        assert!(err.to_string().contains(want), "{err} should say {want}");
+    }
+    assert!(server.requests().is_empty(), "nothing was sent");
+    // Names that merely contain dots are fine; an empty namespace means all.
+    client.get("/api/v1").namespace("").resource("pods").name("a..b").bytes().await.unwrap();
+    assert_eq!(server.requests()[0].path, "/api/v1/pods/a..b");
 }
