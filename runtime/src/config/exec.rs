@@ -147,6 +147,10 @@ impl ExecAuth {
         cmd.args(&self.config.args)
             .env("KUBERNETES_EXEC_INFO", &self.exec_info)
             .stdin(Stdio::null())
+            // As client-go: the plugin talks to the user on stderr (login
+            // prompts, diagnostics that may echo secrets), so it goes to the
+            // terminal and never into an error a controller logs.
+            .stderr(Stdio::inherit())
             .kill_on_drop(true);
         for var in &self.config.env {
             cmd.env(&var.name, var.value.expose());
@@ -160,9 +164,7 @@ impl ExecAuth {
             Error::ExecSpawn { command, source }
         })?;
         if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let stderr: String = stderr.trim().chars().take(1024).collect();
-            return Err(self.error(format!("exited with {}: {stderr}", output.status)));
+            return Err(self.error(format!("exited with {} (its stderr went to this process's stderr)", output.status)));
         }
         let cred: ExecCredential = serde_json::from_slice(&output.stdout)
             .map_err(|e| self.error(format!("output is not an ExecCredential: {e}")))?;

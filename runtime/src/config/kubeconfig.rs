@@ -60,8 +60,9 @@ pub struct NamedAuthInfo {
     pub auth_info: Option<AuthInfo>,
 }
 
-/// A `users` entry. Secret fields are [`Secret`], so `Debug` redacts them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// A `users` entry. Secret fields are [`Secret`], so `Debug` redacts them;
+/// `Debug` also hides the `auth-provider` config (legacy oidc/gcp tokens).
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct AuthInfo {
     #[serde(default)]
@@ -96,8 +97,9 @@ pub struct AuthInfo {
     pub exec: Option<ExecConfig>,
 }
 
-/// An exec credential plugin (`users[].user.exec`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// An exec credential plugin (`users[].user.exec`). `Debug` hides `args`,
+/// which often carry client secrets (`--client-secret=...`).
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecConfig {
     pub command: String,
@@ -113,6 +115,56 @@ pub struct ExecConfig {
     pub provide_cluster_info: bool,
     #[serde(default)]
     pub interactive_mode: Option<String>,
+}
+
+impl std::fmt::Debug for AuthInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The provider's name says which plugin it was; its config holds
+        // id/refresh tokens and client secrets.
+        let provider = self.auth_provider.as_ref().map(|p| {
+            let name = p.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+            Verbatim(format!("{{name: {name:?}, config: <redacted>}}"))
+        });
+        f.debug_struct("AuthInfo")
+            .field("client_certificate", &self.client_certificate)
+            .field("client_certificate_data", &self.client_certificate_data)
+            .field("client_key", &self.client_key)
+            .field("client_key_data", &self.client_key_data)
+            .field("token", &self.token)
+            .field("token_file", &self.token_file)
+            .field("impersonate", &self.impersonate)
+            .field("impersonate_uid", &self.impersonate_uid)
+            .field("impersonate_groups", &self.impersonate_groups)
+            .field("impersonate_user_extra", &self.impersonate_user_extra)
+            .field("username", &self.username)
+            .field("password", &self.password)
+            .field("auth_provider", &provider)
+            .field("exec", &self.exec)
+            .finish()
+    }
+}
+
+/// Debug-prints its text as is (no quotes).
+struct Verbatim(String);
+
+impl std::fmt::Debug for Verbatim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Debug for ExecConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExecConfig")
+            .field("command", &self.command)
+            .field("args", &format_args!("<{} redacted>", self.args.len()))
+            .field("env", &self.env)
+            .field("api_version", &self.api_version)
+            .field("install_hint", &self.install_hint)
+            .field("provide_cluster_info", &self.provide_cluster_info)
+            .field("interactive_mode", &self.interactive_mode)
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

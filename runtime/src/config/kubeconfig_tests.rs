@@ -192,6 +192,20 @@ fn debug_output_redacts_secrets() {
     let c = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap();
     let text = format!("{c:?}");
     assert!(!text.contains("bobtokenvalue"), "{text}");
+    // Legacy auth-provider config and exec args carry tokens and client
+    // secrets too.
+    let legacy = Kubeconfig::from_yaml(
+        "users:\n- name: o\n  user:\n    auth-provider:\n      name: oidc\n      config: {id-token: idtokvalue, client-secret: oidcsecretvalue}\n- name: e\n  user:\n    exec: {command: kubelogin, args: [get-token, --client-secret=execsecretvalue]}\ncontexts: [{name: e, context: {cluster: c, user: e}}]\nclusters: [{name: c, cluster: {server: 'https://x'}}]\ncurrent-context: e\n",
+    )
+    .unwrap();
+    let text = format!("{legacy:?}");
+    for secret in ["idtokvalue", "oidcsecretvalue", "execsecretvalue"] {
+        assert!(!text.contains(secret), "{secret} leaked: {text}");
+    }
+    assert!(text.contains("oidc") && text.contains("kubelogin"), "{text}");
+    let c = Config::from_kubeconfig(&legacy, &KubeconfigOptions::default()).unwrap();
+    let text = format!("{c:?}");
+    assert!(!text.contains("execsecretvalue") && text.contains("kubelogin"), "{text}");
     let o = KubeconfigOptions { context: Some("one".into()), ..Default::default() };
     let c = Config::from_kubeconfig(&kc, &o).unwrap();
     assert!(!format!("{c:?}").contains("KEY PEM"));
