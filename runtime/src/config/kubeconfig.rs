@@ -231,7 +231,25 @@ impl Kubeconfig {
             .map_err(|source| Error::ParseKubeconfig { path: path.to_owned(), source })?
             .unwrap_or_default();
         kc.origin = vec![path.to_owned()];
+        kc.reject_duplicates()?;
         Ok(kc)
+    }
+
+    /// client-go refuses a file that defines a name twice (its list-to-map
+    /// conversion fails) rather than letting one entry silently win.
+    fn reject_duplicates(&self) -> Result<(), Error> {
+        fn check<'a>(kc: &Kubeconfig, list: &'static str, names: impl Iterator<Item = &'a str>) -> Result<(), Error> {
+            let mut seen = std::collections::HashSet::new();
+            for name in names {
+                if !seen.insert(name) {
+                    return Err(kc.invalid(format!("duplicate name {name:?} in {list}")));
+                }
+            }
+            Ok(())
+        }
+        check(self, "clusters", self.clusters.iter().map(|c| c.name.as_str()))?;
+        check(self, "users", self.auth_infos.iter().map(|a| a.name.as_str()))?;
+        check(self, "contexts", self.contexts.iter().map(|c| c.name.as_str()))
     }
 
     /// Reads one file, which must exist, resolving its relative paths.
@@ -254,8 +272,10 @@ impl Kubeconfig {
     /// (kubectl's `KUBECONFIG` rule). `None` if none exists.
     pub fn read_merged(paths: &[PathBuf]) -> Result<Option<Kubeconfig>, Error> {
         let mut merged: Option<Kubeconfig> = None;
+        let mut seen = std::collections::HashSet::new();
         for path in paths {
-            if path.as_os_str().is_empty() {
+            // A file listed twice is read once (client-go's `deduplicate`).
+            if path.as_os_str().is_empty() || !seen.insert(path) {
                 continue;
             }
             let kc = match Self::read_from(path) {
