@@ -62,6 +62,24 @@ pub(super) struct ExecAuth {
 #[derive(Debug, Default)]
 pub(super) struct ExecCertResolver {
     current: RwLock<Option<Arc<CertifiedKey>>>,
+    /// Bumped whenever the certificate changes, so the client can close
+    /// connections made with the previous one.
+    generation: std::sync::atomic::AtomicU64,
+}
+
+impl ExecCertResolver {
+    fn set(&self, key: CertifiedKey) {
+        let mut current = self.current.write().unwrap_or_else(|e| e.into_inner());
+        if current.as_ref().is_some_and(|c| c.cert == key.cert) {
+            return;
+        }
+        *current = Some(Arc::new(key));
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub(super) fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 impl rustls::client::ResolvesClientCert for ExecCertResolver {
@@ -103,6 +121,10 @@ impl ExecAuth {
 
     pub(super) fn cert_resolver(&self) -> Arc<dyn rustls::client::ResolvesClientCert> {
         self.cert.clone()
+    }
+
+    pub(super) fn cert_generation(&self) -> u64 {
+        self.cert.generation()
     }
 
     fn error(&self, message: impl Into<String>) -> Error {
@@ -193,7 +215,7 @@ impl ExecAuth {
             (Some(cert), Some(key)) if !cert.is_empty() => {
                 let ck = super::tls::certified_key(cert.as_bytes(), key.expose().as_bytes())
                     .map_err(|e| self.error(format!("client certificate: {e}")))?;
-                *self.cert.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(ck));
+                self.cert.set(ck);
             }
             (Some(_), None) | (None, Some(_)) => {
                 return Err(self.error("clientCertificateData and clientKeyData must be given together"));

@@ -38,6 +38,8 @@ pub struct Request {
     headers: HeaderMap,
     body: Bytes,
     timeout: Option<Duration>,
+    /// Client-side bound when no `timeout` is set (`Config::deadline`).
+    deadline: Option<Duration>,
     error: Option<Error>,
 }
 
@@ -57,6 +59,7 @@ impl Client {
             headers: HeaderMap::new(),
             body: Bytes::new(),
             timeout: self.inner.timeout,
+            deadline: self.inner.deadline,
             error: None,
         }
     }
@@ -188,8 +191,11 @@ impl Request {
         self.timeout = Some(timeout);
         self
     }
+    /// Neither a timeout nor the configured default deadline: waits as long
+    /// as the server takes (watches).
     pub fn no_timeout(mut self) -> Self {
         self.timeout = None;
+        self.deadline = None;
         self
     }
 
@@ -234,7 +240,7 @@ impl Request {
             self.headers.insert(http::header::ACCEPT, HeaderValue::from_static("application/json"));
         }
         let prepared = Prepared { method: self.method, path_and_query, headers: self.headers, body: self.body };
-        Ok((self.client, prepared, self.timeout))
+        Ok((self.client, prepared, self.timeout.or(self.deadline)))
     }
 
     /// Sends and returns the 2xx response, body unread.
