@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{Auth, Config, Error, Impersonate, Secret};
+use super::{Auth, Config, Error, Impersonate, Proxy, ProxyUrl, Secret};
 
 /// A kubeconfig as written on disk (`clientcmdapi.Config`), possibly the
 /// merge of several files. Relative paths are already absolute, resolved
@@ -359,6 +359,33 @@ impl Kubeconfig {
     }
 }
 
+/// client-go's `DefaultServerURL`: a URL with scheme and host, or a
+/// `host:port` pair (optionally ending in `/`) given `default_tls`'s scheme.
+/// Only http and https can be spoken to.
+pub(super) fn server_url(host: &str, default_tls: bool) -> Result<http::Uri, String> {
+    if host.is_empty() {
+        return Err("host must be a URL or a host:port pair".into());
+    }
+    let full = host.parse::<http::Uri>().ok().filter(|u| u.scheme().is_some() && u.host().is_some_and(|h| !h.is_empty()));
+    let url = match full {
+        Some(url) => url,
+        None => {
+            let scheme = if default_tls { "https" } else { "http" };
+            let url: http::Uri = format!("{scheme}://{host}")
+                .parse()
+                .map_err(|_| format!("host must be a URL or a host:port pair: {host:?}"))?;
+            if url.host().is_none_or(str::is_empty) || !matches!(url.path(), "" | "/") || url.query().is_some() {
+                return Err(format!("host must be a URL or a host:port pair: {host:?}"));
+            }
+            url
+        }
+    };
+    match url.scheme_str() {
+        Some("https" | "http") => Ok(url),
+        other => Err(format!("server URL {host:?}: unsupported scheme {:?}, must be https or http", other.unwrap_or_default())),
+    }
+}
+
 fn decode_b64(origin: &str, field: &'static str, data: &str) -> Result<Vec<u8>, Error> {
     let cleaned: String = data.chars().filter(|c| !c.is_ascii_whitespace()).collect();
     base64::engine::general_purpose::STANDARD
@@ -409,14 +436,16 @@ impl Config {
             .server
             .as_deref()
             .filter(|s| !s.is_empty())
-            .ok_or_else(|| kc.invalid(format!("cluster {cluster_name:?} has no server")))?;
-        let cluster_url: http::Uri = server
-            .trim_end_matches('/')
-            .parse()
-            .map_err(|e| kc.invalid(format!("cluster {cluster_name:?}: invalid server URL {server:?}: {e}")))?;
-        if cluster_url.host().is_none() {
-            return Err(kc.invalid(format!("cluster {cluster_name:?}: server URL {server:?} has no host")));
-        }
+            .ok_or_else(|| kc.invalid(format!("no server found for cluster {cluster_name:?}")))?;
+        let has_ca = cluster.certificate_authority_data.as_deref().is_some_and(|d| !d.is_empty())
+            || cluster.certificate_authority.is_some();
+        // client-go's defaultServerUrlFor: a scheme-less `host:port` means
+        // https when any TLS setting is present, http otherwise.
+        let has_cert = user.client_certificate_data.as_deref().is_some_and(|d| !d.is_empty())
+            || user.client_certificate.is_some();
+        let default_tls = has_ca || has_cert || cluster.insecure_skip_tls_verify == Some(true);
+        let cluster_url = server_url(server.trim_end_matches('/'), default_tls)
+            .map_err(|m| kc.invalid(format!("cluster {cluster_name:?}: {m}")))?;
 
         let mut config = Config::new(cluster_url);
         config.default_namespace = options
@@ -425,8 +454,12 @@ impl Config {
             .or(context.namespace)
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| "default".into());
-        let has_ca = cluster.certificate_authority_data.as_deref().is_some_and(|d| !d.is_empty())
-            || cluster.certificate_authority.is_some();
+        if let Some(proxy) = cluster.proxy_url.as_deref().filter(|p| !p.is_empty()) {
+            // Set, it wins over the environment, as in kubectl.
+            let url = ProxyUrl::parse(proxy)
+                .map_err(|m| kc.invalid(format!("invalid 'proxy-url' {proxy:?} for cluster {cluster_name:?}: {m}")))?;
+            config.proxy = Proxy::Url(url);
+        }
         if cluster.insecure_skip_tls_verify == Some(true) && has_ca {
             // kubectl refuses this combination too: one of them is a mistake.
             return Err(kc.invalid(format!(
