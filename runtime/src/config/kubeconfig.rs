@@ -386,6 +386,44 @@ pub(super) fn server_url(host: &str, default_tls: bool) -> Result<http::Uri, Str
     }
 }
 
+/// The checks of client-go's `validateAuthInfo` that concern what a user
+/// entry means (file existence is checked when the files are read).
+fn validate_user(user: &AuthInfo) -> Result<(), String> {
+    let has_token = user.token.as_ref().is_some_and(|t| !t.is_empty());
+    let has_basic = user.username.as_deref().is_some_and(|u| !u.is_empty())
+        || user.password.as_ref().is_some_and(|p| !p.is_empty());
+    if has_token && has_basic {
+        return Err("more than one authentication method found; found [token basicAuth], only one is allowed".into());
+    }
+    if let Some(exec) = &user.exec {
+        if user.auth_provider.is_some() {
+            return Err("authProvider cannot be provided in combination with an exec plugin".into());
+        }
+        if exec.command.is_empty() {
+            return Err("exec plugin has no command (command must be specified)".into());
+        }
+        if exec.api_version.as_deref().is_none_or(str::is_empty) {
+            return Err("apiVersion must be specified to use exec authentication plugin".into());
+        }
+        if exec.env.iter().any(|v| v.name.is_empty()) {
+            return Err("env variable name must be specified to use exec authentication plugin".into());
+        }
+        // A missing mode is IfAvailable, as the v1 file format defaults it.
+        if let Some(mode) = exec.interactive_mode.as_deref().filter(|m| !matches!(*m, "" | "Never" | "IfAvailable" | "Always")) {
+            return Err(format!("invalid interactiveMode: {mode:?}"));
+        }
+    }
+    let no_user = user.impersonate.as_deref().is_none_or(str::is_empty);
+    if no_user
+        && (user.impersonate_uid.as_deref().is_some_and(|u| !u.is_empty())
+            || !user.impersonate_groups.is_empty()
+            || !user.impersonate_user_extra.is_empty())
+    {
+        return Err("requesting uid, groups or user-extra without impersonating a user".into());
+    }
+    Ok(())
+}
+
 fn decode_b64(origin: &str, field: &'static str, data: &str) -> Result<Vec<u8>, Error> {
     let cleaned: String = data.chars().filter(|c| !c.is_ascii_whitespace()).collect();
     base64::engine::general_purpose::STANDARD
@@ -491,6 +529,7 @@ impl Config {
             return Err(kc.invalid(format!("user {user_name:?}: client certificate and key must be given together")));
         }
 
+        validate_user(&user).map_err(|m| kc.invalid(format!("user {user_name:?}: {m}")))?;
         config.auth = if let Some(path) = user.token_file.clone().filter(|p| !p.as_os_str().is_empty()) {
             Auth::TokenFile(path)
         } else if let Some(token) = user.token.clone().filter(|t| !t.is_empty()) {
@@ -522,3 +561,7 @@ impl Config {
 #[cfg(test)]
 #[path = "kubeconfig_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "clientcmd_tests.rs"]
+mod clientcmd_tests;

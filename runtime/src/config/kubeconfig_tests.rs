@@ -195,7 +195,7 @@ fn debug_output_redacts_secrets() {
     // Legacy auth-provider config and exec args carry tokens and client
     // secrets too.
     let legacy = Kubeconfig::from_yaml(
-        "users:\n- name: o\n  user:\n    auth-provider:\n      name: oidc\n      config: {id-token: idtokvalue, client-secret: oidcsecretvalue}\n- name: e\n  user:\n    exec: {command: kubelogin, args: [get-token, --client-secret=execsecretvalue]}\ncontexts: [{name: e, context: {cluster: c, user: e}}]\nclusters: [{name: c, cluster: {server: 'https://x'}}]\ncurrent-context: e\n",
+        "users:\n- name: o\n  user:\n    auth-provider:\n      name: oidc\n      config: {id-token: idtokvalue, client-secret: oidcsecretvalue}\n- name: e\n  user:\n    exec: {command: kubelogin, apiVersion: client.authentication.k8s.io/v1, args: [get-token, --client-secret=execsecretvalue]}\ncontexts: [{name: e, context: {cluster: c, user: e}}]\nclusters: [{name: c, cluster: {server: 'https://x'}}]\ncurrent-context: e\n",
     )
     .unwrap();
     let text = format!("{legacy:?}");
