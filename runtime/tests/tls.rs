@@ -2,60 +2,15 @@
 //! `openssl` CLI (the test is skipped when it is not installed): CA
 //! trust, `tls-server-name`, `insecure-skip-tls-verify`, client certificates.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 
+use common::{make_pki, server_config};
 use k8s_client_runtime::config::{Auth, Config, ExecConfig};
 use k8s_client_runtime::rest::Client;
-use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-fn openssl(dir: &Path, args: &[&str]) -> bool {
-    Command::new("openssl").current_dir(dir).args(args).output().is_ok_and(|o| o.status.success())
-}
-
-/// CA, a server certificate for `kubernetes.example` only (no IP SAN) and
-/// a client certificate, all signed by the CA.
-fn make_pki(dir: &Path) -> bool {
-    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
-    let mut ok = openssl(dir, &[&["req", "-x509"][..], &ec, &["-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=test-ca", "-days", "1"]].concat());
-    for (name, ext) in [
-        ("server", "subjectAltName=DNS:kubernetes.example\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"),
-        ("client", "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n"),
-    ] {
-        std::fs::write(dir.join(format!("{name}.ext")), ext).unwrap();
-        let (key, csr, crt, extf) = (format!("{name}.key"), format!("{name}.csr"), format!("{name}.crt"), format!("{name}.ext"));
-        ok = ok
-            && openssl(dir, &[&["req"][..], &ec, &["-keyout", &key, "-out", &csr, "-subj", &format!("/CN={name}")]].concat())
-            && openssl(dir, &["x509", "-req", "-in", &csr, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", &crt, "-days", "1", "-extfile", &extf]);
-    }
-    ok
-}
-
-fn server_config(dir: &Path, alpn: &[&[u8]]) -> rustls::ServerConfig {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let chain: Vec<CertificateDer<'static>> =
-        CertificateDer::pem_file_iter(dir.join("server.crt")).unwrap().collect::<Result<_, _>>().unwrap();
-    let key = PrivateKeyDer::from_pem_file(dir.join("server.key")).unwrap();
-    let mut roots = rustls::RootCertStore::empty();
-    for c in CertificateDer::pem_file_iter(dir.join("ca.crt")).unwrap() {
-        roots.add(c.unwrap()).unwrap();
-    }
-    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
-        .allow_unauthenticated()
-        .build()
-        .unwrap();
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_client_cert_verifier(verifier)
-        .with_single_cert(chain, key)
-        .unwrap();
-    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
-    config
-}
 
 /// Answers every request with `{"clientCert": <bool>}` over HTTP/1.1.
 async fn tls_server(dir: &Path) -> String {

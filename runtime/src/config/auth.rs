@@ -128,6 +128,16 @@ impl Authenticator {
         }
     }
 
+    /// Changes whenever the client certificate the credentials present
+    /// changes (a new one from an exec plugin); connections made before
+    /// must then be closed.
+    pub(crate) fn cert_generation(&self) -> u64 {
+        match &*self.inner {
+            Inner::Exec(exec) => exec.cert_generation(),
+            _ => 0,
+        }
+    }
+
     #[cfg(test)]
     fn with_token_file_refresh(self, refresh: Duration) -> Self {
         match &*self.inner {

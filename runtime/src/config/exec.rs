@@ -62,6 +62,24 @@ pub(super) struct ExecAuth {
 #[derive(Debug, Default)]
 pub(super) struct ExecCertResolver {
     current: RwLock<Option<Arc<CertifiedKey>>>,
+    /// Bumped whenever the certificate changes, so the client can close
+    /// connections made with the previous one.
+    generation: std::sync::atomic::AtomicU64,
+}
+
+impl ExecCertResolver {
+    fn set(&self, key: CertifiedKey) {
+        let mut current = self.current.write().unwrap_or_else(|e| e.into_inner());
+        if current.as_ref().is_some_and(|c| c.cert == key.cert) {
+            return;
+        }
+        *current = Some(Arc::new(key));
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub(super) fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 impl rustls::client::ResolvesClientCert for ExecCertResolver {
@@ -103,6 +121,10 @@ impl ExecAuth {
 
     pub(super) fn cert_resolver(&self) -> Arc<dyn rustls::client::ResolvesClientCert> {
         self.cert.clone()
+    }
+
+    pub(super) fn cert_generation(&self) -> u64 {
+        self.cert.generation()
     }
 
     fn error(&self, message: impl Into<String>) -> Error {
@@ -147,6 +169,10 @@ impl ExecAuth {
         cmd.args(&self.config.args)
             .env("KUBERNETES_EXEC_INFO", &self.exec_info)
             .stdin(Stdio::null())
+            // As client-go: the plugin talks to the user on stderr (login
+            // prompts, diagnostics that may echo secrets), so it goes to the
+            // terminal and never into an error a controller logs.
+            .stderr(Stdio::inherit())
             .kill_on_drop(true);
         for var in &self.config.env {
             cmd.env(&var.name, var.value.expose());
@@ -160,9 +186,7 @@ impl ExecAuth {
             Error::ExecSpawn { command, source }
         })?;
         if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let stderr: String = stderr.trim().chars().take(1024).collect();
-            return Err(self.error(format!("exited with {}: {stderr}", output.status)));
+            return Err(self.error(format!("exited with {} (its stderr went to this process's stderr)", output.status)));
         }
         let cred: ExecCredential = serde_json::from_slice(&output.stdout)
             .map_err(|e| self.error(format!("output is not an ExecCredential: {e}")))?;
@@ -191,7 +215,7 @@ impl ExecAuth {
             (Some(cert), Some(key)) if !cert.is_empty() => {
                 let ck = super::tls::certified_key(cert.as_bytes(), key.expose().as_bytes())
                     .map_err(|e| self.error(format!("client certificate: {e}")))?;
-                *self.cert.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(ck));
+                self.cert.set(ck);
             }
             (Some(_), None) | (None, Some(_)) => {
                 return Err(self.error("clientCertificateData and clientKeyData must be given together"));

@@ -113,7 +113,9 @@ async fn plugin_failures_are_reported() {
     let mut exec = exec_config(dir.path(), "", V1);
     exec.env.push(ExecEnvVar { name: "FAIL".into(), value: "badly".into() });
     let err = Authenticator::new(&config_with("https://k", exec)).unwrap().authorization().await.unwrap_err();
-    assert!(err.to_string().contains("plugin broke: badly"), "{err}");
+    // stderr goes to the terminal, not into the error a controller logs.
+    assert!(err.to_string().contains("exit status: 3"), "{err}");
+    assert!(!err.to_string().contains("plugin broke"), "{err}");
 
     let exec = exec_config(dir.path(), "", "client.authentication.k8s.io/v1alpha1");
     let err = Authenticator::new(&config_with("https://k", exec)).unwrap().authorization().await.unwrap_err();

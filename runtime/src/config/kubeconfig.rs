@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{Auth, Config, Error, Impersonate, Secret};
+use super::{Auth, Config, Error, Impersonate, Proxy, ProxyUrl, Secret};
 
 /// A kubeconfig as written on disk (`clientcmdapi.Config`), possibly the
 /// merge of several files. Relative paths are already absolute, resolved
@@ -60,8 +60,9 @@ pub struct NamedAuthInfo {
     pub auth_info: Option<AuthInfo>,
 }
 
-/// A `users` entry. Secret fields are [`Secret`], so `Debug` redacts them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// A `users` entry. Secret fields are [`Secret`], so `Debug` redacts them;
+/// `Debug` also hides the `auth-provider` config (legacy oidc/gcp tokens).
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct AuthInfo {
     #[serde(default)]
@@ -96,8 +97,9 @@ pub struct AuthInfo {
     pub exec: Option<ExecConfig>,
 }
 
-/// An exec credential plugin (`users[].user.exec`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// An exec credential plugin (`users[].user.exec`). `Debug` hides `args`,
+/// which often carry client secrets (`--client-secret=...`).
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecConfig {
     pub command: String,
@@ -113,6 +115,56 @@ pub struct ExecConfig {
     pub provide_cluster_info: bool,
     #[serde(default)]
     pub interactive_mode: Option<String>,
+}
+
+impl std::fmt::Debug for AuthInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The provider's name says which plugin it was; its config holds
+        // id/refresh tokens and client secrets.
+        let provider = self.auth_provider.as_ref().map(|p| {
+            let name = p.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+            Verbatim(format!("{{name: {name:?}, config: <redacted>}}"))
+        });
+        f.debug_struct("AuthInfo")
+            .field("client_certificate", &self.client_certificate)
+            .field("client_certificate_data", &self.client_certificate_data)
+            .field("client_key", &self.client_key)
+            .field("client_key_data", &self.client_key_data)
+            .field("token", &self.token)
+            .field("token_file", &self.token_file)
+            .field("impersonate", &self.impersonate)
+            .field("impersonate_uid", &self.impersonate_uid)
+            .field("impersonate_groups", &self.impersonate_groups)
+            .field("impersonate_user_extra", &self.impersonate_user_extra)
+            .field("username", &self.username)
+            .field("password", &self.password)
+            .field("auth_provider", &provider)
+            .field("exec", &self.exec)
+            .finish()
+    }
+}
+
+/// Debug-prints its text as is (no quotes).
+struct Verbatim(String);
+
+impl std::fmt::Debug for Verbatim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Debug for ExecConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExecConfig")
+            .field("command", &self.command)
+            .field("args", &format_args!("<{} redacted>", self.args.len()))
+            .field("env", &self.env)
+            .field("api_version", &self.api_version)
+            .field("install_hint", &self.install_hint)
+            .field("provide_cluster_info", &self.provide_cluster_info)
+            .field("interactive_mode", &self.interactive_mode)
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -179,7 +231,25 @@ impl Kubeconfig {
             .map_err(|source| Error::ParseKubeconfig { path: path.to_owned(), source })?
             .unwrap_or_default();
         kc.origin = vec![path.to_owned()];
+        kc.reject_duplicates()?;
         Ok(kc)
+    }
+
+    /// client-go refuses a file that defines a name twice (its list-to-map
+    /// conversion fails) rather than letting one entry silently win.
+    fn reject_duplicates(&self) -> Result<(), Error> {
+        fn check<'a>(kc: &Kubeconfig, list: &'static str, names: impl Iterator<Item = &'a str>) -> Result<(), Error> {
+            let mut seen = std::collections::HashSet::new();
+            for name in names {
+                if !seen.insert(name) {
+                    return Err(kc.invalid(format!("duplicate name {name:?} in {list}")));
+                }
+            }
+            Ok(())
+        }
+        check(self, "clusters", self.clusters.iter().map(|c| c.name.as_str()))?;
+        check(self, "users", self.auth_infos.iter().map(|a| a.name.as_str()))?;
+        check(self, "contexts", self.contexts.iter().map(|c| c.name.as_str()))
     }
 
     /// Reads one file, which must exist, resolving its relative paths.
@@ -202,8 +272,10 @@ impl Kubeconfig {
     /// (kubectl's `KUBECONFIG` rule). `None` if none exists.
     pub fn read_merged(paths: &[PathBuf]) -> Result<Option<Kubeconfig>, Error> {
         let mut merged: Option<Kubeconfig> = None;
+        let mut seen = std::collections::HashSet::new();
         for path in paths {
-            if path.as_os_str().is_empty() {
+            // A file listed twice is read once (client-go's `deduplicate`).
+            if path.as_os_str().is_empty() || !seen.insert(path) {
                 continue;
             }
             let kc = match Self::read_from(path) {
@@ -287,6 +359,71 @@ impl Kubeconfig {
     }
 }
 
+/// client-go's `DefaultServerURL`: a URL with scheme and host, or a
+/// `host:port` pair (optionally ending in `/`) given `default_tls`'s scheme.
+/// Only http and https can be spoken to.
+pub(super) fn server_url(host: &str, default_tls: bool) -> Result<http::Uri, String> {
+    if host.is_empty() {
+        return Err("host must be a URL or a host:port pair".into());
+    }
+    let full = host.parse::<http::Uri>().ok().filter(|u| u.scheme().is_some() && u.host().is_some_and(|h| !h.is_empty()));
+    let url = match full {
+        Some(url) => url,
+        None => {
+            let scheme = if default_tls { "https" } else { "http" };
+            let url: http::Uri = format!("{scheme}://{host}")
+                .parse()
+                .map_err(|_| format!("host must be a URL or a host:port pair: {host:?}"))?;
+            if url.host().is_none_or(str::is_empty) || !matches!(url.path(), "" | "/") || url.query().is_some() {
+                return Err(format!("host must be a URL or a host:port pair: {host:?}"));
+            }
+            url
+        }
+    };
+    match url.scheme_str() {
+        Some("https" | "http") => Ok(url),
+        other => Err(format!("server URL {host:?}: unsupported scheme {:?}, must be https or http", other.unwrap_or_default())),
+    }
+}
+
+/// The checks of client-go's `validateAuthInfo` that concern what a user
+/// entry means (file existence is checked when the files are read).
+fn validate_user(user: &AuthInfo) -> Result<(), String> {
+    let has_token = user.token.as_ref().is_some_and(|t| !t.is_empty());
+    let has_basic = user.username.as_deref().is_some_and(|u| !u.is_empty())
+        || user.password.as_ref().is_some_and(|p| !p.is_empty());
+    if has_token && has_basic {
+        return Err("more than one authentication method found; found [token basicAuth], only one is allowed".into());
+    }
+    if let Some(exec) = &user.exec {
+        if user.auth_provider.is_some() {
+            return Err("authProvider cannot be provided in combination with an exec plugin".into());
+        }
+        if exec.command.is_empty() {
+            return Err("exec plugin has no command (command must be specified)".into());
+        }
+        if exec.api_version.as_deref().is_none_or(str::is_empty) {
+            return Err("apiVersion must be specified to use exec authentication plugin".into());
+        }
+        if exec.env.iter().any(|v| v.name.is_empty()) {
+            return Err("env variable name must be specified to use exec authentication plugin".into());
+        }
+        // A missing mode is IfAvailable, as the v1 file format defaults it.
+        if let Some(mode) = exec.interactive_mode.as_deref().filter(|m| !matches!(*m, "" | "Never" | "IfAvailable" | "Always")) {
+            return Err(format!("invalid interactiveMode: {mode:?}"));
+        }
+    }
+    let no_user = user.impersonate.as_deref().is_none_or(str::is_empty);
+    if no_user
+        && (user.impersonate_uid.as_deref().is_some_and(|u| !u.is_empty())
+            || !user.impersonate_groups.is_empty()
+            || !user.impersonate_user_extra.is_empty())
+    {
+        return Err("requesting uid, groups or user-extra without impersonating a user".into());
+    }
+    Ok(())
+}
+
 fn decode_b64(origin: &str, field: &'static str, data: &str) -> Result<Vec<u8>, Error> {
     let cleaned: String = data.chars().filter(|c| !c.is_ascii_whitespace()).collect();
     base64::engine::general_purpose::STANDARD
@@ -337,14 +474,16 @@ impl Config {
             .server
             .as_deref()
             .filter(|s| !s.is_empty())
-            .ok_or_else(|| kc.invalid(format!("cluster {cluster_name:?} has no server")))?;
-        let cluster_url: http::Uri = server
-            .trim_end_matches('/')
-            .parse()
-            .map_err(|e| kc.invalid(format!("cluster {cluster_name:?}: invalid server URL {server:?}: {e}")))?;
-        if cluster_url.host().is_none() {
-            return Err(kc.invalid(format!("cluster {cluster_name:?}: server URL {server:?} has no host")));
-        }
+            .ok_or_else(|| kc.invalid(format!("no server found for cluster {cluster_name:?}")))?;
+        let has_ca = cluster.certificate_authority_data.as_deref().is_some_and(|d| !d.is_empty())
+            || cluster.certificate_authority.is_some();
+        // client-go's defaultServerUrlFor: a scheme-less `host:port` means
+        // https when any TLS setting is present, http otherwise.
+        let has_cert = user.client_certificate_data.as_deref().is_some_and(|d| !d.is_empty())
+            || user.client_certificate.is_some();
+        let default_tls = has_ca || has_cert || cluster.insecure_skip_tls_verify == Some(true);
+        let cluster_url = server_url(server.trim_end_matches('/'), default_tls)
+            .map_err(|m| kc.invalid(format!("cluster {cluster_name:?}: {m}")))?;
 
         let mut config = Config::new(cluster_url);
         config.default_namespace = options
@@ -353,8 +492,12 @@ impl Config {
             .or(context.namespace)
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| "default".into());
-        let has_ca = cluster.certificate_authority_data.as_deref().is_some_and(|d| !d.is_empty())
-            || cluster.certificate_authority.is_some();
+        if let Some(proxy) = cluster.proxy_url.as_deref().filter(|p| !p.is_empty()) {
+            // Set, it wins over the environment, as in kubectl.
+            let url = ProxyUrl::parse(proxy)
+                .map_err(|m| kc.invalid(format!("invalid 'proxy-url' {proxy:?} for cluster {cluster_name:?}: {m}")))?;
+            config.proxy = Proxy::Url(url);
+        }
         if cluster.insecure_skip_tls_verify == Some(true) && has_ca {
             // kubectl refuses this combination too: one of them is a mistake.
             return Err(kc.invalid(format!(
@@ -386,6 +529,7 @@ impl Config {
             return Err(kc.invalid(format!("user {user_name:?}: client certificate and key must be given together")));
         }
 
+        validate_user(&user).map_err(|m| kc.invalid(format!("user {user_name:?}: {m}")))?;
         config.auth = if let Some(path) = user.token_file.clone().filter(|p| !p.as_os_str().is_empty()) {
             Auth::TokenFile(path)
         } else if let Some(token) = user.token.clone().filter(|t| !t.is_empty()) {
@@ -417,3 +561,7 @@ impl Config {
 #[cfg(test)]
 #[path = "kubeconfig_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "clientcmd_tests.rs"]
+mod clientcmd_tests;

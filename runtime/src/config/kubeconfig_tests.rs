@@ -192,7 +192,47 @@ fn debug_output_redacts_secrets() {
     let c = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap();
     let text = format!("{c:?}");
     assert!(!text.contains("bobtokenvalue"), "{text}");
+    // Legacy auth-provider config and exec args carry tokens and client
+    // secrets too.
+    let legacy = Kubeconfig::from_yaml(
+        "users:\n- name: o\n  user:\n    auth-provider:\n      name: oidc\n      config: {id-token: idtokvalue, client-secret: oidcsecretvalue}\n- name: e\n  user:\n    exec: {command: kubelogin, apiVersion: client.authentication.k8s.io/v1, args: [get-token, --client-secret=execsecretvalue]}\ncontexts: [{name: e, context: {cluster: c, user: e}}]\nclusters: [{name: c, cluster: {server: 'https://x'}}]\ncurrent-context: e\n",
+    )
+    .unwrap();
+    let text = format!("{legacy:?}");
+    for secret in ["idtokvalue", "oidcsecretvalue", "execsecretvalue"] {
+        assert!(!text.contains(secret), "{secret} leaked: {text}");
+    }
+    assert!(text.contains("oidc") && text.contains("kubelogin"), "{text}");
+    let c = Config::from_kubeconfig(&legacy, &KubeconfigOptions::default()).unwrap();
+    let text = format!("{c:?}");
+    assert!(!text.contains("execsecretvalue") && text.contains("kubelogin"), "{text}");
     let o = KubeconfigOptions { context: Some("one".into()), ..Default::default() };
     let c = Config::from_kubeconfig(&kc, &o).unwrap();
     assert!(!format!("{c:?}").contains("KEY PEM"));
+}
+
+/// Follows client-go loader_test.go TestDuplicateClusterName,
+/// TestDuplicateContextName and TestDuplicateUserName: one file defining a
+/// name twice is an error naming the file and the name.
+#[test]
+fn a_name_defined_twice_in_one_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("clusters", "clusters: [{name: dup, cluster: {server: 'https://a'}}, {name: dup, cluster: {server: 'https://b'}}]"),
+        ("contexts", "contexts: [{name: dup, context: {cluster: a}}, {name: dup, context: {cluster: b}}]"),
+        ("users", "users: [{name: dup, user: {token: a}}, {name: dup, user: {token: b}}]"),
+    ];
+    for (list, text) in cases {
+        let path = write(dir.path(), list, text);
+        let err = Kubeconfig::read_from(&path).unwrap_err().to_string();
+        assert!(err.contains(&format!("duplicate name \"dup\" in {list}")), "{err}");
+        assert!(err.contains(&path.display().to_string()), "{err}");
+    }
+    // The same name in two files is kubectl's merge, not an error; and the
+    // same file listed twice is read once.
+    let a = write(dir.path(), "one", "clusters: [{name: dup, cluster: {server: 'https://a'}}]");
+    let b = write(dir.path(), "two", "clusters: [{name: dup, cluster: {server: 'https://b'}}]");
+    let kc = Kubeconfig::read_merged(&[a.clone(), b, a]).unwrap().unwrap();
+    assert_eq!(kc.clusters.len(), 1);
+    assert_eq!(kc.origin.len(), 2);
 }

@@ -16,6 +16,7 @@ mod auth;
 mod exec;
 mod incluster;
 mod kubeconfig;
+mod proxy;
 mod secret;
 mod tls;
 
@@ -30,6 +31,7 @@ pub use kubeconfig::{
     AuthInfo, Cluster, Context, ExecConfig, ExecEnvVar, Kubeconfig, KubeconfigOptions, NamedAuthInfo, NamedCluster,
     NamedContext,
 };
+pub use proxy::{Proxy, ProxyEnv, ProxyScheme, ProxyUrl};
 pub use secret::Secret;
 pub use tls::build_tls_config;
 
@@ -109,6 +111,11 @@ impl Impersonate {
 pub const DEFAULT_QPS: f32 = 5.0;
 pub const DEFAULT_BURST: u32 = 10;
 
+/// Default client-side deadline of requests other than watches: the
+/// apiserver ends a request after 60 s itself (`--request-timeout`), so
+/// waiting longer than this only means the connection is dead.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(120);
+
 /// Connection and credential settings for one apiserver.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -132,8 +139,17 @@ pub struct Config {
     /// Requests per second of the client-side limiter; `<= 0` disables it.
     pub qps: f32,
     pub burst: u32,
-    /// Default per-request timeout; `None` waits as long as the server does.
+    /// Default per-request timeout, also sent to the server as `timeout`;
+    /// `None` leaves it to `deadline`.
     pub timeout: Option<Duration>,
+    /// Client-side bound on requests other than watches when no timeout is
+    /// set: connecting, sending and the response headers, and reading the
+    /// body for whole-body reads. Not sent to the server. Default
+    /// [`DEFAULT_DEADLINE`]; `None` waits forever.
+    pub deadline: Option<Duration>,
+    /// Proxy for connections to the cluster: kubeconfig `proxy-url`, else
+    /// the `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` environment (the default).
+    pub proxy: Proxy,
     pub user_agent: String,
     /// Refuse watch events larger than this many bytes.
     pub max_watch_event_size: usize,
@@ -156,6 +172,8 @@ impl Config {
             qps: DEFAULT_QPS,
             burst: DEFAULT_BURST,
             timeout: None,
+            deadline: Some(DEFAULT_DEADLINE),
+            proxy: Proxy::FromEnvironment,
             user_agent: format!("k8s-client-rust/{}", env!("CARGO_PKG_VERSION")),
             max_watch_event_size: crate::rest::DEFAULT_MAX_EVENT_SIZE,
         }

@@ -3,6 +3,7 @@
 //! credentials, and client-go's retry rules.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -12,8 +13,9 @@ use http::{Method, StatusCode};
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
+
+use super::connect::Connector;
 
 use super::error::{Error, Status};
 use super::limiter::RateLimiter;
@@ -27,8 +29,6 @@ pub const MAX_RETRIES: u32 = 10;
 /// (client-go uses one second too).
 const RESET_RETRY_DELAY: Duration = Duration::from_secs(1);
 
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
-
 /// A client for one apiserver (client-go's `RESTClient`). Cheap to clone:
 /// clones share connections, credentials and the rate limiter.
 #[derive(Clone)]
@@ -37,7 +37,11 @@ pub struct Client {
 }
 
 pub(super) struct Inner {
-    http: HyperClient<Connector, Full<Bytes>>,
+    /// Replaced, with a fresh pool, when the client certificate changes.
+    http: parking_lot::RwLock<HyperClient<Connector, Full<Bytes>>>,
+    connector: Connector,
+    /// The credentials' certificate generation the pool was built for.
+    cert_generation: AtomicU64,
     scheme: String,
     authority: String,
     base_path: String,
@@ -46,6 +50,7 @@ pub(super) struct Inner {
     limiter: Option<RateLimiter>,
     fixed_headers: HeaderMap,
     pub(super) timeout: Option<Duration>,
+    pub(super) deadline: Option<Duration>,
     pub(super) max_watch_event_size: usize,
     max_retries: u32,
 }
@@ -82,31 +87,15 @@ impl Client {
     pub fn new(config: Config) -> Result<Client, Error> {
         let auth = Authenticator::new(&config).map_err(config_err)?;
         let tls = config::build_tls_config(&config, &auth).map_err(config_err)?;
-        let mut http = HttpConnector::new();
-        http.enforce_http(false);
-        http.set_nodelay(true);
-        http.set_keepalive(Some(Duration::from_secs(30)));
-        http.set_connect_timeout(Some(Duration::from_secs(30)));
-        let builder = hyper_rustls::HttpsConnectorBuilder::new().with_tls_config(tls).https_or_http();
-        let builder = match &config.tls_server_name {
-            Some(name) => {
-                let name = rustls_pki_types::ServerName::try_from(name.clone()).map_err(|e| Error::InvalidRequest {
-                    what: "tls-server-name".into(),
-                    message: format!("{name:?}: {e}"),
-                })?;
-                builder.with_server_name_resolver(hyper_rustls::FixedServerNameResolver::new(name))
-            }
-            None => builder,
+        let server_name = match &config.tls_server_name {
+            Some(name) => Some(rustls_pki_types::ServerName::try_from(name.clone()).map_err(|e| Error::InvalidRequest {
+                what: "tls-server-name".into(),
+                message: format!("{name:?}: {e}"),
+            })?),
+            None => None,
         };
-        let connector = builder.enable_all_versions().wrap_connector(http);
-        // HTTP/2 pings find dead connections under long watches, as
-        // client-go's ReadIdleTimeout (30 s) and PingTimeout (15 s) do.
-        let hyper = HyperClient::builder(TokioExecutor::new())
-            .pool_idle_timeout(Duration::from_secs(90))
-            .timer(hyper_util::rt::TokioTimer::new())
-            .http2_keep_alive_interval(Duration::from_secs(30))
-            .http2_keep_alive_timeout(Duration::from_secs(15))
-            .build(connector);
+        let connector = Connector::new(tls, server_name, &config.proxy);
+        let hyper = pool(connector.clone());
 
         let url = &config.cluster_url;
         let scheme = url.scheme_str().unwrap_or("https").to_owned();
@@ -144,7 +133,9 @@ impl Client {
         let limiter = (config.qps > 0.0).then(|| RateLimiter::new(config.qps, config.burst));
         Ok(Client {
             inner: Arc::new(Inner {
-                http: hyper,
+                http: parking_lot::RwLock::new(hyper),
+                connector,
+                cert_generation: AtomicU64::new(auth.cert_generation()),
                 scheme,
                 authority,
                 base_path,
@@ -153,6 +144,7 @@ impl Client {
                 limiter,
                 fixed_headers,
                 timeout: config.timeout,
+                deadline: config.deadline,
                 max_watch_event_size: config.max_watch_event_size,
                 max_retries: MAX_RETRIES,
             }),
@@ -186,6 +178,7 @@ impl Client {
                 limiter.acquire().await;
             }
             let auth = inner.auth.authorization().await.map_err(Error::Auth)?;
+            self.rotate_if_certificate_changed();
             let mut builder = http::Request::builder().method(req.method.clone()).uri(&url);
             if let Some(headers) = builder.headers_mut() {
                 headers.extend(inner.fixed_headers.clone());
@@ -197,7 +190,8 @@ impl Client {
             let request = builder
                 .body(Full::new(req.body.clone()))
                 .map_err(|e| Error::InvalidRequest { what: url.clone(), message: e.to_string() })?;
-            let response = match inner.http.request(request).await {
+            let http = inner.http.read().clone();
+            let response = match http.request(request).await {
                 Ok(r) => r,
                 Err(e) if req.method == Method::GET && retries < inner.max_retries && is_connection_reset(&e) => {
                     retries += 1;
@@ -234,6 +228,35 @@ impl Client {
                 st.code = status.as_u16();
             }
             return Err(Error::Api(Box::new(st)));
+        }
+    }
+}
+
+/// A connection pool over `connector`. HTTP/2 pings find dead connections
+/// under long watches, as client-go's ReadIdleTimeout (30 s) and
+/// PingTimeout (15 s) do.
+fn pool(connector: Connector) -> HyperClient<Connector, Full<Bytes>> {
+    HyperClient::builder(TokioExecutor::new())
+        .pool_idle_timeout(Duration::from_secs(90))
+        .timer(hyper_util::rt::TokioTimer::new())
+        .http2_keep_alive_interval(Duration::from_secs(30))
+        .http2_keep_alive_timeout(Duration::from_secs(15))
+        .build(connector)
+}
+
+impl Client {
+    /// When an exec plugin (or a reloaded file) produced a new client
+    /// certificate, no pooled connection may be reused: they authenticated
+    /// with the old one, which the server may just have rejected. Like
+    /// client-go, close every connection (watches restart on their own) and
+    /// start a new pool, so the next request handshakes with the new one.
+    fn rotate_if_certificate_changed(&self) {
+        let inner = &*self.inner;
+        let current = inner.auth.cert_generation();
+        if inner.cert_generation.swap(current, Ordering::SeqCst) != current {
+            tracing::debug!("client certificate changed; closing connections");
+            *inner.http.write() = pool(inner.connector.clone());
+            inner.connector.tracker.close_all();
         }
     }
 }

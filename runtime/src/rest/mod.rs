@@ -15,6 +15,7 @@
 //! non-2xx answers into [`Error::Api`] with the server's `Status`.
 
 mod client;
+mod connect;
 mod error;
 mod limiter;
 mod options;
@@ -25,6 +26,7 @@ mod target;
 pub mod watch;
 
 pub use client::{Client, MAX_RETRIES};
+pub use connect::TLS_HANDSHAKE_TIMEOUT;
 pub use error::{Error, Status, StatusCause, StatusDetails};
 pub use limiter::RateLimiter;
 pub use options::{

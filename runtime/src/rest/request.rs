@@ -38,6 +38,8 @@ pub struct Request {
     headers: HeaderMap,
     body: Bytes,
     timeout: Option<Duration>,
+    /// Client-side bound when no `timeout` is set (`Config::deadline`).
+    deadline: Option<Duration>,
     error: Option<Error>,
 }
 
@@ -57,6 +59,7 @@ impl Client {
             headers: HeaderMap::new(),
             body: Bytes::new(),
             timeout: self.inner.timeout,
+            deadline: self.inner.deadline,
             error: None,
         }
     }
@@ -77,23 +80,59 @@ impl Client {
     }
 }
 
+/// Names that cannot be a path segment (client-go's `NameMayNotBe`): the
+/// URL would be normalised to another resource.
+const NAME_MAY_NOT_BE: [&str; 2] = [".", ".."];
+/// What a path segment may not contain (client-go's `NameMayNotContain`),
+/// even escaped: proxies and the apiserver unescape before routing.
+const NAME_MAY_NOT_CONTAIN: [&str; 2] = ["/", "%"];
+
+/// client-go's `IsValidPathSegmentName`: the reasons `name` cannot be used as
+/// one path segment, empty when it can.
+pub(crate) fn path_segment_problems(name: &str) -> Vec<String> {
+    if let Some(bad) = NAME_MAY_NOT_BE.iter().find(|b| **b == name) {
+        return vec![format!("may not be '{bad}'")];
+    }
+    NAME_MAY_NOT_CONTAIN.iter().filter(|c| name.contains(**c)).map(|c| format!("may not contain '{c}'")).collect()
+}
+
 impl Request {
-    /// Empty means none (all namespaces / cluster scope).
+    /// Empty means none (all namespaces / cluster scope), as in client-go.
+    /// `.`, `..` and names with `/` or `%` make the request fail when sent.
     pub fn namespace(mut self, namespace: &str) -> Self {
+        self.check_segment("namespace", namespace);
         self.namespace = (!namespace.is_empty()).then(|| namespace.to_owned());
         self
     }
     pub fn resource(mut self, resource: &str) -> Self {
+        self.check_segment("resource", resource);
         self.resource = Some(resource.to_owned());
         self
     }
+    /// The object's name; empty, `.`, `..` and names with `/` or `%` make
+    /// the request fail when sent, before anything goes on the wire.
     pub fn name(mut self, name: &str) -> Self {
+        if name.is_empty() {
+            self.fail(Error::InvalidRequest { what: "resource name".into(), message: "may not be empty".into() });
+        }
+        self.check_segment("resource name", name);
         self.name = Some(name.to_owned());
         self
     }
     pub fn subresource(mut self, subresource: &str) -> Self {
+        self.check_segment("subresource", subresource);
         self.subresource = (!subresource.is_empty()).then(|| subresource.to_owned());
         self
+    }
+
+    fn check_segment(&mut self, what: &str, value: &str) {
+        let problems = path_segment_problems(value);
+        if !problems.is_empty() {
+            self.fail(Error::InvalidRequest {
+                what: format!("{what} {value:?}"),
+                message: problems.join(", "),
+            });
+        }
     }
     pub fn param(mut self, key: &str, value: impl Into<String>) -> Self {
         self.query.push((key.to_owned(), value.into()));
@@ -152,8 +191,11 @@ impl Request {
         self.timeout = Some(timeout);
         self
     }
+    /// Neither a timeout nor the configured default deadline: waits as long
+    /// as the server takes (watches).
     pub fn no_timeout(mut self) -> Self {
         self.timeout = None;
+        self.deadline = None;
         self
     }
 
@@ -198,7 +240,7 @@ impl Request {
             self.headers.insert(http::header::ACCEPT, HeaderValue::from_static("application/json"));
         }
         let prepared = Prepared { method: self.method, path_and_query, headers: self.headers, body: self.body };
-        Ok((self.client, prepared, self.timeout))
+        Ok((self.client, prepared, self.timeout.or(self.deadline)))
     }
 
     /// Sends and returns the 2xx response, body unread.

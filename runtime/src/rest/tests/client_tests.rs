@@ -100,9 +100,9 @@ async fn headers_auth_impersonation_and_warnings() {
         extra: [("scopes/x".to_owned(), vec!["a".to_owned(), "b".to_owned()])].into_iter().collect(),
     };
     let client = Client::new(config).unwrap();
-    client.get("/api/v1").namespace("ns").resource("pods").name("a b/c").subresource("log").param("follow", "true").bytes().await.unwrap();
+    client.get("/api/v1").namespace("ns").resource("pods").name("a b").subresource("log").param("follow", "true").bytes().await.unwrap();
     let r = &server.requests()[0];
-    assert_eq!(r.path, "/api/v1/namespaces/ns/pods/a%20b%2Fc/log?follow=true");
+    assert_eq!(r.path, "/api/v1/namespaces/ns/pods/a%20b/log?follow=true");
     assert_eq!(r.header("authorization"), Some("Bearer s3cret"));
     assert_eq!(r.header("impersonate-user"), Some("jane"));
     assert_eq!(r.header("impersonate-uid"), Some("42"));
@@ -133,4 +133,81 @@ async fn rate_limiter_spaces_requests() {
         client.get("/x").bytes().await.unwrap();
     }
     assert!(start.elapsed() >= Duration::from_millis(190), "{:?}", start.elapsed());
+}
+
+/// client-go's request builder refuses these before sending: `..` would be
+/// normalised into another path, `/` and `%` would address another object.
+#[tokio::test]
+async fn unsafe_path_segments_are_rejected_before_sending() {
+    let server = TestServer::start(|_, _| Reply::json(200, json!({}))).await;
+    let client = server.client();
+    type Build = fn(crate::rest::Request) -> crate::rest::Request;
+    let cases: [(&str, Build); 10] = [
+        ("may not be empty", |r| r.name("")),
+        ("may not be '.'", |r| r.name(".")),
+        ("may not be '..'", |r| r.name("..")),
+        ("may not contain '/'", |r| r.name("a/b")),
+        ("may not contain '%'", |r| r.name("a%2Fb")),
+        ("may not be '.'", |r| r.namespace(".")),
+        ("may not be '..'", |r| r.namespace("..")),
+        ("may not contain '/'", |r| r.namespace("kube-system/secrets")),
+        ("may not contain '/'", |r| r.name("x").subresource("status/..")),
+        ("may not be '..'", |r| r.resource("..")),
+    ];
+    for (want, build) in cases {
+        let err = build(client.get("/api/v1").resource("pods")).bytes().await.unwrap_err();
+        assert!(matches!(err, Error::InvalidRequest { .. }), "{err}");
+        assert!(err.to_string().contains(want), "{err} should say {want}");
+    }
+    assert!(server.requests().is_empty(), "nothing was sent");
+    // Names that merely contain dots are fine; an empty namespace means all.
+    client.get("/api/v1").namespace("").resource("pods").name("a..b").bytes().await.unwrap();
+    assert_eq!(server.requests()[0].path, "/api/v1/pods/a..b");
+}
+
+/// A server that accepts TCP but never answers the TLS handshake must not
+/// hang the request: client-go bounds the handshake at 10 s.
+#[tokio::test(start_paused = true)]
+async fn tls_handshake_is_bounded() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("https://{}", listener.local_addr().unwrap());
+    let held = tokio::spawn(async move {
+        let mut sockets = Vec::new();
+        while let Ok((sock, _)) = listener.accept().await {
+            sockets.push(sock);
+        }
+    });
+    let mut config = Config::new(url.parse().unwrap());
+    config.qps = 0.0;
+    config.insecure_skip_tls_verify = true;
+    config.proxy = crate::config::Proxy::None;
+    config.deadline = None;
+    let start = tokio::time::Instant::now();
+    let err = Client::new(config).unwrap().get("/api").bytes().await.unwrap_err();
+    let chain = std::iter::successors(Some(&err as &dyn std::error::Error), |e| e.source())
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join(": ");
+    assert!(chain.contains("TLS handshake timed out after 10s"), "{chain}");
+    assert_eq!(start.elapsed().as_secs(), crate::rest::TLS_HANDSHAKE_TIMEOUT.as_secs());
+    held.abort();
+}
+
+/// Requests other than watches get a default deadline that the
+/// configuration can change; a server that never answers ends in
+/// Error::Timeout instead of a hang.
+#[tokio::test(start_paused = true)]
+async fn requests_have_a_default_deadline() {
+    let server = TestServer::start(|_, _| Reply::Hang).await;
+    let err = server.client().get("/x").bytes().await.unwrap_err();
+    assert!(matches!(err, Error::Timeout(d) if d == crate::config::DEFAULT_DEADLINE), "{err}");
+    let mut config = Config::new(server.url.parse().unwrap());
+    config.qps = 0.0;
+    config.deadline = Some(Duration::from_secs(5));
+    let start = tokio::time::Instant::now();
+    let err = Client::new(config).unwrap().get("/x").json::<serde_json::Value>().await.unwrap_err();
+    assert!(matches!(err, Error::Timeout(d) if d == Duration::from_secs(5)), "{err}");
+    assert_eq!(start.elapsed().as_secs(), 5);
+    // The deadline is the client's own: it is not sent as `timeout`.
+    assert!(server.requests().iter().all(|r| !r.path.contains("timeout")), "{:?}", server.requests());
 }

@@ -1,0 +1,311 @@
+//! Opening connections to the apiserver: TCP (hyper's `HttpConnector`),
+//! then, as configured, a proxy (HTTP `CONNECT`, the same inside TLS to an
+//! `https` proxy, or SOCKS5), then TLS with a bounded handshake. Every
+//! connection is tracked so all of them can be closed at once when the
+//! client certificate changes, as client-go's connection-rotating dialer
+//! does: otherwise pooled connections keep presenting the old certificate.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use base64::Engine as _;
+use http::Uri;
+use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
+use hyper_util::rt::TokioIo;
+use rustls_pki_types::ServerName;
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, ReadBuf};
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+
+use crate::config::{Proxy, ProxyEnv, ProxyScheme, ProxyUrl};
+
+/// client-go's `TLSHandshakeTimeout`: a server (or proxy) that accepts TCP
+/// but never answers the handshake must not hang a list or a watch start.
+pub const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// client-go's dial timeout; also bounds the proxy handshake.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Anything a connection can be layered on.
+trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Where the proxy of each connection comes from, resolved once.
+#[derive(Debug)]
+enum ProxyRule {
+    Never,
+    Always(ProxyUrl),
+    Environment(ProxyEnv),
+}
+
+/// Closes every connection it has handed out, on request.
+#[derive(Debug, Default)]
+pub(super) struct Tracker {
+    current: parking_lot::Mutex<CancellationToken>,
+}
+
+impl Tracker {
+    fn token(&self) -> CancellationToken {
+        self.current.lock().clone()
+    }
+
+    /// Closes all connections opened so far, idle or busy (client-go's
+    /// `CloseAll`); later connections are unaffected.
+    pub(super) fn close_all(&self) {
+        let old = std::mem::take(&mut *self.current.lock());
+        old.cancel();
+    }
+}
+
+/// The connector given to hyper's pool.
+#[derive(Clone)]
+pub(super) struct Connector {
+    tcp: HttpConnector,
+    tls: Arc<rustls::ClientConfig>,
+    /// Verify the server certificate against this name instead of the host.
+    server_name: Option<ServerName<'static>>,
+    proxy: Arc<ProxyRule>,
+    pub(super) tracker: Arc<Tracker>,
+    handshake_timeout: Duration,
+}
+
+impl Connector {
+    pub(super) fn new(
+        mut tls: rustls::ClientConfig,
+        server_name: Option<ServerName<'static>>,
+        proxy: &Proxy,
+    ) -> Connector {
+        let mut tcp = HttpConnector::new();
+        tcp.enforce_http(false);
+        tcp.set_nodelay(true);
+        tcp.set_keepalive(Some(Duration::from_secs(30)));
+        tcp.set_connect_timeout(Some(CONNECT_TIMEOUT));
+        tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        // A resumed session keeps the client identity of the session it
+        // resumes, so a new certificate would never be presented. Go's
+        // client does not resume sessions unless given a cache either.
+        tls.resumption = rustls::client::Resumption::disabled();
+        let proxy = match proxy {
+            Proxy::None => ProxyRule::Never,
+            Proxy::Url(url) => ProxyRule::Always(url.clone()),
+            Proxy::Environment(env) => ProxyRule::Environment(env.clone()),
+            Proxy::FromEnvironment => ProxyRule::Environment(ProxyEnv::from_process()),
+        };
+        Connector {
+            tcp,
+            tls: Arc::new(tls),
+            server_name,
+            proxy: Arc::new(proxy),
+            tracker: Arc::default(),
+            handshake_timeout: TLS_HANDSHAKE_TIMEOUT,
+        }
+    }
+
+    async fn connect(self, uri: Uri) -> Result<TokioIo<Conn>, BoxError> {
+        let https = match uri.scheme_str() {
+            Some("https") => true,
+            Some("http") => false,
+            other => return Err(format!("unsupported scheme {other:?}").into()),
+        };
+        let host = uri.host().ok_or("URL has no host")?.trim_start_matches('[').trim_end_matches(']').to_owned();
+        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let proxy = match &*self.proxy {
+            ProxyRule::Never => None,
+            ProxyRule::Always(p) => Some(p.clone()),
+            ProxyRule::Environment(env) => env.proxy_for(if https { "https" } else { "http" }, &host, port)?,
+        };
+        // Taken before connecting: a rotation during the handshake must
+        // close this connection too.
+        let token = self.tracker.token();
+        let (io, forward): (Box<dyn Io>, bool) = match &proxy {
+            None => (Box::new(self.tcp_to(&host, port).await?), false),
+            Some(p) => {
+                let opened = tokio::time::timeout(CONNECT_TIMEOUT, self.through_proxy(p, &host, port, https)).await;
+                let io = opened.map_err(|_| format!("proxy {p:?}: no answer within {CONNECT_TIMEOUT:?}"))??;
+                // Plain http servers behind an HTTP proxy get absolute-form
+                // requests on the proxy connection, as Go's transport does.
+                (io, !https && p.scheme != ProxyScheme::Socks5)
+            }
+        };
+        let (io, h2): (Box<dyn Io>, bool) = if https {
+            let name = match &self.server_name {
+                Some(n) => n.clone(),
+                None => ServerName::try_from(host.clone()).map_err(|e| format!("server name {host:?}: {e}"))?,
+            };
+            let tls = self.tls_handshake(io, name, self.tls.clone()).await?;
+            let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+            (Box::new(tls), h2)
+        } else {
+            (io, false)
+        };
+        Ok(TokioIo::new(Conn { io, h2, forward, closed: Box::pin(token.cancelled_owned()) }))
+    }
+
+    async fn tls_handshake(
+        &self,
+        io: Box<dyn Io>,
+        name: ServerName<'static>,
+        config: Arc<rustls::ClientConfig>,
+    ) -> Result<tokio_rustls::client::TlsStream<Box<dyn Io>>, BoxError> {
+        let connecting = tokio_rustls::TlsConnector::from(config).connect(name, io);
+        match tokio::time::timeout(self.handshake_timeout, connecting).await {
+            Ok(tls) => Ok(tls?),
+            Err(_) => Err(format!("TLS handshake timed out after {:?}", self.handshake_timeout).into()),
+        }
+    }
+
+    async fn tcp_to(&self, host: &str, port: u16) -> Result<tokio::net::TcpStream, BoxError> {
+        let host = if host.contains(':') { format!("[{host}]") } else { host.to_owned() };
+        let uri: Uri = format!("http://{host}:{port}").parse()?;
+        let mut tcp = self.tcp.clone();
+        let io = tower_service::Service::call(&mut tcp, uri).await?;
+        Ok(io.into_inner())
+    }
+
+    async fn through_proxy(&self, p: &ProxyUrl, host: &str, port: u16, https: bool) -> Result<Box<dyn Io>, BoxError> {
+        let tcp = self.tcp_to(&p.host, p.port).await?;
+        match p.scheme {
+            ProxyScheme::Socks5 => {
+                let target = (host, port);
+                let stream = match &p.credentials {
+                    Some((user, pass)) => {
+                        tokio_socks::tcp::Socks5Stream::connect_with_password_and_socket(tcp, target, user, pass.expose())
+                            .await?
+                    }
+                    None => tokio_socks::tcp::Socks5Stream::connect_with_socket(tcp, target).await?,
+                };
+                Ok(Box::new(stream.into_inner()))
+            }
+            ProxyScheme::Http | ProxyScheme::Https => {
+                let mut io: Box<dyn Io> = Box::new(tcp);
+                if p.scheme == ProxyScheme::Https {
+                    // The proxy is verified with the same trust as the
+                    // server; h2 is not offered to it.
+                    let mut config = (*self.tls).clone();
+                    config.alpn_protocols.clear();
+                    let name = ServerName::try_from(p.host.clone()).map_err(|e| format!("proxy name {:?}: {e}", p.host))?;
+                    io = Box::new(self.tls_handshake(io, name, Arc::new(config)).await?);
+                }
+                if https {
+                    connect_tunnel(&mut io, p, host, port).await?;
+                }
+                Ok(io)
+            }
+        }
+    }
+}
+
+/// The `CONNECT host:port` handshake; on success `io` is a tunnel.
+async fn connect_tunnel(io: &mut Box<dyn Io>, p: &ProxyUrl, host: &str, port: u16) -> Result<(), BoxError> {
+    let authority = if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") };
+    let mut req = format!("CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n");
+    if let Some((user, pass)) = &p.credentials {
+        let basic = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{}", pass.expose()));
+        req.push_str(&format!("Proxy-Authorization: Basic {basic}\r\n"));
+    }
+    req.push_str("\r\n");
+    io.write_all(req.as_bytes()).await?;
+    io.flush().await?;
+    // Read byte by byte up to the end of the header block so nothing of
+    // the tunnel (the server's TLS) is consumed here.
+    let mut head = Vec::with_capacity(128);
+    while !head.ends_with(b"\r\n\r\n") {
+        if head.len() > 8192 {
+            return Err(format!("proxy {p:?}: CONNECT response header too long").into());
+        }
+        let b = io.read_u8().await.map_err(|e| format!("proxy {p:?}: reading CONNECT response: {e}"))?;
+        head.push(b);
+    }
+    let status_line = String::from_utf8_lossy(&head[..head.iter().position(|b| *b == b'\r').unwrap_or(0)]).into_owned();
+    let code = status_line.split_whitespace().nth(1).unwrap_or_default();
+    if !code.starts_with('2') || code.len() != 3 {
+        return Err(format!("proxy {p:?}: CONNECT {authority}: {status_line}").into());
+    }
+    Ok(())
+}
+
+impl tower_service::Service<Uri> for Connector {
+    type Response = TokioIo<Conn>;
+    type Error = BoxError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        Box::pin(self.clone().connect(uri))
+    }
+}
+
+/// One connection: its layers, what was negotiated, and the signal that
+/// closes it.
+pub(super) struct Conn {
+    io: Box<dyn Io>,
+    h2: bool,
+    forward: bool,
+    closed: Pin<Box<WaitForCancellationFutureOwned>>,
+}
+
+impl Conn {
+    /// An error once the tracker closed this connection. Polling registers
+    /// the waker, so an idle pooled connection is woken and dropped.
+    fn check_closed(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+        match self.closed.as_mut().poll(cx) {
+            Poll::Ready(()) => Err(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "connection closed because the client certificate changed",
+            )),
+            Poll::Pending => Ok(()),
+        }
+    }
+}
+
+impl Connection for Conn {
+    fn connected(&self) -> Connected {
+        let c = Connected::new().proxy(self.forward);
+        if self.h2 { c.negotiated_h2() } else { c }
+    }
+}
+
+impl AsyncRead for Conn {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        if let Err(e) = self.check_closed(cx) {
+            return Poll::Ready(Err(e));
+        }
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Conn {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        if let Err(e) = self.check_closed(cx) {
+            return Poll::Ready(Err(e));
+        }
+        Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        if let Err(e) = self.check_closed(cx) {
+            return Poll::Ready(Err(e));
+        }
+        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+    }
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+}

@@ -1,0 +1,205 @@
+//! Proxies end to end on loopback: a CONNECT proxy written here (plain and
+//! inside TLS) and a minimal SOCKS5 proxy, each recording the target it
+//! was asked for and relaying to a loopback HTTPS server whose certificate
+//! is for `kubernetes.example`. The client never resolves that name: the
+//! proxy does (here: maps it to the server).
+
+mod common;
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use base64::Engine as _;
+use common::{make_pki, server_config, server_config_for};
+use k8s_client_runtime::config::{Config, Kubeconfig, KubeconfigOptions, Proxy, ProxyEnv};
+use k8s_client_runtime::rest::Client;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Answers `{"ok":true}` over HTTP/1.1 or h2 to anything.
+async fn api_server(dir: &Path) -> std::net::SocketAddr {
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(server_config(dir, &[b"h2"])));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((sock, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(sock).await else { return };
+                let service = hyper::service::service_fn(|_req: hyper::Request<hyper::body::Incoming>| async {
+                    let body = bytes::Bytes::from_static(br#"{"ok":true}"#);
+                    Ok::<_, std::convert::Infallible>(hyper::Response::new(http_body_util::Full::new(body)))
+                });
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(tls), service)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// A CONNECT proxy (inside TLS when `tls` is given) that records the
+/// request line and Proxy-Authorization, then relays to `upstream`.
+async fn connect_proxy(upstream: std::net::SocketAddr, tls: Option<rustls::ServerConfig>, log: Log) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let acceptor = tls.map(|c| tokio_rustls::TlsAcceptor::from(Arc::new(c)));
+    tokio::spawn(async move {
+        while let Ok((sock, _)) = listener.accept().await {
+            let (acceptor, log) = (acceptor.clone(), log.clone());
+            tokio::spawn(async move {
+                match acceptor {
+                    Some(a) => {
+                        if let Ok(tls) = a.accept(sock).await {
+                            relay_connect(tls, upstream, log).await;
+                        }
+                    }
+                    None => relay_connect(sock, upstream, log).await,
+                }
+            });
+        }
+    });
+    port
+}
+
+async fn relay_connect<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
+    mut client: S,
+    upstream: std::net::SocketAddr,
+    log: Log,
+) {
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        match client.read_u8().await {
+            Ok(b) => head.push(b),
+            Err(_) => return,
+        }
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let mut lines = head.lines();
+    let mut entry = lines.next().unwrap_or_default().to_owned();
+    if let Some(auth) = lines.find_map(|l| l.strip_prefix("Proxy-Authorization: ")) {
+        entry.push_str(&format!(" auth={auth}"));
+    }
+    log.lock().unwrap().push(entry);
+    let Ok(mut server) = TcpStream::connect(upstream).await else { return };
+    if client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n").await.is_err() {
+        return;
+    }
+    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+}
+
+/// SOCKS5 (RFC 1928), no authentication, CONNECT to a domain name only:
+/// just what the client under test sends.
+async fn socks5_proxy(upstream: std::net::SocketAddr, log: Log) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let log = log.clone();
+            tokio::spawn(async move {
+                let mut greeting = [0u8; 2];
+                sock.read_exact(&mut greeting).await.ok()?;
+                let mut methods = vec![0u8; greeting[1] as usize];
+                sock.read_exact(&mut methods).await.ok()?;
+                sock.write_all(&[5, 0]).await.ok()?;
+                let mut req = [0u8; 5];
+                sock.read_exact(&mut req).await.ok()?;
+                if req[..4] != [5, 1, 0, 3] {
+                    return None;
+                }
+                let mut name = vec![0u8; req[4] as usize + 2];
+                sock.read_exact(&mut name).await.ok()?;
+                let port = u16::from_be_bytes([name[name.len() - 2], name[name.len() - 1]]);
+                let host = String::from_utf8_lossy(&name[..name.len() - 2]).into_owned();
+                log.lock().unwrap().push(format!("SOCKS5 {host}:{port}"));
+                let mut server = TcpStream::connect(upstream).await.ok()?;
+                sock.write_all(&[5, 0, 0, 1, 127, 0, 0, 1, 0, 0]).await.ok()?;
+                tokio::io::copy_bidirectional(&mut sock, &mut server).await.ok()
+            });
+        }
+    });
+    port
+}
+
+fn kubeconfig(dir: &Path, server: &str, proxy_url: Option<&str>) -> Kubeconfig {
+    let ca = base64::engine::general_purpose::STANDARD.encode(std::fs::read(dir.join("ca.crt")).unwrap());
+    let proxy = proxy_url.map(|p| format!("    proxy-url: {p}\n")).unwrap_or_default();
+    Kubeconfig::from_yaml(&format!(
+        "clusters:\n- name: c\n  cluster:\n    server: {server}\n    certificate-authority-data: {ca}\n{proxy}\
+         contexts: [{{name: c, context: {{cluster: c}}}}]\ncurrent-context: c\n"
+    ))
+    .unwrap()
+}
+
+async fn get(config: Config) -> Result<serde_json::Value, String> {
+    let mut config = config;
+    config.qps = 0.0;
+    let client = Client::new(config).map_err(|e| e.to_string())?;
+    client.get("/version").json().await.map_err(|e| format!("{e}: {:?}", std::error::Error::source(&e)))
+}
+
+#[tokio::test]
+async fn kubeconfig_proxy_url_and_environment_proxies_are_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    if !make_pki(d) {
+        eprintln!("openssl not available; skipping");
+        return;
+    }
+    let api = api_server(d).await;
+    let log: Log = Arc::default();
+    let plain = connect_proxy(api, None, log.clone()).await;
+
+    // kubeconfig proxy-url (with credentials), for a name only the proxy knows.
+    let kc = kubeconfig(d, "https://kubernetes.example:6443", Some(&format!("http://user:p%40ss@127.0.0.1:{plain}")));
+    let config = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap();
+    assert!(!format!("{config:?}").contains("p@ss"), "proxy password in Debug");
+    assert_eq!(get(config).await.unwrap()["ok"], true);
+    let basic = base64::engine::general_purpose::STANDARD.encode("user:p@ss");
+    assert_eq!(
+        log.lock().unwrap().drain(..).collect::<Vec<_>>(),
+        [format!("CONNECT kubernetes.example:6443 HTTP/1.1 auth=Basic {basic}")]
+    );
+
+    // HTTPS_PROXY from an injected environment; NO_PROXY for another name.
+    let kc = kubeconfig(d, "https://kubernetes.example:6443", None);
+    let mut config = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap();
+    config.proxy = Proxy::Environment(ProxyEnv {
+        https_proxy: format!("127.0.0.1:{plain}"),
+        no_proxy: "other.example,10.0.0.0/8".into(),
+        ..Default::default()
+    });
+    assert_eq!(get(config).await.unwrap()["ok"], true);
+    assert_eq!(log.lock().unwrap().drain(..).count(), 1);
+
+    // Loopback servers are never proxied through the environment.
+    let kc = kubeconfig(d, &format!("https://127.0.0.1:{}", api.port()), None);
+    let mut config = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap();
+    config.tls_server_name = Some("kubernetes.example".into());
+    config.proxy = Proxy::Environment(ProxyEnv { https_proxy: format!("http://127.0.0.1:{plain}"), ..Default::default() });
+    assert_eq!(get(config).await.unwrap()["ok"], true);
+    assert!(log.lock().unwrap().is_empty(), "loopback went through the proxy");
+
+    // An https proxy: TLS to the proxy, then CONNECT inside it.
+    let tls_proxy = connect_proxy(api, Some(server_config_for(d, "proxy", &[b"http/1.1"])), log.clone()).await;
+    let kc = kubeconfig(d, "https://kubernetes.example", Some(&format!("https://127.0.0.1:{tls_proxy}")));
+    let config = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap();
+    assert_eq!(get(config).await.unwrap()["ok"], true);
+    assert_eq!(log.lock().unwrap().drain(..).collect::<Vec<_>>(), ["CONNECT kubernetes.example:443 HTTP/1.1"]);
+
+    // SOCKS5, the name resolved by the proxy.
+    let socks = socks5_proxy(api, log.clone()).await;
+    let kc = kubeconfig(d, "https://kubernetes.example:6443", Some(&format!("socks5://127.0.0.1:{socks}")));
+    let config = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap();
+    assert_eq!(get(config).await.unwrap()["ok"], true);
+    assert_eq!(log.lock().unwrap().drain(..).collect::<Vec<_>>(), ["SOCKS5 kubernetes.example:6443"]);
+
+    // Unsupported schemes are refused when loading, naming the cluster.
+    let kc = kubeconfig(d, "https://kubernetes.example", Some("socks4://127.0.0.1:1"));
+    let err = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap_err().to_string();
+    assert!(err.contains("for cluster \"c\"") && err.contains("unsupported scheme \"socks4\""), "{err}");
+}
