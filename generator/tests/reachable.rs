@@ -16,7 +16,6 @@ struct Emitted {
     aliased: bool,
     status: bool,
     scale: bool,
-    extensions: BTreeSet<String>,
 }
 
 fn path_string(ty: &syn::Type) -> String {

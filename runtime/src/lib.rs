@@ -11,6 +11,7 @@
 //! 2. `config`, `rest`: talking to an apiserver.
 //! 3. `dynamic`, `discovery`, `cache`, `record`, `leaderelection`.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod cache;
 pub mod codec;
