@@ -48,7 +48,8 @@ fn split_terms_table() {
 #[test]
 fn split_term_table() {
     use FieldOperator::*;
-    let table: &[(&str, Option<(&str, FieldOperator, &str)>)] = &[
+    type Split<'a> = Option<(&'a str, FieldOperator, &'a str)>;
+    let table: &[(&str, Split<'_>)] = &[
         // Simple terms
         (r"a=value", Some((r"a", Equals, r"value"))),
         (r"b==value", Some((r"b", Equals, r"value"))),
@@ -214,7 +215,8 @@ fn set_string_has_get() {
         assert_eq!(s.to_string(), *want);
         assert!(s.matches(&set(fields)));
     }
-    let has: &[(&[(&str, &str)], &str, bool)] = &[(&[("x", "y")], "x", true), (&[("x", "")], "x", true), (&[("x", "y")], "foo", false)];
+    type Has<'a> = (&'a [(&'a str, &'a str)], &'a str, bool);
+    let has: &[Has<'_>] = &[(&[("x", "y")], "x", true), (&[("x", "")], "x", true), (&[("x", "y")], "foo", false)];
     for (fields, key, want) in has {
         assert_eq!(set(fields).get_field(key).is_some(), *want, "{fields:?} has {key}");
     }

@@ -173,7 +173,8 @@ fn requirement_constructor() {
 #[test]
 fn to_string() {
     use Operator::*;
-    let table: &[(&[(&str, Operator, &[&str])], &str)] = &[
+    type Reqs<'a> = &'a [(&'a str, Operator, &'a [&'a str])];
+    let table: &[(Reqs<'_>, &str)] = &[
         (&[("x", In, &["abc", "def"]), ("y", NotIn, &["jkl"]), ("z", Exists, &[])], "x in (abc,def),y notin (jkl),z"),
         (&[("x", NotIn, &["abc", "def"]), ("y", NotEquals, &["jkl"]), ("z", DoesNotExist, &[])], "x notin (abc,def),y!=jkl,!z"),
         // `x in (abc,def),` (an empty Requirement for the trailing ','): not
@@ -400,7 +401,8 @@ fn matches_nothing() {
 // labels_test.go TestLabelHas, TestLabelGet
 #[test]
 fn label_has_and_get() {
-    let table: &[(&[(&str, &str)], &str, bool)] = &[(&[("x", "y")], "x", true), (&[("x", "")], "x", true), (&[("x", "y")], "foo", false)];
+    type Has<'a> = (&'a [(&'a str, &'a str)], &'a str, bool);
+    let table: &[Has<'_>] = &[(&[("x", "y")], "x", true), (&[("x", "")], "x", true), (&[("x", "y")], "foo", false)];
     for (labels, key, has) in table {
         assert_eq!(set(labels).get_label(key).is_some(), *has, "{labels:?} has {key}");
     }

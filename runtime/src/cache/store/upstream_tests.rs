@@ -170,7 +170,8 @@ fn indexing_functions_with_multiple_values() {
     }
     use Op::*;
     let store = string_store(|s| s.split(',').map(str::to_owned).collect());
-    let table: &[(Op, &[&str], &[&str], &[&str])] = &[
+    type Keys = &'static [&'static str];
+    let table: &[(Op, Keys, Keys, Keys)] = &[
         (Add("key1", "foo"), &["key1"], &[], &[]),
         (Add("key2", "bar"), &["key1"], &["key2"], &[]),
         (Update("key2", "foo,bar"), &["key1", "key2"], &["key2"], &[]),
