@@ -5,9 +5,9 @@
 //! upstream function it follows. Upstream's fake clock is tokio's paused
 //! time here; its `Get` returning `(item, shutdown)` is our `Option`.
 //!
-//! Not ported: `metrics_test.go` (TestMetrics, TestMetricShutdown: our
-//! metrics have their own tests in `tests.rs`, not yet as upstream's
-//! tables) and `parallelizer_test.go` (no `ParallelizeUntil` here).
+//! `metrics_test.go` is ported with our 500 ms unfinished-work period
+//! (upstream's test injects 1 ms). Not ported: `parallelizer_test.go` (no
+//! `ParallelizeUntil` here).
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -495,4 +495,155 @@ fn with_max_wait_rate_limiter() {
     for i in 100..200 {
         assert_eq!(l.when(&i), Duration::from_secs(500), "{i}");
     }
+}
+
+/// Upstream's `testMetric`: one recorder for every metric kind.
+#[derive(Default)]
+struct TestMetric {
+    inc: Mutex<(i64, i64, f64)>,
+    observed: Mutex<(f64, u32)>,
+    sets: Mutex<u32>,
+}
+
+impl TestMetric {
+    fn gauge(&self) -> f64 {
+        let (inc, dec, set) = *self.inc.lock();
+        if set != 0.0 { set } else { (inc - dec) as f64 }
+    }
+    fn observation(&self) -> (f64, u32) {
+        *self.observed.lock()
+    }
+}
+
+struct Recorder(std::sync::Arc<TestMetric>);
+
+impl GaugeMetric for Recorder {
+    fn inc(&self) {
+        self.0.inc.lock().0 += 1;
+    }
+    fn dec(&self) {
+        self.0.inc.lock().1 += 1;
+    }
+}
+impl CounterMetric for Recorder {
+    fn inc(&self) {
+        self.0.inc.lock().0 += 1;
+    }
+}
+impl SettableGaugeMetric for Recorder {
+    fn set(&self, value: f64) {
+        self.0.inc.lock().2 = value;
+        *self.0.sets.lock() += 1;
+    }
+}
+impl HistogramMetric for Recorder {
+    fn observe(&self, value: f64) {
+        let mut o = self.0.observed.lock();
+        *o = (value, o.1 + 1);
+    }
+}
+
+/// Upstream's `testMetricsProvider`.
+#[derive(Default)]
+struct TestMetricsProvider {
+    depth: std::sync::Arc<TestMetric>,
+    adds: std::sync::Arc<TestMetric>,
+    latency: std::sync::Arc<TestMetric>,
+    duration: std::sync::Arc<TestMetric>,
+    unfinished: std::sync::Arc<TestMetric>,
+    longest: std::sync::Arc<TestMetric>,
+    retries: std::sync::Arc<TestMetric>,
+}
+
+impl MetricsProvider for TestMetricsProvider {
+    fn new_depth_metric(&self, _: &str) -> Box<dyn GaugeMetric> {
+        Box::new(Recorder(self.depth.clone()))
+    }
+    fn new_adds_metric(&self, _: &str) -> Box<dyn CounterMetric> {
+        Box::new(Recorder(self.adds.clone()))
+    }
+    fn new_latency_metric(&self, _: &str) -> Box<dyn HistogramMetric> {
+        Box::new(Recorder(self.latency.clone()))
+    }
+    fn new_work_duration_metric(&self, _: &str) -> Box<dyn HistogramMetric> {
+        Box::new(Recorder(self.duration.clone()))
+    }
+    fn new_unfinished_work_seconds_metric(&self, _: &str) -> Box<dyn SettableGaugeMetric> {
+        Box::new(Recorder(self.unfinished.clone()))
+    }
+    fn new_longest_running_processor_seconds_metric(&self, _: &str) -> Box<dyn SettableGaugeMetric> {
+        Box::new(Recorder(self.longest.clone()))
+    }
+    fn new_retries_metric(&self, _: &str) -> Box<dyn CounterMetric> {
+        Box::new(Recorder(self.retries.clone()))
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+// metrics_test.go TestMetrics
+#[tokio::test(start_paused = true)]
+async fn metrics() {
+    let mp = TestMetricsProvider::default();
+    let q = Queue::with_metrics("test", &mp);
+    // Let the unfinished-work task take its first (immediate) tick.
+    tokio::task::yield_now().await;
+
+    q.add("foo");
+    assert_eq!(mp.adds.gauge(), 1.0);
+    assert_eq!(mp.depth.gauge(), 1.0);
+
+    advance(Duration::from_micros(50)).await;
+    let i = q.get().await.unwrap();
+    assert_eq!(i, "foo");
+    let (latency, n) = mp.latency.observation();
+    assert!(close(latency, 5e-05) && n == 1, "latency {latency} x{n}");
+
+    for _ in 0..5 {
+        q.add(i);
+    }
+    assert_eq!(mp.adds.gauge(), 2.0, "only the first add while processing counts");
+    assert_eq!(mp.depth.gauge(), 1.0);
+
+    advance(Duration::from_micros(25)).await;
+    q.done(&i);
+    let (duration, n) = mp.duration.observation();
+    assert!(close(duration, 2.5e-05) && n == 1, "duration {duration} x{n}");
+    assert_eq!(mp.depth.gauge(), 1.0);
+
+    let i = q.get().await.unwrap();
+    assert_eq!(i, "foo");
+    let (latency, n) = mp.latency.observation();
+    assert!(close(latency, 2.5e-05) && n == 2, "latency {latency} x{n}");
+
+    // The next unfinished-work update comes 500 ms after the queue was
+    // made; the item has been held since 75 µs after that.
+    advance(MS(500) - Duration::from_micros(75)).await;
+    tokio::task::yield_now().await;
+    let held = 0.5 - 75e-6;
+    assert!(close(mp.unfinished.gauge(), held), "unfinished {}", mp.unfinished.gauge());
+    assert!(close(mp.longest.gauge(), held), "longest {}", mp.longest.gauge());
+
+    q.done(&i);
+    let (duration, n) = mp.duration.observation();
+    assert!(close(duration, held) && n == 2, "duration {duration} x{n}");
+    q.shut_down();
+}
+
+// metrics_test.go TestMetricShutdown: no unfinished-work update after the
+// queue shut down.
+#[tokio::test(start_paused = true)]
+async fn metric_shutdown() {
+    let mp = TestMetricsProvider::default();
+    let q: Queue<&str> = Queue::with_metrics("test", &mp);
+    advance(MS(500)).await;
+    tokio::task::yield_now().await;
+    let updates = *mp.unfinished.sets.lock();
+    assert!(updates >= 1, "no update before shutdown");
+    q.shut_down();
+    advance(Duration::from_secs(3600)).await;
+    tokio::task::yield_now().await;
+    assert_eq!(*mp.unfinished.sets.lock(), updates, "unexpected update after shutdown");
 }
