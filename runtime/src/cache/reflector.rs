@@ -564,6 +564,18 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                     };
                 }
             }
+            Some(Err(e)) if e.is_probable_eof() => {
+                // The connection broke before the initial events ended: as
+                // client-go, stream them again from scratch (a list would
+                // load the same) and report nothing. A stream that broke
+                // before any event waits first, as a very short watch does.
+                tracing::debug!(reflector = %self.options.name, kind = K::KIND, error = %e, "watch-list connection broke; starting it again");
+                return if events == 0 {
+                    self.backoff(Resume::Start)
+                } else {
+                    State::Start
+                };
+            }
             Some(Err(e)) => return self.watch_list_failed(e),
             None => {
                 self.watch_list_disabled = true;

@@ -597,3 +597,45 @@ async fn counters_tell_watch_lists_from_watches() {
     );
     assert_eq!(counters.full_loads(), 1);
 }
+
+/// A watch-list whose connection breaks during the initial events is
+/// streamed again from scratch (as client-go), not replaced by a list and
+/// not reported; the partial objects are dropped.
+#[tokio::test(start_paused = true)]
+async fn broken_watch_list_connection_streams_the_initial_events_again() {
+    let (lw, fifo, r) = setup(true);
+    let reported = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&reported);
+    let r = r.watch_error_handler(Arc::new(move |_| {
+        seen.fetch_add(1, Ordering::SeqCst);
+    }));
+    let counters = r.counters();
+    lw.push_watch(
+        vec![
+            Ok(WatchEvent::Added(pod_rv("partial", "5"))),
+            Err(rest::Error::WatchTruncated { buffered: 10 }),
+        ],
+        false,
+    );
+    lw.push_watch(
+        vec![Ok(WatchEvent::Added(pod_rv("a", "6"))), Ok(end_bookmark("7"))],
+        true,
+    );
+    run_for(r, 5).await;
+    let calls = lw.calls();
+    let summary: Vec<_> = calls
+        .iter()
+        .map(|c| (c.verb, c.opts.send_initial_events))
+        .collect();
+    assert_eq!(
+        summary,
+        [(Verb::Watch, Some(true)), (Verb::Watch, Some(true))]
+    );
+    assert_eq!(calls[1].at, calls[0].at, "no backoff after some events");
+    assert_eq!(reported.load(Ordering::SeqCst), 0);
+    assert_eq!((counters.lists(), counters.watch_lists()), (0, 2));
+    assert_eq!(
+        drain(&fifo).await,
+        [("ns/a".into(), vec![DeltaType::Replaced])]
+    );
+}
