@@ -43,8 +43,8 @@ fn format_with_min_fraction(t: &Timestamp, min_digits: usize) -> String {
     let mut out = whole.strftime("%Y-%m-%dT%H:%M:%S").to_string();
     let digits = if nanos == 0 {
         min_digits
-    } else if nanos % 1_000 == 0 {
-        min_digits.max(if nanos % 1_000_000 == 0 { 3 } else { 6 })
+    } else if nanos.is_multiple_of(1_000) {
+        min_digits.max(if nanos.is_multiple_of(1_000_000) { 3 } else { 6 })
     } else {
         9
     };

@@ -393,9 +393,11 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     }
 
     /// Takes a full list (a relist at `resource_version`): queues a
-    /// [`DeltaType::Replaced`] (or `Sync`) delta per object and a deletion
-    /// with a [`DeletedFinalStateUnknown`] tombstone for every known (or, with
-    /// no known objects, queued) key missing from the list.
+    /// [`DeltaType::Replaced`] (or `Sync`) delta per object, then a deletion
+    /// with a [`DeletedFinalStateUnknown`] tombstone for every key missing
+    /// from the list: first every *queued* key (carrying the newest queued
+    /// object, which is newer than the store's copy), then every known key
+    /// with nothing queued (carrying the store's object), as client-go.
     pub fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) {
         let _ = resource_version; // kept for parity with client-go; nothing uses it yet
         let action = if self.shared.emit_delta_type_replaced {
@@ -411,28 +413,24 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
             self.queue_action(&mut st, action, DeltaObject::Object(obj), key);
         }
 
-        let deletions: Vec<DeletedFinalStateUnknown<T>> = match &self.shared.known_objects {
-            Some(known) => known
-                .list_keys()
-                .into_iter()
-                .filter(|k| !keys.contains(k))
-                .map(|key| {
-                    let obj = known.get_by_key(&key);
-                    DeletedFinalStateUnknown { key, obj }
-                })
-                .collect(),
-            None => st
-                .items
-                .iter()
-                .filter(|(k, _)| !keys.contains(*k))
-                .map(|(key, deltas)| DeletedFinalStateUnknown {
-                    key: key.clone(),
-                    obj: deltas.last().and_then(|d| d.object.object().cloned()),
-                })
-                .collect(),
-        };
-        let queued_deletions = deletions.len();
-        for tombstone in deletions {
+        // Queued keys first: an object added (or updated) and then deleted
+        // on the server while the watch was down is still queued, and
+        // perhaps not in the store yet; checking only the store would let
+        // its queued Added reach the cache after the relist and stay there.
+        // Queue order keeps the tombstones deterministic.
+        let queued: Vec<DeletedFinalStateUnknown<T>> = st
+            .queue
+            .iter()
+            .filter(|k| !keys.contains(*k))
+            .filter_map(|k| st.items.get(k).map(|deltas| (k, deltas)))
+            .map(|(key, deltas)| DeletedFinalStateUnknown {
+                key: key.clone(),
+                // A queued tombstone gives its own last known state.
+                obj: deltas.last().and_then(|d| d.object.object().cloned()),
+            })
+            .collect();
+        let mut queued_deletions = queued.len();
+        for tombstone in queued {
             let key = tombstone.key.clone();
             self.queue_action(
                 &mut st,
@@ -440,6 +438,27 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
                 DeltaObject::DeletedFinalStateUnknown(tombstone),
                 key,
             );
+        }
+
+        // Then the store's keys that have nothing queued (those with deltas
+        // were handled above, with a newer object than the store's).
+        if let Some(known) = &self.shared.known_objects {
+            for key in known.list_keys() {
+                if keys.contains(&key) || st.items.get(&key).is_some_and(|d| !d.is_empty()) {
+                    continue;
+                }
+                let obj = known.get_by_key(&key);
+                queued_deletions += 1;
+                self.queue_action(
+                    &mut st,
+                    DeltaType::Deleted,
+                    DeltaObject::DeletedFinalStateUnknown(DeletedFinalStateUnknown {
+                        key: key.clone(),
+                        obj,
+                    }),
+                    key,
+                );
+            }
         }
 
         if !st.populated {
@@ -579,3 +598,5 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod upstream_tests;

@@ -55,7 +55,8 @@ use super::delta_fifo::{
 use super::list_watch::ListWatch;
 use super::lister::Lister;
 use super::reflector::{
-    Reflector, ReflectorOptions, ResourceVersionHandle, TransformFn, WatchErrorHandler,
+    Reflector, ReflectorCounters, ReflectorOptions, ResourceVersionHandle, TransformFn,
+    WatchErrorHandler,
 };
 use super::store::{Indexers, Store, StoreError, Writer};
 use crate::object::{Metadata as _, Object};
@@ -191,6 +192,7 @@ struct Inner<K> {
     error_handler: Mutex<Option<WatchErrorHandler>>,
     reflector_options: ReflectorOptions,
     last_rv: ResourceVersionHandle,
+    counters: ReflectorCounters,
     synced: Arc<AtomicBool>,
     /// Woken after each relist so an empty initial list also counts as synced.
     replaced: Notify,
@@ -319,6 +321,7 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
                 error_handler: Mutex::new(self.error_handler),
                 reflector_options: self.reflector,
                 last_rv: ResourceVersionHandle::default(),
+                counters: ReflectorCounters::default(),
                 synced,
                 replaced: Notify::new(),
                 state: Mutex::new(RunState::NotStarted),
@@ -384,6 +387,12 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
     /// The resourceVersion the cache is at ("" before the first list).
     pub fn last_sync_resource_version(&self) -> String {
         self.inner.last_rv.get()
+    }
+
+    /// How many lists and watches the informer's reflector started: one
+    /// full load and then only watches while nothing forces a relist.
+    pub fn reflector_counters(&self) -> ReflectorCounters {
+        self.inner.counters.clone()
     }
 
     pub fn is_stopped(&self) -> bool {
@@ -523,7 +532,8 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         let mut reflector = Reflector::from_arc(Arc::clone(&inner.lw), inner.fifo.clone(), options)
             .should_resync(should_resync)
             .after_replace(after_replace)
-            .resource_version_handle_from(inner.last_rv.clone());
+            .resource_version_handle_from(inner.last_rv.clone())
+            .counters_from(inner.counters.clone());
         if let Some(t) = &inner.transform {
             reflector = reflector.transform(Arc::clone(t));
         }

@@ -6,7 +6,11 @@
 //! resourceVersion and queues every change. It recovers on its own: an
 //! ended watch is resumed from the last resourceVersion seen, a watch whose
 //! resourceVersion was compacted (410) triggers a relist, and failures are
-//! retried with an exponential [`BackoffConfig`].
+//! retried with an exponential [`BackoffConfig`]. A watch whose connection
+//! breaks ([`rest::Error::is_probable_eof`]: a reset, an EOF inside an event,
+//! a GOAWAY, a timeout) ended normally as far as its events go and is
+//! resumed too; only a 410 or a bad event relists. [`ReflectorCounters`]
+//! tell how many lists and watches it took.
 //!
 //! Use a [`SharedIndexInformer`](super::SharedIndexInformer) unless you are
 //! building your own informer: it wires a reflector, a DeltaFifo and a store
@@ -42,6 +46,7 @@ mod tests;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
@@ -199,6 +204,50 @@ impl ResourceVersionHandle {
     }
 }
 
+/// How many lists and watches a reflector started, readable while it runs.
+///
+/// A healthy reflector loads the whole state once (one list or one
+/// watch-list) and then only re-watches: after the server ends a watch and
+/// after a broken connection. More loads mean relists (an expired
+/// resourceVersion, a bad event, failures), which cost the apiserver a full
+/// read each; tests and metrics read these to tell the two apart. Each
+/// counts requests started, successful or not.
+#[derive(Debug, Clone, Default)]
+pub struct ReflectorCounters(Arc<Counts>);
+
+#[derive(Debug, Default)]
+struct Counts {
+    lists: AtomicU64,
+    watch_lists: AtomicU64,
+    watches: AtomicU64,
+}
+
+impl ReflectorCounters {
+    /// Lists started (the pages of one list count once).
+    pub fn lists(&self) -> u64 {
+        self.0.lists.load(Ordering::Relaxed)
+    }
+
+    /// Watch-list streams started (watches with `sendInitialEvents`).
+    pub fn watch_lists(&self) -> u64 {
+        self.0.watch_lists.load(Ordering::Relaxed)
+    }
+
+    /// Plain watches started, from the last synced resourceVersion.
+    pub fn watches(&self) -> u64 {
+        self.0.watches.load(Ordering::Relaxed)
+    }
+
+    /// Loads of the whole state: lists plus watch-lists.
+    pub fn full_loads(&self) -> u64 {
+        self.lists() + self.watch_lists()
+    }
+
+    fn count(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 /// Lists and watches one kind into a [`DeltaFifo`] (client-go `Reflector`).
 pub struct Reflector<K> {
     lw: Arc<dyn ListWatch<K>>,
@@ -210,6 +259,7 @@ pub struct Reflector<K> {
     /// Told after each `replace` (the informer checks its sync state then).
     after_replace: Option<Arc<dyn Fn() + Send + Sync>>,
     last_sync_rv: ResourceVersionHandle,
+    counters: ReflectorCounters,
     /// The server said the last synced version is gone or too large:
     /// relist at "" (client-go `isLastSyncResourceVersionUnavailable`).
     rv_unavailable: bool,
@@ -270,6 +320,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
             should_resync: None,
             after_replace: None,
             last_sync_rv: ResourceVersionHandle::default(),
+            counters: ReflectorCounters::default(),
             rv_unavailable: false,
             paginated_result: false,
             watch_list_disabled: false,
@@ -303,6 +354,13 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
         self
     }
 
+    /// Shares `counters` as the reflector's (the informer creates them
+    /// before the reflector exists).
+    pub(crate) fn counters_from(mut self, counters: ReflectorCounters) -> Self {
+        self.counters = counters;
+        self
+    }
+
     pub(crate) fn after_replace(mut self, hook: Arc<dyn Fn() + Send + Sync>) -> Self {
         self.after_replace = Some(hook);
         self
@@ -318,6 +376,12 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
     /// took the reflector.
     pub fn resource_version_handle(&self) -> ResourceVersionHandle {
         self.last_sync_rv.clone()
+    }
+
+    /// The counts of lists and watches started, readable after
+    /// [`run`](Self::run) took the reflector.
+    pub fn counters(&self) -> ReflectorCounters {
+        self.counters.clone()
     }
 
     /// Lists, watches and resyncs until `cancel` fires.
@@ -443,6 +507,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
             timeout_seconds: Some(self.watch_timeout()),
             ..ListOptions::default()
         };
+        ReflectorCounters::count(&self.counters.0.watch_lists);
         match self.lw.watch(&opts).await {
             Ok(stream) => State::InitialEvents {
                 stream,
@@ -499,6 +564,18 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                     };
                 }
             }
+            Some(Err(e)) if e.is_probable_eof() => {
+                // The connection broke before the initial events ended: as
+                // client-go, stream them again from scratch (a list would
+                // load the same) and report nothing. A stream that broke
+                // before any event waits first, as a very short watch does.
+                tracing::debug!(reflector = %self.options.name, kind = K::KIND, error = %e, "watch-list connection broke; starting it again");
+                return if events == 0 {
+                    self.backoff(Resume::Start)
+                } else {
+                    State::Start
+                };
+            }
             Some(Err(e)) => return self.watch_list_failed(e),
             None => {
                 self.watch_list_disabled = true;
@@ -551,6 +628,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
         &self,
         rv: &str,
     ) -> impl Future<Output = Result<Listed<K>, rest::Error>> + Send + use<K> {
+        ReflectorCounters::count(&self.counters.0.lists);
         let limit = match self.options.page_size {
             Some(0) => None,
             Some(n) => Some(n),
@@ -641,6 +719,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
             allow_watch_bookmarks: true,
             ..ListOptions::default()
         };
+        ReflectorCounters::count(&self.counters.0.watches);
         match self.lw.watch(&opts).await {
             Ok(stream) => State::Watching {
                 stream,
@@ -699,6 +778,15 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                     events: events + 1,
                 }
             }
+            Some(Err(e)) if e.is_probable_eof() => {
+                // The connection broke (reset, EOF inside an event, GOAWAY,
+                // timeout): every complete event was applied, so this is a
+                // normal end and the watch resumes from the last version,
+                // as client-go's StreamWatcher closes quietly on these.
+                // Relisting would cost a full read for nothing.
+                tracing::debug!(reflector = %self.options.name, kind = K::KIND, error = %e, "watch connection broke; watching again");
+                self.watch_ended(started, events)
+            }
             Some(Err(e)) => {
                 let retry_watch = e.is_too_many_requests();
                 // A 410 relists at the last synced version: a list at a
@@ -711,17 +799,22 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                     Resume::Start
                 })
             }
-            None => {
-                let lasted = started.elapsed();
-                if events == 0 && lasted < Duration::from_secs(1) {
-                    // A server that closes watches at once would otherwise be
-                    // hammered in a tight loop.
-                    self.report(ReflectorError::VeryShortWatch(lasted));
-                    self.backoff(Resume::Start)
-                } else {
-                    State::Watch
-                }
-            }
+            None => self.watch_ended(started, events),
+        }
+    }
+
+    /// A watch that ended without an error: watch again from the last
+    /// version, unless it ended at once with nothing (client-go's "very
+    /// short watch"), which relists after a backoff.
+    fn watch_ended(&mut self, started: Instant, events: u64) -> State<K> {
+        let lasted = started.elapsed();
+        if events == 0 && lasted < Duration::from_secs(1) {
+            // A server that closes watches at once would otherwise be
+            // hammered in a tight loop.
+            self.report(ReflectorError::VeryShortWatch(lasted));
+            self.backoff(Resume::Start)
+        } else {
+            State::Watch
         }
     }
 }

@@ -463,6 +463,9 @@ impl<T> Deref for Writer<T> {
 }
 
 #[cfg(test)]
+mod upstream_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::cache::test_object::{Pod, pod};

@@ -63,8 +63,17 @@ impl DiskCache {
     }
 
     /// Writes via a temporary file and rename so readers never see half a
-    /// file.
+    /// file. Only what succeeded is written: failed group/versions keep
+    /// their names (so a reader asks them again) but never any resources.
     pub fn store(&self, d: &Discovery) {
+        let mut stripped;
+        let d = if d.failed.keys().any(|gv| d.resources.contains_key(gv)) {
+            stripped = d.clone();
+            stripped.resources.retain(|gv, _| !d.failed.contains_key(gv));
+            &stripped
+        } else {
+            d
+        };
         let result = (|| -> std::io::Result<()> {
             std::fs::create_dir_all(&self.dir)?;
             let mut tmp = tempfile::NamedTempFile::new_in(&self.dir)?;
@@ -75,6 +84,19 @@ impl DiskCache {
         })();
         if let Err(e) = result {
             tracing::warn!(dir = %self.dir.display(), error = %e, "could not write discovery cache");
+        }
+    }
+
+    /// Rewrites the file with `d` but keeps its modification time, so the
+    /// TTL still counts from the original discovery.
+    pub fn update(&self, d: &Discovery) {
+        let modified = std::fs::metadata(self.path()).and_then(|m| m.modified()).ok();
+        self.store(d);
+        if let Some(t) = modified {
+            let result = std::fs::File::options().write(true).open(self.path()).and_then(|f| f.set_modified(t));
+            if let Err(e) = result {
+                tracing::debug!(dir = %self.dir.display(), error = %e, "could not keep the discovery cache's age");
+            }
         }
     }
 

@@ -6,6 +6,10 @@
 //! the server answers with the old types. Results are kept in memory until
 //! [`DiscoveryClient::invalidate`], and optionally on disk with a TTL like
 //! kubectl's `~/.kube/cache/discovery` (see [`DiscoveryClient::with_disk_cache`]).
+//! Only what succeeded is cached: group/versions that failed (or that
+//! aggregated discovery marked stale) are asked again, one request each, on
+//! every [`DiscoveryClient::discover`] until they answer, as client-go's
+//! memory cache does for transient failures.
 //!
 //! Use it to map a kind or plural to a [`DynamicResource`] for the
 //! [`dynamic`](crate::dynamic) client, or to check whether an API exists.
@@ -51,6 +55,9 @@ pub struct Discovery {
     pub resources: BTreeMap<String, Vec<ApiResource>>,
     /// Group/versions that could not be discovered, with the reason
     /// (client-go's `ErrGroupDiscoveryFailed`); the rest is still usable.
+    /// They have no entry in `resources` (a stale one's resources are not
+    /// trusted either) and are asked again on the next
+    /// [`DiscoveryClient::discover`].
     pub failed: BTreeMap<String, String>,
     /// Whether aggregated discovery answered.
     pub aggregated: bool,
@@ -135,27 +142,82 @@ impl DiscoveryClient {
         }
     }
 
-    /// Everything the server serves, from cache when fresh.
+    /// Everything the server serves, from cache when fresh. Group/versions
+    /// that failed last time are asked again (cached results never include
+    /// them).
     ///
     /// # Cancel safety
     /// Cancel safe: results are cached only once complete.
     pub async fn discover(&self) -> Result<Arc<Discovery>, Error> {
-        if let Some(d) = self.memory.lock().unwrap_or_else(|e| e.into_inner()).clone() {
-            return Ok(d);
-        }
-        let found = match self.disk.as_ref().and_then(cache::DiskCache::load) {
-            Some(d) => d,
+        let memory = self.memory.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let cached = memory.or_else(|| self.disk.as_ref().and_then(cache::DiskCache::load).map(Arc::new));
+        let found = match cached {
+            Some(d) if d.failed.is_empty() => d,
+            Some(d) => {
+                let retried = self.retry_failed(&d).await;
+                // What answered now joins the file, which keeps its age: the
+                // rest is no fresher than before.
+                if retried.failed.len() < d.failed.len()
+                    && let Some(disk) = &self.disk
+                {
+                    disk.update(&retried);
+                }
+                Arc::new(retried)
+            }
             None => {
                 let d = self.fetch().await?;
                 if let Some(disk) = &self.disk {
                     disk.store(&d);
                 }
-                d
+                Arc::new(d)
             }
         };
-        let found = Arc::new(found);
         *self.memory.lock().unwrap_or_else(|e| e.into_inner()) = Some(found.clone());
         Ok(found)
+    }
+
+    /// Asks each failed group/version of `d` again; those that answer get
+    /// their resources (and their version back in the group's list).
+    async fn retry_failed(&self, d: &Discovery) -> Discovery {
+        let mut d = d.clone();
+        let failed = std::mem::take(&mut d.failed);
+        let requests = failed.into_keys().map(|gv| async move {
+            let result = self.fetch_group_version(&gv).await;
+            (gv, result)
+        });
+        for (gv, result) in futures_util::future::join_all(requests).await {
+            match result {
+                Ok(resources) => {
+                    let (group, version) = split_group_version(&gv);
+                    if let Some(g) = d.groups.iter_mut().find(|g| g.name == group)
+                        && !g.versions.iter().any(|v| v == version)
+                    {
+                        g.versions.push(version.to_owned());
+                        if g.preferred_version.is_none() {
+                            g.preferred_version = Some(version.to_owned());
+                        }
+                    }
+                    d.resources.insert(gv, resources);
+                }
+                Err(e) => {
+                    tracing::debug!(group_version = %gv, error = %e, "discovery of group version failed again");
+                    d.resources.remove(&gv);
+                    d.failed.insert(gv, e);
+                }
+            }
+        }
+        d
+    }
+
+    /// The legacy per-group/version document (`/api/v1`, `/apis/apps/v1`),
+    /// which aggregated servers serve too.
+    async fn fetch_group_version(&self, gv: &str) -> Result<Vec<ApiResource>, String> {
+        let (group, version) = split_group_version(gv);
+        let path = if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{group}/{version}") };
+        match self.client.get(path).json::<types::ResourceList>().await {
+            Ok(list) => Ok(list.resources.into_iter().map(|r| r.into_resource(group, version)).collect()),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     pub async fn groups(&self) -> Result<Vec<ApiGroup>, Error> {
@@ -184,7 +246,10 @@ impl DiscoveryClient {
                 for v in &g.versions {
                     let gv = group.group_version(&v.version);
                     if v.freshness.as_deref() == Some("Stale") {
-                        d.failed.insert(gv.clone(), "stale: the serving apiserver is unavailable".into());
+                        // As client-go: a stale version is a failure, neither
+                        // listed nor preferred, and its resources are not used.
+                        d.failed.insert(gv, "stale: the serving apiserver is unavailable".into());
+                        continue;
                     }
                     group.versions.push(v.version.clone());
                     d.resources.insert(gv, v.to_resources(&group.name));
@@ -214,13 +279,9 @@ impl DiscoveryClient {
         }
         let requests = d.groups.iter().flat_map(|g| {
             g.versions.iter().map(move |v| {
-                let path = if g.name.is_empty() { format!("/api/{v}") } else { format!("/apis/{}/{v}", g.name) };
-                let (group, version, gv) = (g.name.clone(), v.clone(), g.group_version(v));
+                let gv = g.group_version(v);
                 async move {
-                    let result = match self.client.get(path.clone()).json::<types::ResourceList>().await {
-                        Ok(list) => Ok(list.resources.into_iter().map(|r| r.into_resource(&group, &version)).collect()),
-                        Err(e) => Err(e.to_string()),
-                    };
+                    let result = self.fetch_group_version(&gv).await;
                     (gv, result)
                 }
             })
@@ -238,6 +299,11 @@ impl DiscoveryClient {
         }
         Ok(d)
     }
+}
+
+/// `apps/v1` → (`apps`, `v1`); `v1` → (``, `v1`).
+fn split_group_version(gv: &str) -> (&str, &str) {
+    gv.rsplit_once('/').unwrap_or(("", gv))
 }
 
 fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, Error> {

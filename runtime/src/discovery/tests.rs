@@ -35,7 +35,7 @@ fn legacy(path: &str) -> Reply {
 
 #[tokio::test]
 async fn aggregated_discovery_in_two_requests() {
-    let server = TestServer::start(|r, _| Reply::json(200, aggregated(&r.path))).await;
+    let server = TestServer::start(|r, _| aggregated_or_stale(&r.path)).await;
     let dc = DiscoveryClient::new(server.client());
     let d = dc.discover().await.unwrap();
     assert!(d.aggregated);
@@ -45,6 +45,9 @@ async fn aggregated_discovery_in_two_requests() {
     assert_eq!(apps.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), vec!["deployments", "deployments/scale"]);
     assert_eq!(apps[1].kind, "Scale");
     assert!(d.failed.contains_key("apps/v1beta1"));
+    // As client-go: a stale version is neither listed nor used.
+    assert_eq!(d.groups[1].versions, ["v1"]);
+    assert!(!d.resources.contains_key("apps/v1beta1"));
     let dep = d.resolve(None, "deploy").unwrap();
     assert_eq!((dep.group.as_str(), dep.plural.as_str(), dep.namespaced), ("apps", "deployments", true));
     assert!(!d.resolve(Some(""), "Node").unwrap().namespaced);
@@ -53,10 +56,18 @@ async fn aggregated_discovery_in_two_requests() {
     assert_eq!(r.len(), 2);
     assert!(r[0].header("accept").unwrap().starts_with("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
     dc.discover().await.unwrap();
-    assert_eq!(server.requests().len(), 2, "served from memory");
+    let paths: Vec<String> = server.requests().into_iter().skip(2).map(|r| r.path).collect();
+    assert_eq!(paths, ["/apis/apps/v1beta1"], "served from memory but the stale version");
     dc.invalidate();
     dc.preferred_resources().await.unwrap();
-    assert_eq!(server.requests().len(), 4);
+    assert_eq!(server.requests().len(), 5);
+}
+
+fn aggregated_or_stale(path: &str) -> Reply {
+    match path {
+        "/api" | "/apis" => Reply::json(200, aggregated(path)),
+        _ => Reply::text(503, "service unavailable"),
+    }
 }
 
 #[tokio::test]
@@ -78,7 +89,7 @@ async fn legacy_fallback_with_partial_failure() {
 #[tokio::test]
 async fn disk_cache_is_used_until_ttl_or_invalidate() {
     let dir = tempfile::tempdir().unwrap();
-    let server = TestServer::start(|r, _| Reply::json(200, aggregated(&r.path))).await;
+    let server = TestServer::start(|r, _| Reply::json(200, fresh_aggregated(&r.path))).await;
     let cache_dir = dir.path().join("host_6443");
     let first = DiscoveryClient::new(server.client()).with_disk_cache(cache_dir.clone(), DEFAULT_TTL);
     let d1 = first.discover().await.unwrap();
@@ -100,6 +111,87 @@ async fn disk_cache_is_used_until_ttl_or_invalidate() {
     assert_eq!(server.requests().len(), 6, "corrupt cache is a miss");
     third.invalidate();
     assert!(std::fs::read_dir(&cache_dir).unwrap().next().is_none());
+}
+
+/// [`aggregated`] without the stale version.
+fn fresh_aggregated(path: &str) -> serde_json::Value {
+    let mut v = aggregated(path);
+    if path == "/apis" {
+        v["items"][0]["versions"].as_array_mut().unwrap().retain(|v| v.get("freshness").is_none());
+    }
+    v
+}
+
+/// A failed group/version is not cached: neither in memory nor on disk
+/// (where it must not be served for the TTL); each discovery asks it, and
+/// only it, again until it answers, and then it is cached like the rest.
+#[tokio::test]
+async fn failed_group_versions_are_asked_again_and_cached_once_they_answer() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let up = Arc::new(AtomicBool::new(false));
+    let metrics_up = up.clone();
+    let server = TestServer::start(move |r, _| match r.path.as_str() {
+        "/apis/metrics.k8s.io/v1beta1" if metrics_up.load(Ordering::SeqCst) => {
+            Reply::json(200, json!({"kind":"APIResourceList","groupVersion":"metrics.k8s.io/v1beta1","resources":[
+                {"name":"pods","singularName":"","namespaced":true,"kind":"PodMetrics","verbs":["get"]}]}))
+        }
+        p => legacy(p),
+    })
+    .await;
+    let paths_since = |n: usize| server.requests().into_iter().skip(n).map(|r| r.path).collect::<Vec<_>>();
+    let dir = tempfile::tempdir().unwrap();
+    let client = || DiscoveryClient::new(server.client()).with_disk_cache(dir.path().to_owned(), DEFAULT_TTL);
+
+    let first = client();
+    let d = first.discover().await.unwrap();
+    assert!(d.failed.contains_key("metrics.k8s.io/v1beta1"));
+    let n = server.requests().len();
+    assert_eq!(n, 5, "/api, /apis and three group/versions");
+    let on_disk: Discovery =
+        serde_json::from_slice(&std::fs::read(dir.path().join(cache::FILE_NAME_FOR_TESTS)).unwrap()).unwrap();
+    assert!(!on_disk.resources.contains_key("metrics.k8s.io/v1beta1"));
+    assert_eq!(on_disk.resources.len(), 2, "what succeeded is cached");
+
+    // From memory and from disk alike, only the failed one is asked again.
+    assert!(first.discover().await.unwrap().failed.contains_key("metrics.k8s.io/v1beta1"));
+    assert_eq!(paths_since(n), ["/apis/metrics.k8s.io/v1beta1"]);
+    let second = client();
+    let d = second.discover().await.unwrap();
+    assert!(d.failed.contains_key("metrics.k8s.io/v1beta1"));
+    assert_eq!(paths_since(n + 1), ["/apis/metrics.k8s.io/v1beta1"]);
+
+    // It answers: resolved, written to disk, then served from there.
+    up.store(true, Ordering::SeqCst);
+    let d = client().discover().await.unwrap();
+    assert!(d.failed.is_empty());
+    assert_eq!(d.resources["metrics.k8s.io/v1beta1"][0].kind, "PodMetrics");
+    assert_eq!(server.requests().len(), n + 3);
+    let d = client().discover().await.unwrap();
+    assert_eq!(d.resources["metrics.k8s.io/v1beta1"][0].group, "metrics.k8s.io");
+    assert_eq!(server.requests().len(), n + 3, "served from disk");
+    // Memory, too, stops asking.
+    second.discover().await.unwrap();
+    assert_eq!(server.requests().len(), n + 4, "one last retry from the old memory entry");
+    second.discover().await.unwrap();
+    assert_eq!(server.requests().len(), n + 4);
+}
+
+/// A stale aggregated version that recovers gets its version listed again.
+#[tokio::test]
+async fn stale_aggregated_version_is_asked_again() {
+    let server = TestServer::start(|r, _| match r.path.as_str() {
+        "/apis/apps/v1beta1" => Reply::json(200, json!({"kind":"APIResourceList","groupVersion":"apps/v1beta1","resources":[
+            {"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["get"]}]})),
+        p => Reply::json(200, aggregated(p)),
+    })
+    .await;
+    let dc = DiscoveryClient::new(server.client());
+    assert!(dc.discover().await.unwrap().failed.contains_key("apps/v1beta1"));
+    let d = dc.discover().await.unwrap();
+    assert!(d.failed.is_empty());
+    assert_eq!(d.groups[1].versions, ["v1", "v1beta1"]);
+    assert_eq!(d.groups[1].preferred_version.as_deref(), Some("v1"));
+    assert_eq!(d.resources["apps/v1beta1"][0].version, "v1beta1");
 }
 
 #[tokio::test]

@@ -187,9 +187,13 @@ pub enum Error {
     /// The request body could not be encoded.
     #[error("encoding {what}: {message}")]
     Encode { what: String, message: String },
-    /// The watch stream is malformed, torn or has an oversized event.
+    /// The watch stream is malformed or has an oversized event.
     #[error("watch stream: {0}")]
     Watch(String),
+    /// The watch stream ended inside an event: the connection broke (an
+    /// unexpected EOF, see [`Error::is_probable_eof`]), not a bad event.
+    #[error("watch stream: stream ended inside an event ({buffered} bytes buffered)")]
+    WatchTruncated { buffered: usize },
     /// Credentials could not be obtained (exec plugin, token file, ...).
     #[error("authentication: {0}")]
     Auth(#[source] crate::config::Error),
@@ -258,6 +262,65 @@ impl Error {
     pub fn code(&self) -> Option<u16> {
         self.status().map(|s| s.code)
     }
+
+    /// The connection broke or timed out rather than the server or the data
+    /// being wrong (apimachinery `net.IsProbableEOF` or `net.IsTimeout`): an
+    /// EOF or unexpected EOF (also inside a watch event), a reset or aborted
+    /// connection, a broken pipe, an HTTP/2 GOAWAY, a closed connection, a
+    /// timeout. A watch stream ending with one of these ended normally, as
+    /// far as its events go: watch again from the last resourceVersion
+    /// (client-go's `StreamWatcher` closes the watch quietly on them).
+    pub fn is_probable_eof(&self) -> bool {
+        match self {
+            Error::WatchTruncated { .. } | Error::Timeout(_) => true,
+            Error::Body(e) => chain_is_probable_eof(e),
+            Error::Transport { source, .. } => chain_is_probable_eof(source),
+            _ => false,
+        }
+    }
+}
+
+/// Walks an error and its sources looking for a sign of a broken or
+/// timed-out connection. Like apimachinery, falls back on the messages of
+/// errors that have no kind to test (an HTTP/2 GOAWAY is only a message).
+fn chain_is_probable_eof(e: &(dyn std::error::Error + 'static)) -> bool {
+    use std::io::ErrorKind;
+    let mut cur = Some(e);
+    while let Some(e) = cur {
+        if let Some(h) = e.downcast_ref::<hyper::Error>()
+            && (h.is_incomplete_message() || h.is_closed() || h.is_timeout() || h.is_canceled())
+        {
+            return true;
+        }
+        // HTTP/2 keeps the I/O error inside and has no source chain to it;
+        // a GOAWAY (the server closing the connection) is also an end.
+        let io = e.downcast_ref::<std::io::Error>().or_else(|| e.downcast_ref::<h2::Error>().and_then(h2::Error::get_io));
+        if e.downcast_ref::<h2::Error>().is_some_and(h2::Error::is_go_away) {
+            return true;
+        }
+        if let Some(io) = io
+            && matches!(
+                io.kind(),
+                ErrorKind::UnexpectedEof
+                    | ErrorKind::ConnectionReset
+                    | ErrorKind::ConnectionAborted
+                    | ErrorKind::BrokenPipe
+                    | ErrorKind::NotConnected
+                    | ErrorKind::TimedOut
+            )
+        {
+            return true;
+        }
+        let msg = e.to_string().to_ascii_lowercase();
+        if ["connection reset", "broken pipe", "goaway", "go away", "connection error received", "use of closed network connection"]
+            .iter()
+            .any(|m| msg.contains(m))
+        {
+            return true;
+        }
+        cur = e.source();
+    }
+    false
 }
 
 #[cfg(test)]
@@ -295,6 +358,35 @@ mod tests {
         assert!(Error::Api(Box::new(Status::from_http(504, b"", "GET", "/"))).is_timeout());
         assert!(Error::Api(Box::new(Status::from_http(410, b"", "GET", "/"))).is_gone());
         assert!(Error::Api(Box::new(Status::from_http(418, b"", "GET", "/"))).code() == Some(418));
+    }
+
+    #[test]
+    fn probable_eof_follows_apimachinery() {
+        use std::io::{Error as IoError, ErrorKind};
+        let io = |k: ErrorKind, m: &str| -> Box<dyn std::error::Error + Send + Sync> { Box::new(IoError::new(k, m)) };
+        // A wrapper with the I/O error as its source, as hyper and rustls nest them.
+        #[derive(Debug, thiserror::Error)]
+        #[error("outer")]
+        struct Outer(#[source] Box<dyn std::error::Error + Send + Sync>);
+        let eof = |e: Box<dyn std::error::Error + Send + Sync>| chain_is_probable_eof(&Outer(e));
+        assert!(eof(io(ErrorKind::UnexpectedEof, "peer closed connection without sending TLS close_notify")));
+        assert!(eof(io(ErrorKind::ConnectionReset, "x")));
+        assert!(eof(io(ErrorKind::BrokenPipe, "x")));
+        assert!(eof(io(ErrorKind::TimedOut, "x")));
+        assert!(eof(io(ErrorKind::Other, "http2: server sent GOAWAY and closed the connection")));
+        assert!(eof(io(ErrorKind::Other, "read tcp: use of closed network connection")));
+        assert!(!eof(io(ErrorKind::ConnectionRefused, "connection refused")));
+        // A stream reset by the server is not an end of the connection.
+        // (h2's I/O errors cannot be built outside h2; the integration test
+        // watch_tcp_cuts sees them through hyper.)
+        assert!(!eof(Box::new(h2::Error::from(h2::Reason::PROTOCOL_ERROR))));
+        assert!(!eof(io(ErrorKind::InvalidData, "bad certificate")));
+        assert!(Error::WatchTruncated { buffered: 3 }.is_probable_eof());
+        assert!(Error::Timeout(Duration::from_secs(1)).is_probable_eof());
+        assert!(!Error::Watch("expected '{'".into()).is_probable_eof());
+        let decode = serde_json::from_str::<u8>("x").unwrap_err();
+        assert!(!Error::Decode { what: "event".into(), source: decode }.is_probable_eof());
+        assert!(!Error::Api(Box::new(Status::from_http(410, b"", "GET", "/"))).is_probable_eof());
     }
 
     #[test]

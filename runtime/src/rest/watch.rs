@@ -120,7 +120,7 @@ impl WatchDecoder {
         if self.buf.iter().all(u8::is_ascii_whitespace) {
             Ok(())
         } else {
-            Err(Error::Watch(format!("stream ended inside an event ({} bytes buffered)", self.buf.len())))
+            Err(Error::WatchTruncated { buffered: self.buf.len() })
         }
     }
 
@@ -235,6 +235,12 @@ pub fn decode_event<T: DeserializeOwned>(frame: &[u8]) -> Result<WatchEvent<T>, 
 /// the body ends or after the first decoding/transport error; an `ERROR`
 /// event is yielded as an error and decoding continues (the server closes
 /// the stream right after).
+///
+/// A last error for which [`Error::is_probable_eof`] holds (the connection
+/// was reset or timed out, the body stopped inside an event) means the
+/// connection broke, not that an event was bad: every complete event was
+/// delivered, so watching again from the last resourceVersion loses
+/// nothing. Anything else (a malformed event) is a reason to relist.
 pub fn watch_stream<T>(body: ByteStream, max_event_size: usize) -> WatchStream<T>
 where
     T: DeserializeOwned + Send + 'static,

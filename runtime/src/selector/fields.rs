@@ -148,9 +148,13 @@ pub fn unescape_value(value: &str) -> Result<String, SelectorError> {
     Ok(out)
 }
 
-/// Splits on the commas that are not escaped.
-fn split_terms(selector: &str) -> Vec<&str> {
+/// Splits on the commas that are not escaped (apimachinery `splitTerms`:
+/// nothing for an empty selector).
+pub(super) fn split_terms(selector: &str) -> Vec<&str> {
     let mut terms = Vec::new();
+    if selector.is_empty() {
+        return terms;
+    }
     let mut start = 0;
     let mut escaped = false;
     for (i, c) in selector.char_indices() {
@@ -167,16 +171,14 @@ fn split_terms(selector: &str) -> Vec<&str> {
     terms
 }
 
-/// Splits a term at its first unescaped operator (`!=`, `==`, then `=`).
-fn split_term(term: &str) -> Option<(&str, FieldOperator, &str)> {
+/// Splits a term at its first operator (`!=`, `==`, then `=` at each
+/// position), as apimachinery's `splitTerm`: escapes are not skipped, so a
+/// `\=` in the field part splits there and the rest then fails to unescape,
+/// exactly as upstream rejects it.
+pub(super) fn split_term(term: &str) -> Option<(&str, FieldOperator, &str)> {
     let bytes = term.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let rest = &term.as_bytes()[i..];
-        if rest[0] == b'\\' {
-            i += 2;
-            continue;
-        }
+    for i in 0..bytes.len() {
+        let rest = &bytes[i..];
         for (op, operator) in [
             ("!=", FieldOperator::NotEquals),
             ("==", FieldOperator::Equals),
@@ -187,7 +189,6 @@ fn split_term(term: &str) -> Option<(&str, FieldOperator, &str)> {
                 return Some((&term[..i], operator, &term[i + op.len()..]));
             }
         }
-        i += 1;
     }
     None
 }

@@ -330,6 +330,18 @@ impl LabelSelector {
         self.requirements.is_empty() && !self.matches_nothing
     }
 
+    /// The value `label` must have for this selector to match, when the
+    /// first requirement on it pins one value (`=`, `==`, or `in` with one
+    /// value), as apimachinery's `RequiresExactMatch`: a lister can then
+    /// look objects up by that value in an index instead of scanning.
+    pub fn requires_exact_match(&self, label: &str) -> Option<&str> {
+        let r = self.requirements.iter().find(|r| r.key == label)?;
+        match (r.operator, r.values.as_slice()) {
+            (Operator::Equals | Operator::DoubleEquals | Operator::In, [value]) => Some(value),
+            _ => None,
+        }
+    }
+
     pub fn matches<L: Labels + ?Sized>(&self, labels: &L) -> bool {
         !self.matches_nothing && self.requirements.iter().all(|r| r.matches(labels))
     }

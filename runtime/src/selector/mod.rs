@@ -21,6 +21,10 @@ mod validation;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod upstream_fields_tests;
+#[cfg(test)]
+mod upstream_labels_tests;
 
 pub use self::fields::{
     FieldOperator, FieldSelector, FieldTerm, Fields, escape_value, unescape_value,

@@ -49,6 +49,8 @@ mod rate_limiting;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod upstream_tests;
 
 pub use self::delaying::DelayingQueue;
 pub use self::metrics::{
@@ -59,7 +61,7 @@ pub use self::prometheus::PrometheusMetricsProvider;
 pub use self::queue::Queue;
 pub use self::rate_limiter::{
     BucketRateLimiter, ItemExponentialFailureRateLimiter, ItemFastSlowRateLimiter,
-    MaxOfRateLimiter, RateLimiter, default_controller_rate_limiter,
+    MaxOfRateLimiter, RateLimiter, WithMaxWaitRateLimiter, default_controller_rate_limiter,
 };
 pub use self::rate_limiting::RateLimitingQueue;
 

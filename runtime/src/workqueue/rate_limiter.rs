@@ -239,6 +239,33 @@ impl<T> RateLimiter<T> for MaxOfRateLimiter<T> {
     }
 }
 
+/// Caps another limiter's delay at `max_delay` (client-go
+/// `WithMaxWaitRateLimiter`), e.g. so a token bucket deep in debt never
+/// makes an item wait longer than that.
+#[derive(Debug)]
+pub struct WithMaxWaitRateLimiter<L> {
+    limiter: L,
+    max_delay: Duration,
+}
+
+impl<L> WithMaxWaitRateLimiter<L> {
+    pub fn new(limiter: L, max_delay: Duration) -> Self {
+        WithMaxWaitRateLimiter { limiter, max_delay }
+    }
+}
+
+impl<T, L: RateLimiter<T>> RateLimiter<T> for WithMaxWaitRateLimiter<L> {
+    fn when(&self, item: &T) -> Duration {
+        self.limiter.when(item).min(self.max_delay)
+    }
+    fn forget(&self, item: &T) {
+        self.limiter.forget(item)
+    }
+    fn num_requeues(&self, item: &T) -> u32 {
+        self.limiter.num_requeues(item)
+    }
+}
+
 /// What client-go controllers use (`DefaultControllerRateLimiter`): per item
 /// 5 ms doubling up to 1000 s, and overall at most 10 retries per second
 /// after a burst of 100.

@@ -145,6 +145,47 @@ async fn replace_emits_replaced_and_tombstones_for_vanished_known_objects() {
     }
 }
 
+/// An object added (or updated) on the watch, not popped yet, and deleted
+/// on the server while the watch was down must get a tombstone carrying the
+/// queued object even when the store does not know it (it would otherwise
+/// reach the store after the relist and stay there for good), and a stored
+/// object updated in the queue gets the queued, newer state.
+#[tokio::test]
+async fn replace_tombstones_queued_keys_missing_from_the_list_before_the_store_keys() {
+    let mut w = Writer::new();
+    w.add(Arc::new(pod("ns", "stored", "v1")));
+    let f = fifo_with(&w);
+    f.add(Arc::new(pod("ns", "queued-only", "n1")));
+    f.update(Arc::new(pod("ns", "stored", "v2")));
+    f.replace(vec![], "7");
+
+    let tomb = |key: &str| {
+        let d = f.get_by_key(key).unwrap();
+        assert_eq!(d.last().unwrap().delta_type, DeltaType::Deleted, "{key}");
+        match &d.last().unwrap().object {
+            DeltaObject::DeletedFinalStateUnknown(t) => t.obj.as_ref().unwrap().node.clone(),
+            other => panic!("{key}: expected a tombstone, got {other:?}"),
+        }
+    };
+    assert_eq!(tomb("ns/queued-only"), "n1");
+    assert_eq!(tomb("ns/stored"), "v2", "the queued object, not the store's older copy");
+
+    // Applying what pops leaves the store empty, as the server is.
+    while !f.is_empty() {
+        let deltas = pop(&f).await;
+        for d in &deltas {
+            let o = d.object.object().unwrap();
+            match d.delta_type {
+                DeltaType::Deleted => {
+                    w.delete(o);
+                }
+                _ => w.update(Arc::clone(o)),
+            }
+        }
+    }
+    assert!(w.store().list_keys().is_empty());
+}
+
 #[tokio::test]
 async fn replace_without_known_objects_tombstones_queued_keys_missing_from_the_list() {
     let f = fifo();

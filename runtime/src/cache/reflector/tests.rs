@@ -516,3 +516,126 @@ async fn resync_period_queues_sync_deltas_for_known_objects() {
     assert_eq!(asked.load(Ordering::SeqCst), 2);
     assert_eq!(drain(&fifo).await, [("ns/a".into(), vec![DeltaType::Sync])]);
 }
+
+/// A watch whose connection broke (an EOF inside an event, a timeout) is
+/// resumed from the last version at once, as a normal end: no relist, no
+/// backoff, nothing reported. Only a bad event relists.
+#[tokio::test(start_paused = true)]
+async fn broken_watch_connection_resumes_without_relist_but_a_bad_event_relists() {
+    let (lw, fifo, r) = setup(false);
+    let reported = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&reported);
+    let r = r.watch_error_handler(Arc::new(move |_| {
+        seen.fetch_add(1, Ordering::SeqCst);
+    }));
+    let counters = r.counters();
+    lw.push_list(Ok(page(vec![], "10", None)));
+    lw.push_watch(
+        vec![
+            Ok(WatchEvent::Added(pod_rv("a", "11"))),
+            Err(rest::Error::WatchTruncated { buffered: 120 }),
+        ],
+        false,
+    );
+    lw.push_watch(
+        vec![
+            Ok(WatchEvent::Modified(pod_rv("a", "12"))),
+            Err(rest::Error::Timeout(Duration::from_secs(30))),
+        ],
+        false,
+    );
+    let decode = serde_json::from_str::<u8>("{").unwrap_err();
+    lw.push_watch(
+        vec![
+            Ok(WatchEvent::Added(pod_rv("b", "13"))),
+            Err(rest::Error::Decode {
+                what: "ADDED object".into(),
+                source: decode,
+            }),
+        ],
+        false,
+    );
+    lw.push_list(Ok(page(vec![pod_rv("a", "12"), pod_rv("b", "13")], "14", None)));
+    lw.push_watch(vec![], true);
+    run_for(r, 10).await;
+
+    let calls = lw.calls();
+    let summary: Vec<_> = calls.iter().map(|c| (c.verb, rv_of(c))).collect();
+    assert_eq!(
+        summary,
+        [
+            (Verb::List, Some("0")),
+            (Verb::Watch, Some("10")),
+            (Verb::Watch, Some("11")),
+            (Verb::Watch, Some("12")),
+            (Verb::List, Some("13")),
+            (Verb::Watch, Some("14")),
+        ]
+    );
+    assert_eq!(calls[2].at, calls[1].at, "no backoff after a broken connection");
+    assert_eq!(calls[3].at, calls[2].at);
+    assert_eq!(reported.load(Ordering::SeqCst), 1, "only the bad event is reported");
+    assert_eq!(
+        (counters.lists(), counters.watch_lists(), counters.watches()),
+        (2, 0, 4)
+    );
+    assert_eq!(counters.full_loads(), 2);
+    drop(fifo);
+}
+
+/// Watch-lists count as full loads; watches after them do not.
+#[tokio::test(start_paused = true)]
+async fn counters_tell_watch_lists_from_watches() {
+    let (lw, _fifo, r) = setup(true);
+    let counters = r.counters();
+    lw.push_watch(vec![Ok(end_bookmark("10"))], false);
+    lw.push_watch(vec![Ok(bookmark("11"))], true);
+    run_for(r, 5).await;
+    assert_eq!(
+        (counters.lists(), counters.watch_lists(), counters.watches()),
+        (0, 1, 1)
+    );
+    assert_eq!(counters.full_loads(), 1);
+}
+
+/// A watch-list whose connection breaks during the initial events is
+/// streamed again from scratch (as client-go), not replaced by a list and
+/// not reported; the partial objects are dropped.
+#[tokio::test(start_paused = true)]
+async fn broken_watch_list_connection_streams_the_initial_events_again() {
+    let (lw, fifo, r) = setup(true);
+    let reported = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&reported);
+    let r = r.watch_error_handler(Arc::new(move |_| {
+        seen.fetch_add(1, Ordering::SeqCst);
+    }));
+    let counters = r.counters();
+    lw.push_watch(
+        vec![
+            Ok(WatchEvent::Added(pod_rv("partial", "5"))),
+            Err(rest::Error::WatchTruncated { buffered: 10 }),
+        ],
+        false,
+    );
+    lw.push_watch(
+        vec![Ok(WatchEvent::Added(pod_rv("a", "6"))), Ok(end_bookmark("7"))],
+        true,
+    );
+    run_for(r, 5).await;
+    let calls = lw.calls();
+    let summary: Vec<_> = calls
+        .iter()
+        .map(|c| (c.verb, c.opts.send_initial_events))
+        .collect();
+    assert_eq!(
+        summary,
+        [(Verb::Watch, Some(true)), (Verb::Watch, Some(true))]
+    );
+    assert_eq!(calls[1].at, calls[0].at, "no backoff after some events");
+    assert_eq!(reported.load(Ordering::SeqCst), 0);
+    assert_eq!((counters.lists(), counters.watch_lists()), (0, 2));
+    assert_eq!(
+        drain(&fifo).await,
+        [("ns/a".into(), vec![DeltaType::Replaced])]
+    );
+}
