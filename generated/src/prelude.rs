@@ -5,11 +5,11 @@
 //! (`factory.apps_v1()`) and the methods of irregular subresources
 //! (`pods.create_eviction(..)`, `pods.log(..)`).
 pub use crate::informers::InformerGroups as _;
-#[cfg(all(feature = "core"))]
+#[cfg(feature = "core")]
 pub use crate::clientset::core_v1::NamespaceClientExt as _;
-#[cfg(all(feature = "core"))]
+#[cfg(feature = "core")]
 pub use crate::clientset::core_v1::PodClientExt as _;
-#[cfg(all(feature = "core"))]
+#[cfg(feature = "core")]
 pub use crate::clientset::core_v1::ServiceAccountClientExt as _;
-#[cfg(all(feature = "certificates"))]
+#[cfg(feature = "certificates")]
 pub use crate::clientset::certificates_v1::CertificateSigningRequestClientExt as _;

@@ -65,7 +65,7 @@ pub type DeploymentClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::apps::v1::Deployment,
 >;
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::apps::v1::Deployment {}
-#[cfg(all(feature = "autoscaling"))]
+#[cfg(feature = "autoscaling")]
 impl ::k8s_client_runtime::rest::HasScale for crate::api::apps::v1::Deployment {
     type Scale = crate::api::autoscaling::v1::Scale;
 }
@@ -74,7 +74,7 @@ pub type ReplicaSetClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::apps::v1::ReplicaSet,
 >;
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::apps::v1::ReplicaSet {}
-#[cfg(all(feature = "autoscaling"))]
+#[cfg(feature = "autoscaling")]
 impl ::k8s_client_runtime::rest::HasScale for crate::api::apps::v1::ReplicaSet {
     type Scale = crate::api::autoscaling::v1::Scale;
 }
@@ -83,7 +83,7 @@ pub type StatefulSetClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::apps::v1::StatefulSet,
 >;
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::apps::v1::StatefulSet {}
-#[cfg(all(feature = "autoscaling"))]
+#[cfg(feature = "autoscaling")]
 impl ::k8s_client_runtime::rest::HasScale for crate::api::apps::v1::StatefulSet {
     type Scale = crate::api::autoscaling::v1::Scale;
 }

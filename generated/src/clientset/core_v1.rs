@@ -335,7 +335,7 @@ pub trait PodClientExt {
             ::k8s_client_runtime::rest::Error,
         >,
     > + ::std::marker::Send;
-    #[cfg(all(feature = "policy"))]
+    #[cfg(feature = "policy")]
     /// Creates the `eviction` subresource of the object `name`.
     fn create_eviction(
         &self,
@@ -486,7 +486,7 @@ impl PodClientExt for PodClient {
     > + ::std::marker::Send {
         self.apply_subresource(name, "ephemeralcontainers", config, opts)
     }
-    #[cfg(all(feature = "policy"))]
+    #[cfg(feature = "policy")]
     #[inline]
     fn create_eviction(
         &self,
@@ -592,7 +592,7 @@ pub type ReplicationControllerClient = ::k8s_client_runtime::rest::ResourceClien
 >;
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::core::v1::ReplicationController {}
-#[cfg(all(feature = "autoscaling"))]
+#[cfg(feature = "autoscaling")]
 impl ::k8s_client_runtime::rest::HasScale
 for crate::api::core::v1::ReplicationController {
     type Scale = crate::api::autoscaling::v1::Scale;
@@ -613,7 +613,7 @@ pub type ServiceAccountClient = ::k8s_client_runtime::rest::ResourceClient<
 >;
 /// The subresources of `serviceaccounts` beyond status and scale.
 pub trait ServiceAccountClientExt {
-    #[cfg(all(feature = "authentication"))]
+    #[cfg(feature = "authentication")]
     /// Creates the `token` subresource of the object `name`.
     fn create_token(
         &self,
@@ -628,7 +628,7 @@ pub trait ServiceAccountClientExt {
     > + ::std::marker::Send;
 }
 impl ServiceAccountClientExt for ServiceAccountClient {
-    #[cfg(all(feature = "authentication"))]
+    #[cfg(feature = "authentication")]
     #[inline]
     fn create_token(
         &self,

@@ -2,77 +2,77 @@
 
 //! The typed ClientSet (client-go's `kubernetes.Clientset`):
 //! `clientset.apps_v1().deployments("ns").list(&opts)`.
-#[cfg(all(feature = "core"))]
+#[cfg(feature = "core")]
 pub mod core_v1;
-#[cfg(all(feature = "admissionregistration"))]
+#[cfg(feature = "admissionregistration")]
 pub mod admissionregistration_v1;
-#[cfg(all(feature = "admissionregistration"))]
+#[cfg(feature = "admissionregistration")]
 pub mod admissionregistration_v1alpha1;
-#[cfg(all(feature = "admissionregistration"))]
+#[cfg(feature = "admissionregistration")]
 pub mod admissionregistration_v1beta1;
-#[cfg(all(feature = "apiextensions"))]
+#[cfg(feature = "apiextensions")]
 pub mod apiextensions_v1;
-#[cfg(all(feature = "apiregistration"))]
+#[cfg(feature = "apiregistration")]
 pub mod apiregistration_v1;
-#[cfg(all(feature = "apps"))]
+#[cfg(feature = "apps")]
 pub mod apps_v1;
-#[cfg(all(feature = "authentication"))]
+#[cfg(feature = "authentication")]
 pub mod authentication_v1;
-#[cfg(all(feature = "authorization"))]
+#[cfg(feature = "authorization")]
 pub mod authorization_v1;
-#[cfg(all(feature = "autoscaling"))]
+#[cfg(feature = "autoscaling")]
 pub mod autoscaling_v1;
-#[cfg(all(feature = "autoscaling"))]
+#[cfg(feature = "autoscaling")]
 pub mod autoscaling_v2;
-#[cfg(all(feature = "batch"))]
+#[cfg(feature = "batch")]
 pub mod batch_v1;
-#[cfg(all(feature = "certificates"))]
+#[cfg(feature = "certificates")]
 pub mod certificates_v1;
-#[cfg(all(feature = "certificates"))]
+#[cfg(feature = "certificates")]
 pub mod certificates_v1alpha1;
-#[cfg(all(feature = "certificates"))]
+#[cfg(feature = "certificates")]
 pub mod certificates_v1beta1;
-#[cfg(all(feature = "coordination"))]
+#[cfg(feature = "coordination")]
 pub mod coordination_v1;
-#[cfg(all(feature = "coordination"))]
+#[cfg(feature = "coordination")]
 pub mod coordination_v1alpha2;
-#[cfg(all(feature = "coordination"))]
+#[cfg(feature = "coordination")]
 pub mod coordination_v1beta1;
-#[cfg(all(feature = "discovery"))]
+#[cfg(feature = "discovery")]
 pub mod discovery_v1;
-#[cfg(all(feature = "events"))]
+#[cfg(feature = "events")]
 pub mod events_v1;
-#[cfg(all(feature = "flowcontrol"))]
+#[cfg(feature = "flowcontrol")]
 pub mod flowcontrol_v1;
-#[cfg(all(feature = "apiserverinternal"))]
+#[cfg(feature = "apiserverinternal")]
 pub mod internal_v1alpha1;
-#[cfg(all(feature = "networking"))]
+#[cfg(feature = "networking")]
 pub mod networking_v1;
-#[cfg(all(feature = "networking"))]
+#[cfg(feature = "networking")]
 pub mod networking_v1beta1;
-#[cfg(all(feature = "node"))]
+#[cfg(feature = "node")]
 pub mod node_v1;
-#[cfg(all(feature = "policy"))]
+#[cfg(feature = "policy")]
 pub mod policy_v1;
-#[cfg(all(feature = "rbac"))]
+#[cfg(feature = "rbac")]
 pub mod rbac_v1;
-#[cfg(all(feature = "resource"))]
+#[cfg(feature = "resource")]
 pub mod resource_v1;
-#[cfg(all(feature = "resource"))]
+#[cfg(feature = "resource")]
 pub mod resource_v1alpha3;
-#[cfg(all(feature = "resource"))]
+#[cfg(feature = "resource")]
 pub mod resource_v1beta1;
-#[cfg(all(feature = "resource"))]
+#[cfg(feature = "resource")]
 pub mod resource_v1beta2;
-#[cfg(all(feature = "scheduling"))]
+#[cfg(feature = "scheduling")]
 pub mod scheduling_v1;
-#[cfg(all(feature = "scheduling"))]
+#[cfg(feature = "scheduling")]
 pub mod scheduling_v1alpha1;
-#[cfg(all(feature = "storage"))]
+#[cfg(feature = "storage")]
 pub mod storage_v1;
-#[cfg(all(feature = "storage"))]
+#[cfg(feature = "storage")]
 pub mod storage_v1beta1;
-#[cfg(all(feature = "storagemigration"))]
+#[cfg(feature = "storagemigration")]
 pub mod storagemigration_v1beta1;
 /// One client per group/version, sharing one connection pool and rate limiter.
 #[derive(Clone, Debug)]
@@ -97,19 +97,19 @@ impl Clientset {
         &self.client
     }
     /// Clients for `v1`.
-    #[cfg(all(feature = "core"))]
+    #[cfg(feature = "core")]
     pub fn core_v1(&self) -> core_v1::CoreV1Client {
         core_v1::CoreV1Client::new(self.client.clone())
     }
     /// Clients for `admissionregistration.k8s.io/v1`.
-    #[cfg(all(feature = "admissionregistration"))]
+    #[cfg(feature = "admissionregistration")]
     pub fn admissionregistration_v1(
         &self,
     ) -> admissionregistration_v1::AdmissionregistrationV1Client {
         admissionregistration_v1::AdmissionregistrationV1Client::new(self.client.clone())
     }
     /// Clients for `admissionregistration.k8s.io/v1alpha1`.
-    #[cfg(all(feature = "admissionregistration"))]
+    #[cfg(feature = "admissionregistration")]
     pub fn admissionregistration_v1alpha1(
         &self,
     ) -> admissionregistration_v1alpha1::AdmissionregistrationV1alpha1Client {
@@ -118,7 +118,7 @@ impl Clientset {
         )
     }
     /// Clients for `admissionregistration.k8s.io/v1beta1`.
-    #[cfg(all(feature = "admissionregistration"))]
+    #[cfg(feature = "admissionregistration")]
     pub fn admissionregistration_v1beta1(
         &self,
     ) -> admissionregistration_v1beta1::AdmissionregistrationV1beta1Client {
@@ -127,170 +127,170 @@ impl Clientset {
         )
     }
     /// Clients for `apiextensions.k8s.io/v1`.
-    #[cfg(all(feature = "apiextensions"))]
+    #[cfg(feature = "apiextensions")]
     pub fn apiextensions_v1(&self) -> apiextensions_v1::ApiextensionsV1Client {
         apiextensions_v1::ApiextensionsV1Client::new(self.client.clone())
     }
     /// Clients for `apiregistration.k8s.io/v1`.
-    #[cfg(all(feature = "apiregistration"))]
+    #[cfg(feature = "apiregistration")]
     pub fn apiregistration_v1(&self) -> apiregistration_v1::ApiregistrationV1Client {
         apiregistration_v1::ApiregistrationV1Client::new(self.client.clone())
     }
     /// Clients for `apps/v1`.
-    #[cfg(all(feature = "apps"))]
+    #[cfg(feature = "apps")]
     pub fn apps_v1(&self) -> apps_v1::AppsV1Client {
         apps_v1::AppsV1Client::new(self.client.clone())
     }
     /// Clients for `authentication.k8s.io/v1`.
-    #[cfg(all(feature = "authentication"))]
+    #[cfg(feature = "authentication")]
     pub fn authentication_v1(&self) -> authentication_v1::AuthenticationV1Client {
         authentication_v1::AuthenticationV1Client::new(self.client.clone())
     }
     /// Clients for `authorization.k8s.io/v1`.
-    #[cfg(all(feature = "authorization"))]
+    #[cfg(feature = "authorization")]
     pub fn authorization_v1(&self) -> authorization_v1::AuthorizationV1Client {
         authorization_v1::AuthorizationV1Client::new(self.client.clone())
     }
     /// Clients for `autoscaling/v1`.
-    #[cfg(all(feature = "autoscaling"))]
+    #[cfg(feature = "autoscaling")]
     pub fn autoscaling_v1(&self) -> autoscaling_v1::AutoscalingV1Client {
         autoscaling_v1::AutoscalingV1Client::new(self.client.clone())
     }
     /// Clients for `autoscaling/v2`.
-    #[cfg(all(feature = "autoscaling"))]
+    #[cfg(feature = "autoscaling")]
     pub fn autoscaling_v2(&self) -> autoscaling_v2::AutoscalingV2Client {
         autoscaling_v2::AutoscalingV2Client::new(self.client.clone())
     }
     /// Clients for `batch/v1`.
-    #[cfg(all(feature = "batch"))]
+    #[cfg(feature = "batch")]
     pub fn batch_v1(&self) -> batch_v1::BatchV1Client {
         batch_v1::BatchV1Client::new(self.client.clone())
     }
     /// Clients for `certificates.k8s.io/v1`.
-    #[cfg(all(feature = "certificates"))]
+    #[cfg(feature = "certificates")]
     pub fn certificates_v1(&self) -> certificates_v1::CertificatesV1Client {
         certificates_v1::CertificatesV1Client::new(self.client.clone())
     }
     /// Clients for `certificates.k8s.io/v1alpha1`.
-    #[cfg(all(feature = "certificates"))]
+    #[cfg(feature = "certificates")]
     pub fn certificates_v1alpha1(
         &self,
     ) -> certificates_v1alpha1::CertificatesV1alpha1Client {
         certificates_v1alpha1::CertificatesV1alpha1Client::new(self.client.clone())
     }
     /// Clients for `certificates.k8s.io/v1beta1`.
-    #[cfg(all(feature = "certificates"))]
+    #[cfg(feature = "certificates")]
     pub fn certificates_v1beta1(
         &self,
     ) -> certificates_v1beta1::CertificatesV1beta1Client {
         certificates_v1beta1::CertificatesV1beta1Client::new(self.client.clone())
     }
     /// Clients for `coordination.k8s.io/v1`.
-    #[cfg(all(feature = "coordination"))]
+    #[cfg(feature = "coordination")]
     pub fn coordination_v1(&self) -> coordination_v1::CoordinationV1Client {
         coordination_v1::CoordinationV1Client::new(self.client.clone())
     }
     /// Clients for `coordination.k8s.io/v1alpha2`.
-    #[cfg(all(feature = "coordination"))]
+    #[cfg(feature = "coordination")]
     pub fn coordination_v1alpha2(
         &self,
     ) -> coordination_v1alpha2::CoordinationV1alpha2Client {
         coordination_v1alpha2::CoordinationV1alpha2Client::new(self.client.clone())
     }
     /// Clients for `coordination.k8s.io/v1beta1`.
-    #[cfg(all(feature = "coordination"))]
+    #[cfg(feature = "coordination")]
     pub fn coordination_v1beta1(
         &self,
     ) -> coordination_v1beta1::CoordinationV1beta1Client {
         coordination_v1beta1::CoordinationV1beta1Client::new(self.client.clone())
     }
     /// Clients for `discovery.k8s.io/v1`.
-    #[cfg(all(feature = "discovery"))]
+    #[cfg(feature = "discovery")]
     pub fn discovery_v1(&self) -> discovery_v1::DiscoveryV1Client {
         discovery_v1::DiscoveryV1Client::new(self.client.clone())
     }
     /// Clients for `events.k8s.io/v1`.
-    #[cfg(all(feature = "events"))]
+    #[cfg(feature = "events")]
     pub fn events_v1(&self) -> events_v1::EventsV1Client {
         events_v1::EventsV1Client::new(self.client.clone())
     }
     /// Clients for `flowcontrol.apiserver.k8s.io/v1`.
-    #[cfg(all(feature = "flowcontrol"))]
+    #[cfg(feature = "flowcontrol")]
     pub fn flowcontrol_v1(&self) -> flowcontrol_v1::FlowcontrolV1Client {
         flowcontrol_v1::FlowcontrolV1Client::new(self.client.clone())
     }
     /// Clients for `internal.apiserver.k8s.io/v1alpha1`.
-    #[cfg(all(feature = "apiserverinternal"))]
+    #[cfg(feature = "apiserverinternal")]
     pub fn internal_v1alpha1(&self) -> internal_v1alpha1::InternalV1alpha1Client {
         internal_v1alpha1::InternalV1alpha1Client::new(self.client.clone())
     }
     /// Clients for `networking.k8s.io/v1`.
-    #[cfg(all(feature = "networking"))]
+    #[cfg(feature = "networking")]
     pub fn networking_v1(&self) -> networking_v1::NetworkingV1Client {
         networking_v1::NetworkingV1Client::new(self.client.clone())
     }
     /// Clients for `networking.k8s.io/v1beta1`.
-    #[cfg(all(feature = "networking"))]
+    #[cfg(feature = "networking")]
     pub fn networking_v1beta1(&self) -> networking_v1beta1::NetworkingV1beta1Client {
         networking_v1beta1::NetworkingV1beta1Client::new(self.client.clone())
     }
     /// Clients for `node.k8s.io/v1`.
-    #[cfg(all(feature = "node"))]
+    #[cfg(feature = "node")]
     pub fn node_v1(&self) -> node_v1::NodeV1Client {
         node_v1::NodeV1Client::new(self.client.clone())
     }
     /// Clients for `policy/v1`.
-    #[cfg(all(feature = "policy"))]
+    #[cfg(feature = "policy")]
     pub fn policy_v1(&self) -> policy_v1::PolicyV1Client {
         policy_v1::PolicyV1Client::new(self.client.clone())
     }
     /// Clients for `rbac.authorization.k8s.io/v1`.
-    #[cfg(all(feature = "rbac"))]
+    #[cfg(feature = "rbac")]
     pub fn rbac_v1(&self) -> rbac_v1::RbacV1Client {
         rbac_v1::RbacV1Client::new(self.client.clone())
     }
     /// Clients for `resource.k8s.io/v1`.
-    #[cfg(all(feature = "resource"))]
+    #[cfg(feature = "resource")]
     pub fn resource_v1(&self) -> resource_v1::ResourceV1Client {
         resource_v1::ResourceV1Client::new(self.client.clone())
     }
     /// Clients for `resource.k8s.io/v1alpha3`.
-    #[cfg(all(feature = "resource"))]
+    #[cfg(feature = "resource")]
     pub fn resource_v1alpha3(&self) -> resource_v1alpha3::ResourceV1alpha3Client {
         resource_v1alpha3::ResourceV1alpha3Client::new(self.client.clone())
     }
     /// Clients for `resource.k8s.io/v1beta1`.
-    #[cfg(all(feature = "resource"))]
+    #[cfg(feature = "resource")]
     pub fn resource_v1beta1(&self) -> resource_v1beta1::ResourceV1beta1Client {
         resource_v1beta1::ResourceV1beta1Client::new(self.client.clone())
     }
     /// Clients for `resource.k8s.io/v1beta2`.
-    #[cfg(all(feature = "resource"))]
+    #[cfg(feature = "resource")]
     pub fn resource_v1beta2(&self) -> resource_v1beta2::ResourceV1beta2Client {
         resource_v1beta2::ResourceV1beta2Client::new(self.client.clone())
     }
     /// Clients for `scheduling.k8s.io/v1`.
-    #[cfg(all(feature = "scheduling"))]
+    #[cfg(feature = "scheduling")]
     pub fn scheduling_v1(&self) -> scheduling_v1::SchedulingV1Client {
         scheduling_v1::SchedulingV1Client::new(self.client.clone())
     }
     /// Clients for `scheduling.k8s.io/v1alpha1`.
-    #[cfg(all(feature = "scheduling"))]
+    #[cfg(feature = "scheduling")]
     pub fn scheduling_v1alpha1(&self) -> scheduling_v1alpha1::SchedulingV1alpha1Client {
         scheduling_v1alpha1::SchedulingV1alpha1Client::new(self.client.clone())
     }
     /// Clients for `storage.k8s.io/v1`.
-    #[cfg(all(feature = "storage"))]
+    #[cfg(feature = "storage")]
     pub fn storage_v1(&self) -> storage_v1::StorageV1Client {
         storage_v1::StorageV1Client::new(self.client.clone())
     }
     /// Clients for `storage.k8s.io/v1beta1`.
-    #[cfg(all(feature = "storage"))]
+    #[cfg(feature = "storage")]
     pub fn storage_v1beta1(&self) -> storage_v1beta1::StorageV1beta1Client {
         storage_v1beta1::StorageV1beta1Client::new(self.client.clone())
     }
     /// Clients for `storagemigration.k8s.io/v1beta1`.
-    #[cfg(all(feature = "storagemigration"))]
+    #[cfg(feature = "storagemigration")]
     pub fn storagemigration_v1beta1(
         &self,
     ) -> storagemigration_v1beta1::StoragemigrationV1beta1Client {

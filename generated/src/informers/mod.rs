@@ -5,381 +5,381 @@
 //! `wait_for_cache_sync()`. Bring the accessors into scope with
 //! `use <crate>::prelude::*`.
 pub use ::k8s_client_runtime::cache::SharedInformerFactory;
-#[cfg(all(feature = "core"))]
+#[cfg(feature = "core")]
 pub mod core_v1;
-#[cfg(all(feature = "admissionregistration"))]
+#[cfg(feature = "admissionregistration")]
 pub mod admissionregistration_v1;
-#[cfg(all(feature = "admissionregistration"))]
+#[cfg(feature = "admissionregistration")]
 pub mod admissionregistration_v1alpha1;
-#[cfg(all(feature = "admissionregistration"))]
+#[cfg(feature = "admissionregistration")]
 pub mod admissionregistration_v1beta1;
-#[cfg(all(feature = "apiextensions"))]
+#[cfg(feature = "apiextensions")]
 pub mod apiextensions_v1;
-#[cfg(all(feature = "apiregistration"))]
+#[cfg(feature = "apiregistration")]
 pub mod apiregistration_v1;
-#[cfg(all(feature = "apps"))]
+#[cfg(feature = "apps")]
 pub mod apps_v1;
-#[cfg(all(feature = "autoscaling"))]
+#[cfg(feature = "autoscaling")]
 pub mod autoscaling_v1;
-#[cfg(all(feature = "autoscaling"))]
+#[cfg(feature = "autoscaling")]
 pub mod autoscaling_v2;
-#[cfg(all(feature = "batch"))]
+#[cfg(feature = "batch")]
 pub mod batch_v1;
-#[cfg(all(feature = "certificates"))]
+#[cfg(feature = "certificates")]
 pub mod certificates_v1;
-#[cfg(all(feature = "certificates"))]
+#[cfg(feature = "certificates")]
 pub mod certificates_v1alpha1;
-#[cfg(all(feature = "certificates"))]
+#[cfg(feature = "certificates")]
 pub mod certificates_v1beta1;
-#[cfg(all(feature = "coordination"))]
+#[cfg(feature = "coordination")]
 pub mod coordination_v1;
-#[cfg(all(feature = "coordination"))]
+#[cfg(feature = "coordination")]
 pub mod coordination_v1alpha2;
-#[cfg(all(feature = "coordination"))]
+#[cfg(feature = "coordination")]
 pub mod coordination_v1beta1;
-#[cfg(all(feature = "discovery"))]
+#[cfg(feature = "discovery")]
 pub mod discovery_v1;
-#[cfg(all(feature = "events"))]
+#[cfg(feature = "events")]
 pub mod events_v1;
-#[cfg(all(feature = "flowcontrol"))]
+#[cfg(feature = "flowcontrol")]
 pub mod flowcontrol_v1;
-#[cfg(all(feature = "apiserverinternal"))]
+#[cfg(feature = "apiserverinternal")]
 pub mod internal_v1alpha1;
-#[cfg(all(feature = "networking"))]
+#[cfg(feature = "networking")]
 pub mod networking_v1;
-#[cfg(all(feature = "networking"))]
+#[cfg(feature = "networking")]
 pub mod networking_v1beta1;
-#[cfg(all(feature = "node"))]
+#[cfg(feature = "node")]
 pub mod node_v1;
-#[cfg(all(feature = "policy"))]
+#[cfg(feature = "policy")]
 pub mod policy_v1;
-#[cfg(all(feature = "rbac"))]
+#[cfg(feature = "rbac")]
 pub mod rbac_v1;
-#[cfg(all(feature = "resource"))]
+#[cfg(feature = "resource")]
 pub mod resource_v1;
-#[cfg(all(feature = "resource"))]
+#[cfg(feature = "resource")]
 pub mod resource_v1alpha3;
-#[cfg(all(feature = "resource"))]
+#[cfg(feature = "resource")]
 pub mod resource_v1beta1;
-#[cfg(all(feature = "resource"))]
+#[cfg(feature = "resource")]
 pub mod resource_v1beta2;
-#[cfg(all(feature = "scheduling"))]
+#[cfg(feature = "scheduling")]
 pub mod scheduling_v1;
-#[cfg(all(feature = "scheduling"))]
+#[cfg(feature = "scheduling")]
 pub mod scheduling_v1alpha1;
-#[cfg(all(feature = "storage"))]
+#[cfg(feature = "storage")]
 pub mod storage_v1;
-#[cfg(all(feature = "storage"))]
+#[cfg(feature = "storage")]
 pub mod storage_v1beta1;
-#[cfg(all(feature = "storagemigration"))]
+#[cfg(feature = "storagemigration")]
 pub mod storagemigration_v1beta1;
 /// The group/versions of this crate on the runtime's
 /// [`SharedInformerFactory`].
 pub trait InformerGroups {
-    #[cfg(all(feature = "core"))]
+    #[cfg(feature = "core")]
     /// Informers for `v1`.
     fn core_v1(&self) -> core_v1::CoreV1Informers<'_>;
-    #[cfg(all(feature = "admissionregistration"))]
+    #[cfg(feature = "admissionregistration")]
     /// Informers for `admissionregistration.k8s.io/v1`.
     fn admissionregistration_v1(
         &self,
     ) -> admissionregistration_v1::AdmissionregistrationV1Informers<'_>;
-    #[cfg(all(feature = "admissionregistration"))]
+    #[cfg(feature = "admissionregistration")]
     /// Informers for `admissionregistration.k8s.io/v1alpha1`.
     fn admissionregistration_v1alpha1(
         &self,
     ) -> admissionregistration_v1alpha1::AdmissionregistrationV1alpha1Informers<'_>;
-    #[cfg(all(feature = "admissionregistration"))]
+    #[cfg(feature = "admissionregistration")]
     /// Informers for `admissionregistration.k8s.io/v1beta1`.
     fn admissionregistration_v1beta1(
         &self,
     ) -> admissionregistration_v1beta1::AdmissionregistrationV1beta1Informers<'_>;
-    #[cfg(all(feature = "apiextensions"))]
+    #[cfg(feature = "apiextensions")]
     /// Informers for `apiextensions.k8s.io/v1`.
     fn apiextensions_v1(&self) -> apiextensions_v1::ApiextensionsV1Informers<'_>;
-    #[cfg(all(feature = "apiregistration"))]
+    #[cfg(feature = "apiregistration")]
     /// Informers for `apiregistration.k8s.io/v1`.
     fn apiregistration_v1(&self) -> apiregistration_v1::ApiregistrationV1Informers<'_>;
-    #[cfg(all(feature = "apps"))]
+    #[cfg(feature = "apps")]
     /// Informers for `apps/v1`.
     fn apps_v1(&self) -> apps_v1::AppsV1Informers<'_>;
-    #[cfg(all(feature = "autoscaling"))]
+    #[cfg(feature = "autoscaling")]
     /// Informers for `autoscaling/v1`.
     fn autoscaling_v1(&self) -> autoscaling_v1::AutoscalingV1Informers<'_>;
-    #[cfg(all(feature = "autoscaling"))]
+    #[cfg(feature = "autoscaling")]
     /// Informers for `autoscaling/v2`.
     fn autoscaling_v2(&self) -> autoscaling_v2::AutoscalingV2Informers<'_>;
-    #[cfg(all(feature = "batch"))]
+    #[cfg(feature = "batch")]
     /// Informers for `batch/v1`.
     fn batch_v1(&self) -> batch_v1::BatchV1Informers<'_>;
-    #[cfg(all(feature = "certificates"))]
+    #[cfg(feature = "certificates")]
     /// Informers for `certificates.k8s.io/v1`.
     fn certificates_v1(&self) -> certificates_v1::CertificatesV1Informers<'_>;
-    #[cfg(all(feature = "certificates"))]
+    #[cfg(feature = "certificates")]
     /// Informers for `certificates.k8s.io/v1alpha1`.
     fn certificates_v1alpha1(
         &self,
     ) -> certificates_v1alpha1::CertificatesV1alpha1Informers<'_>;
-    #[cfg(all(feature = "certificates"))]
+    #[cfg(feature = "certificates")]
     /// Informers for `certificates.k8s.io/v1beta1`.
     fn certificates_v1beta1(
         &self,
     ) -> certificates_v1beta1::CertificatesV1beta1Informers<'_>;
-    #[cfg(all(feature = "coordination"))]
+    #[cfg(feature = "coordination")]
     /// Informers for `coordination.k8s.io/v1`.
     fn coordination_v1(&self) -> coordination_v1::CoordinationV1Informers<'_>;
-    #[cfg(all(feature = "coordination"))]
+    #[cfg(feature = "coordination")]
     /// Informers for `coordination.k8s.io/v1alpha2`.
     fn coordination_v1alpha2(
         &self,
     ) -> coordination_v1alpha2::CoordinationV1alpha2Informers<'_>;
-    #[cfg(all(feature = "coordination"))]
+    #[cfg(feature = "coordination")]
     /// Informers for `coordination.k8s.io/v1beta1`.
     fn coordination_v1beta1(
         &self,
     ) -> coordination_v1beta1::CoordinationV1beta1Informers<'_>;
-    #[cfg(all(feature = "discovery"))]
+    #[cfg(feature = "discovery")]
     /// Informers for `discovery.k8s.io/v1`.
     fn discovery_v1(&self) -> discovery_v1::DiscoveryV1Informers<'_>;
-    #[cfg(all(feature = "events"))]
+    #[cfg(feature = "events")]
     /// Informers for `events.k8s.io/v1`.
     fn events_v1(&self) -> events_v1::EventsV1Informers<'_>;
-    #[cfg(all(feature = "flowcontrol"))]
+    #[cfg(feature = "flowcontrol")]
     /// Informers for `flowcontrol.apiserver.k8s.io/v1`.
     fn flowcontrol_v1(&self) -> flowcontrol_v1::FlowcontrolV1Informers<'_>;
-    #[cfg(all(feature = "apiserverinternal"))]
+    #[cfg(feature = "apiserverinternal")]
     /// Informers for `internal.apiserver.k8s.io/v1alpha1`.
     fn internal_v1alpha1(&self) -> internal_v1alpha1::InternalV1alpha1Informers<'_>;
-    #[cfg(all(feature = "networking"))]
+    #[cfg(feature = "networking")]
     /// Informers for `networking.k8s.io/v1`.
     fn networking_v1(&self) -> networking_v1::NetworkingV1Informers<'_>;
-    #[cfg(all(feature = "networking"))]
+    #[cfg(feature = "networking")]
     /// Informers for `networking.k8s.io/v1beta1`.
     fn networking_v1beta1(&self) -> networking_v1beta1::NetworkingV1beta1Informers<'_>;
-    #[cfg(all(feature = "node"))]
+    #[cfg(feature = "node")]
     /// Informers for `node.k8s.io/v1`.
     fn node_v1(&self) -> node_v1::NodeV1Informers<'_>;
-    #[cfg(all(feature = "policy"))]
+    #[cfg(feature = "policy")]
     /// Informers for `policy/v1`.
     fn policy_v1(&self) -> policy_v1::PolicyV1Informers<'_>;
-    #[cfg(all(feature = "rbac"))]
+    #[cfg(feature = "rbac")]
     /// Informers for `rbac.authorization.k8s.io/v1`.
     fn rbac_v1(&self) -> rbac_v1::RbacV1Informers<'_>;
-    #[cfg(all(feature = "resource"))]
+    #[cfg(feature = "resource")]
     /// Informers for `resource.k8s.io/v1`.
     fn resource_v1(&self) -> resource_v1::ResourceV1Informers<'_>;
-    #[cfg(all(feature = "resource"))]
+    #[cfg(feature = "resource")]
     /// Informers for `resource.k8s.io/v1alpha3`.
     fn resource_v1alpha3(&self) -> resource_v1alpha3::ResourceV1alpha3Informers<'_>;
-    #[cfg(all(feature = "resource"))]
+    #[cfg(feature = "resource")]
     /// Informers for `resource.k8s.io/v1beta1`.
     fn resource_v1beta1(&self) -> resource_v1beta1::ResourceV1beta1Informers<'_>;
-    #[cfg(all(feature = "resource"))]
+    #[cfg(feature = "resource")]
     /// Informers for `resource.k8s.io/v1beta2`.
     fn resource_v1beta2(&self) -> resource_v1beta2::ResourceV1beta2Informers<'_>;
-    #[cfg(all(feature = "scheduling"))]
+    #[cfg(feature = "scheduling")]
     /// Informers for `scheduling.k8s.io/v1`.
     fn scheduling_v1(&self) -> scheduling_v1::SchedulingV1Informers<'_>;
-    #[cfg(all(feature = "scheduling"))]
+    #[cfg(feature = "scheduling")]
     /// Informers for `scheduling.k8s.io/v1alpha1`.
     fn scheduling_v1alpha1(
         &self,
     ) -> scheduling_v1alpha1::SchedulingV1alpha1Informers<'_>;
-    #[cfg(all(feature = "storage"))]
+    #[cfg(feature = "storage")]
     /// Informers for `storage.k8s.io/v1`.
     fn storage_v1(&self) -> storage_v1::StorageV1Informers<'_>;
-    #[cfg(all(feature = "storage"))]
+    #[cfg(feature = "storage")]
     /// Informers for `storage.k8s.io/v1beta1`.
     fn storage_v1beta1(&self) -> storage_v1beta1::StorageV1beta1Informers<'_>;
-    #[cfg(all(feature = "storagemigration"))]
+    #[cfg(feature = "storagemigration")]
     /// Informers for `storagemigration.k8s.io/v1beta1`.
     fn storagemigration_v1beta1(
         &self,
     ) -> storagemigration_v1beta1::StoragemigrationV1beta1Informers<'_>;
 }
 impl InformerGroups for SharedInformerFactory {
-    #[cfg(all(feature = "core"))]
+    #[cfg(feature = "core")]
     #[inline]
     fn core_v1(&self) -> core_v1::CoreV1Informers<'_> {
         core_v1::CoreV1Informers::new(self)
     }
-    #[cfg(all(feature = "admissionregistration"))]
+    #[cfg(feature = "admissionregistration")]
     #[inline]
     fn admissionregistration_v1(
         &self,
     ) -> admissionregistration_v1::AdmissionregistrationV1Informers<'_> {
         admissionregistration_v1::AdmissionregistrationV1Informers::new(self)
     }
-    #[cfg(all(feature = "admissionregistration"))]
+    #[cfg(feature = "admissionregistration")]
     #[inline]
     fn admissionregistration_v1alpha1(
         &self,
     ) -> admissionregistration_v1alpha1::AdmissionregistrationV1alpha1Informers<'_> {
         admissionregistration_v1alpha1::AdmissionregistrationV1alpha1Informers::new(self)
     }
-    #[cfg(all(feature = "admissionregistration"))]
+    #[cfg(feature = "admissionregistration")]
     #[inline]
     fn admissionregistration_v1beta1(
         &self,
     ) -> admissionregistration_v1beta1::AdmissionregistrationV1beta1Informers<'_> {
         admissionregistration_v1beta1::AdmissionregistrationV1beta1Informers::new(self)
     }
-    #[cfg(all(feature = "apiextensions"))]
+    #[cfg(feature = "apiextensions")]
     #[inline]
     fn apiextensions_v1(&self) -> apiextensions_v1::ApiextensionsV1Informers<'_> {
         apiextensions_v1::ApiextensionsV1Informers::new(self)
     }
-    #[cfg(all(feature = "apiregistration"))]
+    #[cfg(feature = "apiregistration")]
     #[inline]
     fn apiregistration_v1(&self) -> apiregistration_v1::ApiregistrationV1Informers<'_> {
         apiregistration_v1::ApiregistrationV1Informers::new(self)
     }
-    #[cfg(all(feature = "apps"))]
+    #[cfg(feature = "apps")]
     #[inline]
     fn apps_v1(&self) -> apps_v1::AppsV1Informers<'_> {
         apps_v1::AppsV1Informers::new(self)
     }
-    #[cfg(all(feature = "autoscaling"))]
+    #[cfg(feature = "autoscaling")]
     #[inline]
     fn autoscaling_v1(&self) -> autoscaling_v1::AutoscalingV1Informers<'_> {
         autoscaling_v1::AutoscalingV1Informers::new(self)
     }
-    #[cfg(all(feature = "autoscaling"))]
+    #[cfg(feature = "autoscaling")]
     #[inline]
     fn autoscaling_v2(&self) -> autoscaling_v2::AutoscalingV2Informers<'_> {
         autoscaling_v2::AutoscalingV2Informers::new(self)
     }
-    #[cfg(all(feature = "batch"))]
+    #[cfg(feature = "batch")]
     #[inline]
     fn batch_v1(&self) -> batch_v1::BatchV1Informers<'_> {
         batch_v1::BatchV1Informers::new(self)
     }
-    #[cfg(all(feature = "certificates"))]
+    #[cfg(feature = "certificates")]
     #[inline]
     fn certificates_v1(&self) -> certificates_v1::CertificatesV1Informers<'_> {
         certificates_v1::CertificatesV1Informers::new(self)
     }
-    #[cfg(all(feature = "certificates"))]
+    #[cfg(feature = "certificates")]
     #[inline]
     fn certificates_v1alpha1(
         &self,
     ) -> certificates_v1alpha1::CertificatesV1alpha1Informers<'_> {
         certificates_v1alpha1::CertificatesV1alpha1Informers::new(self)
     }
-    #[cfg(all(feature = "certificates"))]
+    #[cfg(feature = "certificates")]
     #[inline]
     fn certificates_v1beta1(
         &self,
     ) -> certificates_v1beta1::CertificatesV1beta1Informers<'_> {
         certificates_v1beta1::CertificatesV1beta1Informers::new(self)
     }
-    #[cfg(all(feature = "coordination"))]
+    #[cfg(feature = "coordination")]
     #[inline]
     fn coordination_v1(&self) -> coordination_v1::CoordinationV1Informers<'_> {
         coordination_v1::CoordinationV1Informers::new(self)
     }
-    #[cfg(all(feature = "coordination"))]
+    #[cfg(feature = "coordination")]
     #[inline]
     fn coordination_v1alpha2(
         &self,
     ) -> coordination_v1alpha2::CoordinationV1alpha2Informers<'_> {
         coordination_v1alpha2::CoordinationV1alpha2Informers::new(self)
     }
-    #[cfg(all(feature = "coordination"))]
+    #[cfg(feature = "coordination")]
     #[inline]
     fn coordination_v1beta1(
         &self,
     ) -> coordination_v1beta1::CoordinationV1beta1Informers<'_> {
         coordination_v1beta1::CoordinationV1beta1Informers::new(self)
     }
-    #[cfg(all(feature = "discovery"))]
+    #[cfg(feature = "discovery")]
     #[inline]
     fn discovery_v1(&self) -> discovery_v1::DiscoveryV1Informers<'_> {
         discovery_v1::DiscoveryV1Informers::new(self)
     }
-    #[cfg(all(feature = "events"))]
+    #[cfg(feature = "events")]
     #[inline]
     fn events_v1(&self) -> events_v1::EventsV1Informers<'_> {
         events_v1::EventsV1Informers::new(self)
     }
-    #[cfg(all(feature = "flowcontrol"))]
+    #[cfg(feature = "flowcontrol")]
     #[inline]
     fn flowcontrol_v1(&self) -> flowcontrol_v1::FlowcontrolV1Informers<'_> {
         flowcontrol_v1::FlowcontrolV1Informers::new(self)
     }
-    #[cfg(all(feature = "apiserverinternal"))]
+    #[cfg(feature = "apiserverinternal")]
     #[inline]
     fn internal_v1alpha1(&self) -> internal_v1alpha1::InternalV1alpha1Informers<'_> {
         internal_v1alpha1::InternalV1alpha1Informers::new(self)
     }
-    #[cfg(all(feature = "networking"))]
+    #[cfg(feature = "networking")]
     #[inline]
     fn networking_v1(&self) -> networking_v1::NetworkingV1Informers<'_> {
         networking_v1::NetworkingV1Informers::new(self)
     }
-    #[cfg(all(feature = "networking"))]
+    #[cfg(feature = "networking")]
     #[inline]
     fn networking_v1beta1(&self) -> networking_v1beta1::NetworkingV1beta1Informers<'_> {
         networking_v1beta1::NetworkingV1beta1Informers::new(self)
     }
-    #[cfg(all(feature = "node"))]
+    #[cfg(feature = "node")]
     #[inline]
     fn node_v1(&self) -> node_v1::NodeV1Informers<'_> {
         node_v1::NodeV1Informers::new(self)
     }
-    #[cfg(all(feature = "policy"))]
+    #[cfg(feature = "policy")]
     #[inline]
     fn policy_v1(&self) -> policy_v1::PolicyV1Informers<'_> {
         policy_v1::PolicyV1Informers::new(self)
     }
-    #[cfg(all(feature = "rbac"))]
+    #[cfg(feature = "rbac")]
     #[inline]
     fn rbac_v1(&self) -> rbac_v1::RbacV1Informers<'_> {
         rbac_v1::RbacV1Informers::new(self)
     }
-    #[cfg(all(feature = "resource"))]
+    #[cfg(feature = "resource")]
     #[inline]
     fn resource_v1(&self) -> resource_v1::ResourceV1Informers<'_> {
         resource_v1::ResourceV1Informers::new(self)
     }
-    #[cfg(all(feature = "resource"))]
+    #[cfg(feature = "resource")]
     #[inline]
     fn resource_v1alpha3(&self) -> resource_v1alpha3::ResourceV1alpha3Informers<'_> {
         resource_v1alpha3::ResourceV1alpha3Informers::new(self)
     }
-    #[cfg(all(feature = "resource"))]
+    #[cfg(feature = "resource")]
     #[inline]
     fn resource_v1beta1(&self) -> resource_v1beta1::ResourceV1beta1Informers<'_> {
         resource_v1beta1::ResourceV1beta1Informers::new(self)
     }
-    #[cfg(all(feature = "resource"))]
+    #[cfg(feature = "resource")]
     #[inline]
     fn resource_v1beta2(&self) -> resource_v1beta2::ResourceV1beta2Informers<'_> {
         resource_v1beta2::ResourceV1beta2Informers::new(self)
     }
-    #[cfg(all(feature = "scheduling"))]
+    #[cfg(feature = "scheduling")]
     #[inline]
     fn scheduling_v1(&self) -> scheduling_v1::SchedulingV1Informers<'_> {
         scheduling_v1::SchedulingV1Informers::new(self)
     }
-    #[cfg(all(feature = "scheduling"))]
+    #[cfg(feature = "scheduling")]
     #[inline]
     fn scheduling_v1alpha1(
         &self,
     ) -> scheduling_v1alpha1::SchedulingV1alpha1Informers<'_> {
         scheduling_v1alpha1::SchedulingV1alpha1Informers::new(self)
     }
-    #[cfg(all(feature = "storage"))]
+    #[cfg(feature = "storage")]
     #[inline]
     fn storage_v1(&self) -> storage_v1::StorageV1Informers<'_> {
         storage_v1::StorageV1Informers::new(self)
     }
-    #[cfg(all(feature = "storage"))]
+    #[cfg(feature = "storage")]
     #[inline]
     fn storage_v1beta1(&self) -> storage_v1beta1::StorageV1beta1Informers<'_> {
         storage_v1beta1::StorageV1beta1Informers::new(self)
     }
-    #[cfg(all(feature = "storagemigration"))]
+    #[cfg(feature = "storagemigration")]
     #[inline]
     fn storagemigration_v1beta1(
         &self,

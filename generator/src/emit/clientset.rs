@@ -27,7 +27,11 @@ fn rest() -> TokenStream {
 /// `#[cfg(all(feature = ...))]` for a set of features, or nothing.
 pub fn gate<'a>(features: impl IntoIterator<Item = &'a str>) -> TokenStream {
     let fs: Vec<&str> = features.into_iter().collect();
-    if fs.is_empty() { quote!() } else { quote!(#[cfg(all(#(feature = #fs),*))]) }
+    match fs.as_slice() {
+        [] => quote!(),
+        [f] => quote!(#[cfg(feature = #f)]),
+        _ => quote!(#[cfg(all(#(feature = #fs),*))]),
+    }
 }
 
 /// `src/clientset/<gv>.rs`: the group/version client, aliases, markers,

@@ -32,7 +32,7 @@ pub use informer::{
 pub use list_watch::{FilteredListWatch, ListWatch, TweakListOptions};
 pub use lister::{Lister, ListerError, NamespaceLister};
 pub use reflector::{
-    BackoffConfig, Phase, Reflector, ReflectorError, ReflectorOptions, ResourceVersionHandle,
+    BackoffConfig, Phase, Reflector, ReflectorCounters, ReflectorError, ReflectorOptions, ResourceVersionHandle,
     ShouldResync, TransformFn, WatchErrorHandler,
 };
 pub use store::{

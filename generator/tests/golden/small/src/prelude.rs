@@ -5,5 +5,5 @@
 //! (`factory.apps_v1()`) and the methods of irregular subresources
 //! (`pods.create_eviction(..)`, `pods.log(..)`).
 pub use crate::informers::InformerGroups as _;
-#[cfg(all(feature = "fancy"))]
+#[cfg(feature = "fancy")]
 pub use crate::clientset::fancy_stuff_v1beta1::ThingClientExt as _;

@@ -2,9 +2,9 @@
 
 //! The typed ClientSet (client-go's `kubernetes.Clientset`):
 //! `clientset.apps_v1().deployments("ns").list(&opts)`.
-#[cfg(all(feature = "core"))]
+#[cfg(feature = "core")]
 pub mod core_v1;
-#[cfg(all(feature = "fancy"))]
+#[cfg(feature = "fancy")]
 pub mod fancy_stuff_v1beta1;
 /// One client per group/version, sharing one connection pool and rate limiter.
 ///
@@ -32,12 +32,12 @@ impl Clientset {
         &self.client
     }
     /// Clients for `v1`.
-    #[cfg(all(feature = "core"))]
+    #[cfg(feature = "core")]
     pub fn core_v1(&self) -> core_v1::CoreV1Client {
         core_v1::CoreV1Client::new(self.client.clone())
     }
     /// Clients for `fancy-stuff.example.io/v1beta1`.
-    #[cfg(all(feature = "fancy"))]
+    #[cfg(feature = "fancy")]
     pub fn fancy_stuff_v1beta1(&self) -> fancy_stuff_v1beta1::FancyStuffV1beta1Client {
         fancy_stuff_v1beta1::FancyStuffV1beta1Client::new(self.client.clone())
     }

@@ -5,17 +5,17 @@
 //! `wait_for_cache_sync()`. Bring the accessors into scope with
 //! `use <crate>::prelude::*`.
 pub use ::k8s_client_runtime::cache::SharedInformerFactory;
-#[cfg(all(feature = "core"))]
+#[cfg(feature = "core")]
 pub mod core_v1;
 /// The group/versions of this crate on the runtime's
 /// [`SharedInformerFactory`].
 pub trait InformerGroups {
-    #[cfg(all(feature = "core"))]
+    #[cfg(feature = "core")]
     /// Informers for `v1`.
     fn core_v1(&self) -> core_v1::CoreV1Informers<'_>;
 }
 impl InformerGroups for SharedInformerFactory {
-    #[cfg(all(feature = "core"))]
+    #[cfg(feature = "core")]
     #[inline]
     fn core_v1(&self) -> core_v1::CoreV1Informers<'_> {
         core_v1::CoreV1Informers::new(self)
