@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::prelude::*;
-use k8s_client_runtime::object::{Object, object_key};
+use k8s_client_runtime::object::object_key;
 use k8s_client_runtime::rest::Client;
 use k8s_client_runtime::selector::LabelSelector;
 
@@ -35,21 +35,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut list = deployments.namespace(namespace).list(&LabelSelector::everything());
     list.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
     for deployment in list.iter().filter(|d| only.is_none() || d.metadata.name.as_ref() == only) {
-        println!("deployment {}", object_key(deployment.metadata()));
+        println!("deployment {}", object_key(deployment));
         let Some(spec) = &deployment.spec else { continue };
         let selector = spec.selector.to_selector()?;
         let mut sets = replica_sets.namespace(namespace).list(&selector);
         sets.retain(|rs| owned_by(&rs.metadata.owner_references, &deployment.metadata.uid));
         sets.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
         for rs in sets {
-            println!("  replicaset {}", object_key(rs.metadata()));
+            println!("  replicaset {}", object_key(&rs));
             let Some(rs_selector) = rs.spec.as_ref().map(|s| s.selector.to_selector()).transpose()? else { continue };
             let mut owned = pods.namespace(namespace).list(&rs_selector);
             owned.retain(|p| owned_by(&p.metadata.owner_references, &rs.metadata.uid));
             owned.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
             for pod in owned {
                 let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or_default();
-                println!("    pod {}\t{phase}", object_key(pod.metadata()));
+                println!("    pod {}\t{phase}", object_key(&pod));
             }
         }
     }

@@ -8,7 +8,7 @@ use k8s_client::prelude::*;
 use k8s_client::api::core::v1::Pod;
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client_runtime::cache::{DeltaObject, ResourceEventHandlerFuncs};
-use k8s_client_runtime::object::{Object, object_key};
+use k8s_client_runtime::object::object_key;
 use k8s_client_runtime::rest::Client;
 
 fn run_for() -> Option<Duration> {
@@ -24,10 +24,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pods = factory.core_v1().pods().informer();
     pods.add_event_handler(
         ResourceEventHandlerFuncs::<Pod>::new()
-            .on_add(|pod, _initial| println!("ADD {}", object_key(pod.metadata())))
-            .on_update(|_old, new| println!("UPDATE {}", object_key(new.metadata())))
+            .on_add(|pod, _initial| println!("ADD {}", object_key(pod)))
+            .on_update(|_old, new| println!("UPDATE {}", object_key(new)))
             .on_delete(|deleted| match deleted {
-                DeltaObject::Object(pod) => println!("DELETE {}", object_key(pod.metadata())),
+                DeltaObject::Object(pod) => println!("DELETE {}", object_key(pod)),
                 DeltaObject::DeletedFinalStateUnknown(tombstone) => println!("DELETE {}", tombstone.key),
             }),
     )?;

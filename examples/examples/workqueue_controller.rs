@@ -16,7 +16,7 @@ use k8s_client::clientset::Clientset;
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::listers::core_v1::ConfigMapLister;
 use k8s_client_runtime::cache::{DeltaObject, ResourceEventHandlerFuncs};
-use k8s_client_runtime::object::{Object, object_key, split_key};
+use k8s_client_runtime::object::{object_key, split_key};
 use k8s_client_runtime::record::{EventBroadcaster, EventRecorder, EventSource, EventType};
 use k8s_client_runtime::rest::{Client, CreateOptions, GetOptions};
 use k8s_client_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
@@ -111,7 +111,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let enqueue = {
         let queue = controller.queue.clone();
-        move |cm: &ConfigMap| queue.add(object_key(cm.metadata()))
+        move |cm: &ConfigMap| queue.add(object_key(cm))
     };
     let (on_add, on_update) = (enqueue.clone(), enqueue.clone());
     let queue = controller.queue.clone();
@@ -120,7 +120,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .on_add(move |cm: &Arc<ConfigMap>, _| on_add(cm))
             .on_update(move |_, cm: &Arc<ConfigMap>| on_update(cm))
             .on_delete(move |d: &DeltaObject<ConfigMap>| match d {
-                DeltaObject::Object(cm) => queue.add(object_key(cm.metadata())),
+                DeltaObject::Object(cm) => queue.add(object_key(cm)),
                 DeltaObject::DeletedFinalStateUnknown(t) => queue.add(t.key.clone()),
             }),
     )?;

@@ -99,9 +99,28 @@ pub trait Object {
     }
 }
 
+/// Cached objects are shared `Arc`s: they answer for their metadata too,
+/// and changing one clones it first (copy on write), so another holder of
+/// the same `Arc` never sees the change.
+impl<K: Object + Clone> Object for std::sync::Arc<K> {
+    type Meta = K::Meta;
+    fn metadata(&self) -> &K::Meta {
+        (**self).metadata()
+    }
+    fn metadata_mut(&mut self) -> &mut K::Meta {
+        std::sync::Arc::make_mut(self).metadata_mut()
+    }
+    fn set_type_meta(&mut self, api_version: &str, kind: &str) {
+        std::sync::Arc::make_mut(self).set_type_meta(api_version, kind);
+    }
+}
+
 /// The key client-go's `MetaNamespaceKeyFunc` gives an object:
-/// `namespace/name`, or `name` when the object has no namespace.
-pub fn object_key<M: Metadata + ?Sized>(meta: &M) -> String {
+/// `namespace/name`, or `name` when the object has no namespace. Caches,
+/// queues and listers key objects by it.
+#[doc(alias = "MetaNamespaceKeyFunc")]
+pub fn object_key<K: Object + ?Sized>(obj: &K) -> String {
+    let meta = obj.metadata();
     let name = meta.name().unwrap_or_default();
     match meta.namespace() {
         Some(ns) if !ns.is_empty() => {
@@ -125,6 +144,7 @@ pub(crate) fn short_type_name<K: ?Sized>() -> &'static str {
 }
 
 /// Splits a key made by [`object_key`] into namespace and name.
+#[doc(alias = "SplitMetaNamespaceKey")]
 pub fn split_key(key: &str) -> (Option<&str>, &str) {
     match key.split_once('/') {
         Some((ns, name)) => (Some(ns), name),

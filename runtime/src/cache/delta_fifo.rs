@@ -16,7 +16,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
-use super::store::{KeyFn, Store, ThreadSafeStore, meta_namespace_key};
+use super::store::{KeyFn, Store, ThreadSafeStore};
+use crate::object::object_key;
 use crate::object::Object;
 
 /// Boxed error of a process function.
@@ -186,7 +187,7 @@ impl<T: Object + 'static> Default for DeltaFifoOptions<T> {
     /// Keys `namespace/name`, no known objects, relists emit
     /// [`DeltaType::Replaced`].
     fn default() -> Self {
-        Self::with_key_fn(Arc::new(meta_namespace_key::<T>))
+        Self::with_key_fn(Arc::new(object_key::<T>))
     }
 }
 

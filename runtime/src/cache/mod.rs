@@ -37,7 +37,7 @@ pub use reflector::{
 };
 pub use store::{
     IndexFn, Indexers, KeyFn, NAMESPACE_INDEX, Store, StoreError, ThreadSafeStore, Writer,
-    meta_namespace_index, meta_namespace_key,
+    meta_namespace_index,
 };
 
 /// A minimal kind for the unit tests of this module.

@@ -545,11 +545,11 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
             Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => {
                 let obj = self.prepare(obj);
                 update_rv(&mut rv, &*obj);
-                items.insert(object_key(obj.metadata()), obj);
+                items.insert(object_key(&*obj), obj);
             }
             Some(Ok(WatchEvent::Deleted(obj))) => {
                 update_rv(&mut rv, &obj);
-                items.remove(&object_key(obj.metadata()));
+                items.remove(&object_key(&obj));
             }
             Some(Ok(WatchEvent::Bookmark(b))) => {
                 if !b.resource_version.is_empty() {

@@ -39,10 +39,6 @@ pub enum StoreError {
     IndexConflict { name: String },
 }
 
-/// client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name`.
-pub fn meta_namespace_key<T: Object>(obj: &T) -> String {
-    object_key(obj.metadata())
-}
 
 /// client-go's `MetaNamespaceIndexFunc`: one value, the namespace (empty for
 /// cluster-scoped objects).
@@ -394,7 +390,7 @@ impl<T: Object + 'static> Writer<T> {
             NAMESPACE_INDEX.to_owned(),
             Arc::new(meta_namespace_index::<T>),
         );
-        Self::with_key_fn(Arc::new(meta_namespace_key::<T>), indexers)
+        Self::with_key_fn(Arc::new(object_key::<T>), indexers)
     }
 }
 
@@ -549,7 +545,7 @@ mod tests {
 
     #[test]
     fn index_follows_updates_and_deletes() {
-        let mut w = Writer::with_key_fn(Arc::new(meta_namespace_key::<Pod>), by_node());
+        let mut w = Writer::with_key_fn(Arc::new(object_key::<Pod>), by_node());
         w.add(Arc::new(pod("ns", "a", "n1")));
         w.add(Arc::new(pod("ns", "b", "n1")));
         w.update(Arc::new(pod("ns", "a", "n2")));
@@ -566,7 +562,7 @@ mod tests {
 
     #[test]
     fn an_object_can_have_several_index_values() {
-        let mut w = Writer::with_key_fn(Arc::new(meta_namespace_key::<Pod>), by_label_values());
+        let mut w = Writer::with_key_fn(Arc::new(object_key::<Pod>), by_label_values());
         let mut p = pod("ns", "a", "");
         p.metadata.labels = Some([("x".into(), "red".into()), ("y".into(), "blue".into())].into());
         w.add(Arc::new(p.clone()));

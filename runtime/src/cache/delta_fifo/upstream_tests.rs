@@ -22,10 +22,10 @@ struct Literal(Vec<Arc<Pod>>);
 
 impl KnownObjects<Pod> for Literal {
     fn list_keys(&self) -> Vec<String> {
-        self.0.iter().map(|o| meta_namespace_key(&**o)).collect()
+        self.0.iter().map(|o| object_key(&**o)).collect()
     }
     fn get_by_key(&self, key: &str) -> Option<Arc<Pod>> {
-        self.0.iter().find(|o| meta_namespace_key(&***o) == key).cloned()
+        self.0.iter().find(|o| object_key(&***o) == key).cloned()
     }
 }
 

@@ -56,7 +56,7 @@ async fn drain(fifo: &DeltaFifo<Pod>) -> Vec<(String, Vec<DeltaType>)> {
     while !fifo.is_empty() {
         let deltas = fifo.pop(|_, _| Ok(())).await.unwrap();
         let key = match &deltas[0].object {
-            crate::cache::DeltaObject::Object(o) => object_key(&o.metadata),
+            crate::cache::DeltaObject::Object(o) => object_key(&**o),
             crate::cache::DeltaObject::DeletedFinalStateUnknown(t) => t.key.clone(),
         };
         out.push((key, deltas.iter().map(|d| d.delta_type).collect()));

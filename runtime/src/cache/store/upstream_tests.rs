@@ -57,8 +57,8 @@ fn do_test_store(mut store: Writer<Pod>) {
 // TestCache, TestIndex (the store part)
 #[test]
 fn store_basics() {
-    do_test_store(Writer::with_key_fn(Arc::new(meta_namespace_key::<Pod>), Indexers::new()));
-    do_test_store(Writer::with_key_fn(Arc::new(meta_namespace_key::<Pod>), by_val()));
+    do_test_store(Writer::with_key_fn(Arc::new(object_key::<Pod>), Indexers::new()));
+    do_test_store(Writer::with_key_fn(Arc::new(object_key::<Pod>), by_val()));
 }
 
 // TestCacheWithTransformer, TestFIFOCache, TestUndeltaStore, TestKeyError,
@@ -70,7 +70,7 @@ fn store_basics() {
 // store_test.go doTestIndex (TestIndex)
 #[test]
 fn index_by_an_object() {
-    let mut indexer = Writer::with_key_fn(Arc::new(meta_namespace_key::<Pod>), by_val());
+    let mut indexer = Writer::with_key_fn(Arc::new(object_key::<Pod>), by_val());
     indexer.add(obj("a", "b"));
     indexer.add(obj("c", "b"));
     indexer.add(obj("e", "f"));
@@ -90,7 +90,7 @@ fn get_index_func_values() {
         "testmodes".into(),
         Arc::new(|p: &Pod| p.metadata.labels.as_ref().and_then(|l| l.get("foo")).cloned().into_iter().collect()),
     );
-    let mut index = Writer::with_key_fn(Arc::new(meta_namespace_key::<Pod>), indexers);
+    let mut index = Writer::with_key_fn(Arc::new(object_key::<Pod>), indexers);
     for (name, foo) in [("one", "bar"), ("two", "bar"), ("tre", "biz")] {
         let mut p = pod("", name, "");
         p.metadata.labels = Some([("foo".to_owned(), foo.to_owned())].into());
@@ -106,7 +106,7 @@ fn get_index_func_values() {
 fn multi_index_keys() {
     let mut indexers: Indexers<Pod> = Indexers::new();
     indexers.insert("byUser".into(), Arc::new(|p: &Pod| p.node.split(',').map(str::to_owned).collect()));
-    let mut index = Writer::with_key_fn(Arc::new(meta_namespace_key::<Pod>), indexers);
+    let mut index = Writer::with_key_fn(Arc::new(object_key::<Pod>), indexers);
     index.add(obj("one", "ernie,bert"));
     index.add(obj("two", "bert,oscar"));
     index.add(obj("tre", "ernie,elmo"));
