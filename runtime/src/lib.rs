@@ -25,6 +25,9 @@ pub mod rest;
 pub mod selector;
 pub mod workqueue;
 
+#[cfg(test)]
+pub(crate) mod testing;
+
 pub use object::{DynamicResource, ListMeta, Metadata, Object, ObjectList, Resource, Scope};
 pub use config::Config;
 pub use rest::{Client, ResourceClient};

@@ -274,7 +274,7 @@ pub(crate) mod scripted {
 mod tests {
     use super::scripted::*;
     use super::*;
-    use crate::cache::test_object::Pod;
+    use crate::testing::Pod;
 
     #[tokio::test]
     async fn filtered_list_watch_tweaks_every_call() {

@@ -169,7 +169,7 @@ mod tests {
 
     use super::*;
     use crate::cache::store::Writer;
-    use crate::cache::test_object::{Pod, pod};
+    use crate::testing::{Pod, pod};
 
     fn labelled(ns: &str, name: &str, app: &str) -> Arc<Pod> {
         let mut p = pod(ns, name, "n");

@@ -464,7 +464,7 @@ mod upstream_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::test_object::{Pod, pod};
+    use crate::testing::{Pod, pod};
 
     fn sorted<I: IntoIterator<Item = String>>(i: I) -> Vec<String> {
         let mut v: Vec<String> = i.into_iter().collect();

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::cache::store::Writer;
-use crate::cache::test_object::{Pod, pod};
+use crate::testing::{Pod, pod};
 
 fn fifo() -> DeltaFifo<Pod> {
     DeltaFifo::new(DeltaFifoOptions::default())

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
-use crate::cache::test_object::{Pod, pod};
+use crate::testing::{Pod, pod};
 
 fn obj(name: &str, val: i64) -> Arc<Pod> {
     Arc::new(pod("", name, &val.to_string()))

@@ -6,8 +6,7 @@ use parking_lot::Mutex as PlMutex;
 use super::*;
 use crate::cache::list_watch::scripted::{Scripted, api_error, page};
 use crate::cache::reflector::BackoffConfig;
-use crate::cache::test_object::{Meta, Pod, pod};
-use crate::object::{Resource, Scope};
+use crate::testing::{Pod, pod};
 use crate::rest::WatchEvent;
 use crate::selector::LabelSelector;
 
@@ -364,85 +363,11 @@ async fn a_custom_transform_runs_before_storing() {
     task.await.unwrap().unwrap();
 }
 
-/// A kind with `managedFields`, to see the default transform at work.
-#[derive(Debug, Clone, Default)]
-struct Managed {
-    meta: ManagedMeta,
-}
-
-#[derive(Debug, Clone, Default)]
-struct ManagedMeta {
-    inner: Meta,
-    managed_fields: Vec<String>,
-}
-
-impl crate::object::Metadata for ManagedMeta {
-    fn name(&self) -> Option<&str> {
-        self.inner.name()
-    }
-    fn generate_name(&self) -> Option<&str> {
-        None
-    }
-    fn namespace(&self) -> Option<&str> {
-        self.inner.namespace()
-    }
-    fn uid(&self) -> Option<&str> {
-        None
-    }
-    fn resource_version(&self) -> Option<&str> {
-        self.inner.resource_version()
-    }
-    fn generation(&self) -> Option<i64> {
-        None
-    }
-    fn labels(&self) -> Option<&BTreeMap<String, String>> {
-        None
-    }
-    fn annotations(&self) -> Option<&BTreeMap<String, String>> {
-        None
-    }
-    fn is_being_deleted(&self) -> bool {
-        false
-    }
-    fn set_name(&mut self, name: Option<String>) {
-        self.inner.set_name(name)
-    }
-    fn set_namespace(&mut self, namespace: Option<String>) {
-        self.inner.set_namespace(namespace)
-    }
-    fn set_resource_version(&mut self, rv: Option<String>) {
-        self.inner.set_resource_version(rv)
-    }
-    fn clear_managed_fields(&mut self) {
-        self.managed_fields.clear();
-    }
-}
-
-impl Resource for Managed {
-    const GROUP: &'static str = "";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "v1";
-    const KIND: &'static str = "ConfigMap";
-    const PLURAL: &'static str = "configmaps";
-    const SCOPE: Scope = Scope::Namespaced;
-    const LIST_KIND: &'static str = "ConfigMapList";
-}
-
-impl Object for Managed {
-    type Meta = ManagedMeta;
-    fn metadata(&self) -> &ManagedMeta {
-        &self.meta
-    }
-    fn metadata_mut(&mut self) -> &mut ManagedMeta {
-        &mut self.meta
-    }
-}
-
-fn managed(name: &str) -> Managed {
-    let mut m = Managed::default();
-    m.meta.inner = pod("ns", name, "").metadata;
-    m.meta.inner.resource_version = Some("1".into());
-    m.meta.managed_fields = vec!["kubectl".into(), "controller".into()];
+/// A pod with two `managedFields` entries, to see the default transform at work.
+fn managed(name: &str) -> Pod {
+    let mut m = pod("ns", name, "");
+    m.metadata.resource_version = Some("1".into());
+    m.metadata.managed_fields = Some(serde_json::json!([{"manager": "kubectl"}, {"manager": "controller"}]));
     m
 }
 
@@ -464,7 +389,7 @@ async fn stored_managed_fields(keep: bool) -> Vec<usize> {
         .store()
         .list()
         .iter()
-        .map(|m| m.meta.managed_fields.len())
+        .map(|m| m.metadata.managed_fields.as_ref().and_then(|f| f.as_array()).map_or(0, Vec::len))
         .collect();
     counts.sort();
     counts
@@ -635,7 +560,6 @@ fn filtering_handler_turns_transitions_into_adds_and_deletes() {
 /// The informer over a real `ResourceClient` and HTTP: the query
 /// parameters the apiserver sees, and the watch-list stream decoded.
 mod over_http {
-    use serde::{Deserialize, Serialize};
     use serde_json::json;
 
     use super::*;
@@ -643,81 +567,6 @@ mod over_http {
     use crate::rest::tests::server::{Reply, TestServer};
     use crate::rest::{ListOptions, ResourceClient};
 
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct WireMeta {
-        name: Option<String>,
-        namespace: Option<String>,
-        resource_version: Option<String>,
-        managed_fields: Option<Vec<serde_json::Value>>,
-    }
-
-    impl crate::object::Metadata for WireMeta {
-        fn name(&self) -> Option<&str> {
-            self.name.as_deref()
-        }
-        fn generate_name(&self) -> Option<&str> {
-            None
-        }
-        fn namespace(&self) -> Option<&str> {
-            self.namespace.as_deref()
-        }
-        fn uid(&self) -> Option<&str> {
-            None
-        }
-        fn resource_version(&self) -> Option<&str> {
-            self.resource_version.as_deref()
-        }
-        fn generation(&self) -> Option<i64> {
-            None
-        }
-        fn labels(&self) -> Option<&BTreeMap<String, String>> {
-            None
-        }
-        fn annotations(&self) -> Option<&BTreeMap<String, String>> {
-            None
-        }
-        fn is_being_deleted(&self) -> bool {
-            false
-        }
-        fn set_name(&mut self, name: Option<String>) {
-            self.name = name;
-        }
-        fn set_namespace(&mut self, namespace: Option<String>) {
-            self.namespace = namespace;
-        }
-        fn set_resource_version(&mut self, rv: Option<String>) {
-            self.resource_version = rv;
-        }
-        fn clear_managed_fields(&mut self) {
-            self.managed_fields = None;
-        }
-    }
-
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-    struct WirePod {
-        metadata: WireMeta,
-    }
-
-    impl Resource for WirePod {
-        const GROUP: &'static str = "";
-        const VERSION: &'static str = "v1";
-        const API_VERSION: &'static str = "v1";
-        const KIND: &'static str = "Pod";
-        const PLURAL: &'static str = "pods";
-        const SCOPE: Scope = Scope::Namespaced;
-        const LIST_KIND: &'static str = "PodList";
-    }
-
-    impl Object for WirePod {
-        type Meta = WireMeta;
-        fn metadata(&self) -> &WireMeta {
-            &self.metadata
-        }
-        fn metadata_mut(&mut self) -> &mut WireMeta {
-            &mut self.metadata
-        }
-    }
 
     fn event(kind: &str, object: serde_json::Value) -> Vec<u8> {
         format!("{}\n", json!({"type": kind, "object": object})).into_bytes()
@@ -745,7 +594,7 @@ mod over_http {
             _ => Reply::Hang,
         })
         .await;
-        let client = ResourceClient::<WirePod>::all(server.client());
+        let client = ResourceClient::<Pod>::all(server.client());
         let lw = FilteredListWatch::new(client, |o: &mut ListOptions| {
             o.label_selector = Some("app=web".into());
         });

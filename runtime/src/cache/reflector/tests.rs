@@ -9,7 +9,7 @@ use super::*;
 use crate::cache::delta_fifo::{DeltaFifoOptions, DeltaType};
 use crate::cache::list_watch::scripted::{Call, Scripted, Verb, api_error, page};
 use crate::cache::store::ThreadSafeStore;
-use crate::cache::test_object::{Pod, pod};
+use crate::testing::{Pod, pod};
 use crate::rest::Bookmark;
 
 fn pod_rv(name: &str, rv: &str) -> Pod {

@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 
 use super::*;
-use crate::cache::test_object::{Pod, pod};
+use crate::testing::{Pod, pod};
 
 fn obj(id: &str, val: &str) -> Arc<Pod> {
     Arc::new(pod("", id, val))

@@ -1,117 +1,10 @@
-use std::collections::BTreeMap;
-
 use futures_util::StreamExt as _;
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::server::{Reply, TestServer};
-use crate::object::{Metadata, Object, Resource, Scope};
 use crate::rest::*;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Meta {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<String>,
-}
-
-impl Metadata for Meta {
-    fn name(&self) -> Option<&str> {
-        self.name.as_deref()
-    }
-    fn generate_name(&self) -> Option<&str> {
-        None
-    }
-    fn namespace(&self) -> Option<&str> {
-        self.namespace.as_deref()
-    }
-    fn uid(&self) -> Option<&str> {
-        None
-    }
-    fn resource_version(&self) -> Option<&str> {
-        self.resource_version.as_deref()
-    }
-    fn generation(&self) -> Option<i64> {
-        None
-    }
-    fn labels(&self) -> Option<&BTreeMap<String, String>> {
-        None
-    }
-    fn annotations(&self) -> Option<&BTreeMap<String, String>> {
-        None
-    }
-    fn is_being_deleted(&self) -> bool {
-        false
-    }
-    fn set_name(&mut self, name: Option<String>) {
-        self.name = name;
-    }
-    fn set_namespace(&mut self, namespace: Option<String>) {
-        self.namespace = namespace;
-    }
-    fn set_resource_version(&mut self, rv: Option<String>) {
-        self.resource_version = rv;
-    }
-    fn clear_managed_fields(&mut self) {}
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Pod {
-    #[serde(default)]
-    pub metadata: Meta,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spec: Option<serde_json::Value>,
-}
-
-impl Resource for Pod {
-    const GROUP: &'static str = "";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "v1";
-    const KIND: &'static str = "Pod";
-    const PLURAL: &'static str = "pods";
-    const SCOPE: Scope = Scope::Namespaced;
-    const LIST_KIND: &'static str = "PodList";
-}
-
-impl Object for Pod {
-    type Meta = Meta;
-    fn metadata(&self) -> &Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Meta {
-        &mut self.metadata
-    }
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Node {
-    #[serde(default)]
-    pub metadata: Meta,
-}
-
-impl Resource for Node {
-    const GROUP: &'static str = "example.io";
-    const VERSION: &'static str = "v1beta1";
-    const API_VERSION: &'static str = "example.io/v1beta1";
-    const KIND: &'static str = "Node";
-    const PLURAL: &'static str = "nodes";
-    const SCOPE: Scope = Scope::Cluster;
-    const LIST_KIND: &'static str = "NodeList";
-}
-
-impl Object for Node {
-    type Meta = Meta;
-    fn metadata(&self) -> &Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Meta {
-        &mut self.metadata
-    }
-}
+pub(crate) use crate::testing::{Meta, Node, Pod};
 
 fn pod(name: &str) -> serde_json::Value {
     json!({"metadata": {"name": name, "namespace": "ns", "resourceVersion": "1"}})
@@ -148,7 +41,7 @@ async fn typed_verbs_build_the_right_requests() {
     let raw: serde_json::Value = pods.list_as(&ListOptions::default()).await.unwrap();
     assert_eq!(raw["kind"], "List");
 
-    let new = Pod { metadata: Meta { name: Some("c".into()), ..Default::default() }, spec: Some(json!({"x": 1})) };
+    let new = Pod { metadata: Meta { name: Some("c".into()), ..Default::default() }, spec: Some(json!({"x": 1})), ..Pod::default() };
     let created = pods.create(&new, &CreateOptions { dry_run: true, ..Default::default() }).await.unwrap();
     assert_eq!(created, new);
     pods.update(&new, &UpdateOptions { field_manager: Some("me".into()), ..Default::default() }).await.unwrap();
