@@ -4,7 +4,6 @@
 //! watch event to the handler having seen the last one. Decoding is not
 //! included: the scripted watch yields objects already built.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -16,7 +15,8 @@ use k8s_client_runtime::cache::{
     ListWatch, ReflectorOptions, ResourceEventHandler, SharedIndexInformer,
 };
 use k8s_client_runtime::rest::{self, ListOptions, WatchEvent, WatchStream};
-use k8s_client_runtime::{ListMeta, Metadata, Object, ObjectList, Resource, Scope};
+use k8s_client_runtime::dynamic::{DynamicMeta, DynamicObject};
+use k8s_client_runtime::{ListMeta, ObjectList};
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -24,77 +24,9 @@ use tokio_util::sync::CancellationToken;
 const EVENTS: u64 = 200_000;
 const OBJECTS: u64 = 10_000;
 
-#[derive(Default)]
-struct Meta {
-    name: Option<String>,
-    namespace: Option<String>,
-    resource_version: Option<String>,
-}
-
-impl Metadata for Meta {
-    fn name(&self) -> Option<&str> {
-        self.name.as_deref()
-    }
-    fn generate_name(&self) -> Option<&str> {
-        None
-    }
-    fn namespace(&self) -> Option<&str> {
-        self.namespace.as_deref()
-    }
-    fn uid(&self) -> Option<&str> {
-        None
-    }
-    fn resource_version(&self) -> Option<&str> {
-        self.resource_version.as_deref()
-    }
-    fn generation(&self) -> Option<i64> {
-        None
-    }
-    fn labels(&self) -> Option<&BTreeMap<String, String>> {
-        None
-    }
-    fn annotations(&self) -> Option<&BTreeMap<String, String>> {
-        None
-    }
-    fn is_being_deleted(&self) -> bool {
-        false
-    }
-    fn set_name(&mut self, name: Option<String>) {
-        self.name = name;
-    }
-    fn set_namespace(&mut self, namespace: Option<String>) {
-        self.namespace = namespace;
-    }
-    fn set_resource_version(&mut self, rv: Option<String>) {
-        self.resource_version = rv;
-    }
-    fn clear_managed_fields(&mut self) {}
-}
-
-#[derive(Default)]
-struct Thing {
-    metadata: Meta,
-}
-
-impl Resource for Thing {
-    const GROUP: &'static str = "example.com";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "example.com/v1";
-    const KIND: &'static str = "Thing";
-    const PLURAL: &'static str = "things";
-    const SCOPE: Scope = Scope::Namespaced;
-    const LIST_KIND: &'static str = "ThingList";
-}
-
-impl Object for Thing {
-    type Meta = Meta;
-    fn metadata(&self) -> &Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Meta {
-        &mut self.metadata
-    }
-}
+/// The dynamic object: a real runtime kind with real metadata, so the
+/// benchmark needs no kind of its own.
+type Thing = DynamicObject;
 
 type Events = Vec<Result<WatchEvent<Thing>, rest::Error>>;
 
@@ -141,11 +73,13 @@ fn events() -> Events {
         .map(|i| {
             let o = i % OBJECTS;
             let thing = Thing {
-                metadata: Meta {
+                metadata: DynamicMeta {
                     name: Some(format!("thing-{o}")),
                     namespace: Some(format!("ns-{}", o % 10)),
                     resource_version: Some((i + 2).to_string()),
+                    ..DynamicMeta::default()
                 },
+                ..Thing::default()
             };
             Ok(if i < OBJECTS {
                 WatchEvent::Added(thing)

@@ -2,95 +2,31 @@
 //! DeltaFifo (as the reflector does), a consumer pops, applies each delta
 //! to the indexed store and calls one handler. Measures events per second.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use k8s_client_runtime::cache::{DeltaFifo, DeltaFifoOptions, DeltaType, Writer};
-use k8s_client_runtime::{Metadata, Object, Resource, Scope};
+use k8s_client_runtime::dynamic::{DynamicMeta, DynamicObject};
 
 const EVENTS: u64 = 200_000;
 const OBJECTS: u64 = 10_000;
 
-#[derive(Default)]
-struct Meta {
-    name: Option<String>,
-    namespace: Option<String>,
-}
-
-impl Metadata for Meta {
-    fn name(&self) -> Option<&str> {
-        self.name.as_deref()
-    }
-    fn generate_name(&self) -> Option<&str> {
-        None
-    }
-    fn namespace(&self) -> Option<&str> {
-        self.namespace.as_deref()
-    }
-    fn uid(&self) -> Option<&str> {
-        None
-    }
-    fn resource_version(&self) -> Option<&str> {
-        None
-    }
-    fn generation(&self) -> Option<i64> {
-        None
-    }
-    fn labels(&self) -> Option<&BTreeMap<String, String>> {
-        None
-    }
-    fn annotations(&self) -> Option<&BTreeMap<String, String>> {
-        None
-    }
-    fn is_being_deleted(&self) -> bool {
-        false
-    }
-    fn set_name(&mut self, name: Option<String>) {
-        self.name = name;
-    }
-    fn set_namespace(&mut self, namespace: Option<String>) {
-        self.namespace = namespace;
-    }
-    fn set_resource_version(&mut self, _: Option<String>) {}
-    fn clear_managed_fields(&mut self) {}
-}
-
-#[derive(Default)]
-struct Thing {
-    metadata: Meta,
-}
-
-impl Resource for Thing {
-    const GROUP: &'static str = "example.com";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "example.com/v1";
-    const KIND: &'static str = "Thing";
-    const PLURAL: &'static str = "things";
-    const SCOPE: Scope = Scope::Namespaced;
-    const LIST_KIND: &'static str = "ThingList";
-}
-
-impl Object for Thing {
-    type Meta = Meta;
-    fn metadata(&self) -> &Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Meta {
-        &mut self.metadata
-    }
-}
+/// The dynamic object: a real runtime kind with real metadata, so the
+/// benchmark needs no kind of its own.
+type Thing = DynamicObject;
 
 /// Objects spread over 10 namespaces.
 fn objects() -> Vec<Arc<Thing>> {
     (0..OBJECTS)
         .map(|i| {
             Arc::new(Thing {
-                metadata: Meta {
+                metadata: DynamicMeta {
                     name: Some(format!("thing-{i}")),
                     namespace: Some(format!("ns-{}", i % 10)),
+                    ..DynamicMeta::default()
                 },
+                ..Thing::default()
             })
         })
         .collect()
