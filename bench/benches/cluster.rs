@@ -48,7 +48,11 @@ where
     F: Fn(usize) -> T,
     T: std::future::Future<Output = bool>,
 {
-    let ok = futures_util::stream::iter((0..count).map(make)).buffer_unordered(64).filter(|ok| std::future::ready(*ok)).count().await;
+    let ok = futures_util::stream::iter((0..count).map(make))
+        .buffer_unordered(64)
+        .filter(|ok| std::future::ready(*ok))
+        .count()
+        .await;
     assert_eq!(ok, count, "not every object was created");
 }
 

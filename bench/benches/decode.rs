@@ -77,7 +77,10 @@ fn main() {
     );
     let theirs = measure(
         &json,
-        |j| serde_json::from_slice::<k8s_openapi::List<k8s_openapi::api::core::v1::Pod>>(j).expect("decode k8s-openapi PodList"),
+        |j| {
+            serde_json::from_slice::<k8s_openapi::List<k8s_openapi::api::core::v1::Pod>>(j)
+                .expect("decode k8s-openapi PodList")
+        },
         |l| l.items.len(),
     );
     report("k8s-client", json.len(), &ours);

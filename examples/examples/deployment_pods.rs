@@ -12,7 +12,10 @@ use k8s_client_runtime::object::object_key;
 use k8s_client_runtime::rest::Client;
 use k8s_client_runtime::selector::LabelSelector;
 
-fn owned_by(owners: &Option<Vec<k8s_client::apimachinery::pkg::apis::meta::v1::OwnerReference>>, uid: &Option<String>) -> bool {
+fn owned_by(
+    owners: &Option<Vec<k8s_client::apimachinery::pkg::apis::meta::v1::OwnerReference>>,
+    uid: &Option<String>,
+) -> bool {
     owners.iter().flatten().any(|o| o.controller == Some(true) && Some(&o.uid) == uid.as_ref())
 }
 

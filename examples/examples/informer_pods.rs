@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use k8s_client::prelude::*;
 use k8s_client::api::core::v1::Pod;
 use k8s_client::informers::SharedInformerFactory;
+use k8s_client::prelude::*;
 use k8s_client_runtime::cache::{DeltaObject, ResourceEventHandlerFuncs};
 use k8s_client_runtime::object::object_key;
 use k8s_client_runtime::rest::Client;

@@ -9,12 +9,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_client::prelude::*;
 use k8s_client::api::core::v1::ConfigMap;
 use k8s_client::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_client::clientset::Clientset;
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::listers::core_v1::ConfigMapLister;
+use k8s_client::prelude::*;
 use k8s_client_runtime::cache::{DeltaObject, ResourceEventHandlerFuncs};
 use k8s_client_runtime::object::{object_key, split_key};
 use k8s_client_runtime::record::{EventBroadcaster, EventRecorder, EventSource, EventType};

@@ -25,11 +25,7 @@ pub struct Gvk {
 
 impl Gvk {
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
+        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
     }
 }
 

@@ -21,18 +21,13 @@ const PLURAL_ACRONYMS: &[(&str, &str)] = &[
 ];
 
 /// Whole names whose conversion is fixed by hand.
-const FIELD_OVERRIDES: &[(&str, &str)] = &[
-    ("$ref", "ref_path"),
-    ("$schema", "schema"),
-    ("-", "dash"),
-];
+const FIELD_OVERRIDES: &[(&str, &str)] = &[("$ref", "ref_path"), ("$schema", "schema"), ("-", "dash")];
 
 const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "box", "break", "const", "continue", "crate", "dyn", "else", "enum",
-    "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod",
-    "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static", "struct",
-    "super", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual",
-    "where", "while", "yield", "abstract", "become", "do", "final", "macro",
+    "as", "async", "await", "box", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false",
+    "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "override", "priv", "pub",
+    "ref", "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof", "unsafe",
+    "unsized", "use", "virtual", "where", "while", "yield", "abstract", "become", "do", "final", "macro",
 ];
 
 /// snake_case with plural acronyms kept whole; no keyword escaping.

@@ -156,7 +156,8 @@ pub fn plan(api: &Api) -> Plan<'_> {
         };
         let has_object = plan.kinds.get(schema).is_some_and(|k| std::ptr::eq(k.resource, r) && k.object);
         if !has_object {
-            plan.skipped.push(format!("{id}: kind {} has no object metadata or is served by several resources", r.kind));
+            plan.skipped
+                .push(format!("{id}: kind {} has no object metadata or is served by several resources", r.kind));
             continue;
         }
         if r.verbs.is_empty() && r.subresources.is_empty() {

@@ -12,7 +12,7 @@ use openapiv3::{
     SchemaKind, StringFormat, Type, VariantOrUnknownOrEmpty,
 };
 
-use crate::error::{pointer_token, Error, Result};
+use crate::error::{Error, Result, pointer_token};
 use crate::ir::{Api, Field, FieldType, Gvk, Param, Resource, Shape, Special, Subresource, TypeDef, Verb};
 use crate::naming;
 
@@ -201,7 +201,8 @@ impl Ctx<'_> {
             match &schema.schema_kind {
                 SchemaKind::Type(Type::Object(o)) => {
                     if o.additional_properties.is_some() && !o.properties.is_empty() {
-                        return Err(self.err(&pointer, "objects with both properties and additionalProperties are not supported"));
+                        return Err(self
+                            .err(&pointer, "objects with both properties and additionalProperties are not supported"));
                     }
                     let required: BTreeSet<&str> = o.required.iter().map(String::as_str).collect();
                     let mut fields = Vec::with_capacity(o.properties.len());
@@ -227,7 +228,9 @@ impl Ctx<'_> {
                 }
                 SchemaKind::Any(any) if is_unconstrained(any) => Shape::Special(Special::JsonValue),
                 other => {
-                    return Err(self.err(&pointer, format!("unsupported top-level schema shape: {}", shape_name(other))));
+                    return Err(
+                        self.err(&pointer, format!("unsupported top-level schema shape: {}", shape_name(other)))
+                    );
                 }
             }
         };
@@ -249,7 +252,10 @@ fn check_unique_field_names(fields: &[Field]) -> Result<(), String> {
     let mut seen = BTreeMap::new();
     for f in fields {
         if let Some(prev) = seen.insert(f.rust_name.as_str(), f.json_name.as_str()) {
-            return Err(format!("properties {prev:?} and {:?} map to the same Rust name {:?}", f.json_name, f.rust_name));
+            return Err(format!(
+                "properties {prev:?} and {:?} map to the same Rust name {:?}",
+                f.json_name, f.rust_name
+            ));
         }
     }
     Ok(())
@@ -321,7 +327,9 @@ pub fn build(docs: &[Document]) -> Result<Api> {
             let pointer = format!("/components/schemas/{}", pointer_token(name));
             let schema = match schema {
                 ReferenceOr::Item(s) => s,
-                ReferenceOr::Reference { .. } => return Err(ctx.err(&pointer, "a schema that is only a $ref is not supported")),
+                ReferenceOr::Reference { .. } => {
+                    return Err(ctx.err(&pointer, "a schema that is only a $ref is not supported"));
+                }
             };
             let def = ctx.type_def(name, schema)?;
             match api.types.get(name) {
@@ -382,8 +390,24 @@ fn parse_path(path: &str) -> Option<PathShape> {
         _ => (false, rest),
     };
     match rest {
-        [plural] => Some(PathShape { group, version, namespaced, watch, plural: (*plural).to_owned(), has_name: false, subresource: None }),
-        [plural, "{name}"] => Some(PathShape { group, version, namespaced, watch, plural: (*plural).to_owned(), has_name: true, subresource: None }),
+        [plural] => Some(PathShape {
+            group,
+            version,
+            namespaced,
+            watch,
+            plural: (*plural).to_owned(),
+            has_name: false,
+            subresource: None,
+        }),
+        [plural, "{name}"] => Some(PathShape {
+            group,
+            version,
+            namespaced,
+            watch,
+            plural: (*plural).to_owned(),
+            has_name: true,
+            subresource: None,
+        }),
         [plural, "{name}", sub] => Some(PathShape {
             group,
             version,
@@ -406,8 +430,9 @@ fn collect_resources(ctx: &Ctx, api: &mut Api) -> Result<()> {
         for (method, op) in item.iter() {
             let pointer = format!("/paths/{}/{method}", pointer_token(path));
             let Some(action) = op.extensions.get("x-kubernetes-action").and_then(|v| v.as_str()) else { continue };
-            let verb = Verb::from_action(action)
-                .ok_or_else(|| ctx.err(&format!("{pointer}/x-kubernetes-action"), format!("unknown action {action:?}")))?;
+            let verb = Verb::from_action(action).ok_or_else(|| {
+                ctx.err(&format!("{pointer}/x-kubernetes-action"), format!("unknown action {action:?}"))
+            })?;
             let verb = if shape.watch { Verb::Watch } else { verb };
             let gvk = gvks(&op.extensions, &pointer, ctx)?.into_iter().next();
             let key = (shape.group.clone(), shape.version.clone(), shape.plural.clone());

@@ -14,7 +14,9 @@ fn spec_dir(doc: &str) -> (tempfile::TempDir, PathBuf) {
 }
 
 fn doc_with_schemas(schemas: &str) -> String {
-    format!(r#"{{"openapi":"3.0.0","info":{{"title":"t","version":"1"}},"paths":{{}},"components":{{"schemas":{schemas}}}}}"#)
+    format!(
+        r#"{{"openapi":"3.0.0","info":{{"title":"t","version":"1"}},"paths":{{}},"components":{{"schemas":{schemas}}}}}"#
+    )
 }
 
 fn run_cli(specs: &Path, out: &Path) -> (bool, String) {

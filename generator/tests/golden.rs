@@ -37,7 +37,11 @@ fn fixture_matches_golden_files() {
     assert_eq!(generated, on_disk, "set of generated files differs from tests/golden/small");
     for (rel, text) in &output.files {
         let expected = std::fs::read_to_string(golden.join(rel)).unwrap();
-        assert!(expected == *text, "{} differs from its golden copy; run with UPDATE_GOLDEN=1 and review", rel.display());
+        assert!(
+            expected == *text,
+            "{} differs from its golden copy; run with UPDATE_GOLDEN=1 and review",
+            rel.display()
+        );
     }
 }
 
@@ -84,7 +88,11 @@ fn direct_recursion_is_boxed_and_containers_are_not() {
 fn scope_and_hyphenated_groups() {
     let out = fixture_output();
     let gadget = file(&out, "src/api/core/v1/gadget.rs");
-    assert!(gadget.contains("const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;"));
+    assert!(
+        gadget.contains(
+            "const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;"
+        )
+    );
     assert!(gadget.contains("const PLURAL: &'static str = \"gadgets\";"));
     let widget = file(&out, "src/api/core/v1/widget.rs");
     assert!(widget.contains("::k8s_client_runtime::object::Scope::Namespaced;"));
@@ -118,7 +126,10 @@ fn resources_carry_verbs_and_subresources() {
     assert!(widgets.namespaced);
     assert_eq!(widgets.kind, "Widget");
     assert_eq!(widgets.list_schema.as_deref(), Some("io.k8s.api.core.v1.WidgetList"));
-    assert_eq!(widgets.verbs.iter().copied().collect::<Vec<_>>(), vec![Verb::Get, Verb::List, Verb::Watch, Verb::Create]);
+    assert_eq!(
+        widgets.verbs.iter().copied().collect::<Vec<_>>(),
+        vec![Verb::Get, Verb::List, Verb::Watch, Verb::Create]
+    );
     assert!(widgets.subresources["status"].verbs.contains(&Verb::Update));
     let gadgets = &api.resources[&("".into(), "v1".into(), "gadgets".into())];
     assert!(!gadgets.namespaced);
@@ -127,5 +138,7 @@ fn resources_carry_verbs_and_subresources() {
     assert_eq!(scale.gvk.as_ref().map(|g| g.kind.as_str()), Some("Scale"));
     assert_eq!(scale.response_schema.as_deref(), Some("io.k8s.fancy-stuff.pkg.apis.fancy.v1beta1.Scale"));
     // exec is a connect operation, recorded so the client emitter can skip it knowingly.
-    assert!(api.resources[&("".into(), "v1".into(), "pods".into())].subresources["exec"].verbs.contains(&Verb::Connect));
+    assert!(
+        api.resources[&("".into(), "v1".into(), "pods".into())].subresources["exec"].verbs.contains(&Verb::Connect)
+    );
 }

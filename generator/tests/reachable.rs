@@ -130,16 +130,18 @@ fn every_listed_operation_is_reachable_through_the_typed_client() {
         let kind_path = format!("crate::{}::{}", def.module.join("::"), def.rust_name);
         let e = emitted.get(&kind_path);
         let exts = ext_by_alias.get(&format!("{}Client", r.kind));
-        let ops = r.verbs.iter().map(|v| (None, *v)).chain(
-            r.subresources.values().flat_map(|s| s.verbs.iter().map(move |v| (Some(s.name.as_str()), *v))),
-        );
+        let ops = r
+            .verbs
+            .iter()
+            .map(|v| (None, *v))
+            .chain(r.subresources.values().flat_map(|s| s.verbs.iter().map(move |v| (Some(s.name.as_str()), *v))));
         for (sub, verb) in ops.filter(|(_, v)| *v != Verb::Connect) {
             listed += 1;
             let ok = match sub {
                 None => e.is_some_and(|e| e.aliased) && verbs.contains(verb_method(verb)),
                 Some(s) => {
-                    let regular = (s == "status" && e.is_some_and(|e| e.status))
-                        || (s == "scale" && e.is_some_and(|e| e.scale));
+                    let regular =
+                        (s == "status" && e.is_some_and(|e| e.status)) || (s == "scale" && e.is_some_and(|e| e.scale));
                     let names = sub_methods(s, verb);
                     (regular && names.iter().any(|n| subresource_methods.contains(n)))
                         || exts.is_some_and(|x| names.iter().any(|n| x.contains(n)))

@@ -114,7 +114,14 @@ async fn suite<K: ConfigMapLike>(client: ResourceClient<K>) {
     let seen: Vec<(&str, &str)> = seen.iter().map(|(t, n)| (*t, n.as_str())).collect();
     assert_eq!(
         seen,
-        [("ADDED", "one"), ("MODIFIED", "one"), ("MODIFIED", "one"), ("ADDED", "two"), ("DELETED", "one"), ("DELETED", "two")]
+        [
+            ("ADDED", "one"),
+            ("MODIFIED", "one"),
+            ("MODIFIED", "one"),
+            ("ADDED", "two"),
+            ("DELETED", "one"),
+            ("DELETED", "two")
+        ]
     );
 }
 

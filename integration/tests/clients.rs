@@ -10,9 +10,9 @@ use k8s_client::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_client::api::core::v1::{ConfigMap, Container, Pod, PodSpec, PodTemplateSpec};
 use k8s_client::api::policy::v1::Eviction;
 use k8s_client::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_client::prelude::*;
 use k8s_client_runtime::discovery::DiscoveryClient;
 use k8s_client_runtime::dynamic::{DynamicClient, DynamicObject};
-use k8s_client::prelude::*;
 use k8s_client_runtime::object::{DynamicResource, Resource as _};
 use k8s_client_runtime::rest::{
     ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, Patch, UpdateOptions, WatchEvent,
@@ -131,9 +131,7 @@ async fn watch_sees_events_in_order_and_resumes() {
 async fn server_side_apply_conflicts_unless_forced() {
     let ns = support::namespace("apply");
     let cms = support::clientset().core_v1().config_maps(&ns);
-    let config = |value: &str| {
-        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied"}, "data": {"key": value}})
-    };
+    let config = |value: &str| serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied"}, "data": {"key": value}});
     let first = cms.apply("applied", &config("a"), &ApplyOptions::new("manager-a")).await.unwrap();
     assert_eq!(first.data.as_ref().unwrap()["key"], "a");
     let err = cms.apply("applied", &config("b"), &ApplyOptions::new("manager-b")).await.unwrap_err();
@@ -207,7 +205,11 @@ fn pod(name: &str) -> Pod {
     Pod {
         metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
         spec: Some(PodSpec {
-            containers: vec![Container { name: "main".into(), image: Some("registry.invalid/none:1".into()), ..Default::default() }],
+            containers: vec![Container {
+                name: "main".into(),
+                image: Some("registry.invalid/none:1".into()),
+                ..Default::default()
+            }],
             ..Default::default()
         }),
         ..Default::default()

@@ -64,12 +64,13 @@ fn cm(name: &str, value: &str) -> ConfigMap {
     }
 }
 
-fn informer(client: Client, ns: &str, min_watch_timeout: Option<Duration>) -> (SharedIndexInformer<ConfigMap>, Counting) {
-    let lw = Counting {
-        inner: ResourceClient::namespaced(client, ns),
-        full_loads: Arc::default(),
-        watches: Arc::default(),
-    };
+fn informer(
+    client: Client,
+    ns: &str,
+    min_watch_timeout: Option<Duration>,
+) -> (SharedIndexInformer<ConfigMap>, Counting) {
+    let lw =
+        Counting { inner: ResourceClient::namespaced(client, ns), full_loads: Arc::default(), watches: Arc::default() };
     let mut options = ReflectorOptions::default();
     if let Some(t) = min_watch_timeout {
         options.min_watch_timeout = t;
@@ -102,7 +103,12 @@ async fn cache_converges(informer: &SharedIndexInformer<ConfigMap>, cms: &Resour
     let server = server_state(cms).await;
     let start = Instant::now();
     while cache_state(informer) != server {
-        assert!(start.elapsed() < Duration::from_secs(60), "cache never matched the server:\ncache {} objects, server {}", cache_state(informer).len(), server.len());
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "cache never matched the server:\ncache {} objects, server {}",
+            cache_state(informer).len(),
+            server.len()
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -119,10 +125,9 @@ async fn cache_equals_server_after_1000_changes_and_late_handler_sees_all() {
     let events = Arc::new(Mutex::new(Vec::<String>::new()));
     let seen = events.clone();
     informer
-        .add_event_handler(
-            ResourceEventHandlerFuncs::new()
-                .on_add(move |c: &Arc<ConfigMap>, _| seen.lock().unwrap().push(format!("add {}", c.metadata.name.as_deref().unwrap_or_default()))),
-        )
+        .add_event_handler(ResourceEventHandlerFuncs::new().on_add(move |c: &Arc<ConfigMap>, _| {
+            seen.lock().unwrap().push(format!("add {}", c.metadata.name.as_deref().unwrap_or_default()))
+        }))
         .unwrap();
     let cancel = CancellationToken::new();
     informer.start(cancel.clone());
@@ -130,8 +135,11 @@ async fn cache_equals_server_after_1000_changes_and_late_handler_sees_all() {
     assert_eq!(informer.store().list().len(), 50);
 
     // 1,000 changes: 500 creates, 300 updates, 200 deletes, several at once.
-    let ops: Vec<(usize, &str)> =
-        (0..500).map(|i| (i, "create")).chain((0..300).map(|i| (i, "update"))).chain((300..500).map(|i| (i, "delete"))).collect();
+    let ops: Vec<(usize, &str)> = (0..500)
+        .map(|i| (i, "create"))
+        .chain((0..300).map(|i| (i, "update")))
+        .chain((300..500).map(|i| (i, "delete")))
+        .collect();
     for phase in ["create", "update", "delete"] {
         let batch = ops.iter().filter(|(_, op)| *op == phase).map(|(i, op)| {
             let cms = cms.clone();
@@ -152,10 +160,12 @@ async fn cache_equals_server_after_1000_changes_and_late_handler_sees_all() {
     }
     cache_converges(&informer, &cms).await;
     assert_eq!(informer.store().list().len(), 350);
-    assert!(informer.store().list().iter().filter(|c| c.metadata.name.as_deref().unwrap().starts_with("obj-")).all(|c| {
-        let n: usize = c.metadata.name.as_deref().unwrap()[4..].parse().unwrap();
-        c.data.as_ref().unwrap()["v"] == if n < 300 { "2" } else { "1" }
-    }));
+    assert!(informer.store().list().iter().filter(|c| c.metadata.name.as_deref().unwrap().starts_with("obj-")).all(
+        |c| {
+            let n: usize = c.metadata.name.as_deref().unwrap()[4..].parse().unwrap();
+            c.data.as_ref().unwrap()["v"] == if n < 300 { "2" } else { "1" }
+        }
+    ));
     // The initial load was the only one.
     assert_eq!(lw.full_loads.load(Ordering::SeqCst), 1);
     // Every object created was announced once.
@@ -192,9 +202,10 @@ async fn watch_cuts_resume_without_relist_or_lost_events() {
     let adds = Arc::new(Mutex::new(Vec::<String>::new()));
     let seen = adds.clone();
     informer
-        .add_event_handler(ResourceEventHandlerFuncs::new().on_add(move |c: &Arc<ConfigMap>, _| {
-            seen.lock().unwrap().push(c.metadata.name.clone().unwrap())
-        }))
+        .add_event_handler(
+            ResourceEventHandlerFuncs::new()
+                .on_add(move |c: &Arc<ConfigMap>, _| seen.lock().unwrap().push(c.metadata.name.clone().unwrap())),
+        )
         .unwrap();
     let cancel = CancellationToken::new();
     informer.start(cancel.clone());
@@ -248,10 +259,7 @@ async fn restart_recovers_and_compaction_forces_a_relist() {
     cms.create(&cm("after-compaction", "x"), &CreateOptions::default()).await.unwrap();
     cms.delete("a-1", &DeleteOptions::default()).await.unwrap();
     cache_converges(&informer, &cms).await;
-    assert!(
-        lw.full_loads.load(Ordering::SeqCst) > loads_before,
-        "a compacted resourceVersion must lead to a relist"
-    );
+    assert!(lw.full_loads.load(Ordering::SeqCst) > loads_before, "a compacted resourceVersion must lead to a relist");
     let names: BTreeSet<String> = cache_state(&informer).into_keys().collect();
     assert!(names.contains("after-compaction") && !names.contains("a-1") && !names.contains("a-0"));
     cancel.cancel();

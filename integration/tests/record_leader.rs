@@ -73,14 +73,24 @@ async fn leadership_hands_over_between_two_electors() {
     let (stop_a, stopped_a) = tokio::sync::oneshot::channel::<()>();
     let run_a = tokio::spawn({
         let a = a.clone();
-        async move { a.run(async { let _ = stopped_a.await; }).await }
+        async move {
+            a.run(async {
+                let _ = stopped_a.await;
+            })
+            .await
+        }
     });
     eventually("a to lead", Duration::from_secs(20), || a.is_leader()).await;
 
     let (stop_b, stopped_b) = tokio::sync::oneshot::channel::<()>();
     let run_b = tokio::spawn({
         let b = b.clone();
-        async move { b.run(async { let _ = stopped_b.await; }).await }
+        async move {
+            b.run(async {
+                let _ = stopped_b.await;
+            })
+            .await
+        }
     });
     eventually("b to see a as leader", Duration::from_secs(10), || b.get_leader() == "candidate-a").await;
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -94,7 +104,12 @@ async fn leadership_hands_over_between_two_electors() {
     eventually("b to lead", Duration::from_secs(10), || b.is_leader()).await;
     assert!(released.elapsed() < Duration::from_secs(4), "took {:?}", released.elapsed());
 
-    let lease = support::clientset().coordination_v1().leases(&ns).get("integration-lock", &GetOptions::default()).await.unwrap();
+    let lease = support::clientset()
+        .coordination_v1()
+        .leases(&ns)
+        .get("integration-lock", &GetOptions::default())
+        .await
+        .unwrap();
     assert_eq!(lease.spec.and_then(|s| s.holder_identity).as_deref(), Some("candidate-b"));
     assert!(seen_by_b.lock().unwrap().iter().any(|id| id == "candidate-a"));
 

@@ -8,8 +8,8 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use k8s_client::api::core::v1::ConfigMap;
@@ -147,7 +147,11 @@ async fn churn(cms: ResourceClient<ConfigMap>, stop: Arc<AtomicBool>) -> usize {
             let r = match (round + i) % 3 {
                 0 => cms.create(&cm(&name, round), &CreateOptions::default()).await.map(|_| ()),
                 1 => cms
-                    .patch(&name, &rest::Patch::Merge(serde_json::json!({"data": {"r": round.to_string()}})), &Default::default())
+                    .patch(
+                        &name,
+                        &rest::Patch::Merge(serde_json::json!({"data": {"r": round.to_string()}})),
+                        &Default::default(),
+                    )
                     .await
                     .map(|_| ()),
                 _ => cms.delete(&name, &DeleteOptions::default()).await.map(|_| ()),
@@ -242,7 +246,11 @@ async fn severed_tcp_connections_rewatch_without_relisting() {
     for e in reported.lock().unwrap().iter() {
         println!("reported: {e}");
     }
-    assert_eq!(lists + watch_lists, 1, "a broken connection must not cause a relist (lists {lists}, watch-lists {watch_lists}, watches {watches})");
+    assert_eq!(
+        lists + watch_lists,
+        1,
+        "a broken connection must not cause a relist (lists {lists}, watch-lists {watch_lists}, watches {watches})"
+    );
     assert!(watches >= CUTS as u64, "every cut is followed by a new watch: {watches}");
     cancel.cancel();
 }

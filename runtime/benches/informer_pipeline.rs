@@ -11,11 +11,9 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use futures_util::StreamExt as _;
 use futures_util::future::BoxFuture;
-use k8s_client_runtime::cache::{
-    ListWatch, ReflectorOptions, ResourceEventHandler, SharedIndexInformer,
-};
-use k8s_client_runtime::rest::{self, ListOptions, WatchEvent, WatchStream};
+use k8s_client_runtime::cache::{ListWatch, ReflectorOptions, ResourceEventHandler, SharedIndexInformer};
 use k8s_client_runtime::dynamic::{DynamicMeta, DynamicObject};
+use k8s_client_runtime::rest::{self, ListOptions, WatchEvent, WatchStream};
 use k8s_client_runtime::{ListMeta, ObjectList};
 use parking_lot::Mutex;
 use tokio::sync::Notify;
@@ -38,31 +36,18 @@ struct Script {
 }
 
 impl ListWatch<Thing> for Script {
-    fn list<'a>(
-        &'a self,
-        _: &'a ListOptions,
-    ) -> BoxFuture<'a, Result<ObjectList<Thing>, rest::Error>> {
+    fn list<'a>(&'a self, _: &'a ListOptions) -> BoxFuture<'a, Result<ObjectList<Thing>, rest::Error>> {
         Box::pin(async {
             Ok(ObjectList {
-                metadata: ListMeta {
-                    resource_version: Some("1".into()),
-                    ..ListMeta::default()
-                },
+                metadata: ListMeta { resource_version: Some("1".into()), ..ListMeta::default() },
                 items: Vec::new(),
             })
         })
     }
-    fn watch<'a>(
-        &'a self,
-        _: &'a ListOptions,
-    ) -> BoxFuture<'a, Result<WatchStream<Thing>, rest::Error>> {
+    fn watch<'a>(&'a self, _: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<Thing>, rest::Error>> {
         let events = self.events.lock().take().unwrap_or_default();
         *self.started.lock() = Some(Instant::now());
-        Box::pin(async move {
-            Ok(futures_util::stream::iter(events)
-                .chain(futures_util::stream::pending())
-                .boxed())
-        })
+        Box::pin(async move { Ok(futures_util::stream::iter(events).chain(futures_util::stream::pending()).boxed()) })
     }
 }
 
@@ -81,11 +66,7 @@ fn events() -> Events {
                 },
                 ..Thing::default()
             };
-            Ok(if i < OBJECTS {
-                WatchEvent::Added(thing)
-            } else {
-                WatchEvent::Modified(thing)
-            })
+            Ok(if i < OBJECTS { WatchEvent::Added(thing) } else { WatchEvent::Modified(thing) })
         })
         .collect()
 }
@@ -123,33 +104,20 @@ fn thread_cpu_time() -> Option<Duration> {
 /// One run; returns the wall time from the watch opening to the last
 /// handler call, and the CPU time this thread spent from start to then.
 async fn run_informer() -> (Duration, Duration) {
-    let script = Arc::new(Script {
-        events: Mutex::new(Some(events())),
-        started: Mutex::new(None),
-    });
+    let script = Arc::new(Script { events: Mutex::new(Some(events())), started: Mutex::new(None) });
     let cpu_start = thread_cpu_time().unwrap_or_default();
     let informer = SharedIndexInformer::builder(Arc::clone(&script))
-        .reflector_options(ReflectorOptions {
-            use_watch_list: false,
-            ..ReflectorOptions::default()
-        })
+        .reflector_options(ReflectorOptions { use_watch_list: false, ..ReflectorOptions::default() })
         .keep_managed_fields()
         .build()
         .expect("informer");
     let done = Arc::new(Notify::new());
-    informer
-        .add_event_handler(Counter {
-            seen: AtomicU64::new(0),
-            done: Arc::clone(&done),
-        })
-        .expect("handler");
+    informer.add_event_handler(Counter { seen: AtomicU64::new(0), done: Arc::clone(&done) }).expect("handler");
     let cancel = CancellationToken::new();
     let task = informer.start(cancel.clone());
     done.notified().await;
     let end = Instant::now();
-    let cpu = thread_cpu_time()
-        .unwrap_or_default()
-        .saturating_sub(cpu_start);
+    let cpu = thread_cpu_time().unwrap_or_default().saturating_sub(cpu_start);
     cancel.cancel();
     task.await.expect("join").expect("run");
     assert_eq!(informer.store().len() as u64, OBJECTS);
@@ -163,19 +131,8 @@ fn informer_pipeline(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(10));
     let runtimes = [
-        (
-            "current_thread",
-            tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build(),
-        ),
-        (
-            "multi_thread",
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build(),
-        ),
+        ("current_thread", tokio::runtime::Builder::new_current_thread().enable_all().build()),
+        ("multi_thread", tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()),
     ];
     for (flavor, rt) in runtimes {
         let rt = rt.expect("runtime");
@@ -194,10 +151,7 @@ fn informer_pipeline(c: &mut Criterion) {
     // On one thread everything runs on the caller: its CPU time is what the
     // pipeline costs, whatever else the machine is doing.
     if thread_cpu_time().is_some() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
         group.bench_function("watch_to_handler/current_thread_cpu_time", |b| {
             b.iter_custom(|iters| {
                 rt.block_on(async {

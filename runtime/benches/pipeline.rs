@@ -100,19 +100,8 @@ fn pipeline(c: &mut Criterion) {
     group.throughput(Throughput::Elements(EVENTS));
     // Producer and consumer on one thread (no lock contention) and on two.
     let runtimes = [
-        (
-            "current_thread",
-            tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build(),
-        ),
-        (
-            "multi_thread",
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build(),
-        ),
+        ("current_thread", tokio::runtime::Builder::new_current_thread().enable_all().build()),
+        ("multi_thread", tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()),
     ];
     for (flavor, rt) in runtimes {
         let rt = rt.expect("runtime");
@@ -131,10 +120,7 @@ fn pipeline(c: &mut Criterion) {
     // The same single-thread run timed by the CPU time it used rather than
     // the wall clock: what the code costs, whatever else the machine runs.
     if thread_cpu_time().is_some() {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
         group.bench_function("delta_fifo_store_handler/current_thread_cpu_time", |b| {
             b.iter_custom(|iters| {
                 rt.block_on(async {

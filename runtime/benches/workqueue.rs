@@ -40,11 +40,7 @@ async fn run_batch(workers: usize) -> Duration {
 }
 
 fn workqueue(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let mut group = c.benchmark_group("workqueue_add_get_done");
     group.throughput(Throughput::Elements(ITEMS));
     for workers in [1, 4] {

@@ -225,14 +225,10 @@ pub fn deserialize_int_or_string<'de, D: Deserializer<'de>>(d: D) -> Result<IntO
             f.write_str("an int32 or a string")
         }
         fn visit_i64<E: de::Error>(self, v: i64) -> Result<IntOrStr, E> {
-            i32::try_from(v)
-                .map(IntOrStr::Int)
-                .map_err(|_| E::custom(format_args!("{v} does not fit an int32")))
+            i32::try_from(v).map(IntOrStr::Int).map_err(|_| E::custom(format_args!("{v} does not fit an int32")))
         }
         fn visit_u64<E: de::Error>(self, v: u64) -> Result<IntOrStr, E> {
-            i32::try_from(v)
-                .map(IntOrStr::Int)
-                .map_err(|_| E::custom(format_args!("{v} does not fit an int32")))
+            i32::try_from(v).map(IntOrStr::Int).map_err(|_| E::custom(format_args!("{v} does not fit an int32")))
         }
         fn visit_str<E: de::Error>(self, v: &str) -> Result<IntOrStr, E> {
             Ok(IntOrStr::Str(v.to_owned()))

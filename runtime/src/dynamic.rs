@@ -245,7 +245,11 @@ mod tests {
     #[test]
     fn typed_round_trip_keeps_unknown_fields() {
         let w = Widget {
-            metadata: DynamicMeta { name: Some("w".into()), other: json!({"finalizers": ["f"]}).as_object().unwrap().clone(), ..Default::default() },
+            metadata: DynamicMeta {
+                name: Some("w".into()),
+                other: json!({"finalizers": ["f"]}).as_object().unwrap().clone(),
+                ..Default::default()
+            },
             spec: json!({"size": 3}),
         };
         let d = DynamicObject::from_typed(&w).unwrap();
@@ -266,7 +270,10 @@ mod tests {
                 Reply::json(200, json!({"items": [{"metadata": {"name": "a"}, "spec": {}}], "metadata": {}}))
             }
             "POST" => Reply::Respond { status: 201, headers: vec![], body: r.body.clone() },
-            _ => Reply::json(200, json!({"apiVersion":"example.io/v1","kind":"Widget","metadata":{"name":"a","labels":{"x":"y"}}})),
+            _ => Reply::json(
+                200,
+                json!({"apiVersion":"example.io/v1","kind":"Widget","metadata":{"name":"a","labels":{"x":"y"}}}),
+            ),
         })
         .await;
         let c = DynamicClient::namespaced_with(server.client(), "ns", &widgets());

@@ -28,6 +28,6 @@ pub mod workqueue;
 #[cfg(test)]
 pub(crate) mod testing;
 
-pub use object::{DynamicResource, ListMeta, Metadata, Object, ObjectList, Resource, Scope};
 pub use config::Config;
+pub use object::{DynamicResource, ListMeta, Metadata, Object, ObjectList, Resource, Scope};
 pub use rest::{Client, ResourceClient};

@@ -175,11 +175,7 @@ impl DynamicResource {
     }
 
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
+        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
     }
 
     pub fn api_prefix(&self) -> String {
@@ -210,7 +206,9 @@ impl KindEntry {
 }
 
 /// The `transcode` of a [`KindEntry`] for the type `T`.
-pub fn transcode<T: serde::de::DeserializeOwned + Serialize>(json: &[u8]) -> Result<serde_json::Value, serde_json::Error> {
+pub fn transcode<T: serde::de::DeserializeOwned + Serialize>(
+    json: &[u8],
+) -> Result<serde_json::Value, serde_json::Error> {
     let typed: T = serde_json::from_slice(json)?;
     serde_json::to_value(&typed)
 }

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use common::{make_pki, server_config};
 use k8s_client_runtime::config::{Auth, Config, ExecConfig, Proxy};
 use k8s_client_runtime::rest::Client;
-use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::CertificateDer;
+use rustls_pki_types::pem::PemObject;
 
 /// An HTTP/2 server (one connection carries every request) that answers
 /// 401 unless the connection presented `client2.crt`, and records which
@@ -35,13 +35,15 @@ async fn server(dir: &Path, seen: Arc<Mutex<Vec<String>>>) -> String {
                 let who = names.iter().find(|(_, c)| Some(c) == peer.as_ref()).map_or("none", |(n, _)| n.as_str());
                 seen.lock().unwrap().push(who.to_owned());
                 let ok = who == "client2";
-                let service = hyper::service::service_fn(move |_req: hyper::Request<hyper::body::Incoming>| async move {
-                    let mut resp = hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(b"{}")));
-                    if !ok {
-                        *resp.status_mut() = hyper::StatusCode::UNAUTHORIZED;
-                    }
-                    Ok::<_, std::convert::Infallible>(resp)
-                });
+                let service =
+                    hyper::service::service_fn(move |_req: hyper::Request<hyper::body::Incoming>| async move {
+                        let mut resp =
+                            hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(b"{}")));
+                        if !ok {
+                            *resp.status_mut() = hyper::StatusCode::UNAUTHORIZED;
+                        }
+                        Ok::<_, std::convert::Infallible>(resp)
+                    });
                 let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
                     .serve_connection(TokioIo::new(tls), service)
                     .await;

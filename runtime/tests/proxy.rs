@@ -180,7 +180,8 @@ async fn kubeconfig_proxy_url_and_environment_proxies_are_used() {
     let kc = kubeconfig(d, &format!("https://127.0.0.1:{}", api.port()), None);
     let mut config = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap();
     config.tls_server_name = Some("kubernetes.example".into());
-    config.proxy = Proxy::Environment(ProxyEnv { https_proxy: format!("http://127.0.0.1:{plain}"), ..Default::default() });
+    config.proxy =
+        Proxy::Environment(ProxyEnv { https_proxy: format!("http://127.0.0.1:{plain}"), ..Default::default() });
     assert_eq!(get(config).await.unwrap()["ok"], true);
     assert!(log.lock().unwrap().is_empty(), "loopback went through the proxy");
 

@@ -32,7 +32,8 @@ async fn tls_server(dir: &Path) -> String {
                 }
                 let has_cert = tls.get_ref().1.peer_certificates().is_some_and(|c| !c.is_empty());
                 let body = format!("{{\"clientCert\":{has_cert}}}");
-                let resp = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+                let resp =
+                    format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
                 let _ = tls.write_all(resp.as_bytes()).await;
                 let _ = tls.shutdown().await;
             });
@@ -115,7 +116,9 @@ async fn h2_server(dir: &Path) -> String {
                 let Ok(tls) = acceptor.accept(sock).await else { return };
                 let service = hyper::service::service_fn(|req: hyper::Request<hyper::body::Incoming>| async move {
                     let body = format!("{{\"version\":\"{:?}\"}}", req.version());
-                    Ok::<_, std::convert::Infallible>(hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from(body))))
+                    Ok::<_, std::convert::Infallible>(hyper::Response::new(http_body_util::Full::new(
+                        bytes::Bytes::from(body),
+                    )))
                 });
                 let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
                     .serve_connection(TokioIo::new(tls), service)

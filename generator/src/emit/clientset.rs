@@ -70,7 +70,10 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
             doc.push(format!(" More subresources through [`{}ClientExt`].", c.kind));
         }
         if !c.connect.is_empty() {
-            doc.push(format!(" Not generated: {} (connect operations, streams rather than JSON).", c.connect.join(", ")));
+            doc.push(format!(
+                " Not generated: {} (connect operations, streams rather than JSON).",
+                c.connect.join(", ")
+            ));
         }
         items.push(quote! {
             #(#[doc = #doc])*
@@ -177,9 +180,7 @@ fn extension_method(api: &Api, c: &ClientPlan, e: &Extension, k: &TokenStream) -
         Body::Json => quote!(::serde_json::Value),
     };
     let (body_ty, resp_ty) = (ty(e.body), ty(e.response));
-    let fut = |out: TokenStream| {
-        quote!(impl ::std::future::Future<Output = ::std::result::Result<#out, #rest::Error>> + ::std::marker::Send)
-    };
+    let fut = |out: TokenStream| quote!(impl ::std::future::Future<Output = ::std::result::Result<#out, #rest::Error>> + ::std::marker::Send);
     match e.op {
         ExtensionOp::Get => {
             let ret = fut(resp_ty);
@@ -217,10 +218,16 @@ fn extension_method(api: &Api, c: &ClientPlan, e: &Extension, k: &TokenStream) -
             let params = params_name(c, &c.resource.subresources[sub]);
             if e.op == ExtensionOp::Text {
                 let ret = fut(quote!(::std::string::String));
-                (quote!(fn #f(&self, name: &str, params: &#params) -> #ret), quote!(self.get_subresource_text(name, #sub, params)))
+                (
+                    quote!(fn #f(&self, name: &str, params: &#params) -> #ret),
+                    quote!(self.get_subresource_text(name, #sub, params)),
+                )
             } else {
                 let ret = fut(quote!(#rest::ByteStream));
-                (quote!(fn #f(&self, name: &str, params: &#params) -> #ret), quote!(self.stream_subresource(name, #sub, params)))
+                (
+                    quote!(fn #f(&self, name: &str, params: &#params) -> #ret),
+                    quote!(self.stream_subresource(name, #sub, params)),
+                )
             }
         }
     }

@@ -92,7 +92,12 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
         add_file(&mut out, &format!("src/clientset/{}.rs", gv.module), source, clientset::emit_group_version(api, gv))?;
         if gv.has_informers() {
             add_file(&mut out, &format!("src/listers/{}.rs", gv.module), source, listers::emit_group_version(api, gv))?;
-            add_file(&mut out, &format!("src/informers/{}.rs", gv.module), source, informers::emit_group_version(api, gv))?;
+            add_file(
+                &mut out,
+                &format!("src/informers/{}.rs", gv.module),
+                source,
+                informers::emit_group_version(api, gv),
+            )?;
         }
     }
     add_file(&mut out, "src/clientset/mod.rs", &opts.source_label, clientset::emit_clientset(&plan))?;
@@ -115,6 +120,7 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
     let features = crate_files::features(api);
     out.files.insert(PathBuf::from("Cargo.toml"), crate_files::cargo_toml(opts, &features)?);
     out.files.insert(PathBuf::from("README.md"), crate_files::readme(api, opts, &features)?);
+    out.files.insert(PathBuf::from("rustfmt.toml"), crate_files::rustfmt_toml(&opts.source_label));
     check_one_type_per_schema(api, &out)?;
     Ok(out)
 }
@@ -235,12 +241,66 @@ pub fn write(output: &Output, dir: &Path) -> Result<()> {
         }
         std::fs::write(&path, text).map_err(io(&path))?;
     }
-    if dir.exists() {
-        std::fs::rename(dir, &old).map_err(io(dir))?;
+    swap_into_place(&tmp, dir, &old, |from, to| std::fs::rename(from, to))
+}
+
+/// Moves `tmp` to `dir`, parking an existing `dir` at `old` meanwhile; when
+/// the move fails, the parked output is put back.
+fn swap_into_place(
+    tmp: &Path,
+    dir: &Path,
+    old: &Path,
+    rename: impl Fn(&Path, &Path) -> std::io::Result<()>,
+) -> Result<()> {
+    let had_old = dir.exists();
+    if had_old {
+        rename(dir, old).map_err(|source| Error::Write { path: dir.to_owned(), source })?;
     }
-    std::fs::rename(&tmp, dir).map_err(io(dir))?;
-    if old.exists() {
-        std::fs::remove_dir_all(&old).map_err(io(&old))?;
+    if let Err(source) = rename(tmp, dir) {
+        let restored = !had_old || rename(old, dir).is_ok();
+        let _ = std::fs::remove_dir_all(tmp);
+        return Err(if restored {
+            Error::Write { path: dir.to_owned(), source }
+        } else {
+            Error::Check(format!(
+                "moving the new output into {} failed ({source}); the previous output is kept at {}",
+                dir.display(),
+                old.display()
+            ))
+        });
+    }
+    if had_old {
+        std::fs::remove_dir_all(old).map_err(|source| Error::Write { path: old.to_owned(), source })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_swap_restores_the_previous_output() {
+        let base = std::env::temp_dir().join(format!("k8s-client-gen-swap-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let (tmp, dir, old) = (base.join("new"), base.join("out"), base.join("old"));
+        std::fs::create_dir_all(&tmp).unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("lib.rs"), "previous").unwrap();
+        std::fs::write(tmp.join("lib.rs"), "new").unwrap();
+        // Parking the old output works; moving the new one in fails.
+        let result = swap_into_place(&tmp, &dir, &old, |from, to| {
+            if from == tmp.as_path() { Err(std::io::Error::other("disk full")) } else { std::fs::rename(from, to) }
+        });
+        assert!(matches!(result, Err(Error::Write { .. })), "{result:?}");
+        assert_eq!(std::fs::read_to_string(dir.join("lib.rs")).unwrap(), "previous");
+        assert!(!old.exists() && !tmp.exists());
+
+        std::fs::create_dir_all(&tmp).unwrap();
+        std::fs::write(tmp.join("lib.rs"), "new").unwrap();
+        swap_into_place(&tmp, &dir, &old, |from, to| std::fs::rename(from, to)).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("lib.rs")).unwrap(), "new");
+        assert!(!old.exists());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
 }

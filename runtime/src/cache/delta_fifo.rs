@@ -17,8 +17,8 @@ use parking_lot::Mutex;
 use tokio::sync::Notify;
 
 use super::store::{KeyFn, Store, ThreadSafeStore};
-use crate::object::object_key;
 use crate::object::Object;
+use crate::object::object_key;
 
 /// Boxed error of a process function.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -50,18 +50,12 @@ impl ProcessError {
     /// Fail and put the deltas back, unless newer deltas for the key were
     /// queued meanwhile.
     pub fn requeue(source: impl Into<BoxError>) -> Self {
-        ProcessError {
-            requeue: true,
-            source: source.into(),
-        }
+        ProcessError { requeue: true, source: source.into() }
     }
 
     /// Fail and drop the deltas.
     pub fn fail(source: impl Into<BoxError>) -> Self {
-        ProcessError {
-            requeue: false,
-            source: source.into(),
-        }
+        ProcessError { requeue: false, source: source.into() }
     }
 }
 
@@ -89,10 +83,7 @@ pub struct DeletedFinalStateUnknown<T> {
 
 impl<T> Clone for DeletedFinalStateUnknown<T> {
     fn clone(&self) -> Self {
-        DeletedFinalStateUnknown {
-            key: self.key.clone(),
-            obj: self.obj.clone(),
-        }
+        DeletedFinalStateUnknown { key: self.key.clone(), obj: self.obj.clone() }
     }
 }
 
@@ -107,9 +98,7 @@ impl<T> Clone for DeltaObject<T> {
     fn clone(&self) -> Self {
         match self {
             DeltaObject::Object(o) => DeltaObject::Object(Arc::clone(o)),
-            DeltaObject::DeletedFinalStateUnknown(d) => {
-                DeltaObject::DeletedFinalStateUnknown(d.clone())
-            }
+            DeltaObject::DeletedFinalStateUnknown(d) => DeltaObject::DeletedFinalStateUnknown(d.clone()),
         }
     }
 }
@@ -137,10 +126,7 @@ pub struct Delta<T> {
 
 impl<T> Clone for Delta<T> {
     fn clone(&self) -> Self {
-        Delta {
-            delta_type: self.delta_type,
-            object: self.object.clone(),
-        }
+        Delta { delta_type: self.delta_type, object: self.object.clone() }
     }
 }
 
@@ -193,11 +179,7 @@ impl<T: Object + 'static> Default for DeltaFifoOptions<T> {
 
 impl<T> DeltaFifoOptions<T> {
     pub fn with_key_fn(key_fn: KeyFn<T>) -> Self {
-        DeltaFifoOptions {
-            key_fn,
-            known_objects: None,
-            emit_delta_type_replaced: true,
-        }
+        DeltaFifoOptions { key_fn, known_objects: None, emit_delta_type_replaced: true }
     }
 
     /// The store the popped deltas are applied to; without it, deletions
@@ -253,9 +235,7 @@ pub struct DeltaFifo<T> {
 
 impl<T> Clone for DeltaFifo<T> {
     fn clone(&self) -> Self {
-        DeltaFifo {
-            shared: Arc::clone(&self.shared),
-        }
+        DeltaFifo { shared: Arc::clone(&self.shared) }
     }
 }
 
@@ -317,13 +297,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     }
 
     /// Appends a delta to its key, queueing the key if it is new.
-    fn queue_action(
-        &self,
-        st: &mut FifoState<T>,
-        delta_type: DeltaType,
-        object: DeltaObject<T>,
-        key: String,
-    ) {
+    fn queue_action(&self, st: &mut FifoState<T>, delta_type: DeltaType, object: DeltaObject<T>, key: String) {
         let delta = Delta { delta_type, object };
         match st.items.get_mut(&key) {
             Some(deltas) => {
@@ -401,11 +375,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     /// with nothing queued (carrying the store's object), as client-go.
     pub fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) {
         let _ = resource_version; // kept for parity with client-go; nothing uses it yet
-        let action = if self.shared.emit_delta_type_replaced {
-            DeltaType::Replaced
-        } else {
-            DeltaType::Sync
-        };
+        let action = if self.shared.emit_delta_type_replaced { DeltaType::Replaced } else { DeltaType::Sync };
         let mut st = self.shared.state.lock();
         let mut keys = HashSet::with_capacity(list.len());
         for obj in list {
@@ -433,12 +403,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
         let mut queued_deletions = queued.len();
         for tombstone in queued {
             let key = tombstone.key.clone();
-            self.queue_action(
-                &mut st,
-                DeltaType::Deleted,
-                DeltaObject::DeletedFinalStateUnknown(tombstone),
-                key,
-            );
+            self.queue_action(&mut st, DeltaType::Deleted, DeltaObject::DeletedFinalStateUnknown(tombstone), key);
         }
 
         // Then the store's keys that have nothing queued (those with deltas
@@ -453,10 +418,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
                 self.queue_action(
                     &mut st,
                     DeltaType::Deleted,
-                    DeltaObject::DeletedFinalStateUnknown(DeletedFinalStateUnknown {
-                        key: key.clone(),
-                        obj,
-                    }),
+                    DeltaObject::DeletedFinalStateUnknown(DeletedFinalStateUnknown { key: key.clone(), obj }),
                     key,
                 );
             }
@@ -527,17 +489,11 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
             let (key, deltas, is_in_initial_list) = popped;
             return match process(&deltas, is_in_initial_list) {
                 Ok(()) => Ok(deltas),
-                Err(ProcessError {
-                    requeue: true,
-                    source,
-                }) => {
+                Err(ProcessError { requeue: true, source }) => {
                     self.add_if_not_present_with_key(key, deltas);
                     Err(DeltaFifoError::Requeued(source))
                 }
-                Err(ProcessError {
-                    requeue: false,
-                    source,
-                }) => Err(DeltaFifoError::Process(source)),
+                Err(ProcessError { requeue: false, source }) => Err(DeltaFifoError::Process(source)),
             };
         }
     }
@@ -554,11 +510,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
                 return Ok(Some((key, deltas, is_in_initial_list)));
             }
         }
-        if st.closed {
-            Err(DeltaFifoError::Closed)
-        } else {
-            Ok(None)
-        }
+        if st.closed { Err(DeltaFifoError::Closed) } else { Ok(None) }
     }
 
     /// Makes pops return [`DeltaFifoError::Closed`] once the queue is empty.

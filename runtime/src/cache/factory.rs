@@ -231,14 +231,8 @@ impl SharedInformerFactory {
     /// # Cancel safety
     /// Cancel safe: it only observes the informers.
     pub async fn wait_for_cache_sync(&self) -> BTreeMap<&'static str, bool> {
-        let entries: Vec<(&'static str, Arc<dyn HasSynced + Send + Sync>)> = self
-            .inner
-            .informers
-            .lock()
-            .values()
-            .filter(|e| e.started)
-            .map(|e| (e.kind, e.synced.clone()))
-            .collect();
+        let entries: Vec<(&'static str, Arc<dyn HasSynced + Send + Sync>)> =
+            self.inner.informers.lock().values().filter(|e| e.started).map(|e| (e.kind, e.synced.clone())).collect();
         let refs: Vec<&dyn HasSynced> = entries.iter().map(|(_, s)| s.as_ref() as &dyn HasSynced).collect();
         wait_for_cache_sync(&self.inner.cancel, &refs).await;
         entries.iter().map(|(kind, s)| (*kind, s.has_synced())).collect()

@@ -45,18 +45,13 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-pub use self::handler::{
-    FilteringResourceEventHandler, ResourceEventHandler, ResourceEventHandlerFuncs,
-};
+pub use self::handler::{FilteringResourceEventHandler, ResourceEventHandler, ResourceEventHandlerFuncs};
 use self::processor::{ListenerSync, MINIMUM_RESYNC_PERIOD, Notification, Processor};
-use super::delta_fifo::{
-    DeltaFifo, DeltaFifoError, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects,
-};
+use super::delta_fifo::{DeltaFifo, DeltaFifoError, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects};
 use super::list_watch::ListWatch;
 use super::lister::Lister;
 use super::reflector::{
-    Reflector, ReflectorCounters, ReflectorOptions, ResourceVersionHandle, TransformFn,
-    WatchErrorHandler,
+    Reflector, ReflectorCounters, ReflectorOptions, ResourceVersionHandle, TransformFn, WatchErrorHandler,
 };
 use super::store::{Indexers, Store, StoreError, Writer};
 use crate::object::{Metadata as _, Object};
@@ -152,27 +147,19 @@ impl<K: Object + Send + Sync + 'static> Core<K> {
                 (DeltaType::Deleted, object) => {
                     match object {
                         DeltaObject::Object(o) => self.writer.delete(o),
-                        DeltaObject::DeletedFinalStateUnknown(t) => {
-                            self.writer.delete_by_key(&t.key)
-                        }
+                        DeltaObject::DeletedFinalStateUnknown(t) => self.writer.delete_by_key(&t.key),
                     };
-                    self.processor
-                        .distribute(Notification::Delete(object.clone()), false);
+                    self.processor.distribute(Notification::Delete(object.clone()), false);
                 }
                 (_, DeltaObject::Object(obj)) => match self.writer.upsert(Arc::clone(obj)) {
                     Some(old) => {
                         // Same version: a resync or an unchanged relisted object,
                         // only for handlers that asked for resyncs.
-                        let is_sync =
-                            old.metadata().resource_version() == obj.metadata().resource_version();
-                        self.processor
-                            .distribute(Notification::Update(old, Arc::clone(obj)), is_sync);
+                        let is_sync = old.metadata().resource_version() == obj.metadata().resource_version();
+                        self.processor.distribute(Notification::Update(old, Arc::clone(obj)), is_sync);
                     }
                     None => {
-                        self.processor.distribute(
-                            Notification::Add(Arc::clone(obj), is_in_initial_list),
-                            false,
-                        );
+                        self.processor.distribute(Notification::Add(Arc::clone(obj), is_in_initial_list), false);
                     }
                 },
                 // Tombstones only come with deletions.
@@ -208,9 +195,7 @@ pub struct SharedIndexInformer<K> {
 
 impl<K> Clone for SharedIndexInformer<K> {
     fn clone(&self) -> Self {
-        SharedIndexInformer {
-            inner: Arc::clone(&self.inner),
-        }
+        SharedIndexInformer { inner: Arc::clone(&self.inner) }
     }
 }
 
@@ -272,10 +257,7 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
 
     /// Called with every list/watch failure instead of logging it.
     #[doc(alias = "SetWatchErrorHandler")]
-    pub fn watch_error_handler(
-        mut self,
-        handler: impl Fn(&super::ReflectorError) + Send + Sync + 'static,
-    ) -> Self {
+    pub fn watch_error_handler(mut self, handler: impl Fn(&super::ReflectorError) + Send + Sync + 'static) -> Self {
         self.error_handler = Some(Arc::new(handler));
         self
     }
@@ -294,9 +276,7 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
         let mut writer = Writer::new();
         let indexers = std::mem::take(&mut self.indexers);
         if !indexers.is_empty() {
-            writer
-                .add_indexers(indexers)
-                .map_err(InformerError::Indexers)?;
+            writer.add_indexers(indexers).map_err(InformerError::Indexers)?;
         }
         Ok(self.assemble(writer))
     }
@@ -311,11 +291,7 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
                 lw: self.lw,
                 store,
                 fifo,
-                core: Mutex::new(Core {
-                    writer,
-                    processor: Processor::new(),
-                    resync_check_period: self.resync,
-                }),
+                core: Mutex::new(Core { writer, processor: Processor::new(), resync_check_period: self.resync }),
                 default_resync: self.resync,
                 transform: self.transform,
                 error_handler: Mutex::new(self.error_handler),
@@ -337,9 +313,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         InformerBuilder {
             lw: Arc::new(lw),
             resync: Duration::ZERO,
-            transform: Some(Arc::new(|obj: &mut K| {
-                obj.metadata_mut().clear_managed_fields()
-            })),
+            transform: Some(Arc::new(|obj: &mut K| obj.metadata_mut().clear_managed_fields())),
             indexers: Indexers::new(),
             reflector: ReflectorOptions {
                 name: crate::object::short_type_name::<K>().to_owned(),
@@ -353,9 +327,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
     /// `resync` (zero: none), as client-go's `NewSharedIndexInformer`.
     pub fn new(lw: impl ListWatch<K> + 'static, resync: Duration) -> Self {
         // Without extra indexers nothing can fail.
-        Self::builder(lw)
-            .resync_period(resync)
-            .assemble(Writer::new())
+        Self::builder(lw).resync_period(resync).assemble(Writer::new())
     }
 
     /// A read-only handle on the cache.
@@ -370,12 +342,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
 
     /// Adds indexes; works before and after start.
     pub fn add_indexers(&self, indexers: Indexers<K>) -> Result<(), InformerError> {
-        self.inner
-            .core
-            .lock()
-            .writer
-            .add_indexers(indexers)
-            .map_err(InformerError::Indexers)
+        self.inner.core.lock().writer.add_indexers(indexers).map_err(InformerError::Indexers)
     }
 
     /// True once the first list was fully applied to the cache and
@@ -406,9 +373,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         handler: impl Fn(&super::ReflectorError) + Send + Sync + 'static,
     ) -> Result<(), InformerError> {
         if *self.inner.state.lock() != RunState::NotStarted {
-            return Err(InformerError::Started {
-                what: "the watch error handler",
-            });
+            return Err(InformerError::Started { what: "the watch error handler" });
         }
         *self.inner.error_handler.lock() = Some(Arc::new(handler));
         Ok(())
@@ -455,12 +420,8 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         } else {
             resync.max(core.resync_check_period)
         };
-        let (id, sync) = core.processor.add_listener(
-            Arc::new(handler),
-            resync,
-            effective,
-            Arc::clone(&self.inner.synced),
-        );
+        let (id, sync) =
+            core.processor.add_listener(Arc::new(handler), resync, effective, Arc::clone(&self.inner.synced));
         if started {
             for obj in core.writer.list() {
                 core.processor.send_to(id, Notification::Add(obj, true));
@@ -472,11 +433,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
     /// Removes a handler; its queued notifications are still delivered.
     /// False if it was not registered.
     pub fn remove_event_handler(&self, registration: &HandlerRegistration) -> bool {
-        self.inner
-            .core
-            .lock()
-            .processor
-            .remove_listener(registration.id)
+        self.inner.core.lock().processor.remove_listener(registration.id)
     }
 
     /// Number of registered handlers.
@@ -593,4 +550,3 @@ impl<T: HasSynced + ?Sized> HasSynced for &T {
         (**self).has_synced()
     }
 }
-

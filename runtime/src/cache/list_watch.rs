@@ -29,48 +29,30 @@ pub trait ListWatch<K>: Send + Sync {
     ///
     /// # Cancel safety
     /// Dropping the future abandons the call; nothing was changed.
-    fn list<'a>(
-        &'a self,
-        opts: &'a ListOptions,
-    ) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>>;
+    fn list<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>>;
 
     /// A watch from `opts.resource_version` on. `ERROR` events arrive as
     /// `Err` items of the stream.
     ///
     /// # Cancel safety
     /// Dropping the future abandons the call; nothing was changed.
-    fn watch<'a>(
-        &'a self,
-        opts: &'a ListOptions,
-    ) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>>;
+    fn watch<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>>;
 }
 
 impl<K: ClientObject> ListWatch<K> for ResourceClient<K> {
-    fn list<'a>(
-        &'a self,
-        opts: &'a ListOptions,
-    ) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
+    fn list<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
         Box::pin(ResourceClient::list(self, opts))
     }
-    fn watch<'a>(
-        &'a self,
-        opts: &'a ListOptions,
-    ) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
+    fn watch<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
         Box::pin(ResourceClient::watch(self, opts))
     }
 }
 
 impl<K, L: ListWatch<K> + ?Sized> ListWatch<K> for Arc<L> {
-    fn list<'a>(
-        &'a self,
-        opts: &'a ListOptions,
-    ) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
+    fn list<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
         (**self).list(opts)
     }
-    fn watch<'a>(
-        &'a self,
-        opts: &'a ListOptions,
-    ) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
+    fn watch<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
         (**self).watch(opts)
     }
 }
@@ -90,19 +72,14 @@ pub struct FilteredListWatch<L> {
 
 impl<L: fmt::Debug> fmt::Debug for FilteredListWatch<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FilteredListWatch")
-            .field("inner", &self.inner)
-            .finish_non_exhaustive()
+        f.debug_struct("FilteredListWatch").field("inner", &self.inner).finish_non_exhaustive()
     }
 }
 
 impl<L> FilteredListWatch<L> {
     /// Wraps `inner` so each call's options pass through `tweak`.
     pub fn new(inner: L, tweak: impl Fn(&mut ListOptions) + Send + Sync + 'static) -> Self {
-        FilteredListWatch {
-            inner,
-            tweak: Arc::new(tweak),
-        }
+        FilteredListWatch { inner, tweak: Arc::new(tweak) }
     }
 
     /// Same, with a tweak already shared (as informer factories hold it).
@@ -116,18 +93,12 @@ impl<L> FilteredListWatch<L> {
 }
 
 impl<K, L: ListWatch<K>> ListWatch<K> for FilteredListWatch<L> {
-    fn list<'a>(
-        &'a self,
-        opts: &'a ListOptions,
-    ) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
+    fn list<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
         let mut opts = opts.clone();
         (self.tweak)(&mut opts);
         Box::pin(async move { self.inner.list(&opts).await })
     }
-    fn watch<'a>(
-        &'a self,
-        opts: &'a ListOptions,
-    ) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
+    fn watch<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
         let mut opts = opts.clone();
         (self.tweak)(&mut opts);
         Box::pin(async move { self.inner.watch(&opts).await })
@@ -177,11 +148,7 @@ pub(crate) mod scripted {
 
     impl<K> Default for Scripted<K> {
         fn default() -> Self {
-            Scripted {
-                lists: Mutex::default(),
-                watches: Mutex::default(),
-                calls: Mutex::default(),
-            }
+            Scripted { lists: Mutex::default(), watches: Mutex::default(), calls: Mutex::default() }
         }
     }
 
@@ -190,9 +157,7 @@ pub(crate) mod scripted {
             self.lists.lock().push_back(answer);
         }
         pub fn push_watch(&self, events: Vec<Result<WatchEvent<K>, rest::Error>>, hang: bool) {
-            self.watches
-                .lock()
-                .push_back(Ok(ScriptedWatch { events, hang }));
+            self.watches.lock().push_back(Ok(ScriptedWatch { events, hang }));
         }
         pub fn push_watch_err(&self, err: rest::Error) {
             self.watches.lock().push_back(Err(err));
@@ -201,19 +166,12 @@ pub(crate) mod scripted {
             self.calls.lock().clone()
         }
         fn record(&self, verb: Verb, opts: &ListOptions) {
-            self.calls.lock().push(Call {
-                verb,
-                opts: opts.clone(),
-                at: Instant::now(),
-            });
+            self.calls.lock().push(Call { verb, opts: opts.clone(), at: Instant::now() });
         }
     }
 
     impl<K: Send + Sync + 'static> ListWatch<K> for Scripted<K> {
-        fn list<'a>(
-            &'a self,
-            opts: &'a ListOptions,
-        ) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
+        fn list<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
             self.record(Verb::List, opts);
             let answer = self.lists.lock().pop_front();
             Box::pin(async move {
@@ -224,21 +182,14 @@ pub(crate) mod scripted {
                 }
             })
         }
-        fn watch<'a>(
-            &'a self,
-            opts: &'a ListOptions,
-        ) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
+        fn watch<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
             self.record(Verb::Watch, opts);
             let answer = self.watches.lock().pop_front();
             Box::pin(async move {
                 match answer {
                     Some(Ok(w)) => {
                         let events = futures_util::stream::iter(w.events);
-                        Ok(if w.hang {
-                            events.chain(futures_util::stream::pending()).boxed()
-                        } else {
-                            events.boxed()
-                        })
+                        Ok(if w.hang { events.chain(futures_util::stream::pending()).boxed() } else { events.boxed() })
                     }
                     Some(Err(e)) => Err(e),
                     None => futures_util::future::pending().await,
@@ -249,12 +200,7 @@ pub(crate) mod scripted {
 
     /// An API error with `code` and `reason`.
     pub fn api_error(code: u16, reason: &str) -> rest::Error {
-        rest::Error::Api(Box::new(Status {
-            code,
-            reason: reason.into(),
-            message: reason.into(),
-            ..Status::default()
-        }))
+        rest::Error::Api(Box::new(Status { code, reason: reason.into(), message: reason.into(), ..Status::default() }))
     }
 
     /// A list page.
@@ -284,10 +230,7 @@ mod tests {
         let lw = FilteredListWatch::new(Arc::clone(&inner), |o: &mut ListOptions| {
             o.label_selector = Some("app=web".into());
         });
-        let opts = ListOptions {
-            resource_version: Some("0".into()),
-            ..Default::default()
-        };
+        let opts = ListOptions { resource_version: Some("0".into()), ..Default::default() };
         lw.list(&opts).await.unwrap();
         let _ = lw.watch(&opts).await.unwrap();
         let calls = inner.calls();

@@ -27,11 +27,7 @@ use crate::selector::LabelSelector;
 pub enum ListerError {
     /// No object with that name is in the cache.
     #[error("{kind} {name:?} not found{}", namespace.as_ref().map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default())]
-    NotFound {
-        kind: &'static str,
-        namespace: Option<String>,
-        name: String,
-    },
+    NotFound { kind: &'static str, namespace: Option<String>, name: String },
     /// An index lookup named an index the cache does not have.
     #[error("looking up index")]
     Index(#[source] StoreError),
@@ -50,9 +46,7 @@ pub struct Lister<K> {
 
 impl<K> Clone for Lister<K> {
     fn clone(&self) -> Self {
-        Lister {
-            store: self.store.clone(),
-        }
+        Lister { store: self.store.clone() }
     }
 }
 
@@ -66,10 +60,7 @@ fn select<K: Object>(objects: Vec<Arc<K>>, selector: &LabelSelector) -> Vec<Arc<
     if selector.is_everything() {
         return objects;
     }
-    objects
-        .into_iter()
-        .filter(|o| selector.matches(&o.metadata().labels()))
-        .collect()
+    objects.into_iter().filter(|o| selector.matches(&o.metadata().labels())).collect()
 }
 
 impl<K: Object> Lister<K> {
@@ -90,28 +81,21 @@ impl<K: Object> Lister<K> {
     /// The object named `name` (cluster-scoped kinds; for namespaced ones
     /// use [`namespace`](Self::namespace)).
     pub fn get(&self, name: &str) -> Result<Arc<K>, ListerError> {
-        self.store
-            .get_by_key(name)
-            .ok_or_else(|| ListerError::NotFound {
-                kind: short_type_name::<K>(),
-                namespace: None,
-                name: name.to_owned(),
-            })
+        self.store.get_by_key(name).ok_or_else(|| ListerError::NotFound {
+            kind: short_type_name::<K>(),
+            namespace: None,
+            name: name.to_owned(),
+        })
     }
 
     /// Objects whose index `index_name` contains `value`.
     pub fn by_index(&self, index_name: &str, value: &str) -> Result<Vec<Arc<K>>, ListerError> {
-        self.store
-            .by_index(index_name, value)
-            .map_err(ListerError::Index)
+        self.store.by_index(index_name, value).map_err(ListerError::Index)
     }
 
     /// Reads within one namespace.
     pub fn namespace(&self, namespace: &str) -> NamespaceLister<K> {
-        NamespaceLister {
-            store: self.store.clone(),
-            namespace: namespace.to_owned(),
-        }
+        NamespaceLister { store: self.store.clone(), namespace: namespace.to_owned() }
     }
 }
 
@@ -124,9 +108,7 @@ pub struct NamespaceLister<K> {
 
 impl<K> fmt::Debug for NamespaceLister<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("NamespaceLister")
-            .field("namespace", &self.namespace)
-            .finish_non_exhaustive()
+        f.debug_struct("NamespaceLister").field("namespace", &self.namespace).finish_non_exhaustive()
     }
 }
 
@@ -153,13 +135,11 @@ impl<K: Object> NamespaceLister<K> {
     /// The object `namespace/name`.
     pub fn get(&self, name: &str) -> Result<Arc<K>, ListerError> {
         let key = format!("{}/{}", self.namespace, name);
-        self.store
-            .get_by_key(&key)
-            .ok_or_else(|| ListerError::NotFound {
-                kind: short_type_name::<K>(),
-                namespace: Some(self.namespace.clone()),
-                name: name.to_owned(),
-            })
+        self.store.get_by_key(&key).ok_or_else(|| ListerError::NotFound {
+            kind: short_type_name::<K>(),
+            namespace: Some(self.namespace.clone()),
+            name: name.to_owned(),
+        })
     }
 }
 
@@ -189,9 +169,7 @@ mod tests {
 
     fn names(mut v: Vec<Arc<Pod>>) -> Vec<String> {
         v.sort_by(|x, y| x.metadata.name.cmp(&y.metadata.name));
-        v.iter()
-            .map(|p| p.metadata.name.clone().unwrap_or_default())
-            .collect()
+        v.iter().map(|p| p.metadata.name.clone().unwrap_or_default()).collect()
     }
 
     #[test]
@@ -206,10 +184,7 @@ mod tests {
     #[test]
     fn namespace_list_uses_namespace_only() {
         let (_w, l) = lister();
-        assert_eq!(
-            names(l.namespace("a").list(&LabelSelector::everything())),
-            ["db-1", "web-1"]
-        );
+        assert_eq!(names(l.namespace("a").list(&LabelSelector::everything())), ["db-1", "web-1"]);
         let web = LabelSelector::parse("app=web").unwrap();
         assert_eq!(names(l.namespace("b").list(&web)), ["web-2"]);
         assert!(l.namespace("c").list(&web).is_empty());
@@ -218,34 +193,13 @@ mod tests {
     #[test]
     fn gets_and_not_found() {
         let (_w, l) = lister();
-        assert_eq!(
-            l.namespace("a")
-                .get("web-1")
-                .unwrap()
-                .metadata
-                .name
-                .as_deref(),
-            Some("web-1")
-        );
-        assert_eq!(
-            l.get("node-scoped").unwrap().metadata.name.as_deref(),
-            Some("node-scoped")
-        );
+        assert_eq!(l.namespace("a").get("web-1").unwrap().metadata.name.as_deref(), Some("web-1"));
+        assert_eq!(l.get("node-scoped").unwrap().metadata.name.as_deref(), Some("node-scoped"));
         let err = l.namespace("b").get("web-1").unwrap_err();
         assert!(err.is_not_found());
-        assert_eq!(
-            err,
-            ListerError::NotFound {
-                kind: "Pod",
-                namespace: Some("b".into()),
-                name: "web-1".into()
-            }
-        );
+        assert_eq!(err, ListerError::NotFound { kind: "Pod", namespace: Some("b".into()), name: "web-1".into() });
         assert_eq!(err.to_string(), r#"Pod "web-1" not found in namespace "b""#);
-        assert_eq!(
-            l.get("nope").unwrap_err().to_string(),
-            r#"Pod "nope" not found"#
-        );
+        assert_eq!(l.get("nope").unwrap_err().to_string(), r#"Pod "nope" not found"#);
     }
 
     #[test]

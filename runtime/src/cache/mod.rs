@@ -20,11 +20,11 @@ pub mod lister;
 pub mod reflector;
 pub mod store;
 
-pub use factory::{FactoryBuilder, SharedInformerFactory, TypedInformer};
 pub use delta_fifo::{
-    DeletedFinalStateUnknown, Delta, DeltaFifo, DeltaFifoError, DeltaFifoOptions, DeltaObject,
-    DeltaType, Deltas, KnownObjects, ProcessError,
+    DeletedFinalStateUnknown, Delta, DeltaFifo, DeltaFifoError, DeltaFifoOptions, DeltaObject, DeltaType, Deltas,
+    KnownObjects, ProcessError,
 };
+pub use factory::{FactoryBuilder, SharedInformerFactory, TypedInformer};
 pub use informer::{
     FilteringResourceEventHandler, HandlerRegistration, HasSynced, InformerBuilder, InformerError,
     ResourceEventHandler, ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
@@ -36,6 +36,5 @@ pub use reflector::{
     ShouldResync, TransformFn, WatchErrorHandler,
 };
 pub use store::{
-    IndexFn, Indexers, KeyFn, NAMESPACE_INDEX, Store, StoreError, ThreadSafeStore, Writer,
-    meta_namespace_index,
+    IndexFn, Indexers, KeyFn, NAMESPACE_INDEX, Store, StoreError, ThreadSafeStore, Writer, meta_namespace_index,
 };

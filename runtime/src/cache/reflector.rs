@@ -90,9 +90,7 @@ pub enum ReflectorError {
     VeryShortWatch(Duration),
     #[error("watch-list request failed; falling back to list+watch")]
     WatchList(#[source] rest::Error),
-    #[error(
-        "watch-list stream ended before the initial-events-end bookmark; falling back to list+watch"
-    )]
+    #[error("watch-list stream ended before the initial-events-end bookmark; falling back to list+watch")]
     WatchListIncomplete,
 }
 
@@ -172,21 +170,9 @@ enum State<K> {
     Start,
     List,
     Watch,
-    InitialEvents {
-        stream: WatchStream<K>,
-        items: HashMap<String, Arc<K>>,
-        rv: String,
-        events: u64,
-    },
-    Watching {
-        stream: WatchStream<K>,
-        started: Instant,
-        events: u64,
-    },
-    Backoff {
-        until: Instant,
-        then: Resume,
-    },
+    InitialEvents { stream: WatchStream<K>, items: HashMap<String, Arc<K>>, rv: String, events: u64 },
+    Watching { stream: WatchStream<K>, started: Instant, events: u64 },
+    Backoff { until: Instant, then: Resume },
 }
 
 /// The last resourceVersion a reflector synced to, readable while it runs.
@@ -297,19 +283,11 @@ impl<K> Reflector<K> {
 }
 
 impl<K: Object + Send + Sync + 'static> Reflector<K> {
-    pub fn new(
-        lw: impl ListWatch<K> + 'static,
-        fifo: DeltaFifo<K>,
-        options: ReflectorOptions,
-    ) -> Self {
+    pub fn new(lw: impl ListWatch<K> + 'static, fifo: DeltaFifo<K>, options: ReflectorOptions) -> Self {
         Self::from_arc(Arc::new(lw), fifo, options)
     }
 
-    pub fn from_arc(
-        lw: Arc<dyn ListWatch<K>>,
-        fifo: DeltaFifo<K>,
-        options: ReflectorOptions,
-    ) -> Self {
+    pub fn from_arc(lw: Arc<dyn ListWatch<K>>, fifo: DeltaFifo<K>, options: ReflectorOptions) -> Self {
         Reflector {
             lw,
             fifo,
@@ -389,11 +367,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
     /// # Cancel safety
     /// Stops at the next await; the queue holds whatever was applied.
     pub async fn run(mut self, cancel: CancellationToken) {
-        let resync = resync_loop(
-            self.fifo.clone(),
-            self.options.resync_period,
-            self.should_resync.clone(),
-        );
+        let resync = resync_loop(self.fifo.clone(), self.options.resync_period, self.should_resync.clone());
         let main = async {
             loop {
                 self.step().await;
@@ -418,17 +392,8 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
             State::Start => self.start_round().await,
             State::List => self.list().await,
             State::Watch => self.start_watch().await,
-            State::InitialEvents {
-                stream,
-                items,
-                rv,
-                events,
-            } => self.initial_event(stream, items, rv, events).await,
-            State::Watching {
-                stream,
-                started,
-                events,
-            } => self.watch_event(stream, started, events).await,
+            State::InitialEvents { stream, items, rv, events } => self.initial_event(stream, items, rv, events).await,
+            State::Watching { stream, started, events } => self.watch_event(stream, started, events).await,
             State::Backoff { until, then } => {
                 tokio::time::sleep_until(until).await;
                 match then {
@@ -455,10 +420,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
 
     fn backoff(&mut self, then: Resume) -> State<K> {
         let now = Instant::now();
-        State::Backoff {
-            until: now + self.backoff.next_delay(now),
-            then,
-        }
+        State::Backoff { until: now + self.backoff.next_delay(now), then }
     }
 
     fn prepare(&self, obj: K) -> Arc<K> {
@@ -494,11 +456,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
         if !self.options.use_watch_list || self.watch_list_disabled {
             return State::List;
         }
-        let rv = if self.rv_unavailable {
-            String::new()
-        } else {
-            self.last_sync_rv.get()
-        };
+        let rv = if self.rv_unavailable { String::new() } else { self.last_sync_rv.get() };
         let opts = ListOptions {
             resource_version: Some(rv),
             resource_version_match: Some(VersionMatch::NotOlderThan),
@@ -509,12 +467,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
         };
         ReflectorCounters::count(&self.counters.0.watch_lists);
         match self.lw.watch(&opts).await {
-            Ok(stream) => State::InitialEvents {
-                stream,
-                items: HashMap::new(),
-                rv: String::new(),
-                events: 0,
-            },
+            Ok(stream) => State::InitialEvents { stream, items: HashMap::new(), rv: String::new(), events: 0 },
             Err(e) => {
                 if is_rejection(&e) {
                     self.watch_list_disabled = true;
@@ -557,11 +510,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                 }
                 if b.is_initial_events_end() {
                     self.synced(items.into_values().collect(), &rv);
-                    return State::Watching {
-                        stream,
-                        started: Instant::now(),
-                        events: events + 1,
-                    };
+                    return State::Watching { stream, started: Instant::now(), events: events + 1 };
                 }
             }
             Some(Err(e)) if e.is_probable_eof() => {
@@ -570,11 +519,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                 // load the same) and report nothing. A stream that broke
                 // before any event waits first, as a very short watch does.
                 tracing::debug!(reflector = %self.options.name, error = %e, "watch-list connection broke; starting it again");
-                return if events == 0 {
-                    self.backoff(Resume::Start)
-                } else {
-                    State::Start
-                };
+                return if events == 0 { self.backoff(Resume::Start) } else { State::Start };
             }
             Some(Err(e)) => return self.watch_list_failed(e),
             None => {
@@ -583,12 +528,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                 return State::List;
             }
         }
-        State::InitialEvents {
-            stream,
-            items,
-            rv,
-            events: events + 1,
-        }
+        State::InitialEvents { stream, items, rv, events: events + 1 }
     }
 
     async fn list(&mut self) -> State<K> {
@@ -604,11 +544,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
             other => other,
         };
         match result {
-            Ok(Listed {
-                items,
-                rv: list_rv,
-                paginated,
-            }) => {
+            Ok(Listed { items, rv: list_rv, paginated }) => {
                 if rv == "0" && paginated {
                     self.paginated_result = true;
                 }
@@ -624,10 +560,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
 
     /// Lists at `rv` page by page. Borrows only the parts of the reflector
     /// it needs: the reflector holds a stream that is not `Sync`.
-    fn paged_list(
-        &self,
-        rv: &str,
-    ) -> impl Future<Output = Result<Listed<K>, rest::Error>> + Send + use<K> {
+    fn paged_list(&self, rv: &str) -> impl Future<Output = Result<Listed<K>, rest::Error>> + Send + use<K> {
         ReflectorCounters::count(&self.counters.0.lists);
         let limit = match self.options.page_size {
             Some(0) => None,
@@ -656,11 +589,7 @@ async fn paged_list<K: Object + Send + Sync + 'static>(
 ) -> Result<Listed<K>, rest::Error> {
     let prepare = |o| prepare(transform.as_ref(), o);
     {
-        let first = ListOptions {
-            resource_version: Some(rv),
-            limit,
-            ..ListOptions::default()
-        };
+        let first = ListOptions { resource_version: Some(rv), limit, ..ListOptions::default() };
         let mut opts = first.clone();
         let mut items = Vec::new();
         let mut paginated = false;
@@ -673,37 +602,22 @@ async fn paged_list<K: Object + Send + Sync + 'static>(
                             paginated = true;
                             // Later pages come from the snapshot the token names;
                             // a resourceVersion with a token is an error.
-                            opts = ListOptions {
-                                limit,
-                                continue_token: Some(token),
-                                ..ListOptions::default()
-                            };
+                            opts = ListOptions { limit, continue_token: Some(token), ..ListOptions::default() };
                         }
                         None => {
                             let rv = page.metadata.resource_version.unwrap_or_default();
-                            return Ok(Listed {
-                                items,
-                                rv,
-                                paginated,
-                            });
+                            return Ok(Listed { items, rv, paginated });
                         }
                     }
                 }
                 Err(e) if opts.continue_token.is_some() && e.is_resource_expired() => {
                     // The snapshot was compacted between pages: start over
                     // with one unpaged list (client-go `FullListIfExpired`).
-                    let full = ListOptions {
-                        limit: None,
-                        ..first
-                    };
+                    let full = ListOptions { limit: None, ..first };
                     let page = lw.list(&full).await?;
                     let items = page.items.into_iter().map(prepare).collect();
                     let rv = page.metadata.resource_version.unwrap_or_default();
-                    return Ok(Listed {
-                        items,
-                        rv,
-                        paginated,
-                    });
+                    return Ok(Listed { items, rv, paginated });
                 }
                 Err(e) => return Err(e),
             }
@@ -721,32 +635,18 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
         };
         ReflectorCounters::count(&self.counters.0.watches);
         match self.lw.watch(&opts).await {
-            Ok(stream) => State::Watching {
-                stream,
-                started: Instant::now(),
-                events: 0,
-            },
+            Ok(stream) => State::Watching { stream, started: Instant::now(), events: 0 },
             Err(e) => {
                 // Overload or a refused connection: the version is still good,
                 // only the watch needs retrying.
-                let retry_watch =
-                    e.is_too_many_requests() || matches!(e, rest::Error::Transport { .. });
+                let retry_watch = e.is_too_many_requests() || matches!(e, rest::Error::Transport { .. });
                 self.report(ReflectorError::WatchStart(e));
-                self.backoff(if retry_watch {
-                    Resume::Watch
-                } else {
-                    Resume::Start
-                })
+                self.backoff(if retry_watch { Resume::Watch } else { Resume::Start })
             }
         }
     }
 
-    async fn watch_event(
-        &mut self,
-        mut stream: WatchStream<K>,
-        started: Instant,
-        events: u64,
-    ) -> State<K> {
+    async fn watch_event(&mut self, mut stream: WatchStream<K>, started: Instant, events: u64) -> State<K> {
         // A stream that is always ready (a fast connection, a backlog) would
         // otherwise never let the informer's consumer run on this thread.
         tokio::task::consume_budget().await;
@@ -772,11 +672,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                     }
                     WatchEvent::Bookmark(b) => self.last_sync_rv.set(&b.resource_version),
                 }
-                State::Watching {
-                    stream,
-                    started,
-                    events: events + 1,
-                }
+                State::Watching { stream, started, events: events + 1 }
             }
             Some(Err(e)) if e.is_probable_eof() => {
                 // The connection broke (reset, EOF inside an event, GOAWAY,
@@ -793,11 +689,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                 // version returns data at least that fresh, so it need not be
                 // marked unavailable (client-go does the same).
                 self.report(ReflectorError::Watch(e));
-                self.backoff(if retry_watch {
-                    Resume::Watch
-                } else {
-                    Resume::Start
-                })
+                self.backoff(if retry_watch { Resume::Watch } else { Resume::Start })
             }
             None => self.watch_ended(started, events),
         }
@@ -865,11 +757,7 @@ fn is_too_large_resource_version(e: &rest::Error) -> bool {
     let Some(status) = e.status() else {
         return false;
     };
-    let cause = status.details.as_ref().is_some_and(|d| {
-        d.causes
-            .iter()
-            .any(|c| c.reason == "ResourceVersionTooLarge")
-    });
+    let cause = status.details.as_ref().is_some_and(|d| d.causes.iter().any(|c| c.reason == "ResourceVersionTooLarge"));
     cause || (e.is_timeout() && status.message.contains("Too large resource version"))
 }
 

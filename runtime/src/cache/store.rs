@@ -39,7 +39,6 @@ pub enum StoreError {
     IndexConflict { name: String },
 }
 
-
 /// client-go's `MetaNamespaceIndexFunc`: one value, the namespace (empty for
 /// cluster-scoped objects).
 pub fn meta_namespace_index<T: Object>(obj: &T) -> Vec<String> {
@@ -82,11 +81,7 @@ impl<T> Data<T> {
     }
 
     fn index_fn(&self, name: &str) -> Result<&IndexFn<T>, StoreError> {
-        self.indexers
-            .get(name)
-            .ok_or_else(|| StoreError::IndexNotFound {
-                name: name.to_owned(),
-            })
+        self.indexers.get(name).ok_or_else(|| StoreError::IndexNotFound { name: name.to_owned() })
     }
 
     fn items_for<'a>(&self, keys: impl Iterator<Item = &'a String>) -> Vec<Arc<T>> {
@@ -109,10 +104,7 @@ impl<T> fmt::Debug for ThreadSafeStore<T> {
         let data = self.data.read();
         let mut indexes: Vec<_> = data.indexers.keys().collect();
         indexes.sort();
-        f.debug_struct("ThreadSafeStore")
-            .field("len", &data.items.len())
-            .field("indexes", &indexes)
-            .finish()
+        f.debug_struct("ThreadSafeStore").field("len", &data.items.len()).field("indexes", &indexes).finish()
     }
 }
 
@@ -124,13 +116,7 @@ impl<T> Default for ThreadSafeStore<T> {
 
 impl<T> ThreadSafeStore<T> {
     pub fn new(indexers: Indexers<T>) -> Self {
-        ThreadSafeStore {
-            data: RwLock::new(Data {
-                items: HashMap::new(),
-                indexers,
-                indices: HashMap::new(),
-            }),
-        }
+        ThreadSafeStore { data: RwLock::new(Data { items: HashMap::new(), indexers, indices: HashMap::new() }) }
     }
 
     /// Inserts or replaces the object under `key`.
@@ -188,11 +174,7 @@ impl<T> ThreadSafeStore<T> {
         let mut data = self.data.write();
         data.items = items;
         data.indices.clear();
-        let entries: Vec<(String, Arc<T>)> = data
-            .items
-            .iter()
-            .map(|(k, v)| (k.clone(), Arc::clone(v)))
-            .collect();
+        let entries: Vec<(String, Arc<T>)> = data.items.iter().map(|(k, v)| (k.clone(), Arc::clone(v))).collect();
         for (key, obj) in entries {
             data.update_indices(None, Some(&obj), &key);
         }
@@ -205,11 +187,7 @@ impl<T> ThreadSafeStore<T> {
         let Some(index) = data.indices.get(index_name) else {
             return Ok(Vec::new());
         };
-        let keys: HashSet<&String> = values
-            .iter()
-            .filter_map(|v| index.get(v))
-            .flatten()
-            .collect();
+        let keys: HashSet<&String> = values.iter().filter_map(|v| index.get(v)).flatten().collect();
         Ok(data.items_for(keys.into_iter()))
     }
 
@@ -217,11 +195,7 @@ impl<T> ThreadSafeStore<T> {
     pub fn by_index(&self, index_name: &str, value: &str) -> Result<Vec<Arc<T>>, StoreError> {
         let data = self.data.read();
         data.index_fn(index_name)?;
-        match data
-            .indices
-            .get(index_name)
-            .and_then(|index| index.get(value))
-        {
+        match data.indices.get(index_name).and_then(|index| index.get(value)) {
             Some(keys) => Ok(data.items_for(keys.iter())),
             None => Ok(Vec::new()),
         }
@@ -242,12 +216,7 @@ impl<T> ThreadSafeStore<T> {
     /// The values present in index `index_name` (empty if there is no such
     /// index).
     pub fn list_index_values(&self, index_name: &str) -> Vec<String> {
-        self.data
-            .read()
-            .indices
-            .get(index_name)
-            .map(|index| index.keys().cloned().collect())
-            .unwrap_or_default()
+        self.data.read().indices.get(index_name).map(|index| index.keys().cloned().collect()).unwrap_or_default()
     }
 
     /// Names of the indexes.
@@ -259,10 +228,7 @@ impl<T> ThreadSafeStore<T> {
     /// adding none, if one of the names is already taken.
     pub fn add_indexers(&self, indexers: Indexers<T>) -> Result<(), StoreError> {
         let mut data = self.data.write();
-        if let Some(name) = indexers
-            .keys()
-            .find(|name| data.indexers.contains_key(*name))
-        {
+        if let Some(name) = indexers.keys().find(|name| data.indexers.contains_key(*name)) {
             return Err(StoreError::IndexConflict { name: name.clone() });
         }
         for (name, index_fn) in indexers {
@@ -289,10 +255,7 @@ pub struct Store<T> {
 
 impl<T> Clone for Store<T> {
     fn clone(&self) -> Self {
-        Store {
-            store: Arc::clone(&self.store),
-            key_fn: Arc::clone(&self.key_fn),
-        }
+        Store { store: Arc::clone(&self.store), key_fn: Arc::clone(&self.key_fn) }
     }
 }
 
@@ -386,10 +349,7 @@ impl<T: Object + 'static> Writer<T> {
     /// [`NAMESPACE_INDEX`] index.
     pub fn new() -> Self {
         let mut indexers: Indexers<T> = Indexers::new();
-        indexers.insert(
-            NAMESPACE_INDEX.to_owned(),
-            Arc::new(meta_namespace_index::<T>),
-        );
+        indexers.insert(NAMESPACE_INDEX.to_owned(), Arc::new(meta_namespace_index::<T>));
         Self::with_key_fn(Arc::new(object_key::<T>), indexers)
     }
 }
@@ -397,12 +357,7 @@ impl<T: Object + 'static> Writer<T> {
 impl<T> Writer<T> {
     /// A cache of anything, keyed by `key_fn`, with the given indexes.
     pub fn with_key_fn(key_fn: KeyFn<T>, indexers: Indexers<T>) -> Self {
-        Writer {
-            store: Store {
-                store: Arc::new(ThreadSafeStore::new(indexers)),
-                key_fn,
-            },
-        }
+        Writer { store: Store { store: Arc::new(ThreadSafeStore::new(indexers)), key_fn } }
     }
 
     /// A read-only handle on this cache.
@@ -440,9 +395,7 @@ impl<T> Writer<T> {
     /// Replaces the whole content by `objs` (after a relist).
     pub fn replace(&mut self, objs: impl IntoIterator<Item = Arc<T>>) {
         let key_fn = Arc::clone(&self.store.key_fn);
-        self.store
-            .store
-            .replace(objs.into_iter().map(|o| (key_fn(&o), o)));
+        self.store.store.replace(objs.into_iter().map(|o| (key_fn(&o), o)));
     }
 
     /// See [`ThreadSafeStore::add_indexers`].
@@ -473,10 +426,7 @@ mod tests {
     }
 
     fn names(objs: Vec<Arc<Pod>>) -> Vec<String> {
-        sorted(
-            objs.into_iter()
-                .map(|p| p.metadata.name.clone().unwrap_or_default()),
-        )
+        sorted(objs.into_iter().map(|p| p.metadata.name.clone().unwrap_or_default()))
     }
 
     fn by_node() -> Indexers<Pod> {
@@ -489,14 +439,7 @@ mod tests {
         let mut i: Indexers<Pod> = Indexers::new();
         i.insert(
             "labels".into(),
-            Arc::new(|p: &Pod| {
-                p.metadata
-                    .labels
-                    .iter()
-                    .flatten()
-                    .map(|(_, v)| v.clone())
-                    .collect()
-            }),
+            Arc::new(|p: &Pod| p.metadata.labels.iter().flatten().map(|(_, v)| v.clone()).collect()),
         );
         i
     }
@@ -529,18 +472,9 @@ mod tests {
         w.add(Arc::new(pod("ns1", "a", "")));
         w.add(Arc::new(pod("ns1", "b", "")));
         w.add(Arc::new(pod("ns2", "c", "")));
-        assert_eq!(
-            names(w.by_index(NAMESPACE_INDEX, "ns1").unwrap()),
-            vec!["a", "b"]
-        );
-        assert_eq!(
-            sorted(w.index_keys(NAMESPACE_INDEX, "ns2").unwrap()),
-            vec!["ns2/c"]
-        );
-        assert_eq!(
-            sorted(w.list_index_values(NAMESPACE_INDEX)),
-            vec!["ns1", "ns2"]
-        );
+        assert_eq!(names(w.by_index(NAMESPACE_INDEX, "ns1").unwrap()), vec!["a", "b"]);
+        assert_eq!(sorted(w.index_keys(NAMESPACE_INDEX, "ns2").unwrap()), vec!["ns2/c"]);
+        assert_eq!(sorted(w.list_index_values(NAMESPACE_INDEX)), vec!["ns1", "ns2"]);
     }
 
     #[test]
@@ -553,11 +487,7 @@ mod tests {
         assert_eq!(names(w.by_index("node", "n2").unwrap()), vec!["a"]);
         w.delete_by_key("ns/b");
         assert!(w.by_index("node", "n1").unwrap().is_empty());
-        assert_eq!(
-            sorted(w.list_index_values("node")),
-            vec!["n2"],
-            "empty values are dropped"
-        );
+        assert_eq!(sorted(w.list_index_values("node")), vec!["n2"], "empty values are dropped");
     }
 
     #[test]
@@ -578,12 +508,7 @@ mod tests {
     #[test]
     fn unknown_index_is_an_error() {
         let w: Writer<Pod> = Writer::new();
-        assert_eq!(
-            w.by_index("nope", "x").unwrap_err(),
-            StoreError::IndexNotFound {
-                name: "nope".into()
-            }
-        );
+        assert_eq!(w.by_index("nope", "x").unwrap_err(), StoreError::IndexNotFound { name: "nope".into() });
         assert!(w.index_keys("nope", "x").is_err());
         assert!(w.index("nope", &pod("a", "b", "")).is_err());
         assert!(w.list_index_values("nope").is_empty());
@@ -605,12 +530,7 @@ mod tests {
         let mut w: Writer<Pod> = Writer::new();
         let mut dup = by_node();
         dup.insert(NAMESPACE_INDEX.into(), Arc::new(|_: &Pod| vec![]));
-        assert_eq!(
-            w.add_indexers(dup).unwrap_err(),
-            StoreError::IndexConflict {
-                name: NAMESPACE_INDEX.into()
-            }
-        );
+        assert_eq!(w.add_indexers(dup).unwrap_err(), StoreError::IndexConflict { name: NAMESPACE_INDEX.into() });
         assert!(!w.index_names().contains(&"node".to_owned()));
     }
 
@@ -618,16 +538,10 @@ mod tests {
     fn replace_swaps_content_and_rebuilds_indexes() {
         let mut w = Writer::new();
         w.add(Arc::new(pod("old", "a", "")));
-        w.replace(vec![
-            Arc::new(pod("new", "b", "")),
-            Arc::new(pod("new", "c", "")),
-        ]);
+        w.replace(vec![Arc::new(pod("new", "b", "")), Arc::new(pod("new", "c", ""))]);
         assert_eq!(sorted(w.list_keys()), vec!["new/b", "new/c"]);
         assert!(w.by_index(NAMESPACE_INDEX, "old").unwrap().is_empty());
-        assert_eq!(
-            names(w.by_index(NAMESPACE_INDEX, "new").unwrap()),
-            vec!["b", "c"]
-        );
+        assert_eq!(names(w.by_index(NAMESPACE_INDEX, "new").unwrap()), vec!["b", "c"]);
     }
 
     #[test]

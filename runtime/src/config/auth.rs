@@ -23,7 +23,10 @@ pub enum Auth {
     /// A bearer token read from a file and re-read every minute, so rotated
     /// (projected service account) tokens are picked up.
     TokenFile(PathBuf),
-    Basic { username: String, password: Secret },
+    Basic {
+        username: String,
+        password: Secret,
+    },
     /// An exec credential plugin (token or client certificate).
     Exec(Box<ExecConfig>),
 }
@@ -70,11 +73,9 @@ impl Authenticator {
             Auth::Bearer(token) => Inner::Static(bearer_header(token.expose())?),
             Auth::Basic { username, password } => {
                 let raw = format!("{username}:{}", password.expose());
-                let mut v = HeaderValue::try_from(format!(
-                    "Basic {}",
-                    base64::engine::general_purpose::STANDARD.encode(raw)
-                ))
-                .map_err(|_| Error::InvalidValue { what: "basic auth", message: "not a valid header".into() })?;
+                let mut v =
+                    HeaderValue::try_from(format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(raw)))
+                        .map_err(|_| Error::InvalidValue { what: "basic auth", message: "not a valid header".into() })?;
                 v.set_sensitive(true);
                 Inner::Static(v)
             }
@@ -177,7 +178,9 @@ impl TokenFile {
                 }
                 None => Err(match result {
                     Err(source) => Error::ReadFile { what: "token file", path: self.path.clone(), source },
-                    Ok(_) => Error::InvalidValue { what: "token file", message: format!("{} is empty", self.path.display()) },
+                    Ok(_) => {
+                        Error::InvalidValue { what: "token file", message: format!("{} is empty", self.path.display()) }
+                    }
                 }),
             },
         }

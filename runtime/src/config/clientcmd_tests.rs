@@ -93,7 +93,9 @@ fn create_clean_with_prefix() {
         expect(got, *want, server);
     }
     // With TLS settings a scheme-less server is https.
-    for cluster in ["{server: 'h:6443', insecure-skip-tls-verify: true}", "{server: 'h:6443', certificate-authority-data: Q0E=}"] {
+    for cluster in
+        ["{server: 'h:6443', insecure-skip-tls-verify: true}", "{server: 'h:6443', certificate-authority-data: Q0E=}"]
+    {
         expect(load(dir.path(), cluster, "{token: t}", &none), Ok("https://h:6443/"), cluster);
     }
     let c = expect(load(dir.path(), "{server: 'https://h'}", "{token: t}", &none), Ok("https://h/"), "TestCreateClean");
@@ -114,7 +116,8 @@ fn validation() {
     let ok = Ok("https://h/");
     let s = "{server: 'https://h'}";
     let none = KubeconfigOptions::default();
-    let exec = |extra: &str| format!("{{exec: {{command: kubelogin, apiVersion: client.authentication.k8s.io/v1{extra}}}}}");
+    let exec =
+        |extra: &str| format!("{{exec: {{command: kubelogin, apiVersion: client.authentication.k8s.io/v1{extra}}}}}");
     let cases: Vec<(&str, String, String, Result<&str, &str>)> = vec![
         ("TestValidateEmptyClusterInfo", "{}".into(), "{}".into(), Err("no server found for cluster \"clean\"")),
         ("TestValidateClusterInfoErrEmptyCluster", "{server: ''}".into(), "{}".into(), Err("no server found")),
@@ -171,13 +174,33 @@ fn confirm_usable_and_missing_objects() {
                    {name: nouser, context: {cluster: c, user: nobody}}, {name: empty}]\ncurrent-context: ok\n");
     let cases: &[(&str, &Kubeconfig, KubeconfigOptions, Result<(), &str>)] = &[
         ("TestConfirmUsableBadInfoButOkConfig", &good, KubeconfigOptions::default(), Ok(())),
-        ("TestConfirmUsableMissingObjects", &good, ctx("missing"), Err("cluster \"nope\" of context \"missing\" not found")),
-        ("TestValidateMissingReferencesConfig", &good, ctx("nouser"), Err("user \"nobody\" of context \"nouser\" not found")),
+        (
+            "TestConfirmUsableMissingObjects",
+            &good,
+            ctx("missing"),
+            Err("cluster \"nope\" of context \"missing\" not found"),
+        ),
+        (
+            "TestValidateMissingReferencesConfig",
+            &good,
+            ctx("nouser"),
+            Err("user \"nobody\" of context \"nouser\" not found"),
+        ),
         ("TestValidateEmptyContext", &good, ctx("empty"), Err("cluster \"\" of context \"empty\" not found")),
         ("TestCreateMissingContext", &good, ctx("not-present"), Err("context \"not-present\" not found")),
-        ("TestValidateMissingCurrentContextConfig", &kc("current-context: anything"), KubeconfigOptions::default(), Err("context \"anything\" not found")),
+        (
+            "TestValidateMissingCurrentContextConfig",
+            &kc("current-context: anything"),
+            KubeconfigOptions::default(),
+            Err("context \"anything\" not found"),
+        ),
         ("TestConfirmUsableEmptyConfig", &kc(""), KubeconfigOptions::default(), Err("no current-context")),
-        ("TestConfirmUsableMissingConfig", &kc("current-context: ''"), KubeconfigOptions::default(), Err("no current-context")),
+        (
+            "TestConfirmUsableMissingConfig",
+            &kc("current-context: ''"),
+            KubeconfigOptions::default(),
+            Err("no current-context"),
+        ),
     ];
     for (case, kc, options, want) in cases {
         match (Config::from_kubeconfig(kc, options), want) {
@@ -202,7 +225,12 @@ fn proxy_url() {
         ("chewbacca@example.com", Err("invalid 'proxy-url'")),
     ];
     for (proxy, want) in cases {
-        let got = load(dir.path(), &format!("{{server: 'https://localhost:8443', proxy-url: '{proxy}'}}"), "{}", &Default::default());
+        let got = load(
+            dir.path(),
+            &format!("{{server: 'https://localhost:8443', proxy-url: '{proxy}'}}"),
+            "{}",
+            &Default::default(),
+        );
         match (got, want) {
             (Ok(c), Ok(None)) => assert_eq!(c.proxy, Proxy::FromEnvironment, "{proxy}"),
             (Ok(c), Ok(Some(scheme))) => assert!(matches!(&c.proxy, Proxy::Url(u) if u.scheme == *scheme), "{proxy}"),
@@ -230,19 +258,32 @@ fn client_config_fields() {
     let none = KubeconfigOptions::default();
     let c = load(d, "{server: 'https://h', tls-server-name: kubernetes}", "{}", &none).unwrap();
     assert_eq!(c.tls_server_name.as_deref(), Some("kubernetes"), "TestTLSServerName");
-    let c = load(d, "{server: 'https://h'}", "{client-certificate-data: Q0VSVA==, client-key-data: S0VZ}", &none).unwrap();
-    assert_eq!((c.client_cert_pem.as_deref(), c.client_key_pem.unwrap().expose()), (Some(&b"CERT"[..]), "KEY"), "TestCertificateData");
+    let c =
+        load(d, "{server: 'https://h'}", "{client-certificate-data: Q0VSVA==, client-key-data: S0VZ}", &none).unwrap();
+    assert_eq!(
+        (c.client_cert_pem.as_deref(), c.client_key_pem.unwrap().expose()),
+        (Some(&b"CERT"[..]), "KEY"),
+        "TestCertificateData"
+    );
     let c = load(d, "{server: 'https://h'}", "{username: user, password: pass}", &none).unwrap();
-    assert!(matches!(&c.auth, Auth::Basic { username, password } if username == "user" && password.expose() == "pass"), "TestBasicAuthData");
+    assert!(
+        matches!(&c.auth, Auth::Basic { username, password } if username == "user" && password.expose() == "pass"),
+        "TestBasicAuthData"
+    );
     let c = load(d, "{server: 'https://h'}", "{tokenFile: tok}", &none).unwrap();
     assert!(matches!(&c.auth, Auth::TokenFile(p) if *p == d.join("tok")), "TestBasicTokenFile");
     let c = load(d, "{server: 'https://h'}", "{tokenFile: tok, token: inline}", &none).unwrap();
     assert!(matches!(&c.auth, Auth::TokenFile(_)), "TestPrecedenceTokenFile: the file wins");
     let o = KubeconfigOptions { namespace: Some("foo".into()), ..Default::default() };
     assert_eq!(load(d, "{server: 'https://h'}", "{}", &o).unwrap().default_namespace, "foo", "TestNamespaceOverride");
-    let c = load(d, "{server: 'https://h'}", "{as: u, as-uid: '1', as-groups: [g1, g2], as-user-extra: {k: [v]}}", &none).unwrap();
+    let c =
+        load(d, "{server: 'https://h'}", "{as: u, as-uid: '1', as-groups: [g1, g2], as-user-extra: {k: [v]}}", &none)
+            .unwrap();
     assert_eq!(c.impersonate.user.as_deref(), Some("u"), "TestFullImpersonateConfig");
-    assert_eq!((c.impersonate.uid.as_deref(), c.impersonate.groups.len(), c.impersonate.extra.len()), (Some("1"), 2, 1));
+    assert_eq!(
+        (c.impersonate.uid.as_deref(), c.impersonate.groups.len(), c.impersonate.extra.len()),
+        (Some("1"), 2, 1)
+    );
 }
 
 /// loader_test.go: TestConflictingCurrentContext, TestNonExistentCommandLineFile,
@@ -294,7 +335,11 @@ fn loading() {
     );
     let kc = Kubeconfig::read_from(&rel).unwrap();
     let sub = d.join("sub");
-    assert_eq!(kc.clusters[0].cluster.as_ref().unwrap().certificate_authority, Some(sub.join("../ca.crt")), "TestResolveRelativePaths");
+    assert_eq!(
+        kc.clusters[0].cluster.as_ref().unwrap().certificate_authority,
+        Some(sub.join("../ca.crt")),
+        "TestResolveRelativePaths"
+    );
     let u = kc.auth_infos[0].auth_info.as_ref().unwrap();
     assert_eq!(u.client_certificate, Some(sub.join("c.crt")));
     assert_eq!(u.client_key.as_deref(), Some(Path::new("/abs/c.key")), "absolute paths stay");

@@ -108,7 +108,8 @@ impl ExecAuth {
             }
             spec["cluster"] = c;
         }
-        let exec_info = serde_json::json!({ "apiVersion": api_version, "kind": "ExecCredential", "spec": spec }).to_string();
+        let exec_info =
+            serde_json::json!({ "apiVersion": api_version, "kind": "ExecCredential", "spec": spec }).to_string();
         ExecAuth {
             config,
             api_version,
@@ -180,7 +181,9 @@ impl ExecAuth {
         tracing::debug!(command = %self.config.command, "running exec credential plugin");
         let output = cmd.output().await.map_err(|source| {
             let mut command = self.config.command.clone();
-            if let Some(hint) = self.config.install_hint.as_deref().filter(|_| source.kind() == std::io::ErrorKind::NotFound) {
+            if let Some(hint) =
+                self.config.install_hint.as_deref().filter(|_| source.kind() == std::io::ErrorKind::NotFound)
+            {
                 command = format!("{command} ({})", hint.trim());
             }
             Error::ExecSpawn { command, source }

@@ -57,7 +57,8 @@ async fn token_is_cached_without_expiry() {
     assert_eq!(a.authorization().await.unwrap().unwrap(), "Bearer tok-1");
     assert_eq!(a.authorization().await.unwrap().unwrap(), "Bearer tok-1");
     assert_eq!(runs(dir.path()), 1);
-    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("info")).unwrap()).unwrap();
+    let info: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("info")).unwrap()).unwrap();
     assert_eq!(info["apiVersion"], V1);
     assert_eq!(info["spec"]["interactive"], false);
     assert_eq!(info["spec"]["cluster"]["server"], "https://k:6443");

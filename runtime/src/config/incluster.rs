@@ -30,32 +30,34 @@ impl InClusterEnv {
 }
 
 pub(super) fn config(env: &InClusterEnv) -> Result<Config, Error> {
-    let (Some(host), Some(port)) = (
-        env.host.as_deref().filter(|h| !h.is_empty()),
-        env.port.as_deref().filter(|p| !p.is_empty()),
-    ) else {
+    let (Some(host), Some(port)) =
+        (env.host.as_deref().filter(|h| !h.is_empty()), env.port.as_deref().filter(|p| !p.is_empty()))
+    else {
         return Err(Error::InCluster(
             "KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set (not running in a pod?)".into(),
         ));
     };
     let host = if host.contains(':') && !host.starts_with('[') { format!("[{host}]") } else { host.to_owned() };
     let url = format!("https://{host}:{port}");
-    let cluster_url = url
-        .parse()
-        .map_err(|e| Error::InCluster(format!("invalid service address {url:?}: {e}")))?;
+    let cluster_url = url.parse().map_err(|e| Error::InCluster(format!("invalid service address {url:?}: {e}")))?;
 
     let token_path = env.service_account_dir.join("token");
     // Read once so a missing token is reported now rather than on the
     // first request; the authenticator re-reads it as it rotates.
-    std::fs::metadata(&token_path)
-        .map_err(|source| Error::ReadFile { what: "service account token", path: token_path.clone(), source })?;
+    std::fs::metadata(&token_path).map_err(|source| Error::ReadFile {
+        what: "service account token",
+        path: token_path.clone(),
+        source,
+    })?;
 
     let mut config = Config::new(cluster_url);
     config.auth = Auth::TokenFile(token_path);
     let ca_path = env.service_account_dir.join("ca.crt");
-    config.root_ca_pem = Some(
-        std::fs::read(&ca_path).map_err(|source| Error::ReadFile { what: "service account CA", path: ca_path, source })?,
-    );
+    config.root_ca_pem = Some(std::fs::read(&ca_path).map_err(|source| Error::ReadFile {
+        what: "service account CA",
+        path: ca_path,
+        source,
+    })?);
     if let Ok(ns) = std::fs::read_to_string(env.service_account_dir.join("namespace")) {
         let ns = ns.trim();
         if !ns.is_empty() {

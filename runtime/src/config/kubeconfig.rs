@@ -366,7 +366,8 @@ pub(super) fn server_url(host: &str, default_tls: bool) -> Result<http::Uri, Str
     if host.is_empty() {
         return Err("host must be a URL or a host:port pair".into());
     }
-    let full = host.parse::<http::Uri>().ok().filter(|u| u.scheme().is_some() && u.host().is_some_and(|h| !h.is_empty()));
+    let full =
+        host.parse::<http::Uri>().ok().filter(|u| u.scheme().is_some() && u.host().is_some_and(|h| !h.is_empty()));
     let url = match full {
         Some(url) => url,
         None => {
@@ -382,7 +383,10 @@ pub(super) fn server_url(host: &str, default_tls: bool) -> Result<http::Uri, Str
     };
     match url.scheme_str() {
         Some("https" | "http") => Ok(url),
-        other => Err(format!("server URL {host:?}: unsupported scheme {:?}, must be https or http", other.unwrap_or_default())),
+        other => Err(format!(
+            "server URL {host:?}: unsupported scheme {:?}, must be https or http",
+            other.unwrap_or_default()
+        )),
     }
 }
 
@@ -409,7 +413,9 @@ fn validate_user(user: &AuthInfo) -> Result<(), String> {
             return Err("env variable name must be specified to use exec authentication plugin".into());
         }
         // A missing mode is IfAvailable, as the v1 file format defaults it.
-        if let Some(mode) = exec.interactive_mode.as_deref().filter(|m| !matches!(*m, "" | "Never" | "IfAvailable" | "Always")) {
+        if let Some(mode) =
+            exec.interactive_mode.as_deref().filter(|m| !matches!(*m, "" | "Never" | "IfAvailable" | "Always"))
+        {
             return Err(format!("invalid interactiveMode: {mode:?}"));
         }
     }
@@ -426,9 +432,11 @@ fn validate_user(user: &AuthInfo) -> Result<(), String> {
 
 fn decode_b64(origin: &str, field: &'static str, data: &str) -> Result<Vec<u8>, Error> {
     let cleaned: String = data.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    base64::engine::general_purpose::STANDARD
-        .decode(cleaned)
-        .map_err(|source| Error::Base64 { origin: origin.to_owned(), field, source })
+    base64::engine::general_purpose::STANDARD.decode(cleaned).map_err(|source| Error::Base64 {
+        origin: origin.to_owned(),
+        field,
+        source,
+    })
 }
 
 fn read_file(what: &'static str, path: &Path) -> Result<Vec<u8>, Error> {
@@ -479,8 +487,8 @@ impl Config {
             || cluster.certificate_authority.is_some();
         // client-go's defaultServerUrlFor: a scheme-less `host:port` means
         // https when any TLS setting is present, http otherwise.
-        let has_cert = user.client_certificate_data.as_deref().is_some_and(|d| !d.is_empty())
-            || user.client_certificate.is_some();
+        let has_cert =
+            user.client_certificate_data.as_deref().is_some_and(|d| !d.is_empty()) || user.client_certificate.is_some();
         let default_tls = has_ca || has_cert || cluster.insecure_skip_tls_verify == Some(true);
         let cluster_url = server_url(server.trim_end_matches('/'), default_tls)
             .map_err(|m| kc.invalid(format!("cluster {cluster_name:?}: {m}")))?;

@@ -100,7 +100,8 @@ fn first_definition_and_first_current_context_win() {
     assert_eq!(kc.clusters.len(), 2);
     let shared = kc.clusters.iter().find(|c| c.name == "shared").unwrap();
     assert_eq!(shared.cluster.as_ref().unwrap().server.as_deref(), Some("https://first.example:6443"));
-    let one = Config::from_kubeconfig(&kc, &KubeconfigOptions { context: Some("one".into()), ..Default::default() }).unwrap();
+    let one =
+        Config::from_kubeconfig(&kc, &KubeconfigOptions { context: Some("one".into()), ..Default::default() }).unwrap();
     // Context "one" comes from the first file: cluster shared, user alice.
     assert_eq!(one.cluster_url.host(), Some("first.example"));
     assert_eq!(one.default_namespace, "team-a");
@@ -135,7 +136,8 @@ fn relative_paths_resolve_against_their_file() {
     assert_eq!(PathBuf::from(&exec.command), dir.path().join("a").join("./bin/plugin"));
     let path_user = kc.auth_infos.iter().find(|a| a.name == "path-user").unwrap();
     assert_eq!(path_user.auth_info.as_ref().unwrap().exec.as_ref().unwrap().command, "aws");
-    let c = Config::from_kubeconfig(&kc, &KubeconfigOptions { context: Some("filectx".into()), ..Default::default() }).unwrap();
+    let c = Config::from_kubeconfig(&kc, &KubeconfigOptions { context: Some("filectx".into()), ..Default::default() })
+        .unwrap();
     assert!(matches!(&c.auth, Auth::TokenFile(p) if *p == dir.path().join("b/tok.txt")));
 }
 
@@ -147,9 +149,10 @@ fn errors_name_the_file_and_the_problem() {
         .to_string();
     assert!(err.contains("context \"foo\" not found"), "{err}");
     assert!(err.contains(&dir.path().join("a/config").display().to_string()), "{err}");
-    let err = Config::from_kubeconfig(&kc, &KubeconfigOptions { context: Some("legacyctx".into()), ..Default::default() })
-        .unwrap_err()
-        .to_string();
+    let err =
+        Config::from_kubeconfig(&kc, &KubeconfigOptions { context: Some("legacyctx".into()), ..Default::default() })
+            .unwrap_err()
+            .to_string();
     assert!(err.contains("auth-provider"), "{err}");
 
     let missing = dir.path().join("missing");
@@ -161,7 +164,11 @@ fn errors_name_the_file_and_the_problem() {
     let err = Kubeconfig::read_from(&bad).unwrap_err().to_string();
     assert!(err.contains("invalid YAML") && err.contains("bad"), "{err}");
 
-    let no_ca = write(dir.path(), "noca", "clusters: [{name: c, cluster: {server: 'https://x', certificate-authority: nope.crt}}]\ncontexts: [{name: c, context: {cluster: c}}]\ncurrent-context: c\n");
+    let no_ca = write(
+        dir.path(),
+        "noca",
+        "clusters: [{name: c, cluster: {server: 'https://x', certificate-authority: nope.crt}}]\ncontexts: [{name: c, context: {cluster: c}}]\ncurrent-context: c\n",
+    );
     let err = Config::from_kubeconfig_file(&no_ca, &KubeconfigOptions::default()).unwrap_err().to_string();
     assert!(err.contains("certificate-authority") && err.contains("nope.crt"), "{err}");
 
@@ -218,7 +225,10 @@ fn debug_output_redacts_secrets() {
 fn a_name_defined_twice_in_one_file_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
-        ("clusters", "clusters: [{name: dup, cluster: {server: 'https://a'}}, {name: dup, cluster: {server: 'https://b'}}]"),
+        (
+            "clusters",
+            "clusters: [{name: dup, cluster: {server: 'https://a'}}, {name: dup, cluster: {server: 'https://b'}}]",
+        ),
         ("contexts", "contexts: [{name: dup, context: {cluster: a}}, {name: dup, context: {cluster: b}}]"),
         ("users", "users: [{name: dup, user: {token: a}}, {name: dup, user: {token: b}}]"),
     ];

@@ -21,10 +21,8 @@ pub(super) const FILE_NAME_FOR_TESTS: &str = FILE_NAME;
 pub fn default_cache_dir(client: &Client) -> Option<PathBuf> {
     let base = client.base_url();
     let host = base.split_once("://").map_or(base.as_str(), |(_, rest)| rest);
-    let safe: String = host
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' })
-        .collect();
+    let safe: String =
+        host.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
     Some(home::home_dir()?.join(".kube").join("cache").join("discovery").join(safe))
 }
 

@@ -30,8 +30,7 @@ use crate::rest::{self, Client};
 pub use cache::{DEFAULT_TTL, default_cache_dir};
 pub use types::{ApiGroup, ApiResource, ServerVersion};
 
-const AGGREGATED_ACCEPT: &str =
-    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+const AGGREGATED_ACCEPT: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -85,9 +84,10 @@ impl Discovery {
                     || r.singular_name.eq_ignore_ascii_case(name_or_kind)
                     || r.short_names.iter().any(|s| s.eq_ignore_ascii_case(name_or_kind)))
         };
-        self.preferred_resources().into_iter().find(matches).or_else(|| {
-            self.resources.values().flatten().filter(|r| !r.is_subresource()).find(matches)
-        })
+        self.preferred_resources()
+            .into_iter()
+            .find(matches)
+            .or_else(|| self.resources.values().flatten().filter(|r| !r.is_subresource()).find(matches))
     }
 
     /// [`find`](Self::find) as something the dynamic client can use.

@@ -21,14 +21,23 @@ fn aggregated(path: &str) -> serde_json::Value {
 fn legacy(path: &str) -> Reply {
     match path {
         "/api" => Reply::json(200, json!({"kind":"APIVersions","versions":["v1"]})),
-        "/apis" => Reply::json(200, json!({"kind":"APIGroupList","groups":[
+        "/apis" => Reply::json(
+            200,
+            json!({"kind":"APIGroupList","groups":[
             {"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}},
-            {"name":"metrics.k8s.io","versions":[{"groupVersion":"metrics.k8s.io/v1beta1","version":"v1beta1"}]}]})),
-        "/api/v1" => Reply::json(200, json!({"kind":"APIResourceList","groupVersion":"v1","resources":[
+            {"name":"metrics.k8s.io","versions":[{"groupVersion":"metrics.k8s.io/v1beta1","version":"v1beta1"}]}]}),
+        ),
+        "/api/v1" => Reply::json(
+            200,
+            json!({"kind":"APIResourceList","groupVersion":"v1","resources":[
             {"name":"pods","singularName":"pod","namespaced":true,"kind":"Pod","verbs":["get"],"shortNames":["po"]},
-            {"name":"pods/log","singularName":"","namespaced":true,"kind":"Pod","verbs":["get"]}]})),
-        "/apis/apps/v1" => Reply::json(200, json!({"kind":"APIResourceList","groupVersion":"apps/v1","resources":[
-            {"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["get"],"shortNames":["deploy"]}]})),
+            {"name":"pods/log","singularName":"","namespaced":true,"kind":"Pod","verbs":["get"]}]}),
+        ),
+        "/apis/apps/v1" => Reply::json(
+            200,
+            json!({"kind":"APIResourceList","groupVersion":"apps/v1","resources":[
+            {"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["get"],"shortNames":["deploy"]}]}),
+        ),
         _ => Reply::text(503, "service unavailable"),
     }
 }
@@ -54,7 +63,11 @@ async fn aggregated_discovery_in_two_requests() {
     assert!(d.find(None, "nothing").is_none());
     let r = server.requests();
     assert_eq!(r.len(), 2);
-    assert!(r[0].header("accept").unwrap().starts_with("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
+    assert!(
+        r[0].header("accept")
+            .unwrap()
+            .starts_with("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+    );
     dc.discover().await.unwrap();
     let paths: Vec<String> = server.requests().into_iter().skip(2).map(|r| r.path).collect();
     assert_eq!(paths, ["/apis/apps/v1beta1"], "served from memory but the stale version");
@@ -131,10 +144,11 @@ async fn failed_group_versions_are_asked_again_and_cached_once_they_answer() {
     let up = Arc::new(AtomicBool::new(false));
     let metrics_up = up.clone();
     let server = TestServer::start(move |r, _| match r.path.as_str() {
-        "/apis/metrics.k8s.io/v1beta1" if metrics_up.load(Ordering::SeqCst) => {
-            Reply::json(200, json!({"kind":"APIResourceList","groupVersion":"metrics.k8s.io/v1beta1","resources":[
-                {"name":"pods","singularName":"","namespaced":true,"kind":"PodMetrics","verbs":["get"]}]}))
-        }
+        "/apis/metrics.k8s.io/v1beta1" if metrics_up.load(Ordering::SeqCst) => Reply::json(
+            200,
+            json!({"kind":"APIResourceList","groupVersion":"metrics.k8s.io/v1beta1","resources":[
+                {"name":"pods","singularName":"","namespaced":true,"kind":"PodMetrics","verbs":["get"]}]}),
+        ),
         p => legacy(p),
     })
     .await;
@@ -180,8 +194,11 @@ async fn failed_group_versions_are_asked_again_and_cached_once_they_answer() {
 #[tokio::test]
 async fn stale_aggregated_version_is_asked_again() {
     let server = TestServer::start(|r, _| match r.path.as_str() {
-        "/apis/apps/v1beta1" => Reply::json(200, json!({"kind":"APIResourceList","groupVersion":"apps/v1beta1","resources":[
-            {"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["get"]}]})),
+        "/apis/apps/v1beta1" => Reply::json(
+            200,
+            json!({"kind":"APIResourceList","groupVersion":"apps/v1beta1","resources":[
+            {"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["get"]}]}),
+        ),
         p => Reply::json(200, aggregated(p)),
     })
     .await;
@@ -196,7 +213,8 @@ async fn stale_aggregated_version_is_asked_again() {
 
 #[tokio::test]
 async fn server_version() {
-    let server = TestServer::start(|_, _| Reply::json(200, json!({"major":"1","minor":"34","gitVersion":"v1.34.1"}))).await;
+    let server =
+        TestServer::start(|_, _| Reply::json(200, json!({"major":"1","minor":"34","gitVersion":"v1.34.1"}))).await;
     let v = DiscoveryClient::new(server.client()).server_version().await.unwrap();
     assert_eq!((v.major.as_str(), v.minor.as_str(), v.git_version.as_str()), ("1", "34", "v1.34.1"));
 }

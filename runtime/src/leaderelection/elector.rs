@@ -161,9 +161,7 @@ pub struct LeaderElector<L> {
 
 impl<L> Clone for LeaderElector<L> {
     fn clone(&self) -> Self {
-        LeaderElector {
-            inner: self.inner.clone(),
-        }
+        LeaderElector { inner: self.inner.clone() }
     }
 }
 
@@ -203,13 +201,7 @@ impl<L: ResourceLock> LeaderElector<L> {
         if lock.identity().is_empty() {
             return invalid("lock identity is empty");
         }
-        Ok(LeaderElector {
-            inner: Arc::new(Inner {
-                config,
-                lock,
-                state: Mutex::new(State::default()),
-            }),
-        })
+        Ok(LeaderElector { inner: Arc::new(Inner { config, lock, state: Mutex::new(State::default()) }) })
     }
 
     pub fn lock(&self) -> &L {
@@ -247,10 +239,9 @@ impl<L: ResourceLock> LeaderElector<L> {
         }
         let limit = self.inner.config.lease_duration + max_tolerable_expired_lease;
         match st.observed_time {
-            Some(t) if t.elapsed() > limit => Err(Error::RenewalOverdue {
-                lock: self.inner.lock.describe(),
-                since: t.elapsed(),
-            }),
+            Some(t) if t.elapsed() > limit => {
+                Err(Error::RenewalOverdue { lock: self.inner.lock.describe(), since: t.elapsed() })
+            }
             _ => Ok(()),
         }
     }
@@ -354,12 +345,7 @@ impl<L: ResourceLock> LeaderElector<L> {
             leader_transitions: self.inner.state.lock().observed.leader_transitions,
         };
         // Bounded so that an unreachable apiserver cannot hold up shutdown.
-        match tokio::time::timeout(
-            self.inner.config.renew_deadline,
-            self.inner.lock.update(&record),
-        )
-        .await
-        {
+        match tokio::time::timeout(self.inner.config.renew_deadline, self.inner.lock.update(&record)).await {
             Ok(Ok(())) => {
                 self.set_observed(record);
                 self.maybe_report_transition();
@@ -384,8 +370,7 @@ impl<L: ResourceLock> LeaderElector<L> {
 
     fn lease_valid(&self, st: &State, now: Instant) -> bool {
         let secs = u64::try_from(st.observed.lease_duration_seconds).unwrap_or(0);
-        st.observed_time
-            .is_some_and(|t| t + Duration::from_secs(secs) > now)
+        st.observed_time.is_some_and(|t| t + Duration::from_secs(secs) > now)
     }
 
     /// One attempt (client-go's `tryAcquireOrRenew`): renew directly while
@@ -395,9 +380,7 @@ impl<L: ResourceLock> LeaderElector<L> {
         let lock = &self.inner.lock;
         let identity = lock.identity();
         let now = jiff::Timestamp::now();
-        let duration_secs = i32::try_from(self.inner.config.lease_duration.as_secs())
-            .unwrap_or(i32::MAX)
-            .max(1);
+        let duration_secs = i32::try_from(self.inner.config.lease_duration.as_secs()).unwrap_or(i32::MAX).max(1);
         let mut record = LeaderElectionRecord {
             holder_identity: identity.to_owned(),
             lease_duration_seconds: duration_secs,
@@ -413,11 +396,7 @@ impl<L: ResourceLock> LeaderElector<L> {
                 .then(|| (st.observed.acquire_time, st.observed.leader_transitions))
         };
         if let Some((acquire_time, transitions)) = fast {
-            let renewal = LeaderElectionRecord {
-                acquire_time,
-                leader_transitions: transitions,
-                ..record.clone()
-            };
+            let renewal = LeaderElectionRecord { acquire_time, leader_transitions: transitions, ..record.clone() };
             match lock.update(&renewal).await {
                 Ok(()) => {
                     self.set_observed(renewal);
@@ -456,8 +435,7 @@ impl<L: ResourceLock> LeaderElector<L> {
                 st.observed_time = Some(Instant::now());
             }
             let leading = st.observed.holder_identity == identity;
-            if !old.holder_identity.is_empty() && self.lease_valid(&st, Instant::now()) && !leading
-            {
+            if !old.holder_identity.is_empty() && self.lease_valid(&st, Instant::now()) && !leading {
                 tracing::debug!(lock = %lock.describe(), holder = %old.holder_identity, "lock is held and has not yet expired");
                 return false;
             }

@@ -8,8 +8,8 @@ use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::Error;
-use crate::object::{Object, Resource, Scope};
 use crate::dynamic::DynamicMeta;
+use crate::object::{Object, Resource, Scope};
 use crate::record::{EventRecorder, EventType, ObjectReference};
 use crate::rest::{Client, CreateOptions, GetOptions, ResourceClient, UpdateOptions};
 
@@ -41,15 +41,9 @@ pub trait ResourceLock: Send + Sync + 'static {
     /// lock object does not exist yet.
     fn get(&self) -> impl Future<Output = Result<LeaderElectionRecord, Error>> + Send;
     /// Creates the lock object holding `record`.
-    fn create(
-        &self,
-        record: &LeaderElectionRecord,
-    ) -> impl Future<Output = Result<(), Error>> + Send;
+    fn create(&self, record: &LeaderElectionRecord) -> impl Future<Output = Result<(), Error>> + Send;
     /// Replaces the record of the object last read or written.
-    fn update(
-        &self,
-        record: &LeaderElectionRecord,
-    ) -> impl Future<Output = Result<(), Error>> + Send;
+    fn update(&self, record: &LeaderElectionRecord) -> impl Future<Output = Result<(), Error>> + Send;
     /// Who this candidate is; compared with [`LeaderElectionRecord::holder_identity`].
     fn identity(&self) -> &str;
     /// `namespace/name` of the lock, for logs.
@@ -191,11 +185,7 @@ impl ResourceLock for LeaseLock {
     /// Like every method of this lock: dropping the future abandons the
     /// request, which may or may not have reached the server.
     async fn get(&self) -> Result<LeaderElectionRecord, Error> {
-        let lease = self
-            .leases
-            .get(&self.name, &GetOptions::default())
-            .await
-            .map_err(Error::Rest)?;
+        let lease = self.leases.get(&self.name, &GetOptions::default()).await.map_err(Error::Rest)?;
         let record = lease.spec.record();
         *self.lease.lock() = Some(lease);
         Ok(record)
@@ -210,11 +200,7 @@ impl ResourceLock for LeaseLock {
         lease.metadata.name = Some(self.name.clone());
         lease.metadata.namespace = Some(self.namespace.clone());
         lease.spec.set_record(record);
-        let created = self
-            .leases
-            .create(&lease, &CreateOptions::default())
-            .await
-            .map_err(Error::Rest)?;
+        let created = self.leases.create(&lease, &CreateOptions::default()).await.map_err(Error::Rest)?;
         *self.lease.lock() = Some(created);
         Ok(())
     }
@@ -222,11 +208,7 @@ impl ResourceLock for LeaseLock {
     async fn update(&self, record: &LeaderElectionRecord) -> Result<(), Error> {
         let mut lease = self.lease.lock().clone().ok_or(Error::LockNotInitialized)?;
         lease.spec.set_record(record);
-        let updated = self
-            .leases
-            .update(&lease, &UpdateOptions::default())
-            .await
-            .map_err(Error::Rest)?;
+        let updated = self.leases.update(&lease, &UpdateOptions::default()).await.map_err(Error::Rest)?;
         *self.lease.lock() = Some(updated);
         Ok(())
     }
@@ -253,12 +235,7 @@ impl ResourceLock for LeaseLock {
                 ..Default::default()
             },
         };
-        recorder.eventf(
-            &reference,
-            EventType::Normal,
-            "LeaderElection",
-            format_args!("{} {message}", self.identity),
-        );
+        recorder.eventf(&reference, EventType::Normal, "LeaderElection", format_args!("{} {message}", self.identity));
     }
 }
 
@@ -278,8 +255,7 @@ mod tests {
             leader_transitions: 3,
         };
         let mut spec: LeaseSpec =
-            serde_json::from_value(serde_json::json!({"strategy": "OldestEmulationVersion"}))
-                .unwrap();
+            serde_json::from_value(serde_json::json!({"strategy": "OldestEmulationVersion"})).unwrap();
         spec.set_record(&r);
         let json = serde_json::to_value(&spec).unwrap();
         assert_eq!(
@@ -288,16 +264,16 @@ mod tests {
                 "acquireTime": "2023-11-14T22:13:20.123456Z", "renewTime": "2023-11-14T22:13:20.123456Z",
                 "leaseTransitions": 3, "strategy": "OldestEmulationVersion"})
         );
-        assert_eq!(
-            serde_json::from_value::<LeaseSpec>(json).unwrap().record(),
-            r
-        );
+        assert_eq!(serde_json::from_value::<LeaseSpec>(json).unwrap().record(), r);
     }
 
     #[tokio::test]
     async fn lease_lock_creates_then_updates_with_resource_version() {
         let server = TestServer::start(|req, _| match req.method.as_str() {
-            "GET" => Reply::json(404, serde_json::json!({"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404})),
+            "GET" => Reply::json(
+                404,
+                serde_json::json!({"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404}),
+            ),
             "POST" => {
                 let mut b = req.json();
                 b["metadata"]["resourceVersion"] = "1".into();
@@ -311,37 +287,16 @@ mod tests {
         })
         .await;
         let lock = LeaseLock::new(server.client(), "kube-system", "ctrl", "me");
-        assert!(matches!(
-            lock.update(&LeaderElectionRecord::default()).await,
-            Err(Error::LockNotInitialized)
-        ));
+        assert!(matches!(lock.update(&LeaderElectionRecord::default()).await, Err(Error::LockNotInitialized)));
         assert!(lock.get().await.unwrap_err().is_not_found());
-        let r = LeaderElectionRecord {
-            holder_identity: "me".into(),
-            lease_duration_seconds: 15,
-            ..Default::default()
-        };
+        let r = LeaderElectionRecord { holder_identity: "me".into(), lease_duration_seconds: 15, ..Default::default() };
         lock.create(&r).await.unwrap();
-        lock.update(&LeaderElectionRecord {
-            leader_transitions: 1,
-            ..r
-        })
-        .await
-        .unwrap();
-        assert_eq!(
-            lock.lease().unwrap().metadata.resource_version.as_deref(),
-            Some("2")
-        );
+        lock.update(&LeaderElectionRecord { leader_transitions: 1, ..r }).await.unwrap();
+        assert_eq!(lock.lease().unwrap().metadata.resource_version.as_deref(), Some("2"));
         let reqs = server.requests();
-        assert_eq!(
-            reqs[0].path,
-            "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/ctrl"
-        );
+        assert_eq!(reqs[0].path, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/ctrl");
         assert_eq!(reqs[1].method, "POST");
-        assert_eq!(
-            reqs[1].path,
-            "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases"
-        );
+        assert_eq!(reqs[1].path, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases");
         let body = reqs[1].json();
         assert_eq!(body["apiVersion"], "coordination.k8s.io/v1");
         assert_eq!(body["kind"], "Lease");

@@ -41,9 +41,7 @@ mod lock;
 #[cfg(test)]
 mod tests;
 
-pub use elector::{
-    JITTER_FACTOR, LeaderCallbacks, LeaderElectionConfig, LeaderElector, LeadershipToken,
-};
+pub use elector::{JITTER_FACTOR, LeaderCallbacks, LeaderElectionConfig, LeaderElector, LeadershipToken};
 pub use lock::{LeaderElectionRecord, Lease, LeaseLock, LeaseSpec, ResourceLock};
 
 /// Errors of the `leaderelection` module.
@@ -59,10 +57,7 @@ pub enum Error {
     /// This candidate still believes it leads but has not renewed in time
     /// (from [`LeaderElector::check`]).
     #[error("leader election lost: lease {lock} not renewed for {since:?}")]
-    RenewalOverdue {
-        lock: String,
-        since: std::time::Duration,
-    },
+    RenewalOverdue { lock: String, since: std::time::Duration },
     /// The timing or identity does not allow a sound election.
     #[error("invalid leader election config: {0}")]
     InvalidConfig(String),

@@ -28,11 +28,7 @@ struct MemLock {
 }
 
 fn api_error(reason: &str, code: u16) -> Error {
-    Error::Rest(RestError::Api(Box::new(Status {
-        reason: reason.into(),
-        code,
-        ..Default::default()
-    })))
+    Error::Rest(RestError::Api(Box::new(Status { reason: reason.into(), code, ..Default::default() })))
 }
 
 impl ResourceLock for MemLock {
@@ -82,17 +78,8 @@ impl ResourceLock for MemLock {
 
 type Log = Arc<Mutex<Vec<String>>>;
 
-fn candidate(
-    store: &Arc<Mutex<Store>>,
-    id: &str,
-    release_on_cancel: bool,
-    log: &Log,
-) -> LeaderElector<MemLock> {
-    let lock = MemLock {
-        identity: id.into(),
-        store: store.clone(),
-        seen_rv: Mutex::new(None),
-    };
+fn candidate(store: &Arc<Mutex<Store>>, id: &str, release_on_cancel: bool, log: &Log) -> LeaderElector<MemLock> {
+    let lock = MemLock { identity: id.into(), store: store.clone(), seen_rv: Mutex::new(None) };
     let (l1, l2, l3) = (log.clone(), log.clone(), log.clone());
     let me = id.to_owned();
     let me2 = id.to_owned();
@@ -108,11 +95,7 @@ fn candidate(
         })
         .on_stopped_leading(move || l2.lock().push(format!("stopped:{me2}")))
         .on_new_leader(move |leader| l3.lock().push(format!("new:{leader}")));
-    let config = LeaderElectionConfig {
-        release_on_cancel,
-        callbacks,
-        ..Default::default()
-    };
+    let config = LeaderElectionConfig { release_on_cancel, callbacks, ..Default::default() };
     LeaderElector::new(config, lock).unwrap()
 }
 
@@ -130,10 +113,7 @@ fn start(e: &LeaderElector<MemLock>) -> Running {
         })
         .await
     });
-    Running {
-        cancel: Some(tx),
-        task,
-    }
+    Running { cancel: Some(tx), task }
 }
 
 impl Running {
@@ -157,11 +137,7 @@ fn record(store: &Arc<Mutex<Store>>) -> LeaderElectionRecord {
 /// The elector's own callbacks in order; the work task's exit is a
 /// separate task, so its place among them is not fixed.
 fn entries(log: &Log) -> Vec<String> {
-    log.lock()
-        .iter()
-        .filter(|e| !e.starts_with("token-cancelled"))
-        .cloned()
-        .collect()
+    log.lock().iter().filter(|e| !e.starts_with("token-cancelled")).cloned().collect()
 }
 
 async fn work_stopped(log: &Log, id: &str) -> bool {
@@ -182,31 +158,16 @@ async fn acquires_by_creating_and_renews_every_retry_period() {
     assert!(a.is_leader());
     assert_eq!(a.get_leader(), "a");
     let first = record(&store);
-    assert_eq!(
-        (
-            first.holder_identity.as_str(),
-            first.lease_duration_seconds,
-            first.leader_transitions
-        ),
-        ("a", 15, 0)
-    );
+    assert_eq!((first.holder_identity.as_str(), first.lease_duration_seconds, first.leader_transitions), ("a", 15, 0));
     at(t0, 20.5).await;
     // One create plus a renewal at 0, 2, 4, ..., 20.
     assert_eq!(store.lock().rv, 12);
-    assert_eq!(
-        record(&store).acquire_time,
-        first.acquire_time,
-        "renewals keep the acquire time"
-    );
+    assert_eq!(record(&store).acquire_time, first.acquire_time, "renewals keep the acquire time");
     assert_eq!(entries(&log), ["new:a", "started:a"]);
     run.stop().await;
     assert_eq!(entries(&log), ["new:a", "started:a", "stopped:a"]);
     assert!(work_stopped(&log, "a").await);
-    assert_eq!(
-        record(&store).holder_identity,
-        "a",
-        "no release unless configured"
-    );
+    assert_eq!(record(&store).holder_identity, "a", "no release unless configured");
 }
 
 #[tokio::test(start_paused = true)]
@@ -221,11 +182,7 @@ async fn takes_over_only_after_lease_duration_on_the_local_clock() {
         acquire_time: Some(jiff::Timestamp::UNIX_EPOCH),
         leader_transitions: 4,
     };
-    let store = Arc::new(Mutex::new(Store {
-        record: Some(stale),
-        rv: 7,
-        down: false,
-    }));
+    let store = Arc::new(Mutex::new(Store { record: Some(stale), rv: 7, down: false }));
     let log = Log::default();
     let b = candidate(&store, "b", false, &log);
     let run = start(&b);
@@ -266,10 +223,7 @@ async fn gives_up_when_renewal_fails_past_the_deadline() {
     at(t0, 16.9).await;
     assert!(a.check(Duration::from_secs(2)).is_ok());
     at(t0, 17.1).await;
-    assert!(matches!(
-        a.check(Duration::from_secs(2)),
-        Err(Error::RenewalOverdue { .. })
-    ));
+    assert!(matches!(a.check(Duration::from_secs(2)), Err(Error::RenewalOverdue { .. })));
     run.stop().await;
 }
 
@@ -291,17 +245,10 @@ async fn loses_to_a_conflicting_writer() {
         s.rv += 1;
     }
     at(t0, 12.1).await;
-    assert!(
-        run.task.is_finished(),
-        "conflict, then a valid foreign lease until the deadline"
-    );
+    assert!(run.task.is_finished(), "conflict, then a valid foreign lease until the deadline");
     assert!(!a.is_leader());
     assert_eq!(a.get_leader(), "x");
-    assert_eq!(
-        record(&store).holder_identity,
-        "x",
-        "the other writer's record stands"
-    );
+    assert_eq!(record(&store).holder_identity, "x", "the other writer's record stands");
     assert_eq!(entries(&log), ["new:a", "started:a", "new:x", "stopped:a"]);
     assert!(work_stopped(&log, "a").await);
     run.stop().await;
@@ -321,13 +268,7 @@ async fn release_on_cancel_hands_over_at_once() {
     assert!(a.is_leader() && !b.is_leader());
     run_a.stop().await;
     let released = record(&store);
-    assert_eq!(
-        (
-            released.holder_identity.as_str(),
-            released.lease_duration_seconds
-        ),
-        ("", 1)
-    );
+    assert_eq!((released.holder_identity.as_str(), released.lease_duration_seconds), ("", 1));
     assert!(!a.is_leader());
     assert_eq!(entries(&log_a), ["new:a", "started:a", "new:", "stopped:a"]);
     assert!(work_stopped(&log_a, "a").await);
@@ -352,10 +293,7 @@ async fn without_release_the_successor_waits_for_expiry() {
     let run_b = start(&b);
     // Each renewal by a is a change b observes, restarting b's wait.
     at(t0, 21.0).await;
-    assert!(
-        a.is_leader() && !b.is_leader(),
-        "no takeover while the leader renews"
-    );
+    assert!(a.is_leader() && !b.is_leader(), "no takeover while the leader renews");
     run_a.stop().await;
     // a's last renewal was at 20 s; b sees it by 20 + 4.4 s and must then
     // wait 15 s from that observation.
@@ -370,51 +308,25 @@ async fn without_release_the_successor_waits_for_expiry() {
 #[tokio::test(start_paused = true)]
 async fn cancel_before_acquiring_still_reports_stopped() {
     let t0 = Instant::now();
-    let held = LeaderElectionRecord {
-        holder_identity: "x".into(),
-        lease_duration_seconds: 15,
-        ..Default::default()
-    };
-    let store = Arc::new(Mutex::new(Store {
-        record: Some(held),
-        rv: 1,
-        down: false,
-    }));
+    let held = LeaderElectionRecord { holder_identity: "x".into(), lease_duration_seconds: 15, ..Default::default() };
+    let store = Arc::new(Mutex::new(Store { record: Some(held), rv: 1, down: false }));
     let log = Log::default();
     let b = candidate(&store, "b", true, &log);
     let run = start(&b);
     at(t0, 5.0).await;
     run.stop().await;
-    assert_eq!(
-        entries(&log),
-        ["new:x", "stopped:b"],
-        "as client-go, OnStoppedLeading runs on every return"
-    );
-    assert_eq!(
-        record(&store).holder_identity,
-        "x",
-        "a non-leader releases nothing"
-    );
+    assert_eq!(entries(&log), ["new:x", "stopped:b"], "as client-go, OnStoppedLeading runs on every return");
+    assert_eq!(record(&store).holder_identity, "x", "a non-leader releases nothing");
 }
 
 #[test]
 fn config_is_validated() {
     let store = Arc::new(Mutex::new(Store::default()));
-    let lock = |id: &str| MemLock {
-        identity: id.into(),
-        store: store.clone(),
-        seen_rv: Mutex::new(None),
-    };
+    let lock = |id: &str| MemLock { identity: id.into(), store: store.clone(), seen_rv: Mutex::new(None) };
     assert!(LeaderElector::new(LeaderElectionConfig::default(), lock("a")).is_ok());
     let bad = [
-        LeaderElectionConfig {
-            lease_duration: Duration::from_secs(10),
-            ..Default::default()
-        },
-        LeaderElectionConfig {
-            retry_period: Duration::from_secs(9),
-            ..Default::default()
-        },
+        LeaderElectionConfig { lease_duration: Duration::from_secs(10), ..Default::default() },
+        LeaderElectionConfig { retry_period: Duration::from_secs(9), ..Default::default() },
         LeaderElectionConfig {
             retry_period: Duration::ZERO,
             renew_deadline: Duration::from_secs(1),
@@ -422,40 +334,22 @@ fn config_is_validated() {
         },
     ];
     for config in bad {
-        assert!(matches!(
-            LeaderElector::new(config, lock("a")),
-            Err(Error::InvalidConfig(_))
-        ));
+        assert!(matches!(LeaderElector::new(config, lock("a")), Err(Error::InvalidConfig(_))));
     }
-    assert!(matches!(
-        LeaderElector::new(LeaderElectionConfig::default(), lock("")),
-        Err(Error::InvalidConfig(_))
-    ));
+    assert!(matches!(LeaderElector::new(LeaderElectionConfig::default(), lock("")), Err(Error::InvalidConfig(_))));
 }
 
 #[tokio::test]
 async fn lease_lock_records_leadership_events() {
     let broadcaster = crate::record::EventBroadcaster::new();
     let mut events = broadcaster.watch();
-    let client = crate::rest::Client::new(crate::config::Config::new(
-        "http://127.0.0.1:1".parse().unwrap(),
-    ))
-    .unwrap();
+    let client = crate::rest::Client::new(crate::config::Config::new("http://127.0.0.1:1".parse().unwrap())).unwrap();
     let lock = LeaseLock::new(client, "ns", "ctrl", "pod-1")
         .with_event_recorder(broadcaster.new_recorder(crate::record::EventSource::new("ctrl")));
     lock.record_event("became leader");
     let e = events.recv().await.unwrap();
-    assert_eq!(
-        (e.reason.as_str(), e.message.as_str()),
-        ("LeaderElection", "pod-1 became leader")
-    );
-    assert_eq!(
-        (
-            e.involved_object.kind.as_str(),
-            e.involved_object.name.as_str()
-        ),
-        ("Lease", "ctrl")
-    );
+    assert_eq!((e.reason.as_str(), e.message.as_str()), ("LeaderElection", "pod-1 became leader"));
+    assert_eq!((e.involved_object.kind.as_str(), e.involved_object.name.as_str()), ("Lease", "ctrl"));
     assert_eq!(e.involved_object.api_version, "coordination.k8s.io/v1");
     assert_eq!(e.metadata.namespace.as_deref(), Some("ns"));
 }
@@ -470,14 +364,6 @@ async fn dropping_run_cancels_the_token_without_release() {
     at(t0, 1.0).await;
     run.task.abort();
     assert!(work_stopped(&log, "a").await);
-    assert_eq!(
-        entries(&log),
-        ["new:a", "started:a"],
-        "no on_stopped_leading when dropped"
-    );
-    assert_eq!(
-        record(&store).holder_identity,
-        "a",
-        "no release when dropped"
-    );
+    assert_eq!(entries(&log), ["new:a", "started:a"], "no on_stopped_leading when dropped");
+    assert_eq!(record(&store).holder_identity, "a", "no release when dropped");
 }

@@ -14,9 +14,7 @@ use tokio::task::JoinHandle;
 
 use super::Error;
 use super::correlator::{CorrelatorOptions, EventCorrelator};
-use super::event::{
-    Event, EventSource, EventType, ToObjectReference, format_time, unique_event_name,
-};
+use super::event::{Event, EventSource, EventType, ToObjectReference, format_time, unique_event_name};
 use super::sink::{EventSink, RestEventSink};
 use crate::rest::{Client, Error as RestError};
 
@@ -129,9 +127,7 @@ pub struct WatcherHandle {
 
 impl fmt::Debug for WatcherHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WatcherHandle")
-            .field("id", &self.id)
-            .finish_non_exhaustive()
+        f.debug_struct("WatcherHandle").field("id", &self.id).finish_non_exhaustive()
     }
 }
 
@@ -221,9 +217,7 @@ impl EventBroadcaster {
     /// Subscribes to every event recorded from now on.
     #[doc(alias = "Watch")]
     pub fn watch(&self) -> EventWatcher {
-        EventWatcher {
-            rx: self.subscribe().1,
-        }
+        EventWatcher { rx: self.subscribe().1 }
     }
 
     /// Calls `handler` for every event, from a task of its own.
@@ -240,11 +234,7 @@ impl EventBroadcaster {
                 handler(&ev);
             }
         });
-        Ok(WatcherHandle {
-            id,
-            shared: Arc::downgrade(&self.shared),
-            task,
-        })
+        Ok(WatcherHandle { id, shared: Arc::downgrade(&self.shared), task })
     }
 
     /// Logs every event at `info` level with `tracing`.
@@ -280,20 +270,13 @@ impl EventBroadcaster {
                 record_to_sink(&sink, ev, &mut correlator, &opts, &mut shutdown).await;
             }
         });
-        Ok(WatcherHandle {
-            id,
-            shared: Arc::downgrade(&self.shared),
-            task,
-        })
+        Ok(WatcherHandle { id, shared: Arc::downgrade(&self.shared), task })
     }
 
     /// A recorder reporting as `source`.
     #[doc(alias = "NewRecorder")]
     pub fn new_recorder(&self, source: EventSource) -> EventRecorder {
-        EventRecorder {
-            broadcaster: self.clone(),
-            source,
-        }
+        EventRecorder { broadcaster: self.clone(), source }
     }
 
     /// Stops all watchers: queued events are still delivered, retry sleeps
@@ -342,10 +325,7 @@ impl EventBroadcaster {
 fn is_retryable(err: &RestError) -> bool {
     !matches!(
         err,
-        RestError::Api(_)
-            | RestError::InvalidRequest { .. }
-            | RestError::Encode { .. }
-            | RestError::Decode { .. }
+        RestError::Api(_) | RestError::InvalidRequest { .. } | RestError::Encode { .. } | RestError::Decode { .. }
     )
 }
 
@@ -412,11 +392,7 @@ async fn record_to_sink<S: EventSink>(
             tracing::error!(event = ?result.event.metadata.name, tries, "unable to write event (retry limit exceeded)");
             return;
         }
-        let delay = if tries == 1 {
-            opts.sleep_duration.mul_f64(rand::random::<f64>())
-        } else {
-            opts.sleep_duration
-        };
+        let delay = if tries == 1 { opts.sleep_duration.mul_f64(rand::random::<f64>()) } else { opts.sleep_duration };
         tokio::select! {
             _ = tokio::time::sleep(delay) => {}
             // Ends on shutdown or when the broadcaster is gone.
@@ -443,25 +419,13 @@ impl EventRecorder {
     }
 
     /// Records that `reason` happened to `object`.
-    pub fn event(
-        &self,
-        object: &impl ToObjectReference,
-        type_: EventType,
-        reason: &str,
-        message: &str,
-    ) {
+    pub fn event(&self, object: &impl ToObjectReference, type_: EventType, reason: &str, message: &str) {
         self.generate(object, None, type_, reason, message.to_owned());
     }
 
     /// [`event`](Self::event) with a formatted message:
     /// `recorder.eventf(&pod, EventType::Warning, "Failed", format_args!("pull {image}"))`.
-    pub fn eventf(
-        &self,
-        object: &impl ToObjectReference,
-        type_: EventType,
-        reason: &str,
-        message: fmt::Arguments<'_>,
-    ) {
+    pub fn eventf(&self, object: &impl ToObjectReference, type_: EventType, reason: &str, message: fmt::Arguments<'_>) {
         self.generate(object, None, type_, reason, message.to_string());
     }
 
@@ -475,13 +439,7 @@ impl EventRecorder {
         reason: &str,
         message: fmt::Arguments<'_>,
     ) {
-        self.generate(
-            object,
-            Some(annotations),
-            type_,
-            reason,
-            message.to_string(),
-        );
+        self.generate(object, Some(annotations), type_, reason, message.to_string());
     }
 
     fn generate(
@@ -510,11 +468,7 @@ pub(crate) fn make_event(
     let involved = object.object_reference();
     let now = jiff::Timestamp::now();
     let stamp = format_time(now);
-    let namespace = if involved.namespace.is_empty() {
-        "default".to_owned()
-    } else {
-        involved.namespace.clone()
-    };
+    let namespace = if involved.namespace.is_empty() { "default".to_owned() } else { involved.namespace.clone() };
     let mut event = Event {
         api_version: Some("v1".to_owned()),
         kind: Some("Event".to_owned()),

@@ -63,12 +63,7 @@ struct Lru<V> {
 
 impl<V> Lru<V> {
     fn new(cap: usize) -> Self {
-        Lru {
-            cap: cap.max(1),
-            tick: 0,
-            map: HashMap::new(),
-            order: BTreeMap::new(),
-        }
+        Lru { cap: cap.max(1), tick: 0, map: HashMap::new(), order: BTreeMap::new() }
     }
 
     fn touch(&mut self, key: &str) -> Option<&mut V> {
@@ -146,15 +141,7 @@ fn event_key(e: &Event) -> String {
 /// The spam filter's key: source and involved object only.
 fn spam_key(e: &Event) -> String {
     let o = &e.involved_object;
-    join(&[
-        &e.source.component,
-        &e.source.host,
-        &o.kind,
-        &o.namespace,
-        &o.name,
-        &o.uid,
-        &o.api_version,
-    ])
+    join(&[&e.source.component, &e.source.host, &o.kind, &o.namespace, &o.name, &o.uid, &o.api_version])
 }
 
 #[derive(Debug)]
@@ -203,12 +190,7 @@ pub struct EventCorrelator {
 impl EventCorrelator {
     pub fn new(opts: CorrelatorOptions) -> Self {
         let n = opts.lru_cache_size;
-        EventCorrelator {
-            opts,
-            aggregates: Lru::new(n),
-            logs: Lru::new(n),
-            buckets: Lru::new(n),
-        }
+        EventCorrelator { opts, aggregates: Lru::new(n), logs: Lru::new(n), buckets: Lru::new(n) }
     }
 
     /// Decides what to write for `event`; `None` when the spam filter drops
@@ -241,10 +223,7 @@ impl EventCorrelator {
     fn aggregate(&mut self, event: Event, now: Instant, wall: jiff::Timestamp) -> (Event, String) {
         let agg_key = aggregate_key(&event);
         let window = self.opts.max_interval;
-        let fresh = || AggregateRecord {
-            messages: HashSet::new(),
-            last_seen: now,
-        };
+        let fresh = || AggregateRecord { messages: HashSet::new(), last_seen: now };
         let record = match self.aggregates.touch(&agg_key) {
             Some(r) if now.saturating_duration_since(r.last_seen) <= window => r,
             Some(r) => {
@@ -321,13 +300,7 @@ impl EventCorrelator {
         let key = spam_key(event);
         let burst = f64::from(self.opts.burst_size);
         if self.buckets.touch(&key).is_none() {
-            self.buckets.insert(
-                key.clone(),
-                TokenBucket {
-                    tokens: burst,
-                    updated: now,
-                },
-            );
+            self.buckets.insert(key.clone(), TokenBucket { tokens: burst, updated: now });
         }
         let qps = self.opts.qps.max(0.0);
         let Some(b) = self.buckets.touch(&key) else {
@@ -378,10 +351,7 @@ mod tests {
 
     fn roomy() -> CorrelatorOptions {
         // A bucket big enough that spam filtering stays out of the way.
-        CorrelatorOptions {
-            burst_size: 10_000,
-            ..Default::default()
-        }
+        CorrelatorOptions { burst_size: 10_000, ..Default::default() }
     }
 
     #[tokio::test(start_paused = true)]
@@ -396,16 +366,9 @@ mod tests {
         assert_eq!(r.event.message, format!("{COMBINED_MESSAGE_PREFIX}m9"));
         assert_eq!(r.event.count, 1);
         assert!(r.patch.is_none());
-        assert_ne!(
-            r.event.metadata.name.as_deref(),
-            Some("p.1"),
-            "aggregate gets a fresh name"
-        );
+        assert_ne!(r.event.metadata.name.as_deref(), Some("p.1"), "aggregate gets a fresh name");
         c.update_state(&Event {
-            metadata: crate::dynamic::DynamicMeta {
-                resource_version: Some("7".into()),
-                ..r.event.metadata.clone()
-            },
+            metadata: crate::dynamic::DynamicMeta { resource_version: Some("7".into()), ..r.event.metadata.clone() },
             ..r.event.clone()
         });
 
@@ -450,21 +413,12 @@ mod tests {
         again.last_timestamp = Some("2024-01-01T00:01:00Z".into());
         let r = c.correlate(again).unwrap();
         assert_eq!(r.event.count, 2);
-        assert_eq!(
-            r.event.metadata.name.as_deref(),
-            Some("p.1"),
-            "patches the first event"
-        );
+        assert_eq!(r.event.metadata.name.as_deref(), Some("p.1"), "patches the first event");
         assert_eq!(r.event.metadata.resource_version.as_deref(), Some("42"));
-        assert_eq!(
-            r.event.first_timestamp.as_deref(),
-            Some("2024-01-01T00:00:00Z")
-        );
+        assert_eq!(r.event.first_timestamp.as_deref(), Some("2024-01-01T00:00:00Z"));
         assert_eq!(
             r.patch,
-            Some(
-                serde_json::json!({"count": 2, "lastTimestamp": "2024-01-01T00:01:00Z", "message": "hello"})
-            )
+            Some(serde_json::json!({"count": 2, "lastTimestamp": "2024-01-01T00:01:00Z", "message": "hello"}))
         );
         let r3 = c.correlate(ev("p", "Started", "hello")).unwrap();
         assert_eq!(r3.event.count, 3);
@@ -487,15 +441,10 @@ mod tests {
         tokio::time::advance(Duration::from_secs(299)).await;
         assert!(c.correlate(ev("p", "x", "m")).is_none(), "not yet refilled");
         tokio::time::advance(Duration::from_secs(1)).await;
-        assert!(
-            c.correlate(ev("p", "y", "m")).is_some(),
-            "one token after 300 s"
-        );
+        assert!(c.correlate(ev("p", "y", "m")).is_some(), "one token after 300 s");
         assert!(c.correlate(ev("p", "z", "m")).is_none());
         tokio::time::advance(Duration::from_secs(3000)).await;
-        let refilled = (0..20)
-            .filter(|i| c.correlate(ev("p", &format!("s{i}"), "m")).is_some())
-            .count();
+        let refilled = (0..20).filter(|i| c.correlate(ev("p", &format!("s{i}"), "m")).is_some()).count();
         assert_eq!(refilled, 10, "ten tokens after 3000 s");
     }
 

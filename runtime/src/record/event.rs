@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::object::{Metadata, Object, Resource, Scope};
 
-
 /// core/v1 `ObjectReference`: which object an event is about.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -105,10 +104,7 @@ pub struct EventSource {
 
 impl EventSource {
     pub fn new(component: impl Into<String>) -> Self {
-        EventSource {
-            component: component.into(),
-            host: String::new(),
-        }
+        EventSource { component: component.into(), host: String::new() }
     }
     pub fn with_host(mut self, host: impl Into<String>) -> Self {
         self.host = host.into();
@@ -237,16 +233,10 @@ mod tests {
         let ev: Event = serde_json::from_value(json.clone()).unwrap();
         assert_eq!(ev.count, 2);
         assert_eq!(ev.type_, "Normal");
-        assert_eq!(
-            ev.metadata.other.get("creationTimestamp"),
-            json.pointer("/metadata/creationTimestamp")
-        );
+        assert_eq!(ev.metadata.other.get("creationTimestamp"), json.pointer("/metadata/creationTimestamp"));
         let back = serde_json::to_value(&ev).unwrap();
         assert_eq!(back.get("eventTime"), Some(&serde_json::Value::Null));
-        assert_eq!(
-            back.pointer("/involvedObject/uid"),
-            Some(&serde_json::json!("u"))
-        );
+        assert_eq!(back.pointer("/involvedObject/uid"), Some(&serde_json::json!("u")));
     }
 
     #[test]
@@ -257,18 +247,8 @@ mod tests {
         ev.metadata.uid = Some("u1".into());
         ev.metadata.resource_version = Some("9".into());
         let r = ev.object_reference();
-        assert_eq!(
-            (r.kind.as_str(), r.api_version.as_str(), r.name.as_str()),
-            ("Event", "v1", "x")
-        );
-        assert_eq!(
-            (
-                r.namespace.as_str(),
-                r.uid.as_str(),
-                r.resource_version.as_str()
-            ),
-            ("ns", "u1", "9")
-        );
+        assert_eq!((r.kind.as_str(), r.api_version.as_str(), r.name.as_str()), ("Event", "v1", "x"));
+        assert_eq!((r.namespace.as_str(), r.uid.as_str(), r.resource_version.as_str()), ("ns", "u1", "9"));
         let t = jiff::Timestamp::from_second(1_700_000_000).unwrap();
         assert_eq!(format_time(t), "2023-11-14T22:13:20Z");
     }
@@ -296,13 +276,7 @@ mod tests {
         let mut obj = crate::dynamic::DynamicObject::new(&res, "web").within("ns");
         obj.metadata.uid = Some("u".into());
         let r = obj.object_reference();
-        assert_eq!(
-            (r.kind.as_str(), r.api_version.as_str()),
-            ("Deployment", "apps/v1")
-        );
-        assert_eq!(
-            (r.namespace.as_str(), r.name.as_str(), r.uid.as_str()),
-            ("ns", "web", "u")
-        );
+        assert_eq!((r.kind.as_str(), r.api_version.as_str()), ("Deployment", "apps/v1"));
+        assert_eq!((r.namespace.as_str(), r.name.as_str(), r.uid.as_str()), ("ns", "web", "u"));
     }
 }

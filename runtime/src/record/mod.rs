@@ -31,15 +31,9 @@ mod sink;
 #[cfg(test)]
 mod tests;
 
-pub use broadcaster::{
-    BroadcasterOptions, EventBroadcaster, EventRecorder, EventWatcher, WatcherHandle,
-};
-pub use correlator::{
-    COMBINED_MESSAGE_PREFIX, CorrelateResult, CorrelatorOptions, EventCorrelator,
-};
-pub use event::{
-    Event, EventSource, EventType, ObjectReference, ToObjectReference,
-};
+pub use broadcaster::{BroadcasterOptions, EventBroadcaster, EventRecorder, EventWatcher, WatcherHandle};
+pub use correlator::{COMBINED_MESSAGE_PREFIX, CorrelateResult, CorrelatorOptions, EventCorrelator};
+pub use event::{Event, EventSource, EventType, ObjectReference, ToObjectReference};
 pub use sink::{EventSink, RestEventSink};
 
 /// Errors of the `record` module. Recording itself never fails; only

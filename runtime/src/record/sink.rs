@@ -3,9 +3,7 @@
 
 use std::future::Future;
 
-use crate::rest::{
-    Client, CreateOptions, Error, Patch, PatchOptions, ResourceClient, UpdateOptions,
-};
+use crate::rest::{Client, CreateOptions, Error, Patch, PatchOptions, ResourceClient, UpdateOptions};
 
 use super::event::Event;
 
@@ -27,11 +25,7 @@ pub trait EventSink: Send + Sync + 'static {
     fn update(&self, event: &Event) -> impl Future<Output = Result<Event, Error>> + Send;
     /// Applies a strategic merge `patch` to the event named by
     /// `event.metadata.name`.
-    fn patch(
-        &self,
-        event: &Event,
-        patch: &serde_json::Value,
-    ) -> impl Future<Output = Result<Event, Error>> + Send;
+    fn patch(&self, event: &Event, patch: &serde_json::Value) -> impl Future<Output = Result<Event, Error>> + Send;
 }
 
 /// An [`EventSink`] writing core/v1 Events through the REST client to
@@ -49,12 +43,7 @@ impl RestEventSink {
     }
 
     fn events(&self, event: &Event) -> ResourceClient<Event> {
-        let ns = event
-            .metadata
-            .namespace
-            .as_deref()
-            .filter(|n| !n.is_empty())
-            .unwrap_or("default");
+        let ns = event.metadata.namespace.as_deref().filter(|n| !n.is_empty()).unwrap_or("default");
         ResourceClient::namespaced(self.client.clone(), ns)
     }
 }
@@ -65,10 +54,7 @@ fn name_of(event: &Event) -> Result<&str, Error> {
         .name
         .as_deref()
         .filter(|n| !n.is_empty())
-        .ok_or_else(|| Error::InvalidRequest {
-            what: "Event".into(),
-            message: "metadata.name is not set".into(),
-        })
+        .ok_or_else(|| Error::InvalidRequest { what: "Event".into(), message: "metadata.name is not set".into() })
 }
 
 impl EventSink for RestEventSink {
@@ -76,26 +62,16 @@ impl EventSink for RestEventSink {
     /// As [`ResourceClient::create`]: dropping the future abandons the
     /// request, which may or may not have reached the server.
     async fn create(&self, event: &Event) -> Result<Event, Error> {
-        self.events(event)
-            .create(event, &CreateOptions::default())
-            .await
+        self.events(event).create(event, &CreateOptions::default()).await
     }
 
     async fn update(&self, event: &Event) -> Result<Event, Error> {
-        self.events(event)
-            .update(event, &UpdateOptions::default())
-            .await
+        self.events(event).update(event, &UpdateOptions::default()).await
     }
 
     async fn patch(&self, event: &Event, patch: &serde_json::Value) -> Result<Event, Error> {
         let name = name_of(event)?;
-        self.events(event)
-            .patch(
-                name,
-                &Patch::Strategic(patch.clone()),
-                &PatchOptions::default(),
-            )
-            .await
+        self.events(event).patch(name, &Patch::Strategic(patch.clone()), &PatchOptions::default()).await
     }
 }
 
@@ -115,28 +91,19 @@ mod tests {
         })
         .await;
         let sink = RestEventSink::new(server.client());
-        let mut ev = Event {
-            count: 1,
-            message: "m".into(),
-            ..Default::default()
-        };
+        let mut ev = Event { count: 1, message: "m".into(), ..Default::default() };
         ev.metadata.name = Some("pod.abc".into());
         ev.metadata.namespace = Some("ns1".into());
         let created = sink.create(&ev).await.unwrap();
         assert_eq!(created.metadata.resource_version.as_deref(), Some("11"));
-        sink.patch(&ev, &serde_json::json!({"count": 2}))
-            .await
-            .unwrap();
+        sink.patch(&ev, &serde_json::json!({"count": 2})).await.unwrap();
         sink.update(&ev).await.unwrap();
         let reqs = server.requests();
         assert_eq!(reqs[0].method, "POST");
         assert_eq!(reqs[0].path, "/api/v1/namespaces/ns1/events");
         assert_eq!(reqs[1].method, "PATCH");
         assert_eq!(reqs[1].path, "/api/v1/namespaces/ns1/events/pod.abc");
-        assert_eq!(
-            reqs[1].header("content-type"),
-            Some("application/strategic-merge-patch+json")
-        );
+        assert_eq!(reqs[1].header("content-type"), Some("application/strategic-merge-patch+json"));
         assert_eq!(reqs[1].json(), serde_json::json!({"count": 2}));
         assert_eq!(reqs[2].method, "PUT");
         assert_eq!(reqs[2].path, "/api/v1/namespaces/ns1/events/pod.abc");
@@ -146,7 +113,8 @@ mod tests {
     async fn broadcaster_creates_then_patches_over_http() {
         let server = TestServer::start(|req, _| {
             let mut body = req.json();
-            body["metadata"] = serde_json::json!({"name": req.path.rsplit('/').next().unwrap_or_default(), "resourceVersion": "5"});
+            body["metadata"] =
+                serde_json::json!({"name": req.path.rsplit('/').next().unwrap_or_default(), "resourceVersion": "5"});
             if req.method == "POST" {
                 body["metadata"] = serde_json::json!({"name": "web-0.1", "resourceVersion": "4"});
             }
@@ -169,20 +137,14 @@ mod tests {
         b.drain().await;
         let reqs = server.requests();
         assert_eq!(reqs.len(), 2);
-        assert_eq!(
-            (reqs[0].method.as_str(), reqs[0].path.as_str()),
-            ("POST", "/api/v1/namespaces/ns/events")
-        );
+        assert_eq!((reqs[0].method.as_str(), reqs[0].path.as_str()), ("POST", "/api/v1/namespaces/ns/events"));
         let created = reqs[0].json();
         assert_eq!(created["kind"], "Event");
         assert_eq!(created["apiVersion"], "v1");
         assert_eq!(created["count"], 1);
         assert_eq!(created["involvedObject"]["name"], "web-0");
         assert_eq!(created["source"]["component"], "ctrl");
-        assert_eq!(
-            (reqs[1].method.as_str(), reqs[1].path.as_str()),
-            ("PATCH", "/api/v1/namespaces/ns/events/web-0.1")
-        );
+        assert_eq!((reqs[1].method.as_str(), reqs[1].path.as_str()), ("PATCH", "/api/v1/namespaces/ns/events/web-0.1"));
         assert_eq!(reqs[1].json()["count"], 2);
     }
 }

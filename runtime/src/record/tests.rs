@@ -34,18 +34,8 @@ impl MockSink {
     fn calls(&self) -> Vec<Call> {
         self.calls.lock().clone()
     }
-    fn answer(
-        &self,
-        verb: &'static str,
-        event: &Event,
-        patch: Option<&serde_json::Value>,
-    ) -> Result<Event, RestError> {
-        self.calls.lock().push(Call {
-            verb,
-            event: event.clone(),
-            patch: patch.cloned(),
-            at: Instant::now(),
-        });
+    fn answer(&self, verb: &'static str, event: &Event, patch: Option<&serde_json::Value>) -> Result<Event, RestError> {
+        self.calls.lock().push(Call { verb, event: event.clone(), patch: patch.cloned(), at: Instant::now() });
         let mut failures = self.failures.lock();
         if failures.front().is_some_and(|(v, _)| *v == verb)
             && let Some((_, e)) = failures.pop_front()
@@ -73,11 +63,7 @@ impl EventSink for MockSink {
 }
 
 fn api_error(reason: &str, code: u16) -> RestError {
-    RestError::Api(Box::new(Status {
-        reason: reason.into(),
-        code,
-        ..Default::default()
-    }))
+    RestError::Api(Box::new(Status { reason: reason.into(), code, ..Default::default() }))
 }
 
 fn pod() -> ObjectReference {
@@ -92,10 +78,7 @@ fn pod() -> ObjectReference {
 }
 
 fn options(sleep: Duration) -> BroadcasterOptions {
-    BroadcasterOptions {
-        sleep_duration: sleep,
-        ..Default::default()
-    }
+    BroadcasterOptions { sleep_duration: sleep, ..Default::default() }
 }
 
 #[tokio::test(start_paused = true)]
@@ -103,51 +86,23 @@ async fn recorder_builds_client_go_shaped_events() {
     let b = EventBroadcaster::new();
     let mut w = b.watch();
     let r = b.new_recorder(EventSource::new("ctrl").with_host("node-1"));
-    r.eventf(
-        &pod(),
-        EventType::Warning,
-        "Failed",
-        format_args!("pulling {}", "img"),
-    );
-    let node = ObjectReference {
-        kind: "Node".into(),
-        name: "n1".into(),
-        api_version: "v1".into(),
-        ..Default::default()
-    };
+    r.eventf(&pod(), EventType::Warning, "Failed", format_args!("pulling {}", "img"));
+    let node =
+        ObjectReference { kind: "Node".into(), name: "n1".into(), api_version: "v1".into(), ..Default::default() };
     let ann = BTreeMap::from([("k".to_owned(), "v".to_owned())]);
-    r.annotated_eventf(
-        &node,
-        ann.clone(),
-        EventType::Normal,
-        "Ready",
-        format_args!("ok"),
-    );
+    r.annotated_eventf(&node, ann.clone(), EventType::Normal, "Ready", format_args!("ok"));
 
     let e = w.recv().await.unwrap();
     assert!(e.metadata.name.as_deref().unwrap().starts_with("web-0."));
     assert_eq!(e.metadata.namespace.as_deref(), Some("ns"));
-    assert_eq!(
-        (e.type_.as_str(), e.reason.as_str(), e.message.as_str()),
-        ("Warning", "Failed", "pulling img")
-    );
+    assert_eq!((e.type_.as_str(), e.reason.as_str(), e.message.as_str()), ("Warning", "Failed", "pulling img"));
     assert_eq!(e.count, 1);
-    assert_eq!(
-        e.source,
-        EventSource {
-            component: "ctrl".into(),
-            host: "node-1".into()
-        }
-    );
+    assert_eq!(e.source, EventSource { component: "ctrl".into(), host: "node-1".into() });
     assert_eq!(e.involved_object, pod());
     assert!(e.first_timestamp.is_some() && e.first_timestamp == e.last_timestamp);
 
     let e = w.recv().await.unwrap();
-    assert_eq!(
-        e.metadata.namespace.as_deref(),
-        Some("default"),
-        "cluster-scoped objects' events go to default"
-    );
+    assert_eq!(e.metadata.namespace.as_deref(), Some("default"), "cluster-scoped objects' events go to default");
     assert_eq!(e.metadata.annotations, Some(ann));
 }
 
@@ -167,14 +122,8 @@ async fn repeated_event_is_patched_with_count() {
     let verbs: Vec<_> = calls.iter().map(|c| c.verb).collect();
     assert_eq!(verbs, ["create", "patch", "patch"]);
     let name = calls[0].event.metadata.name.clone();
-    assert_eq!(
-        calls[1].event.metadata.name, name,
-        "patches the created event"
-    );
-    assert_eq!(
-        calls[1].event.metadata.resource_version.as_deref(),
-        Some("1")
-    );
+    assert_eq!(calls[1].event.metadata.name, name, "patches the created event");
+    assert_eq!(calls[1].event.metadata.resource_version.as_deref(), Some("1"));
     assert_eq!(calls[1].patch.as_ref().unwrap()["count"], 2);
     assert_eq!(calls[2].patch.as_ref().unwrap()["count"], 3);
     assert_eq!(calls[2].patch.as_ref().unwrap()["message"], "synced");
@@ -197,19 +146,9 @@ async fn patch_of_deleted_event_creates_it_anew() {
     let calls = sink.calls();
     let verbs: Vec<_> = calls.iter().map(|c| c.verb).collect();
     assert_eq!(verbs, ["create", "patch", "create", "patch"]);
-    assert_eq!(
-        calls[2].event.count, 2,
-        "client-go keeps the count when recreating"
-    );
-    assert_eq!(
-        calls[2].event.metadata.resource_version, None,
-        "create carries no resourceVersion"
-    );
-    assert_eq!(
-        calls[3].event.metadata.resource_version.as_deref(),
-        Some("2"),
-        "state follows the recreated event"
-    );
+    assert_eq!(calls[2].event.count, 2, "client-go keeps the count when recreating");
+    assert_eq!(calls[2].event.metadata.resource_version, None, "create carries no resourceVersion");
+    assert_eq!(calls[3].event.metadata.resource_version.as_deref(), Some("2"), "state follows the recreated event");
     assert_eq!(calls[3].patch.as_ref().unwrap()["count"], 3);
 }
 
@@ -221,18 +160,13 @@ async fn transport_errors_retry_twelve_times_with_jittered_first_sleep() {
         sink.fail("create", RestError::Timeout(Duration::from_secs(1)));
     }
     let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    b.new_recorder(EventSource::new("ctrl"))
-        .event(&pod(), EventType::Normal, "X", "y");
+    b.new_recorder(EventSource::new("ctrl")).event(&pod(), EventType::Normal, "X", "y");
     h.stop();
     h.join().await;
     let calls = sink.calls();
     assert_eq!(calls.len(), 12, "maxTriesPerEvent");
     let gaps: Vec<Duration> = calls.windows(2).map(|w| w[1].at - w[0].at).collect();
-    assert!(
-        gaps[0] <= Duration::from_secs(10),
-        "first sleep is a random fraction: {:?}",
-        gaps[0]
-    );
+    assert!(gaps[0] <= Duration::from_secs(10), "first sleep is a random fraction: {:?}", gaps[0]);
     for g in &gaps[1..] {
         assert_eq!(*g, Duration::from_secs(10));
     }
@@ -246,8 +180,7 @@ async fn retry_timing_is_configurable_and_success_ends_retries() {
         sink.fail("create", RestError::Timeout(Duration::from_secs(1)));
     }
     let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    b.new_recorder(EventSource::new("ctrl"))
-        .event(&pod(), EventType::Normal, "X", "y");
+    b.new_recorder(EventSource::new("ctrl")).event(&pod(), EventType::Normal, "X", "y");
     h.stop();
     h.join().await;
     let calls = sink.calls();
@@ -273,10 +206,7 @@ async fn server_rejections_are_not_retried() {
 
 #[tokio::test(start_paused = true)]
 async fn full_queue_drops_instead_of_blocking() {
-    let b = EventBroadcaster::with_options(BroadcasterOptions {
-        queue_length: 2,
-        ..Default::default()
-    });
+    let b = EventBroadcaster::with_options(BroadcasterOptions { queue_length: 2, ..Default::default() });
     let mut w = b.watch();
     let r = b.new_recorder(EventSource::new("ctrl"));
     for i in 0..5 {
@@ -331,22 +261,15 @@ async fn watchers_fan_out_and_need_a_runtime_only_to_start() {
     let b = EventBroadcaster::new();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
-    let h = b
-        .start_event_watcher(move |e| s.lock().push(e.reason.clone()))
-        .unwrap();
+    let h = b.start_event_watcher(move |e| s.lock().push(e.reason.clone())).unwrap();
     let mut w = b.watch();
-    b.new_recorder(EventSource::new("c"))
-        .event(&pod(), EventType::Normal, "R", "m");
+    b.new_recorder(EventSource::new("c")).event(&pod(), EventType::Normal, "R", "m");
     assert_eq!(w.recv().await.unwrap().reason, "R");
     h.stop();
     h.join().await;
     assert_eq!(*seen.lock(), ["R"]);
 
-    let outside = std::thread::spawn(|| {
-        EventBroadcaster::new()
-            .start_structured_logging()
-            .map(|_| ())
-    });
+    let outside = std::thread::spawn(|| EventBroadcaster::new().start_structured_logging().map(|_| ()));
     assert!(matches!(outside.join().unwrap(), Err(Error::NoRuntime(_))));
 }
 
@@ -363,19 +286,8 @@ async fn drain_waits_for_queued_events_and_their_retries() {
     r.event(&pod(), EventType::Normal, "A", "a");
     r.event(&pod(), EventType::Normal, "B", "b");
     b.drain().await;
-    let verbs: Vec<_> = sink
-        .calls()
-        .iter()
-        .map(|c| (c.verb, c.event.reason.clone()))
-        .collect();
-    assert_eq!(
-        verbs,
-        [
-            ("create", "A".into()),
-            ("create", "A".into()),
-            ("create", "B".into())
-        ]
-    );
+    let verbs: Vec<_> = sink.calls().iter().map(|c| (c.verb, c.event.reason.clone())).collect();
+    assert_eq!(verbs, [("create", "A".into()), ("create", "A".into()), ("create", "B".into())]);
     assert_eq!(*seen.lock(), 2);
     r.event(&pod(), EventType::Normal, "C", "c");
     b.drain().await;
@@ -387,7 +299,5 @@ async fn dropping_the_broadcaster_ends_its_watchers() {
     let b = EventBroadcaster::new();
     let h = b.start_recording_to_sink(MockSink::default()).unwrap();
     drop(b);
-    tokio::time::timeout(Duration::from_secs(5), h.join())
-        .await
-        .unwrap();
+    tokio::time::timeout(Duration::from_secs(5), h.join()).await.unwrap();
 }

@@ -88,9 +88,8 @@ impl Client {
         let auth = Authenticator::new(&config).map_err(config_err)?;
         let tls = config::build_tls_config(&config, &auth).map_err(config_err)?;
         let server_name = match &config.tls_server_name {
-            Some(name) => Some(rustls_pki_types::ServerName::try_from(name.clone()).map_err(|e| Error::InvalidRequest {
-                what: "tls-server-name".into(),
-                message: format!("{name:?}: {e}"),
+            Some(name) => Some(rustls_pki_types::ServerName::try_from(name.clone()).map_err(|e| {
+                Error::InvalidRequest { what: "tls-server-name".into(), message: format!("{name:?}: {e}") }
             })?),
             None => None,
         };
@@ -99,10 +98,10 @@ impl Client {
 
         let url = &config.cluster_url;
         let scheme = url.scheme_str().unwrap_or("https").to_owned();
-        let authority = url
-            .authority()
-            .map(|a| a.as_str().to_owned())
-            .ok_or_else(|| Error::InvalidRequest { what: "cluster URL".into(), message: format!("{url} has no host") })?;
+        let authority = url.authority().map(|a| a.as_str().to_owned()).ok_or_else(|| Error::InvalidRequest {
+            what: "cluster URL".into(),
+            message: format!("{url} has no host"),
+        })?;
         let base_path = url.path().trim_end_matches('/').to_owned();
 
         let mut fixed_headers = HeaderMap::new();
@@ -121,9 +120,8 @@ impl Client {
             // Header names cannot carry every character a key may have;
             // the apiserver unescapes percent-encoding here.
             let escaped = percent_encoding::utf8_percent_encode(key, super::request::HEADER_KEY).to_string();
-            let name = HeaderName::try_from(format!("impersonate-extra-{escaped}")).map_err(|_| Error::InvalidRequest {
-                what: "Impersonate-Extra".into(),
-                message: format!("invalid key {key:?}"),
+            let name = HeaderName::try_from(format!("impersonate-extra-{escaped}")).map_err(|_| {
+                Error::InvalidRequest { what: "Impersonate-Extra".into(), message: format!("invalid key {key:?}") }
             })?;
             for v in values {
                 fixed_headers.append(name.clone(), header_value("Impersonate-Extra", v)?);

@@ -174,8 +174,13 @@ impl Connector {
                 let target = (host, port);
                 let stream = match &p.credentials {
                     Some((user, pass)) => {
-                        tokio_socks::tcp::Socks5Stream::connect_with_password_and_socket(tcp, target, user, pass.expose())
-                            .await?
+                        tokio_socks::tcp::Socks5Stream::connect_with_password_and_socket(
+                            tcp,
+                            target,
+                            user,
+                            pass.expose(),
+                        )
+                        .await?
                     }
                     None => tokio_socks::tcp::Socks5Stream::connect_with_socket(tcp, target).await?,
                 };
@@ -188,7 +193,8 @@ impl Connector {
                     // server; h2 is not offered to it.
                     let mut config = (*self.tls).clone();
                     config.alpn_protocols.clear();
-                    let name = ServerName::try_from(p.host.clone()).map_err(|e| format!("proxy name {:?}: {e}", p.host))?;
+                    let name =
+                        ServerName::try_from(p.host.clone()).map_err(|e| format!("proxy name {:?}: {e}", p.host))?;
                     io = Box::new(self.tls_handshake(io, name, Arc::new(config)).await?);
                 }
                 if https {

@@ -94,7 +94,10 @@ impl Status {
             429 => ("TooManyRequests", "the server has received too many requests and has asked us to try again later"),
             500 => ("InternalError", "an error on the server has prevented the request from succeeding"),
             503 => ("ServiceUnavailable", "the server is currently unable to handle the request"),
-            504 => ("Timeout", "the server was unable to return a response in the time allotted, but may still be processing the request"),
+            504 => (
+                "Timeout",
+                "the server was unable to return a response in the time allotted, but may still be processing the request",
+            ),
             c if c >= 500 => ("InternalError", "an error on the server has prevented the request from succeeding"),
             _ => ("Unknown", "an error on the server has prevented the request from succeeding"),
         };
@@ -103,7 +106,11 @@ impl Status {
         let causes = if text.is_empty() {
             Vec::new()
         } else {
-            vec![StatusCause { reason: "UnexpectedServerResponse".into(), message: truncate(text, 1024), field: String::new() }]
+            vec![StatusCause {
+                reason: "UnexpectedServerResponse".into(),
+                message: truncate(text, 1024),
+                field: String::new(),
+            }]
         };
         Status {
             api_version: Some("v1".into()),
@@ -294,7 +301,8 @@ fn chain_is_probable_eof(e: &(dyn std::error::Error + 'static)) -> bool {
         }
         // HTTP/2 keeps the I/O error inside and has no source chain to it;
         // a GOAWAY (the server closing the connection) is also an end.
-        let io = e.downcast_ref::<std::io::Error>().or_else(|| e.downcast_ref::<h2::Error>().and_then(h2::Error::get_io));
+        let io =
+            e.downcast_ref::<std::io::Error>().or_else(|| e.downcast_ref::<h2::Error>().and_then(h2::Error::get_io));
         if e.downcast_ref::<h2::Error>().is_some_and(h2::Error::is_go_away) {
             return true;
         }
@@ -312,9 +320,16 @@ fn chain_is_probable_eof(e: &(dyn std::error::Error + 'static)) -> bool {
             return true;
         }
         let msg = e.to_string().to_ascii_lowercase();
-        if ["connection reset", "broken pipe", "goaway", "go away", "connection error received", "use of closed network connection"]
-            .iter()
-            .any(|m| msg.contains(m))
+        if [
+            "connection reset",
+            "broken pipe",
+            "goaway",
+            "go away",
+            "connection error received",
+            "use of closed network connection",
+        ]
+        .iter()
+        .any(|m| msg.contains(m))
         {
             return true;
         }

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::Method;
+use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http_body_util::BodyExt as _;
 use percent_encoding::{AsciiSet, CONTROLS};
 use serde::Serialize;
@@ -17,8 +17,18 @@ use super::error::Error;
 use super::watch::{ByteStream, WatchStream, watch_stream};
 
 /// Characters escaped in a path segment (names may come from users).
-const PATH_SEGMENT: &AsciiSet =
-    &CONTROLS.add(b' ').add(b'"').add(b'#').add(b'<').add(b'>').add(b'?').add(b'`').add(b'{').add(b'}').add(b'/').add(b'%');
+const PATH_SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'/')
+    .add(b'%');
 
 /// Characters escaped in `Impersonate-Extra-<key>` header names.
 pub(super) const HEADER_KEY: &AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
@@ -128,10 +138,7 @@ impl Request {
     fn check_segment(&mut self, what: &str, value: &str) {
         let problems = path_segment_problems(value);
         if !problems.is_empty() {
-            self.fail(Error::InvalidRequest {
-                what: format!("{what} {value:?}"),
-                message: problems.join(", "),
-            });
+            self.fail(Error::InvalidRequest { what: format!("{what} {value:?}"), message: problems.join(", ") });
         }
     }
     pub fn param(mut self, key: &str, value: impl Into<String>) -> Self {
@@ -178,7 +185,10 @@ impl Request {
             (Ok(n), Ok(v)) => {
                 self.headers.insert(n, v);
             }
-            _ => self.fail(Error::InvalidRequest { what: format!("header {name}"), message: "invalid name or value".into() }),
+            _ => self.fail(Error::InvalidRequest {
+                what: format!("header {name}"),
+                message: "invalid name or value".into(),
+            }),
         }
         self
     }
@@ -310,9 +320,7 @@ async fn with_timeout<T>(
 }
 
 fn form_pairs(encoded: &str) -> Vec<(String, String)> {
-    let decode = |s: &str| {
-        percent_encoding::percent_decode_str(&s.replace('+', " ")).decode_utf8_lossy().into_owned()
-    };
+    let decode = |s: &str| percent_encoding::percent_decode_str(&s.replace('+', " ")).decode_utf8_lossy().into_owned();
     encoded
         .split('&')
         .filter(|p| !p.is_empty())

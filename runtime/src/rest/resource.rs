@@ -13,11 +13,13 @@ use std::marker::PhantomData;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::Client;
 use super::error::{Error, Status};
-use super::options::{ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, Patch, PatchOptions, UpdateOptions};
+use super::options::{
+    ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, Patch, PatchOptions, UpdateOptions,
+};
 use super::target::Target;
 use super::watch::{WatchEvent, WatchStream};
-use super::Client;
 use crate::object::{DynamicResource, Metadata as _, Object, ObjectList, Resource};
 
 /// Bounds every object type used with [`ResourceClient`] meets.
@@ -259,8 +261,7 @@ impl<K: ClientObject> ResourceClient<K> {
     /// Deletes the object `name`; the server answers with the object (when
     /// finalizers keep it) or a Status.
     pub async fn delete(&self, name: &str, opts: &DeleteOptions) -> Result<DeleteResult<K>, Error> {
-        let bytes =
-            self.target.item(http::Method::DELETE, name, "", None)?.json_body(&opts.to_body()).bytes().await?;
+        let bytes = self.target.item(http::Method::DELETE, name, "", None)?.json_body(&opts.to_body()).bytes().await?;
         decode_delete(&bytes, "delete response")
     }
 

@@ -50,7 +50,10 @@ impl Target {
         object_ns: Option<&str>,
     ) -> Result<Request, Error> {
         if name.is_empty() {
-            return Err(Error::InvalidRequest { what: "resource name".to_owned(), message: "must not be empty".into() });
+            return Err(Error::InvalidRequest {
+                what: "resource name".to_owned(),
+                message: "must not be empty".into(),
+            });
         }
         let ns = self.namespace.as_deref().or(object_ns).filter(|n| !n.is_empty());
         if self.resource.namespaced && ns.is_none() {

@@ -81,7 +81,12 @@ impl Default for WatchDecoder {
 
 impl WatchDecoder {
     pub fn new(max_event_size: usize) -> Self {
-        WatchDecoder { buf: BytesMut::new(), max_event_size: max_event_size.max(2), scan: Scan::default(), failed: false }
+        WatchDecoder {
+            buf: BytesMut::new(),
+            max_event_size: max_event_size.max(2),
+            scan: Scan::default(),
+            failed: false,
+        }
     }
 
     /// Appends bytes as they arrived.
@@ -139,7 +144,9 @@ impl WatchDecoder {
             match self.buf.first() {
                 None => return Ok(None),
                 Some(b'{') => {}
-                Some(b) => return Err(Error::Watch(format!("expected '{{' at the start of an event, got byte 0x{b:02x}"))),
+                Some(b) => {
+                    return Err(Error::Watch(format!("expected '{{' at the start of an event, got byte 0x{b:02x}")));
+                }
             }
         }
         let bytes = &self.buf[..];
@@ -217,7 +224,8 @@ pub fn decode_event<T: DeserializeOwned>(frame: &[u8]) -> Result<WatchEvent<T>, 
         "MODIFIED" => object("MODIFIED object").map(WatchEvent::Modified),
         "DELETED" => object("DELETED object").map(WatchEvent::Deleted),
         "BOOKMARK" => {
-            let b: BookmarkObject = serde_json::from_str(f.object.get()).map_err(|e| decode_err("BOOKMARK object", e))?;
+            let b: BookmarkObject =
+                serde_json::from_str(f.object.get()).map_err(|e| decode_err("BOOKMARK object", e))?;
             Ok(WatchEvent::Bookmark(Bookmark {
                 resource_version: b.metadata.resource_version,
                 annotations: b.metadata.annotations.unwrap_or_default(),

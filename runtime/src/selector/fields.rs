@@ -61,11 +61,7 @@ impl FieldTerm {
         if field.contains([',', '=', '\\']) || field.ends_with('!') {
             return Err(SelectorError::InvalidField { field });
         }
-        Ok(FieldTerm {
-            field,
-            operator,
-            value: value.into(),
-        })
+        Ok(FieldTerm { field, operator, value: value.into() })
     }
 
     pub fn field(&self) -> &str {
@@ -121,29 +117,20 @@ pub fn unescape_value(value: &str) -> Result<String, SelectorError> {
     for c in value.chars() {
         if escaped {
             if !matches!(c, '\\' | ',' | '=') {
-                return Err(SelectorError::InvalidEscape {
-                    value: value.to_owned(),
-                    sequence: format!("\\{c}"),
-                });
+                return Err(SelectorError::InvalidEscape { value: value.to_owned(), sequence: format!("\\{c}") });
             }
             out.push(c);
             escaped = false;
         } else if c == '\\' {
             escaped = true;
         } else if matches!(c, ',' | '=') {
-            return Err(SelectorError::UnescapedRune {
-                value: value.to_owned(),
-                rune: c,
-            });
+            return Err(SelectorError::UnescapedRune { value: value.to_owned(), rune: c });
         } else {
             out.push(c);
         }
     }
     if escaped {
-        return Err(SelectorError::InvalidEscape {
-            value: value.to_owned(),
-            sequence: "\\".to_owned(),
-        });
+        return Err(SelectorError::InvalidEscape { value: value.to_owned(), sequence: "\\".to_owned() });
     }
     Ok(out)
 }
@@ -179,11 +166,9 @@ pub(super) fn split_term(term: &str) -> Option<(&str, FieldOperator, &str)> {
     let bytes = term.as_bytes();
     for i in 0..bytes.len() {
         let rest = &bytes[i..];
-        for (op, operator) in [
-            ("!=", FieldOperator::NotEquals),
-            ("==", FieldOperator::Equals),
-            ("=", FieldOperator::Equals),
-        ] {
+        for (op, operator) in
+            [("!=", FieldOperator::NotEquals), ("==", FieldOperator::Equals), ("=", FieldOperator::Equals)]
+        {
             if rest.starts_with(op.as_bytes()) {
                 // Operators are ASCII, so these are character boundaries.
                 return Some((&term[..i], operator, &term[i + op.len()..]));
@@ -210,33 +195,17 @@ impl FieldSelector {
     }
 
     /// `field=value` (apimachinery `OneTermEqualSelector`).
-    pub fn one_term_equal(
-        field: impl Into<String>,
-        value: impl Into<String>,
-    ) -> Result<Self, SelectorError> {
-        Ok(Self::from_terms([FieldTerm::new(
-            field,
-            FieldOperator::Equals,
-            value,
-        )?]))
+    pub fn one_term_equal(field: impl Into<String>, value: impl Into<String>) -> Result<Self, SelectorError> {
+        Ok(Self::from_terms([FieldTerm::new(field, FieldOperator::Equals, value)?]))
     }
 
     /// `field!=value` (apimachinery `OneTermNotEqualSelector`).
-    pub fn one_term_not_equal(
-        field: impl Into<String>,
-        value: impl Into<String>,
-    ) -> Result<Self, SelectorError> {
-        Ok(Self::from_terms([FieldTerm::new(
-            field,
-            FieldOperator::NotEquals,
-            value,
-        )?]))
+    pub fn one_term_not_equal(field: impl Into<String>, value: impl Into<String>) -> Result<Self, SelectorError> {
+        Ok(Self::from_terms([FieldTerm::new(field, FieldOperator::NotEquals, value)?]))
     }
 
     /// `field=value` for every entry (apimachinery `SelectorFromSet`).
-    pub fn from_fields<K, V>(
-        fields: impl IntoIterator<Item = (K, V)>,
-    ) -> Result<Self, SelectorError>
+    pub fn from_fields<K, V>(fields: impl IntoIterator<Item = (K, V)>) -> Result<Self, SelectorError>
     where
         K: Into<String>,
         V: Into<String>,
@@ -249,12 +218,9 @@ impl FieldSelector {
     }
 
     pub fn from_terms(terms: impl IntoIterator<Item = FieldTerm>) -> Self {
-        let mut terms: Vec<(String, FieldTerm)> =
-            terms.into_iter().map(|t| (t.to_string(), t)).collect();
+        let mut terms: Vec<(String, FieldTerm)> = terms.into_iter().map(|t| (t.to_string(), t)).collect();
         terms.sort_by(|a, b| a.0.cmp(&b.0));
-        FieldSelector {
-            terms: terms.into_iter().map(|(_, t)| t).collect(),
-        }
+        FieldSelector { terms: terms.into_iter().map(|(_, t)| t).collect() }
     }
 
     /// Parses apimachinery's syntax (`fields.ParseSelector`).
@@ -265,18 +231,11 @@ impl FieldSelector {
                 continue;
             }
             let Some((field, operator, raw_value)) = split_term(part) else {
-                return Err(SelectorError::InvalidFieldTerm {
-                    input: selector.to_owned(),
-                    term: part.to_owned(),
-                });
+                return Err(SelectorError::InvalidFieldTerm { input: selector.to_owned(), term: part.to_owned() });
             };
             let value = unescape_value(raw_value)?;
             // The field part is kept as written, as apimachinery does.
-            terms.push(FieldTerm {
-                field: field.to_owned(),
-                operator,
-                value,
-            });
+            terms.push(FieldTerm { field: field.to_owned(), operator, value });
         }
         Ok(Self::from_terms(terms))
     }
@@ -307,10 +266,7 @@ impl FieldSelector {
     /// The value a term requires for `field` with `=`, if any
     /// (apimachinery `RequiresExactMatch`).
     pub fn requires_exact_match(&self, field: &str) -> Option<&str> {
-        self.terms
-            .iter()
-            .find(|t| t.field == field && t.operator == FieldOperator::Equals)
-            .map(|t| t.value.as_str())
+        self.terms.iter().find(|t| t.field == field && t.operator == FieldOperator::Equals).map(|t| t.value.as_str())
     }
 }
 

@@ -123,11 +123,7 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     fn peek(&self, mode: Mode) -> (Token<'a>, usize) {
-        let (token, pos) = self
-            .tokens
-            .get(self.next)
-            .copied()
-            .unwrap_or((Token::End, self.input.len()));
+        let (token, pos) = self.tokens.get(self.next).copied().unwrap_or((Token::End, self.input.len()));
         match (mode, token) {
             (Mode::Values, Token::In) => (Token::Identifier("in"), pos),
             (Mode::Values, Token::NotIn) => (Token::Identifier("notin"), pos),
@@ -143,17 +139,8 @@ impl<'a> Parser<'a> {
         t
     }
 
-    fn syntax_error(
-        &self,
-        (found, position): (Token<'_>, usize),
-        expected: &'static str,
-    ) -> SelectorError {
-        SelectorError::Syntax {
-            input: self.input.to_owned(),
-            position,
-            found: found.describe(),
-            expected,
-        }
+    fn syntax_error(&self, (found, position): (Token<'_>, usize), expected: &'static str) -> SelectorError {
+        SelectorError::Syntax { input: self.input.to_owned(), position, found: found.describe(), expected }
     }
 
     fn parse(&mut self) -> Result<Vec<Requirement>, SelectorError> {
@@ -163,10 +150,7 @@ impl<'a> Parser<'a> {
                 Token::Identifier(_) | Token::DoesNotExist => {}
                 Token::End => return Ok(requirements),
                 _ => {
-                    return Err(self.syntax_error(
-                        self.peek(Mode::Values),
-                        "'!', identifier, or end of string",
-                    ));
+                    return Err(self.syntax_error(self.peek(Mode::Values), "'!', identifier, or end of string"));
                 }
             }
             requirements.push(self.parse_requirement()?);
@@ -176,9 +160,7 @@ impl<'a> Parser<'a> {
                 Token::Comma => match self.peek(Mode::Values).0 {
                     Token::Identifier(_) | Token::DoesNotExist => {}
                     _ => {
-                        return Err(
-                            self.syntax_error(self.peek(Mode::Values), "identifier after ','")
-                        );
+                        return Err(self.syntax_error(self.peek(Mode::Values), "identifier after ','"));
                     }
                 },
                 _ => return Err(self.syntax_error(after, "',' or end of string")),
@@ -197,11 +179,7 @@ impl<'a> Parser<'a> {
         };
         let at_end = matches!(self.peek(Mode::Values).0, Token::End | Token::Comma);
         if negated || at_end {
-            let op = if negated {
-                Operator::DoesNotExist
-            } else {
-                Operator::Exists
-            };
+            let op = if negated { Operator::DoesNotExist } else { Operator::Exists };
             return Requirement::new(key, op, Vec::<String>::new());
         }
         let op_token = self.consume(Mode::KeyAndOperator);
@@ -214,9 +192,7 @@ impl<'a> Parser<'a> {
             Token::GreaterThan => Operator::GreaterThan,
             Token::LessThan => Operator::LessThan,
             _ => {
-                return Err(
-                    self.syntax_error(op_token, "'=', '!=', '==', 'in', 'notin', '>' or '<'")
-                );
+                return Err(self.syntax_error(op_token, "'=', '!=', '==', 'in', 'notin', '>' or '<'"));
             }
         };
         let values = match op {
@@ -275,10 +251,5 @@ impl<'a> Parser<'a> {
 
 /// Parses a label selector string into its requirements (unsorted).
 pub(super) fn parse(input: &str) -> Result<Vec<Requirement>, SelectorError> {
-    Parser {
-        input,
-        tokens: lex(input),
-        next: 0,
-    }
-    .parse()
+    Parser { input, tokens: lex(input), next: 0 }.parse()
 }

@@ -71,9 +71,7 @@ impl Operator {
             "NotIn" => Ok(Operator::NotIn),
             "Exists" => Ok(Operator::Exists),
             "DoesNotExist" => Ok(Operator::DoesNotExist),
-            _ => Err(SelectorError::UnknownOperator {
-                operator: op.to_owned(),
-            }),
+            _ => Err(SelectorError::UnknownOperator { operator: op.to_owned() }),
         }
     }
 }
@@ -91,53 +89,31 @@ impl Requirement {
     /// Checks the key and values as apimachinery's `NewRequirement`: `In`
     /// and `NotIn` need at least one value, `=`/`==`/`!=`/`>`/`<` exactly
     /// one (an integer for `>`/`<`), `Exists`/`DoesNotExist` none.
-    pub fn new<I, V>(
-        key: impl Into<String>,
-        operator: Operator,
-        values: I,
-    ) -> Result<Self, SelectorError>
+    pub fn new<I, V>(key: impl Into<String>, operator: Operator, values: I) -> Result<Self, SelectorError>
     where
         I: IntoIterator<Item = V>,
         V: Into<String>,
     {
         let key = key.into();
-        validate_qualified_name(&key).map_err(|reason| SelectorError::InvalidKey {
-            key: key.clone(),
-            reason,
-        })?;
+        validate_qualified_name(&key).map_err(|reason| SelectorError::InvalidKey { key: key.clone(), reason })?;
         let values: BTreeSet<String> = values.into_iter().map(Into::into).collect();
-        let invalid = |reason: &'static str| SelectorError::InvalidRequirement {
-            key: key.clone(),
-            reason,
-        };
+        let invalid = |reason: &'static str| SelectorError::InvalidRequirement { key: key.clone(), reason };
         match operator {
             Operator::In | Operator::NotIn if values.is_empty() => {
-                return Err(invalid(
-                    "for 'in', 'notin' operators, values set can't be empty",
-                ));
+                return Err(invalid("for 'in', 'notin' operators, values set can't be empty"));
             }
-            Operator::Equals | Operator::DoubleEquals | Operator::NotEquals
-                if values.len() != 1 =>
-            {
-                return Err(invalid(
-                    "exact-match compatibility requires one single value",
-                ));
+            Operator::Equals | Operator::DoubleEquals | Operator::NotEquals if values.len() != 1 => {
+                return Err(invalid("exact-match compatibility requires one single value"));
             }
             Operator::Exists | Operator::DoesNotExist if !values.is_empty() => {
-                return Err(invalid(
-                    "values set must be empty for exists and does not exist",
-                ));
+                return Err(invalid("values set must be empty for exists and does not exist"));
             }
             Operator::GreaterThan | Operator::LessThan => {
                 if values.len() != 1 {
-                    return Err(invalid(
-                        "for 'Gt', 'Lt' operators, exactly one value is required",
-                    ));
+                    return Err(invalid("for 'Gt', 'Lt' operators, exactly one value is required"));
                 }
                 if values.iter().any(|v| v.parse::<i64>().is_err()) {
-                    return Err(invalid(
-                        "for 'Gt', 'Lt' operators, the value must be an integer",
-                    ));
+                    return Err(invalid("for 'Gt', 'Lt' operators, the value must be an integer"));
                 }
             }
             _ => {}
@@ -149,29 +125,17 @@ impl Requirement {
                 reason,
             })?;
         }
-        Ok(Requirement {
-            key,
-            operator,
-            values: values.into_iter().collect(),
-        })
+        Ok(Requirement { key, operator, values: values.into_iter().collect() })
     }
 
     /// A `matchExpressions` entry: `operator` is the metav1 spelling (`In`,
     /// `NotIn`, `Exists`, `DoesNotExist`).
-    pub fn from_expression<I, V>(
-        key: impl Into<String>,
-        operator: &str,
-        values: I,
-    ) -> Result<Self, SelectorError>
+    pub fn from_expression<I, V>(key: impl Into<String>, operator: &str, values: I) -> Result<Self, SelectorError>
     where
         I: IntoIterator<Item = V>,
         V: Into<String>,
     {
-        Self::new(
-            key,
-            Operator::from_label_selector_operator(operator)?,
-            values,
-        )
+        Self::new(key, Operator::from_label_selector_operator(operator)?, values)
     }
 
     pub fn key(&self) -> &str {
@@ -196,17 +160,12 @@ impl Requirement {
             Operator::Exists => value.is_some(),
             Operator::DoesNotExist => value.is_none(),
             Operator::GreaterThan | Operator::LessThan => {
-                let (Some(Ok(actual)), Some(Ok(bound))) = (
-                    value.map(str::parse::<i64>),
-                    self.values.first().map(|v| v.parse::<i64>()),
-                ) else {
+                let (Some(Ok(actual)), Some(Ok(bound))) =
+                    (value.map(str::parse::<i64>), self.values.first().map(|v| v.parse::<i64>()))
+                else {
                     return false;
                 };
-                if self.operator == Operator::GreaterThan {
-                    actual > bound
-                } else {
-                    actual < bound
-                }
+                if self.operator == Operator::GreaterThan { actual > bound } else { actual < bound }
             }
         }
     }
@@ -259,10 +218,7 @@ impl LabelSelector {
 
     /// Selects nothing.
     pub fn nothing() -> Self {
-        LabelSelector {
-            requirements: Vec::new(),
-            matches_nothing: true,
-        }
+        LabelSelector { requirements: Vec::new(), matches_nothing: true }
     }
 
     /// Parses apimachinery's syntax; see the module docs.
@@ -274,17 +230,12 @@ impl LabelSelector {
         let mut requirements: Vec<Requirement> = requirements.into_iter().collect();
         // Stable, as apimachinery: requirements on one key keep their order.
         requirements.sort_by(|a, b| a.key.cmp(&b.key));
-        LabelSelector {
-            requirements,
-            matches_nothing: false,
-        }
+        LabelSelector { requirements, matches_nothing: false }
     }
 
     /// `key=value` for every label (apimachinery `SelectorFromValidatedSet`
     /// with validation).
-    pub fn from_labels<K, V>(
-        labels: impl IntoIterator<Item = (K, V)>,
-    ) -> Result<Self, SelectorError>
+    pub fn from_labels<K, V>(labels: impl IntoIterator<Item = (K, V)>) -> Result<Self, SelectorError>
     where
         K: Into<String>,
         V: Into<String>,
@@ -314,9 +265,7 @@ impl LabelSelector {
 
     /// Adds a requirement (kept sorted by key).
     pub fn and(mut self, requirement: Requirement) -> Self {
-        let at = self
-            .requirements
-            .partition_point(|r| r.key <= requirement.key);
+        let at = self.requirements.partition_point(|r| r.key <= requirement.key);
         self.requirements.insert(at, requirement);
         self
     }

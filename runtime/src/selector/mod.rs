@@ -26,34 +26,21 @@ mod upstream_fields_tests;
 #[cfg(test)]
 mod upstream_labels_tests;
 
-pub use self::fields::{
-    FieldOperator, FieldSelector, FieldTerm, Fields, escape_value, unescape_value,
-};
+pub use self::fields::{FieldOperator, FieldSelector, FieldTerm, Fields, escape_value, unescape_value};
 pub use self::labels::{LabelSelector, Labels, Operator, Requirement};
 
 /// Errors of building or parsing a selector.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SelectorError {
     /// The label selector string does not follow the grammar.
-    #[error(
-        "unable to parse requirement in {input:?}: at position {position}: found {found}, expected: {expected}"
-    )]
-    Syntax {
-        input: String,
-        position: usize,
-        found: String,
-        expected: &'static str,
-    },
+    #[error("unable to parse requirement in {input:?}: at position {position}: found {found}, expected: {expected}")]
+    Syntax { input: String, position: usize, found: String, expected: &'static str },
     /// A label key is not a qualified name (`[prefix/]name`).
     #[error("invalid label key {key:?}: {reason}")]
     InvalidKey { key: String, reason: String },
     /// A label value is not valid label value syntax.
     #[error("invalid label value {value:?} for key {key:?}: {reason}")]
-    InvalidValue {
-        key: String,
-        value: String,
-        reason: String,
-    },
+    InvalidValue { key: String, value: String, reason: String },
     /// The operator and the number or kind of values do not fit together.
     #[error("invalid requirement on {key:?}: {reason}")]
     InvalidRequirement { key: String, reason: &'static str },

@@ -5,10 +5,7 @@ use proptest::prelude::*;
 use super::*;
 
 fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
 fn sel(s: &str) -> LabelSelector {
@@ -33,11 +30,7 @@ fn parses_every_operator() {
         let r = &s.requirements()[0];
         assert_eq!(
             (r.key(), r.operator(), r.values()),
-            (
-                "a",
-                op,
-                &values.iter().map(|v| v.to_string()).collect::<Vec<_>>()[..]
-            ),
+            ("a", op, &values.iter().map(|v| v.to_string()).collect::<Vec<_>>()[..]),
             "{input}"
         );
     }
@@ -45,10 +38,7 @@ fn parses_every_operator() {
 
 #[test]
 fn whitespace_is_allowed_between_tokens() {
-    assert_eq!(
-        sel("  a = b ,\tc\nin ( x , y ) , ! d "),
-        sel("a=b,c in (x,y),!d")
-    );
+    assert_eq!(sel("  a = b ,\tc\nin ( x , y ) , ! d "), sel("a=b,c in (x,y),!d"));
 }
 
 #[test]
@@ -56,10 +46,7 @@ fn empty_values_are_allowed() {
     assert_eq!(sel("a=").requirements()[0].values(), [""]);
     assert_eq!(sel("a=,b").requirements().len(), 2);
     assert_eq!(sel("a in ()").requirements()[0].values(), [""]);
-    assert_eq!(
-        sel("a in (x,,y)").requirements()[0].values(),
-        ["", "x", "y"]
-    );
+    assert_eq!(sel("a in (x,,y)").requirements()[0].values(), ["", "x", "y"]);
     assert_eq!(sel("a in (,x)").requirements()[0].values(), ["", "x"]);
 }
 
@@ -85,12 +72,7 @@ fn syntax_errors_name_the_position_and_token() {
         ("a in x", 5, "'x'", "'('"),
         ("a in (x y)", 8, "'y'", "',' or ')'"),
         ("a in (x", 7, "end of string", "',' or ')'"),
-        (
-            "a b",
-            2,
-            "'b'",
-            "'=', '!=', '==', 'in', 'notin', '>' or '<'",
-        ),
+        ("a b", 2, "'b'", "'=', '!=', '==', 'in', 'notin', '>' or '<'"),
         ("a=b c", 4, "'c'", "',' or end of string"),
         ("=b", 0, "'='", "'!', identifier, or end of string"),
         ("!=b", 0, "'!='", "'!', identifier, or end of string"),
@@ -99,12 +81,7 @@ fn syntax_errors_name_the_position_and_token() {
     ];
     for (input, position, found, expected) in cases {
         match LabelSelector::parse(input) {
-            Err(SelectorError::Syntax {
-                position: p,
-                found: f,
-                expected: e,
-                ..
-            }) => {
+            Err(SelectorError::Syntax { position: p, found: f, expected: e, .. }) => {
                 assert_eq!((p, f.as_str(), e), (position, found, expected), "{input}")
             }
             other => panic!("{input:?}: expected a syntax error, got {other:?}"),
@@ -114,27 +91,12 @@ fn syntax_errors_name_the_position_and_token() {
 
 #[test]
 fn invalid_keys_and_values_are_rejected() {
-    assert!(matches!(
-        LabelSelector::parse("-a=b"),
-        Err(SelectorError::InvalidKey { .. })
-    ));
-    assert!(matches!(
-        LabelSelector::parse("Example.com/a=b"),
-        Err(SelectorError::InvalidKey { .. })
-    ));
-    assert!(matches!(
-        LabelSelector::parse("a=b/c"),
-        Err(SelectorError::InvalidValue { .. })
-    ));
-    assert!(matches!(
-        LabelSelector::parse("a>x"),
-        Err(SelectorError::InvalidRequirement { .. })
-    ));
+    assert!(matches!(LabelSelector::parse("-a=b"), Err(SelectorError::InvalidKey { .. })));
+    assert!(matches!(LabelSelector::parse("Example.com/a=b"), Err(SelectorError::InvalidKey { .. })));
+    assert!(matches!(LabelSelector::parse("a=b/c"), Err(SelectorError::InvalidValue { .. })));
+    assert!(matches!(LabelSelector::parse("a>x"), Err(SelectorError::InvalidRequirement { .. })));
     // As apimachinery: the integer must still be a valid label value.
-    assert!(matches!(
-        LabelSelector::parse("a<-3"),
-        Err(SelectorError::InvalidValue { .. })
-    ));
+    assert!(matches!(LabelSelector::parse("a<-3"), Err(SelectorError::InvalidValue { .. })));
     assert!(LabelSelector::parse("example.com/a-b=c.d_e").is_ok());
 }
 
@@ -208,10 +170,7 @@ fn from_match_converts_a_metav1_label_selector() {
     .unwrap();
     assert_eq!(s.to_string(), "app=web,!canary,tier in (back,front)");
     assert!(s.matches(&labels(&[("app", "web"), ("tier", "front")])));
-    assert!(matches!(
-        Requirement::from_expression("a", "Gt", ["1"]),
-        Err(SelectorError::UnknownOperator { .. })
-    ));
+    assert!(matches!(Requirement::from_expression("a", "Gt", ["1"]), Err(SelectorError::UnknownOperator { .. })));
     let empty = LabelSelector::from_match(Vec::<(String, String)>::new(), []).unwrap();
     assert!(empty.is_everything());
 }
@@ -247,31 +206,16 @@ fn field_selector_escaping() {
     assert_eq!(s.terms()[0].value(), r"x,y=z\w");
     assert_eq!(s.to_string(), r"a=x\,y\=z\\w,b=c");
     assert_eq!(escape_value(r"a,b=c\d"), r"a\,b\=c\\d");
-    assert!(matches!(
-        unescape_value(r"a\x"),
-        Err(SelectorError::InvalidEscape { .. })
-    ));
-    assert!(matches!(
-        unescape_value(r"a\"),
-        Err(SelectorError::InvalidEscape { .. })
-    ));
-    assert!(matches!(
-        FieldSelector::parse("a=b=c"),
-        Err(SelectorError::UnescapedRune { rune: '=', .. })
-    ));
-    assert!(matches!(
-        FieldSelector::parse("ab"),
-        Err(SelectorError::InvalidFieldTerm { .. })
-    ));
+    assert!(matches!(unescape_value(r"a\x"), Err(SelectorError::InvalidEscape { .. })));
+    assert!(matches!(unescape_value(r"a\"), Err(SelectorError::InvalidEscape { .. })));
+    assert!(matches!(FieldSelector::parse("a=b=c"), Err(SelectorError::UnescapedRune { rune: '=', .. })));
+    assert!(matches!(FieldSelector::parse("ab"), Err(SelectorError::InvalidFieldTerm { .. })));
 }
 
 #[test]
 fn field_selector_everything_and_empty_terms() {
     assert!(FieldSelector::parse("").unwrap().is_everything());
-    assert_eq!(
-        FieldSelector::parse("a=b,,c!=d").unwrap().to_string(),
-        "a=b,c!=d"
-    );
+    assert_eq!(FieldSelector::parse("a=b,,c!=d").unwrap().to_string(), "a=b,c!=d");
     assert_eq!(FieldSelector::everything().to_string(), "");
     assert!(FieldTerm::new("a,b", FieldOperator::Equals, "x").is_err());
     assert!(FieldTerm::new("a!", FieldOperator::Equals, "x").is_err());
@@ -281,8 +225,7 @@ fn key_strategy() -> impl Strategy<Value = String> {
     let name = "[A-Za-z0-9]([A-Za-z0-9._-]{0,10}[A-Za-z0-9])?";
     prop_oneof![
         name.prop_map(|n| n),
-        ("[a-z0-9]([a-z0-9-]{0,5}[a-z0-9])?(\\.[a-z]{1,4})?", name)
-            .prop_map(|(p, n)| format!("{p}/{n}")),
+        ("[a-z0-9]([a-z0-9-]{0,5}[a-z0-9])?(\\.[a-z]{1,4})?", name).prop_map(|(p, n)| format!("{p}/{n}")),
     ]
 }
 
@@ -302,13 +245,8 @@ fn requirement_strategy() -> impl Strategy<Value = Requirement> {
         Just(Operator::GreaterThan),
         Just(Operator::LessThan),
     ];
-    (
-        key_strategy(),
-        ops,
-        prop::collection::vec(value_strategy(), 1..4),
-        any::<u32>(),
-    )
-        .prop_map(|(key, op, values, n)| {
+    (key_strategy(), ops, prop::collection::vec(value_strategy(), 1..4), any::<u32>()).prop_map(
+        |(key, op, values, n)| {
             let values = match op {
                 Operator::In | Operator::NotIn => values,
                 Operator::Exists | Operator::DoesNotExist => Vec::new(),
@@ -316,7 +254,8 @@ fn requirement_strategy() -> impl Strategy<Value = Requirement> {
                 _ => values[..1].to_vec(),
             };
             Requirement::new(key, op, values).expect("strategy builds valid requirements")
-        })
+        },
+    )
 }
 
 proptest! {

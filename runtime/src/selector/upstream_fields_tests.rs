@@ -208,8 +208,11 @@ fn requires_exact_match() {
 // fields_test.go TestSetString, TestFieldHas, TestFieldGet
 #[test]
 fn set_string_has_get() {
-    let table: &[(&[(&str, &str)], &str)] =
-        &[(&[("x", "y")], "x=y"), (&[("foo", "bar")], "foo=bar"), (&[("foo", "bar"), ("baz", "qup")], "baz=qup,foo=bar")];
+    let table: &[(&[(&str, &str)], &str)] = &[
+        (&[("x", "y")], "x=y"),
+        (&[("foo", "bar")], "foo=bar"),
+        (&[("foo", "bar"), ("baz", "qup")], "baz=qup,foo=bar"),
+    ];
     for (fields, want) in table {
         let s = FieldSelector::from_fields(set(fields)).unwrap();
         assert_eq!(s.to_string(), *want);

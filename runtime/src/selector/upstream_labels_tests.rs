@@ -12,8 +12,7 @@ fn set(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 }
 
 fn req(key: &str, op: Operator, values: &[&str]) -> Requirement {
-    Requirement::new(key, op, values.iter().copied())
-        .unwrap_or_else(|e| panic!("{key} {op:?} {values:?}: {e}"))
+    Requirement::new(key, op, values.iter().copied()).unwrap_or_else(|e| panic!("{key} {op:?} {values:?}: {e}"))
 }
 
 fn parse(s: &str) -> LabelSelector {
@@ -176,10 +175,16 @@ fn to_string() {
     type Reqs<'a> = &'a [(&'a str, Operator, &'a [&'a str])];
     let table: &[(Reqs<'_>, &str)] = &[
         (&[("x", In, &["abc", "def"]), ("y", NotIn, &["jkl"]), ("z", Exists, &[])], "x in (abc,def),y notin (jkl),z"),
-        (&[("x", NotIn, &["abc", "def"]), ("y", NotEquals, &["jkl"]), ("z", DoesNotExist, &[])], "x notin (abc,def),y!=jkl,!z"),
+        (
+            &[("x", NotIn, &["abc", "def"]), ("y", NotEquals, &["jkl"]), ("z", DoesNotExist, &[])],
+            "x notin (abc,def),y!=jkl,!z",
+        ),
         // `x in (abc,def),` (an empty Requirement for the trailing ','): not
         // expressible, a Requirement cannot be empty here.
-        (&[("x", NotIn, &["abc"]), ("y", In, &["jkl", "mno"]), ("z", NotIn, &[""])], "x notin (abc),y in (jkl,mno),z notin ()"),
+        (
+            &[("x", NotIn, &["abc"]), ("y", In, &["jkl", "mno"]), ("z", NotIn, &[""])],
+            "x notin (abc),y in (jkl,mno),z notin ()",
+        ),
         (
             &[("x", Equals, &["abc"]), ("y", DoubleEquals, &["jkl"]), ("z", NotEquals, &["a"]), ("z", Exists, &[])],
             "x=abc,y==jkl,z!=a,z",
@@ -362,10 +367,7 @@ fn validated_selector_from_set() {
     let s = LabelSelector::from_labels(set(&[("key", "val")])).unwrap();
     assert_eq!(s.requirements(), [req("key", Operator::Equals, &["val"])]);
     let too_long = "axahm2EJ8Phiephe2eixohbee9eGeiyees1thuozi1xoh0GiuH3diewi8iem7Nui";
-    assert!(matches!(
-        LabelSelector::from_labels(set(&[("Key", too_long)])),
-        Err(SelectorError::InvalidValue { .. })
-    ));
+    assert!(matches!(LabelSelector::from_labels(set(&[("Key", too_long)])), Err(SelectorError::InvalidValue { .. })));
 }
 
 // TestRequirementEqual. Upstream builds `key=foo,bar` (Equals with two

@@ -15,8 +15,7 @@ fn is_qualified_name_part(s: &str) -> bool {
         (Some(first), Some(last)) => {
             first.is_ascii_alphanumeric()
                 && last.is_ascii_alphanumeric()
-                && b.iter()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+                && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
         }
         _ => false,
     }
@@ -27,9 +26,7 @@ fn is_dns1123_label(s: &str) -> bool {
     let b = s.as_bytes();
     let alnum = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
     match (b.first(), b.last()) {
-        (Some(first), Some(last)) => {
-            alnum(first) && alnum(last) && b.iter().all(|c| alnum(c) || *c == b'-')
-        }
+        (Some(first), Some(last)) => alnum(first) && alnum(last) && b.iter().all(|c| alnum(c) || *c == b'-'),
         _ => false,
     }
 }
@@ -37,9 +34,7 @@ fn is_dns1123_label(s: &str) -> bool {
 /// A DNS subdomain (RFC 1123): lower-case labels joined by dots.
 pub(crate) fn validate_dns1123_subdomain(s: &str) -> Result<(), String> {
     if s.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
-        return Err(format!(
-            "must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} characters"
-        ));
+        return Err(format!("must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} characters"));
     }
     if !s.split('.').all(is_dns1123_label) {
         return Err("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', \
@@ -73,9 +68,7 @@ pub(crate) fn validate_qualified_name(key: &str) -> Result<(), String> {
         return Err("name part must be non-empty".to_owned());
     }
     if name.len() > QUALIFIED_NAME_MAX_LENGTH {
-        return Err(format!(
-            "name part must be no more than {QUALIFIED_NAME_MAX_LENGTH} characters"
-        ));
+        return Err(format!("name part must be no more than {QUALIFIED_NAME_MAX_LENGTH} characters"));
     }
     if !is_qualified_name_part(name) {
         return Err(format!("name part {QUALIFIED_NAME_FORMAT}"));
@@ -87,14 +80,10 @@ pub(crate) fn validate_qualified_name(key: &str) -> Result<(), String> {
 /// syntax.
 pub(crate) fn validate_label_value(value: &str) -> Result<(), String> {
     if value.len() > LABEL_VALUE_MAX_LENGTH {
-        return Err(format!(
-            "must be no more than {LABEL_VALUE_MAX_LENGTH} characters"
-        ));
+        return Err(format!("must be no more than {LABEL_VALUE_MAX_LENGTH} characters"));
     }
     if !value.is_empty() && !is_qualified_name_part(value) {
-        return Err(format!(
-            "a valid label value must be an empty string or {QUALIFIED_NAME_FORMAT}"
-        ));
+        return Err(format!("a valid label value must be an empty string or {QUALIFIED_NAME_FORMAT}"));
     }
     Ok(())
 }
@@ -105,29 +94,11 @@ mod tests {
 
     #[test]
     fn qualified_names() {
-        for ok in [
-            "a",
-            "A1",
-            "a-b_c.d",
-            "example.com/MyName",
-            "k8s.io/a",
-            "a/b",
-        ] {
+        for ok in ["a", "A1", "a-b_c.d", "example.com/MyName", "k8s.io/a", "a/b"] {
             assert!(validate_qualified_name(ok).is_ok(), "{ok}");
         }
         let long = "a".repeat(64);
-        for bad in [
-            "",
-            "-a",
-            "a-",
-            "/a",
-            "a/",
-            "a/b/c",
-            "Example.com/a",
-            "a_b.com/x",
-            long.as_str(),
-            "a b",
-        ] {
+        for bad in ["", "-a", "a-", "/a", "a/", "a/b/c", "Example.com/a", "a_b.com/x", long.as_str(), "a b"] {
             assert!(validate_qualified_name(bad).is_err(), "{bad}");
         }
     }

@@ -29,12 +29,7 @@ pub(super) struct Waiting<T> {
 
 impl<T> Default for Waiting<T> {
     fn default() -> Self {
-        Waiting {
-            heap: BinaryHeap::new(),
-            entries: HashMap::new(),
-            ready_at: HashMap::new(),
-            next_seq: 0,
-        }
+        Waiting { heap: BinaryHeap::new(), entries: HashMap::new(), ready_at: HashMap::new(), next_seq: 0 }
     }
 }
 
@@ -77,10 +72,7 @@ impl<T: QueueItem> Waiting<T> {
     }
 
     pub(super) fn clear(&mut self) {
-        *self = Waiting {
-            next_seq: self.next_seq,
-            ..Waiting::default()
-        };
+        *self = Waiting { next_seq: self.next_seq, ..Waiting::default() };
     }
 
     pub(super) fn len(&self) -> usize {
@@ -109,9 +101,7 @@ pub struct DelayingQueue<T> {
 
 impl<T> Clone for DelayingQueue<T> {
     fn clone(&self) -> Self {
-        DelayingQueue {
-            queue: self.queue.clone(),
-        }
+        DelayingQueue { queue: self.queue.clone() }
     }
 }
 
@@ -136,16 +126,12 @@ impl<T> Deref for DelayingQueue<T> {
 
 impl<T: QueueItem> DelayingQueue<T> {
     pub fn new() -> Self {
-        DelayingQueue {
-            queue: Queue::new(),
-        }
+        DelayingQueue { queue: Queue::new() }
     }
 
     /// A queue reporting metrics under `name`; see [`Queue::with_metrics`].
     pub fn with_metrics(name: &str, provider: &dyn MetricsProvider) -> Self {
-        DelayingQueue {
-            queue: Queue::with_metrics(name, provider),
-        }
+        DelayingQueue { queue: Queue::with_metrics(name, provider) }
     }
 
     /// Adds `item` once `delay` has passed; a zero delay adds it now.

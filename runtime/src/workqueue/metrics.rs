@@ -45,10 +45,7 @@ pub trait MetricsProvider: Send + Sync {
     fn new_unfinished_work_seconds_metric(&self, name: &str) -> Box<dyn SettableGaugeMetric>;
     /// Seconds the longest-held item has been processed
     /// (`workqueue_longest_running_processor_seconds`).
-    fn new_longest_running_processor_seconds_metric(
-        &self,
-        name: &str,
-    ) -> Box<dyn SettableGaugeMetric>;
+    fn new_longest_running_processor_seconds_metric(&self, name: &str) -> Box<dyn SettableGaugeMetric>;
     /// Items re-added after a delay (`workqueue_retries_total`).
     fn new_retries_metric(&self, name: &str) -> Box<dyn CounterMetric>;
 }
@@ -89,10 +86,7 @@ impl MetricsProvider for NoopMetricsProvider {
     fn new_unfinished_work_seconds_metric(&self, _: &str) -> Box<dyn SettableGaugeMetric> {
         Box::new(Noop)
     }
-    fn new_longest_running_processor_seconds_metric(
-        &self,
-        _: &str,
-    ) -> Box<dyn SettableGaugeMetric> {
+    fn new_longest_running_processor_seconds_metric(&self, _: &str) -> Box<dyn SettableGaugeMetric> {
         Box::new(Noop)
     }
     fn new_retries_metric(&self, _: &str) -> Box<dyn CounterMetric> {
@@ -141,8 +135,7 @@ impl<T: Clone + Eq + Hash> QueueMetrics<T> {
         self.depth.dec();
         let now = Instant::now();
         if let Some(added) = self.added_at.remove(item) {
-            self.latency
-                .observe(now.duration_since(added).as_secs_f64());
+            self.latency.observe(now.duration_since(added).as_secs_f64());
         }
         self.processing_since.insert(item.clone(), now);
     }

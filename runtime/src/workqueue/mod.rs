@@ -54,14 +54,13 @@ mod upstream_tests;
 
 pub use self::delaying::DelayingQueue;
 pub use self::metrics::{
-    CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, NoopMetricsProvider,
-    SettableGaugeMetric,
+    CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, NoopMetricsProvider, SettableGaugeMetric,
 };
 pub use self::prometheus::PrometheusMetricsProvider;
 pub use self::queue::Queue;
 pub use self::rate_limiter::{
-    BucketRateLimiter, ItemExponentialFailureRateLimiter, ItemFastSlowRateLimiter,
-    MaxOfRateLimiter, RateLimiter, WithMaxWaitRateLimiter, default_controller_rate_limiter,
+    BucketRateLimiter, ItemExponentialFailureRateLimiter, ItemFastSlowRateLimiter, MaxOfRateLimiter, RateLimiter,
+    WithMaxWaitRateLimiter, default_controller_rate_limiter,
 };
 pub use self::rate_limiting::RateLimitingQueue;
 

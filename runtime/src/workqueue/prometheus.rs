@@ -2,14 +2,12 @@
 //! Kubernetes components export (label `name` = the queue's name).
 
 use prometheus::{
-    Gauge, GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
-    IntGaugeVec, Opts, Registry, exponential_buckets,
+    Gauge, GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    Registry, exponential_buckets,
 };
 
 use super::WorkqueueError;
-use super::metrics::{
-    CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, SettableGaugeMetric,
-};
+use super::metrics::{CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, SettableGaugeMetric};
 
 /// Registers the `workqueue_*` collectors in a [`Registry`] and hands out
 /// one labelled child per queue.
@@ -33,8 +31,7 @@ impl PrometheusMetricsProvider {
         let opts = |name: &str, help: &str| Opts::new(name, help).subsystem("workqueue");
         // Same buckets as client-go: 10ns .. 100s, by decades.
         let buckets = exponential_buckets(10e-9, 10.0, 10).map_err(WorkqueueError::Metrics)?;
-        let histogram =
-            |name: &str, help: &str| HistogramOpts::from(opts(name, help)).buckets(buckets.clone());
+        let histogram = |name: &str, help: &str| HistogramOpts::from(opts(name, help)).buckets(buckets.clone());
         let err = WorkqueueError::Metrics;
         let provider = PrometheusMetricsProvider {
             depth: IntGaugeVec::new(opts("depth", "Current depth of workqueue"), labels).map_err(err)?,
@@ -110,10 +107,7 @@ impl MetricsProvider for PrometheusMetricsProvider {
     fn new_unfinished_work_seconds_metric(&self, name: &str) -> Box<dyn SettableGaugeMetric> {
         Box::new(self.unfinished_work_seconds.with_label_values(&[name]))
     }
-    fn new_longest_running_processor_seconds_metric(
-        &self,
-        name: &str,
-    ) -> Box<dyn SettableGaugeMetric> {
+    fn new_longest_running_processor_seconds_metric(&self, name: &str) -> Box<dyn SettableGaugeMetric> {
         Box::new(self.longest_running_processor.with_label_values(&[name]))
     }
     fn new_retries_metric(&self, name: &str) -> Box<dyn CounterMetric> {

@@ -104,9 +104,7 @@ pub struct Queue<T> {
 
 impl<T> Clone for Queue<T> {
     fn clone(&self) -> Self {
-        Queue {
-            inner: Arc::clone(&self.inner),
-        }
+        Queue { inner: Arc::clone(&self.inner) }
     }
 }
 

@@ -45,11 +45,7 @@ pub struct ItemExponentialFailureRateLimiter<T> {
 
 impl<T: Eq + Hash> ItemExponentialFailureRateLimiter<T> {
     pub fn new(base_delay: Duration, max_delay: Duration) -> Self {
-        ItemExponentialFailureRateLimiter {
-            failures: Mutex::new(HashMap::new()),
-            base_delay,
-            max_delay,
-        }
+        ItemExponentialFailureRateLimiter { failures: Mutex::new(HashMap::new()), base_delay, max_delay }
     }
 }
 
@@ -100,12 +96,7 @@ pub struct ItemFastSlowRateLimiter<T> {
 
 impl<T: Eq + Hash> ItemFastSlowRateLimiter<T> {
     pub fn new(fast_delay: Duration, slow_delay: Duration, max_fast_attempts: u32) -> Self {
-        ItemFastSlowRateLimiter {
-            failures: Mutex::new(HashMap::new()),
-            fast_delay,
-            slow_delay,
-            max_fast_attempts,
-        }
+        ItemFastSlowRateLimiter { failures: Mutex::new(HashMap::new()), fast_delay, slow_delay, max_fast_attempts }
     }
 }
 
@@ -114,11 +105,7 @@ impl<T: Clone + Eq + Hash + Send + Sync> RateLimiter<T> for ItemFastSlowRateLimi
         let mut failures = self.failures.lock();
         let count = failures.entry(item.clone()).or_insert(0);
         *count = count.saturating_add(1);
-        if *count <= self.max_fast_attempts {
-            self.fast_delay
-        } else {
-            self.slow_delay
-        }
+        if *count <= self.max_fast_attempts { self.fast_delay } else { self.slow_delay }
     }
 
     fn forget(&self, item: &T) {
@@ -153,10 +140,7 @@ impl BucketRateLimiter {
         BucketRateLimiter {
             qps,
             burst: f64::from(burst),
-            bucket: Mutex::new(Bucket {
-                tokens: f64::from(burst),
-                last: None,
-            }),
+            bucket: Mutex::new(Bucket { tokens: f64::from(burst), last: None }),
         }
     }
 
@@ -205,9 +189,7 @@ pub struct MaxOfRateLimiter<T> {
 
 impl<T> std::fmt::Debug for MaxOfRateLimiter<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MaxOfRateLimiter")
-            .field("limiters", &self.limiters.len())
-            .finish()
+        f.debug_struct("MaxOfRateLimiter").field("limiters", &self.limiters.len()).finish()
     }
 }
 
@@ -219,11 +201,7 @@ impl<T> MaxOfRateLimiter<T> {
 
 impl<T> RateLimiter<T> for MaxOfRateLimiter<T> {
     fn when(&self, item: &T) -> Duration {
-        self.limiters
-            .iter()
-            .map(|l| l.when(item))
-            .max()
-            .unwrap_or(Duration::ZERO)
+        self.limiters.iter().map(|l| l.when(item)).max().unwrap_or(Duration::ZERO)
     }
     fn forget(&self, item: &T) {
         for l in &self.limiters {
@@ -231,11 +209,7 @@ impl<T> RateLimiter<T> for MaxOfRateLimiter<T> {
         }
     }
     fn num_requeues(&self, item: &T) -> u32 {
-        self.limiters
-            .iter()
-            .map(|l| l.num_requeues(item))
-            .max()
-            .unwrap_or(0)
+        self.limiters.iter().map(|l| l.num_requeues(item)).max().unwrap_or(0)
     }
 }
 
@@ -274,10 +248,7 @@ where
     T: Clone + Eq + Hash + Send + Sync + 'static,
 {
     MaxOfRateLimiter::new(vec![
-        Box::new(ItemExponentialFailureRateLimiter::new(
-            Duration::from_millis(5),
-            Duration::from_secs(1000),
-        )),
+        Box::new(ItemExponentialFailureRateLimiter::new(Duration::from_millis(5), Duration::from_secs(1000))),
         Box::new(BucketRateLimiter::new(10.0, 100)),
     ])
 }

@@ -24,18 +24,13 @@ pub struct RateLimitingQueue<T> {
 
 impl<T> Clone for RateLimitingQueue<T> {
     fn clone(&self) -> Self {
-        RateLimitingQueue {
-            queue: self.queue.clone(),
-            limiter: Arc::clone(&self.limiter),
-        }
+        RateLimitingQueue { queue: self.queue.clone(), limiter: Arc::clone(&self.limiter) }
     }
 }
 
 impl<T> fmt::Debug for RateLimitingQueue<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("RateLimitingQueue")
-            .field(&self.queue)
-            .finish()
+        f.debug_tuple("RateLimitingQueue").field(&self.queue).finish()
     }
 }
 
@@ -48,23 +43,13 @@ impl<T> Deref for RateLimitingQueue<T> {
 
 impl<T: QueueItem> RateLimitingQueue<T> {
     pub fn new(limiter: impl RateLimiter<T> + 'static) -> Self {
-        RateLimitingQueue {
-            queue: DelayingQueue::new(),
-            limiter: Arc::new(limiter),
-        }
+        RateLimitingQueue { queue: DelayingQueue::new(), limiter: Arc::new(limiter) }
     }
 
     /// A queue reporting metrics under `name`; see
     /// [`Queue::with_metrics`](super::Queue::with_metrics).
-    pub fn with_metrics(
-        name: &str,
-        provider: &dyn MetricsProvider,
-        limiter: impl RateLimiter<T> + 'static,
-    ) -> Self {
-        RateLimitingQueue {
-            queue: DelayingQueue::with_metrics(name, provider),
-            limiter: Arc::new(limiter),
-        }
+    pub fn with_metrics(name: &str, provider: &dyn MetricsProvider, limiter: impl RateLimiter<T> + 'static) -> Self {
+        RateLimitingQueue { queue: DelayingQueue::with_metrics(name, provider), limiter: Arc::new(limiter) }
     }
 
     /// Adds `item` after the delay the rate limiter gives it.

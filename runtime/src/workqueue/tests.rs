@@ -7,10 +7,7 @@ use super::*;
 
 /// Gets an item that must already be there, without waiting on time.
 async fn get_now<T: QueueItem>(q: &Queue<T>) -> Option<T> {
-    timeout(Duration::from_millis(1), q.get())
-        .await
-        .ok()
-        .flatten()
+    timeout(Duration::from_millis(1), q.get()).await.ok().flatten()
 }
 
 #[tokio::test]
@@ -30,11 +27,7 @@ async fn item_added_while_processing_is_requeued_on_done_only() {
     q.add("a");
     let item = q.get().await.unwrap();
     q.add("a");
-    assert_eq!(
-        q.len(),
-        0,
-        "must not be handed to a second worker while processed"
-    );
+    assert_eq!(q.len(), 0, "must not be handed to a second worker while processed");
     assert_eq!(get_now(&q).await, None);
     q.done(&item);
     assert_eq!(q.len(), 1);
@@ -116,16 +109,10 @@ async fn shut_down_with_drain_waits_for_processing_items() {
         async move { q.shut_down_with_drain().await }
     });
     tokio::task::yield_now().await;
-    assert!(
-        !drain.is_finished(),
-        "drain returned while an item is processed"
-    );
+    assert!(!drain.is_finished(), "drain returned while an item is processed");
     assert!(q.shutting_down());
     q.done(&item);
-    timeout(Duration::from_secs(1), drain)
-        .await
-        .expect("drain did not finish")
-        .unwrap();
+    timeout(Duration::from_secs(1), drain).await.expect("drain did not finish").unwrap();
 }
 
 #[tokio::test(start_paused = true)]
@@ -139,10 +126,7 @@ async fn shut_down_ends_a_pending_drain() {
     });
     tokio::task::yield_now().await;
     q.shut_down();
-    timeout(Duration::from_secs(1), drain)
-        .await
-        .expect("drain did not finish")
-        .unwrap();
+    timeout(Duration::from_secs(1), drain).await.expect("drain did not finish").unwrap();
 }
 
 #[tokio::test]
@@ -242,26 +226,12 @@ fn a_bucket_without_refill_says_wait_forever() {
 
 #[test]
 fn exponential_limiter_doubles_and_caps() {
-    let l =
-        ItemExponentialFailureRateLimiter::new(Duration::from_millis(1), Duration::from_secs(1));
+    let l = ItemExponentialFailureRateLimiter::new(Duration::from_millis(1), Duration::from_secs(1));
     let got: Vec<_> = (0..12).map(|_| l.when(&"one")).collect();
     let ms = |v: u64| Duration::from_millis(v);
     assert_eq!(
         got,
-        vec![
-            ms(1),
-            ms(2),
-            ms(4),
-            ms(8),
-            ms(16),
-            ms(32),
-            ms(64),
-            ms(128),
-            ms(256),
-            ms(512),
-            ms(1000),
-            ms(1000)
-        ]
+        vec![ms(1), ms(2), ms(4), ms(8), ms(16), ms(32), ms(64), ms(128), ms(256), ms(512), ms(1000), ms(1000)]
     );
     assert_eq!(l.num_requeues(&"one"), 12);
     assert_eq!(l.when(&"two"), ms(1), "items are independent");
@@ -279,8 +249,7 @@ fn exponential_limiter_does_not_overflow() {
 
 #[test]
 fn forget_resets_the_exponential_limiter() {
-    let l =
-        ItemExponentialFailureRateLimiter::new(Duration::from_millis(5), Duration::from_secs(1000));
+    let l = ItemExponentialFailureRateLimiter::new(Duration::from_millis(5), Duration::from_secs(1000));
     l.when(&"a");
     l.when(&"a");
     assert_eq!(l.when(&"a"), Duration::from_millis(20));
@@ -305,11 +274,7 @@ fn fast_slow_limiter_switches_after_max_fast_attempts() {
 async fn bucket_limiter_allows_burst_then_spaces_by_qps() {
     let l = BucketRateLimiter::new(10.0, 100);
     for i in 0..100 {
-        assert_eq!(
-            RateLimiter::<u32>::when(&l, &i),
-            Duration::ZERO,
-            "call {i} is within the burst"
-        );
+        assert_eq!(RateLimiter::<u32>::when(&l, &i), Duration::ZERO, "call {i} is within the burst");
     }
     assert_eq!(RateLimiter::<u32>::when(&l, &0), Duration::from_millis(100));
     assert_eq!(RateLimiter::<u32>::when(&l, &0), Duration::from_millis(200));
@@ -332,15 +297,8 @@ async fn bucket_limiter_refills_only_up_to_burst() {
 #[tokio::test(start_paused = true)]
 async fn max_of_takes_the_longest_delay() {
     let l = MaxOfRateLimiter::new(vec![
-        Box::new(ItemFastSlowRateLimiter::new(
-            Duration::from_millis(1),
-            Duration::from_secs(7),
-            1,
-        )),
-        Box::new(ItemExponentialFailureRateLimiter::new(
-            Duration::from_millis(10),
-            Duration::from_secs(100),
-        )),
+        Box::new(ItemFastSlowRateLimiter::new(Duration::from_millis(1), Duration::from_secs(7), 1)),
+        Box::new(ItemExponentialFailureRateLimiter::new(Duration::from_millis(10), Duration::from_secs(100))),
     ]);
     assert_eq!(l.when(&"a"), Duration::from_millis(10));
     assert_eq!(l.when(&"a"), Duration::from_secs(7));
@@ -366,10 +324,8 @@ async fn default_controller_limiter_sequence() {
 
 #[tokio::test(start_paused = true)]
 async fn rate_limiting_queue_delays_retries_and_counts_requeues() {
-    let q = RateLimitingQueue::new(ItemExponentialFailureRateLimiter::new(
-        Duration::from_secs(1),
-        Duration::from_secs(60),
-    ));
+    let q =
+        RateLimitingQueue::new(ItemExponentialFailureRateLimiter::new(Duration::from_secs(1), Duration::from_secs(60)));
     q.add_rate_limited("a");
     assert_eq!(q.num_requeues(&"a"), 1);
     assert_eq!(q.len(), 0);
@@ -392,11 +348,7 @@ fn metric_value(registry: &Registry, name: &str, queue: &str) -> f64 {
             continue;
         }
         for m in family.get_metric() {
-            if !m
-                .get_label()
-                .iter()
-                .any(|l| l.name() == "name" && l.value() == queue)
-            {
+            if !m.get_label().iter().any(|l| l.name() == "name" && l.value() == queue) {
                 continue;
             }
             return match family.get_field_type() {
@@ -414,11 +366,7 @@ fn metric_value(registry: &Registry, name: &str, queue: &str) -> f64 {
 async fn metrics_count_adds_depth_latency_work_and_retries() {
     let registry = Registry::new();
     let provider = PrometheusMetricsProvider::new(&registry).unwrap();
-    let q = RateLimitingQueue::with_metrics(
-        "test",
-        &provider,
-        ItemExponentialFailureRateLimiter::<&str>::default(),
-    );
+    let q = RateLimitingQueue::with_metrics("test", &provider, ItemExponentialFailureRateLimiter::<&str>::default());
     q.add("a");
     q.add("b");
     q.add("a");
@@ -426,32 +374,20 @@ async fn metrics_count_adds_depth_latency_work_and_retries() {
     assert_eq!(metric_value(&registry, "workqueue_depth", "test"), 2.0);
     let a = q.get().await.unwrap();
     assert_eq!(metric_value(&registry, "workqueue_depth", "test"), 1.0);
-    assert_eq!(
-        metric_value(&registry, "workqueue_queue_duration_seconds", "test"),
-        1.0
-    );
+    assert_eq!(metric_value(&registry, "workqueue_queue_duration_seconds", "test"), 1.0);
     advance(Duration::from_secs(2)).await;
     tokio::task::yield_now().await;
     let unfinished = metric_value(&registry, "workqueue_unfinished_work_seconds", "test");
     assert!(unfinished >= 1.5, "unfinished work seconds {unfinished}");
     q.done(&a);
-    assert_eq!(
-        metric_value(&registry, "workqueue_work_duration_seconds", "test"),
-        1.0
-    );
+    assert_eq!(metric_value(&registry, "workqueue_work_duration_seconds", "test"), 1.0);
     q.add_rate_limited("c");
-    assert_eq!(
-        metric_value(&registry, "workqueue_retries_total", "test"),
-        1.0
-    );
+    assert_eq!(metric_value(&registry, "workqueue_retries_total", "test"), 1.0);
 }
 
 #[test]
 fn registering_twice_in_one_registry_is_an_error() {
     let registry = Registry::new();
     let _first = PrometheusMetricsProvider::new(&registry).unwrap();
-    assert!(matches!(
-        PrometheusMetricsProvider::new(&registry),
-        Err(WorkqueueError::Metrics(_))
-    ));
+    assert!(matches!(PrometheusMetricsProvider::new(&registry), Err(WorkqueueError::Metrics(_))));
 }

@@ -18,7 +18,11 @@ pub fn openssl(dir: &Path, args: &[&str]) -> bool {
 /// `client2`), all signed by the CA.
 pub fn make_pki(dir: &Path) -> bool {
     let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
-    let mut ok = openssl(dir, &[&["req", "-x509"][..], &ec, &["-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=test-ca", "-days", "1"]].concat());
+    let mut ok = openssl(
+        dir,
+        &[&["req", "-x509"][..], &ec, &["-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=test-ca", "-days", "1"]]
+            .concat(),
+    );
     for (name, ext) in [
         ("server", "subjectAltName=DNS:kubernetes.example\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"),
         ("proxy", "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"),
@@ -26,10 +30,32 @@ pub fn make_pki(dir: &Path) -> bool {
         ("client2", "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n"),
     ] {
         std::fs::write(dir.join(format!("{name}.ext")), ext).unwrap();
-        let (key, csr, crt, extf) = (format!("{name}.key"), format!("{name}.csr"), format!("{name}.crt"), format!("{name}.ext"));
-        ok = ok
-            && openssl(dir, &[&["req"][..], &ec, &["-keyout", &key, "-out", &csr, "-subj", &format!("/CN={name}")]].concat())
-            && openssl(dir, &["x509", "-req", "-in", &csr, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", &crt, "-days", "1", "-extfile", &extf]);
+        let (key, csr, crt, extf) =
+            (format!("{name}.key"), format!("{name}.csr"), format!("{name}.crt"), format!("{name}.ext"));
+        ok =
+            ok && openssl(
+                dir,
+                &[&["req"][..], &ec, &["-keyout", &key, "-out", &csr, "-subj", &format!("/CN={name}")]].concat(),
+            ) && openssl(
+                dir,
+                &[
+                    "x509",
+                    "-req",
+                    "-in",
+                    &csr,
+                    "-CA",
+                    "ca.crt",
+                    "-CAkey",
+                    "ca.key",
+                    "-CAcreateserial",
+                    "-out",
+                    &crt,
+                    "-days",
+                    "1",
+                    "-extfile",
+                    &extf,
+                ],
+            );
     }
     ok
 }
@@ -62,4 +88,3 @@ pub fn server_config_for(dir: &Path, name: &str, alpn: &[&[u8]]) -> rustls::Serv
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     config
 }
-

@@ -56,11 +56,9 @@ impl TestEnv {
     pub fn start() -> TestEnv {
         let bin = binary_path();
         let state_dir = unique_temp_dir();
-        fs::create_dir_all(&state_dir)
-            .unwrap_or_else(|e| panic!("testenv: creating {}: {e}", state_dir.display()));
+        fs::create_dir_all(&state_dir).unwrap_or_else(|e| panic!("testenv: creating {}: {e}", state_dir.display()));
         let sup_log = state_dir.join("supervisor.log");
-        let log = fs::File::create(&sup_log)
-            .unwrap_or_else(|e| panic!("testenv: creating {}: {e}", sup_log.display()));
+        let log = fs::File::create(&sup_log).unwrap_or_else(|e| panic!("testenv: creating {}: {e}", sup_log.display()));
         let t0 = Instant::now();
         let mut child = Command::new(&bin)
             .arg("start")
@@ -124,30 +122,18 @@ impl TestEnv {
                 env_file.display()
             )
         });
-        let info: HashMap<String, String> = text
-            .lines()
-            .filter_map(|l| l.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let info: HashMap<String, String> =
+            text.lines().filter_map(|l| l.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let ca_file = info.get("ca_file").cloned().unwrap_or_default();
-        let ca_pem = fs::read_to_string(&ca_file)
-            .unwrap_or_else(|e| panic!("testenv: reading CA {ca_file}: {e}"));
-        TestEnv {
-            state_dir: dir.to_path_buf(),
-            info,
-            ca_pem,
-            startup: Duration::ZERO,
-            owned: Mutex::new(None),
-        }
+        let ca_pem = fs::read_to_string(&ca_file).unwrap_or_else(|e| panic!("testenv: reading CA {ca_file}: {e}"));
+        TestEnv { state_dir: dir.to_path_buf(), info, ca_pem, startup: Duration::ZERO, owned: Mutex::new(None) }
     }
 
     fn field(&self, key: &str) -> &str {
-        self.info.get(key).map(String::as_str).unwrap_or_else(|| {
-            panic!(
-                "testenv: {key} missing from {}/testenv.env",
-                self.state_dir.display()
-            )
-        })
+        self.info
+            .get(key)
+            .map(String::as_str)
+            .unwrap_or_else(|| panic!("testenv: {key} missing from {}/testenv.env", self.state_dir.display()))
     }
 
     /// Kubeconfig with contexts `admin` (current) and `unprivileged`.
@@ -221,8 +207,7 @@ impl TestEnv {
             p.push_str("test");
         }
         let body = self.control_ok("POST", &format!("/namespaces?generateName={p}-"));
-        json_string(&body, "name")
-            .unwrap_or_else(|| panic!("testenv: unexpected /namespaces reply {body}"))
+        json_string(&body, "name").unwrap_or_else(|| panic!("testenv: unexpected /namespaces reply {body}"))
     }
 
     fn control_ok(&self, method: &str, path: &str) -> String {
@@ -240,20 +225,12 @@ impl TestEnv {
         let addr = self.field("control");
         let mut s = TcpStream::connect(addr).map_err(|e| format!("connect {addr}: {e}"))?;
         s.set_read_timeout(Some(Duration::from_secs(180))).ok();
-        write!(
-            s,
-            "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-        )
-        .map_err(|e| e.to_string())?;
+        write!(s, "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            .map_err(|e| e.to_string())?;
         let mut raw = Vec::new();
-        s.read_to_end(&mut raw)
-            .map_err(|e| format!("reading reply: {e}"))?;
+        s.read_to_end(&mut raw).map_err(|e| format!("reading reply: {e}"))?;
         let (status, body) = parse_response(&raw)?;
-        if status == 200 {
-            Ok(body)
-        } else {
-            Err(format!("HTTP {status}: {}", body.trim()))
-        }
+        if status == 200 { Ok(body) } else { Err(format!("HTTP {status}: {}", body.trim())) }
     }
 }
 
@@ -284,10 +261,7 @@ fn binary_path() -> PathBuf {
 
 fn unique_temp_dir() -> PathBuf {
     static N: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
     std::env::temp_dir().join(format!(
         "k8s-testenv-{}-{}-{nanos:x}",
         std::process::id(),
@@ -298,23 +272,11 @@ fn unique_temp_dir() -> PathBuf {
 fn parse_response(raw: &[u8]) -> Result<(u16, String), String> {
     let text = String::from_utf8_lossy(raw);
     let (head, body) = text.split_once("\r\n\r\n").ok_or("malformed HTTP reply")?;
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or("malformed status line")?;
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or("malformed status line")?;
     let chunked = head.lines().any(|l| {
-        l.to_ascii_lowercase().starts_with("transfer-encoding:")
-            && l.to_ascii_lowercase().contains("chunked")
+        l.to_ascii_lowercase().starts_with("transfer-encoding:") && l.to_ascii_lowercase().contains("chunked")
     });
-    Ok((
-        status,
-        if chunked {
-            dechunk(body)
-        } else {
-            body.to_string()
-        },
-    ))
+    Ok((status, if chunked { dechunk(body) } else { body.to_string() }))
 }
 
 fn dechunk(mut s: &str) -> String {
@@ -344,14 +306,11 @@ mod tests {
 
     #[test]
     fn parses_replies() {
-        let (s, b) =
-            parse_response(b"HTTP/1.1 200 OK\r\nContent-Length: 14\r\n\r\n{\"name\":\"x-1\"}\n")
-                .unwrap();
+        let (s, b) = parse_response(b"HTTP/1.1 200 OK\r\nContent-Length: 14\r\n\r\n{\"name\":\"x-1\"}\n").unwrap();
         assert_eq!((s, json_string(&b, "name").as_deref()), (200, Some("x-1")));
-        let (s, b) = parse_response(
-            b"HTTP/1.1 500 X\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n",
-        )
-        .unwrap();
+        let (s, b) =
+            parse_response(b"HTTP/1.1 500 X\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
+                .unwrap();
         assert_eq!((s, b.as_str()), (500, "abcde"));
     }
 }

@@ -21,12 +21,9 @@ fn https(env: &TestEnv, method: &str, path: &str, token: &str, body: &str) -> (u
         .with_root_certificates(roots)
         .with_no_client_auth();
     let host = env.server_url().trim_start_matches("https://");
-    let conn =
-        rustls::ClientConnection::new(Arc::new(config), ServerName::try_from("127.0.0.1").unwrap())
-            .unwrap();
+    let conn = rustls::ClientConnection::new(Arc::new(config), ServerName::try_from("127.0.0.1").unwrap()).unwrap();
     let tcp = TcpStream::connect(host).unwrap();
-    tcp.set_read_timeout(Some(std::time::Duration::from_secs(30)))
-        .unwrap();
+    tcp.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
     let mut tls = rustls::StreamOwned::new(conn, tcp);
     write!(
         tls,
@@ -38,25 +35,15 @@ fn https(env: &TestEnv, method: &str, path: &str, token: &str, body: &str) -> (u
     // The apiserver may close without close_notify; what was read counts.
     let _ = tls.read_to_end(&mut raw);
     let text = String::from_utf8_lossy(&raw).into_owned();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
+    let status = text.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
     (status, body)
 }
 
 /// First string value of `key` in a JSON text, compact or pretty-printed.
 fn field<'a>(body: &'a str, key: &str) -> &'a str {
     let pat = format!("\"{key}\":");
-    let after = body
-        .find(&pat)
-        .unwrap_or_else(|| panic!("{key} not in {body}"))
-        + pat.len();
+    let after = body.find(&pat).unwrap_or_else(|| panic!("{key} not in {body}")) + pat.len();
     let start = after + body[after..].find('"').unwrap() + 1;
     &body[start..start + body[start..].find('"').unwrap()]
 }
@@ -64,16 +51,8 @@ fn field<'a>(body: &'a str, key: &str) -> &'a str {
 #[test]
 fn shared_env_serves_the_real_version_with_rbac() {
     let env = TestEnv::shared();
-    eprintln!(
-        "testenv ready in {:?} at {}",
-        env.startup_time(),
-        env.server_url()
-    );
-    assert!(
-        env.version().starts_with("v1.35."),
-        "version {}",
-        env.version()
-    );
+    eprintln!("testenv ready in {:?} at {}", env.startup_time(), env.server_url());
+    assert!(env.version().starts_with("v1.35."), "version {}", env.version());
 
     let (status, body) = https(env, "GET", "/version", env.admin_token(), "");
     assert_eq!(status, 200, "{body}");
@@ -93,24 +72,12 @@ fn shared_env_serves_the_real_version_with_rbac() {
     assert_eq!(status, 200, "{body}");
 
     // An alpha group must be served (runtime-config api/all=true + AllAlpha).
-    let (status, body) = https(
-        env,
-        "GET",
-        "/apis/admissionregistration.k8s.io/v1alpha1",
-        env.admin_token(),
-        "",
-    );
+    let (status, body) = https(env, "GET", "/apis/admissionregistration.k8s.io/v1alpha1", env.admin_token(), "");
     assert_eq!(status, 200, "{body}");
 
     // Pods can be created without a service-account controller.
     let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}"#;
-    let (status, body) = https(
-        env,
-        "POST",
-        &format!("/api/v1/namespaces/{ns}/pods"),
-        env.admin_token(),
-        pod,
-    );
+    let (status, body) = https(env, "POST", &format!("/api/v1/namespaces/{ns}/pods"), env.admin_token(), pod);
     assert_eq!(status, 201, "{body}");
 }
 
@@ -120,22 +87,14 @@ fn private_env_restarts_and_compacts() {
     eprintln!("private testenv ready in {:?}", env.startup_time());
     let ns = env.create_namespace("restart");
     let cm = |name: &str| {
-        format!(
-            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}"}},"data":{{"k":"v"}}}}"#
-        )
+        format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{name}"}},"data":{{"k":"v"}}}}"#)
     };
     let path = format!("/api/v1/namespaces/{ns}/configmaps");
     let (status, body) = https(&env, "POST", &path, env.admin_token(), &cm("a"));
     assert_eq!(status, 201, "{body}");
     let rv1: i64 = field(&body, "resourceVersion").parse().unwrap();
     for i in 0..3 {
-        let (status, _) = https(
-            &env,
-            "POST",
-            &path,
-            env.admin_token(),
-            &cm(&format!("b{i}")),
-        );
+        let (status, _) = https(&env, "POST", &path, env.admin_token(), &cm(&format!("b{i}")));
         assert_eq!(status, 201);
     }
 
@@ -147,10 +106,7 @@ fn private_env_restarts_and_compacts() {
     let (status, body) = https(&env, "POST", &path, env.admin_token(), &cm("c"));
     assert_eq!(status, 201, "{body}");
     let rv2: i64 = field(&body, "resourceVersion").parse().unwrap();
-    assert!(
-        rv2 > rv1,
-        "resource versions continue across restarts: {rv1} -> {rv2}"
-    );
+    assert!(rv2 > rv1, "resource versions continue across restarts: {rv1} -> {rv2}");
 
     let rev = env.compact();
     assert!(rev >= rv2, "compacted to {rev}, last write {rv2}");
@@ -158,15 +114,7 @@ fn private_env_restarts_and_compacts() {
     // does, so the old resourceVersion must now be rejected with 410 Gone,
     // either as the HTTP status or as an ERROR event in the watch stream.
     env.restart_apiserver();
-    let (status, body) = https(
-        &env,
-        "GET",
-        &format!("{path}?watch=1&resourceVersion={rv1}&timeoutSeconds=2"),
-        env.admin_token(),
-        "",
-    );
-    assert!(
-        status == 410 || body.contains("\"code\":410"),
-        "expected 410 Gone, got {status}: {body}"
-    );
+    let (status, body) =
+        https(&env, "GET", &format!("{path}?watch=1&resourceVersion={rv1}&timeoutSeconds=2"), env.admin_token(), "");
+    assert!(status == 410 || body.contains("\"code\":410"), "expected 410 Gone, got {status}: {body}");
 }

@@ -39,10 +39,7 @@ async fn deltas_accumulate_per_key() {
     f.delete(p("a"));
     assert_eq!(f.len(), 1);
     let d = pop(&f).await;
-    assert_eq!(
-        types(&d),
-        vec![DeltaType::Added, DeltaType::Updated, DeltaType::Deleted]
-    );
+    assert_eq!(types(&d), vec![DeltaType::Added, DeltaType::Updated, DeltaType::Deleted]);
     assert!(f.is_empty());
 }
 
@@ -74,16 +71,10 @@ async fn two_deletes_in_a_row_collapse_keeping_the_older() {
 
 #[test]
 fn a_tombstone_loses_against_a_real_deletion() {
-    let real = || Delta {
-        delta_type: DeltaType::Deleted,
-        object: DeltaObject::Object(p("a")),
-    };
+    let real = || Delta { delta_type: DeltaType::Deleted, object: DeltaObject::Object(p("a")) };
     let tomb = || Delta {
         delta_type: DeltaType::Deleted,
-        object: DeltaObject::DeletedFinalStateUnknown(DeletedFinalStateUnknown {
-            key: "ns/a".into(),
-            obj: None,
-        }),
+        object: DeltaObject::DeletedFinalStateUnknown(DeletedFinalStateUnknown { key: "ns/a".into(), obj: None }),
     };
     let mut older_real = vec![real(), tomb()];
     dedup_deltas(&mut older_real);
@@ -95,13 +86,8 @@ fn a_tombstone_loses_against_a_real_deletion() {
     assert_eq!(older_tomb.len(), 1);
     assert!(!older_tomb[0].object.is_tombstone());
 
-    let mut not_both_deletes = vec![
-        Delta {
-            delta_type: DeltaType::Updated,
-            object: DeltaObject::Object(p("a")),
-        },
-        real(),
-    ];
+    let mut not_both_deletes =
+        vec![Delta { delta_type: DeltaType::Updated, object: DeltaObject::Object(p("a")) }, real()];
     dedup_deltas(&mut not_both_deletes);
     assert_eq!(not_both_deletes.len(), 2);
 }
@@ -130,10 +116,7 @@ async fn replace_emits_replaced_and_tombstones_for_vanished_known_objects() {
     let mut keys = f.list_keys();
     keys.sort();
     assert_eq!(keys, vec!["ns/gone", "ns/new", "ns/stays"]);
-    assert_eq!(
-        types(&f.get_by_key("ns/stays").unwrap()),
-        vec![DeltaType::Replaced]
-    );
+    assert_eq!(types(&f.get_by_key("ns/stays").unwrap()), vec![DeltaType::Replaced]);
     let gone = f.get_by_key("ns/gone").unwrap();
     assert_eq!(types(&gone), vec![DeltaType::Deleted]);
     match &gone[0].object {
@@ -248,22 +231,10 @@ async fn requeue_puts_the_deltas_back() {
     let f = fifo();
     f.add(p("a"));
     f.add(p("b"));
-    let err = f
-        .pop(|_, _| Err(ProcessError::requeue("try later")))
-        .await
-        .unwrap_err();
+    let err = f.pop(|_, _| Err(ProcessError::requeue("try later"))).await.unwrap_err();
     assert!(matches!(err, DeltaFifoError::Requeued(_)));
     // Back at the end of the queue, with the same deltas.
-    assert_eq!(
-        pop(&f).await[0]
-            .object
-            .object()
-            .unwrap()
-            .metadata
-            .name
-            .as_deref(),
-        Some("b")
-    );
+    assert_eq!(pop(&f).await[0].object.object().unwrap().metadata.name.as_deref(), Some("b"));
     assert_eq!(types(&pop(&f).await), vec![DeltaType::Added]);
 }
 
@@ -271,10 +242,7 @@ async fn requeue_puts_the_deltas_back() {
 async fn a_failed_process_drops_the_deltas() {
     let f = fifo();
     f.add(p("a"));
-    let err = f
-        .pop(|_, _| Err(ProcessError::fail("broken")))
-        .await
-        .unwrap_err();
+    let err = f.pop(|_, _| Err(ProcessError::fail("broken"))).await.unwrap_err();
     assert!(matches!(err, DeltaFifoError::Process(_)));
     assert!(f.is_empty());
 }
@@ -296,10 +264,7 @@ async fn close_ends_pops_after_the_queue_is_empty() {
     f.close();
     assert!(f.is_closed());
     assert_eq!(pop(&f).await.len(), 1);
-    assert!(matches!(
-        f.pop(|_, _| Ok(())).await,
-        Err(DeltaFifoError::Closed)
-    ));
+    assert!(matches!(f.pop(|_, _| Ok(())).await, Err(DeltaFifoError::Closed)));
 }
 
 #[tokio::test]
@@ -311,10 +276,7 @@ async fn close_wakes_a_waiting_pop() {
     });
     tokio::task::yield_now().await;
     f.close();
-    let res = tokio::time::timeout(Duration::from_secs(5), waiter)
-        .await
-        .unwrap()
-        .unwrap();
+    let res = tokio::time::timeout(Duration::from_secs(5), waiter).await.unwrap().unwrap();
     assert!(matches!(res, Err(DeltaFifoError::Closed)));
 }
 
@@ -327,10 +289,7 @@ async fn a_waiting_pop_gets_a_later_add() {
     });
     tokio::task::yield_now().await;
     f.add(p("a"));
-    let res = tokio::time::timeout(Duration::from_secs(5), waiter)
-        .await
-        .unwrap()
-        .unwrap();
+    let res = tokio::time::timeout(Duration::from_secs(5), waiter).await.unwrap().unwrap();
     assert_eq!(res.unwrap(), 1);
 }
 
@@ -342,14 +301,8 @@ async fn resync_queues_sync_for_known_objects_not_already_queued() {
     let f = fifo_with(&w);
     f.update(p("busy"));
     f.resync();
-    assert_eq!(
-        types(&f.get_by_key("ns/idle").unwrap()),
-        vec![DeltaType::Sync]
-    );
-    assert_eq!(
-        types(&f.get_by_key("ns/busy").unwrap()),
-        vec![DeltaType::Updated]
-    );
+    assert_eq!(types(&f.get_by_key("ns/idle").unwrap()), vec![DeltaType::Sync]);
+    assert_eq!(types(&f.get_by_key("ns/busy").unwrap()), vec![DeltaType::Updated]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -362,8 +315,7 @@ async fn concurrent_pops_never_overlap() {
     let overlaps = Arc::new(AtomicUsize::new(0));
     let workers: Vec<_> = (0..2)
         .map(|_| {
-            let (f, in_process, overlaps) =
-                (f.clone(), Arc::clone(&in_process), Arc::clone(&overlaps));
+            let (f, in_process, overlaps) = (f.clone(), Arc::clone(&in_process), Arc::clone(&overlaps));
             tokio::spawn(async move {
                 loop {
                     let res = f

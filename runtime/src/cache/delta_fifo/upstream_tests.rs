@@ -47,11 +47,9 @@ fn show(d: &Delta<Pod>) -> String {
     let o = |p: &Arc<Pod>| format!("{}={}", p.metadata.name.as_deref().unwrap_or(""), p.node);
     let what = match &d.object {
         DeltaObject::Object(p) => o(p),
-        DeltaObject::DeletedFinalStateUnknown(t) => format!(
-            "tombstone({}, {})",
-            t.key,
-            t.obj.as_ref().map_or_else(|| "none".to_owned(), o)
-        ),
+        DeltaObject::DeletedFinalStateUnknown(t) => {
+            format!("tombstone({}, {})", t.key, t.obj.as_ref().map_or_else(|| "none".to_owned(), o))
+        }
     };
     format!("{:?} {what}", d.delta_type)
 }
@@ -320,11 +318,7 @@ async fn replace_makes_deletions() {
                 f.add(obj("baz", 10));
                 f.replace(vec![obj("foo", 5)], "0");
             },
-            &[
-                &["Added baz=10", "Deleted tombstone(baz, baz=10)"],
-                &["Sync foo=5"],
-                &["Deleted tombstone(bar, bar=6)"],
-            ],
+            &[&["Added baz=10", "Deleted tombstone(baz, baz=10)"], &["Sync foo=5"], &["Deleted tombstone(bar, bar=6)"]],
         ),
         (
             "deleted and recreated in the queue, then deleted by a Replace: the newest queued object",
@@ -376,8 +370,7 @@ async fn replace_makes_deletions_replaced() {
     let f = fifo(known3(), true);
     f.delete(obj("baz", 10));
     f.replace(vec![obj("foo", 6)], "0");
-    let expected: &[&[&str]] =
-        &[&["Deleted baz=10"], &["Replaced foo=6"], &["Deleted tombstone(bar, bar=6)"]];
+    let expected: &[&[&str]] = &[&["Deleted baz=10"], &["Replaced foo=6"], &["Deleted tombstone(bar, bar=6)"]];
     expect_pops(&f, expected, "replaced").await;
 }
 
@@ -404,11 +397,7 @@ async fn update_resync_race() {
 async fn has_synced_correct_on_deletion() {
     let f = fifo(known3(), false);
     f.replace(vec![obj("foo", 5)], "0");
-    for want in [
-        &["Sync foo=5"][..],
-        &["Deleted tombstone(bar, bar=6)"],
-        &["Deleted tombstone(baz, baz=7)"],
-    ] {
+    for want in [&["Sync foo=5"][..], &["Deleted tombstone(bar, bar=6)"], &["Deleted tombstone(baz, baz=7)"]] {
         assert!(!f.has_synced(), "synced before {want:?}");
         let (d, initial) = pop_raw(&f).await;
         assert_eq!(show_all(&d), want);
@@ -438,9 +427,8 @@ async fn detect_line_jumpers() {
 #[test]
 fn key_of() {
     let f = fifo(None, false);
-    let tomb = |k: &str| {
-        DeltaObject::DeletedFinalStateUnknown(DeletedFinalStateUnknown { key: k.to_owned(), obj: None })
-    };
+    let tomb =
+        |k: &str| DeltaObject::DeletedFinalStateUnknown(DeletedFinalStateUnknown { key: k.to_owned(), obj: None });
     assert_eq!(f.key_of(&DeltaObject::Object(obj("A", 0))), "A");
     assert_eq!(f.key_of(&tomb("B")), "B");
     f.add_if_not_present(vec![Delta { delta_type: DeltaType::Added, object: DeltaObject::Object(obj("C", 0)) }]);

@@ -53,11 +53,7 @@ pub struct ResourceEventHandlerFuncs<K> {
 
 impl<K> Default for ResourceEventHandlerFuncs<K> {
     fn default() -> Self {
-        ResourceEventHandlerFuncs {
-            add: None,
-            update: None,
-            delete: None,
-        }
+        ResourceEventHandlerFuncs { add: None, update: None, delete: None }
     }
 }
 
@@ -130,24 +126,17 @@ pub struct FilteringResourceEventHandler<K, H> {
 
 impl<K, H: fmt::Debug> fmt::Debug for FilteringResourceEventHandler<K, H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FilteringResourceEventHandler")
-            .field("handler", &self.handler)
-            .finish_non_exhaustive()
+        f.debug_struct("FilteringResourceEventHandler").field("handler", &self.handler).finish_non_exhaustive()
     }
 }
 
 impl<K, H> FilteringResourceEventHandler<K, H> {
     pub fn new(filter: impl Fn(&K) -> bool + Send + Sync + 'static, handler: H) -> Self {
-        FilteringResourceEventHandler {
-            filter: Box::new(filter),
-            handler,
-        }
+        FilteringResourceEventHandler { filter: Box::new(filter), handler }
     }
 }
 
-impl<K: 'static, H: ResourceEventHandler<K>> ResourceEventHandler<K>
-    for FilteringResourceEventHandler<K, H>
-{
+impl<K: 'static, H: ResourceEventHandler<K>> ResourceEventHandler<K> for FilteringResourceEventHandler<K, H> {
     fn on_add(&self, obj: &Arc<K>, is_in_initial_list: bool) {
         if (self.filter)(obj) {
             self.handler.on_add(obj, is_in_initial_list);
@@ -156,9 +145,7 @@ impl<K: 'static, H: ResourceEventHandler<K>> ResourceEventHandler<K>
     fn on_update(&self, old: &Arc<K>, new: &Arc<K>) {
         match ((self.filter)(old), (self.filter)(new)) {
             (true, true) => self.handler.on_update(old, new),
-            (true, false) => self
-                .handler
-                .on_delete(&DeltaObject::Object(Arc::clone(old))),
+            (true, false) => self.handler.on_delete(&DeltaObject::Object(Arc::clone(old))),
             (false, true) => self.handler.on_add(new, false),
             (false, false) => {}
         }

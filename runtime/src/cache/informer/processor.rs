@@ -53,8 +53,7 @@ impl ListenerSync {
     pub(crate) fn has_synced(&self) -> bool {
         // Notifications are counted before the informer flag flips, so
         // reading the flag first cannot miss pending ones.
-        self.informer_synced.load(Ordering::Acquire)
-            && self.pending_initial.load(Ordering::Acquire) == 0
+        self.informer_synced.load(Ordering::Acquire) && self.pending_initial.load(Ordering::Acquire) == 0
     }
 }
 
@@ -77,11 +76,7 @@ struct MailboxState<T> {
 impl<T> Mailbox<T> {
     fn new() -> Self {
         Mailbox {
-            state: Mutex::new(MailboxState {
-                buf: VecDeque::new(),
-                waiting: false,
-                closed: false,
-            }),
+            state: Mutex::new(MailboxState { buf: VecDeque::new(), waiting: false, closed: false }),
             ready: Notify::new(),
         }
     }
@@ -160,11 +155,7 @@ impl<K> Drop for Listener<K> {
 
 /// client-go `determineResyncPeriod`.
 fn effective_resync(desired: Duration, check: Duration) -> Duration {
-    if desired.is_zero() || check.is_zero() {
-        Duration::ZERO
-    } else {
-        desired.max(check)
-    }
+    if desired.is_zero() || check.is_zero() { Duration::ZERO } else { desired.max(check) }
 }
 
 pub(crate) struct Processor<K> {
@@ -176,11 +167,7 @@ pub(crate) struct Processor<K> {
 
 impl<K: Send + Sync + 'static> Processor<K> {
     pub(crate) fn new() -> Self {
-        Processor {
-            listeners: Vec::new(),
-            running: None,
-            next_id: AtomicU64::new(1),
-        }
+        Processor { listeners: Vec::new(), running: None, next_id: AtomicU64::new(1) }
     }
 
     pub(crate) fn add_listener(
@@ -191,10 +178,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
         informer_synced: Arc<AtomicBool>,
     ) -> (u64, Arc<ListenerSync>) {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let sync = Arc::new(ListenerSync {
-            pending_initial: AtomicUsize::new(0),
-            informer_synced,
-        });
+        let sync = Arc::new(ListenerSync { pending_initial: AtomicUsize::new(0), informer_synced });
         let mut listener = Listener {
             id,
             mailbox: Arc::new(Mailbox::new()),
@@ -235,11 +219,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
     /// Sends `n` to every listener, or with `sync` only to those whose
     /// resync is due.
     pub(crate) fn distribute(&self, n: Notification<K>, sync: bool) {
-        let mut targets = self
-            .listeners
-            .iter()
-            .filter(|l| !sync || l.syncing)
-            .peekable();
+        let mut targets = self.listeners.iter().filter(|l| !sync || l.syncing).peekable();
         while let Some(l) = targets.next() {
             if targets.peek().is_none() {
                 l.send(n);
@@ -290,12 +270,7 @@ fn spawn_delivery<K: Send + Sync + 'static>(l: &mut Listener<K>, cancel: Cancell
     if std::mem::replace(&mut l.delivering, true) {
         return;
     }
-    tokio::spawn(deliver(
-        Arc::clone(&l.mailbox),
-        Arc::clone(&l.handler),
-        Arc::clone(&l.sync),
-        cancel,
-    ));
+    tokio::spawn(deliver(Arc::clone(&l.mailbox), Arc::clone(&l.handler), Arc::clone(&l.sync), cancel));
 }
 
 async fn deliver<K: Send + Sync + 'static>(
@@ -309,8 +284,7 @@ async fn deliver<K: Send + Sync + 'static>(
     // this worker's other queued tasks to another thread first: a stuck
     // handler then holds up only its own notifications. (A current-thread
     // runtime has nowhere to move them; there a blocking handler blocks all.)
-    let multi_thread =
-        tokio::runtime::Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread;
+    let multi_thread = tokio::runtime::Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread;
     let mut batch = VecDeque::new();
     let cancelled = cancel.cancelled();
     tokio::pin!(cancelled);
@@ -351,11 +325,7 @@ fn dispatch<K: 'static>(
     }
 }
 
-fn deliver_one<K: 'static>(
-    handler: &dyn ResourceEventHandler<K>,
-    sync: &ListenerSync,
-    n: Notification<K>,
-) {
+fn deliver_one<K: 'static>(handler: &dyn ResourceEventHandler<K>, sync: &ListenerSync, n: Notification<K>) {
     /// Counts an initial-list notification as handled even if the handler
     /// panics, so `has_synced` does not wait forever.
     struct Handled<'a>(&'a AtomicUsize);

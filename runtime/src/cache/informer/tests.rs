@@ -6,9 +6,9 @@ use parking_lot::Mutex as PlMutex;
 use super::*;
 use crate::cache::list_watch::scripted::{Scripted, api_error, page};
 use crate::cache::reflector::BackoffConfig;
-use crate::testing::{Pod, pod};
 use crate::rest::WatchEvent;
 use crate::selector::LabelSelector;
+use crate::testing::{Pod, pod};
 
 fn pod_rv(name: &str, rv: &str) -> Pod {
     let mut p = pod("ns", name, "node");
@@ -19,20 +19,13 @@ fn pod_rv(name: &str, rv: &str) -> Pod {
 fn options() -> ReflectorOptions {
     ReflectorOptions {
         use_watch_list: false,
-        backoff: BackoffConfig {
-            jitter: 0.0,
-            ..BackoffConfig::default()
-        },
+        backoff: BackoffConfig { jitter: 0.0, ..BackoffConfig::default() },
         ..ReflectorOptions::default()
     }
 }
 
 fn informer(lw: &Arc<Scripted<Pod>>, resync: Duration) -> SharedIndexInformer<Pod> {
-    SharedIndexInformer::builder(Arc::clone(lw))
-        .reflector_options(options())
-        .resync_period(resync)
-        .build()
-        .unwrap()
+    SharedIndexInformer::builder(Arc::clone(lw)).reflector_options(options()).resync_period(resync).build().unwrap()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,11 +80,7 @@ fn sorted_names(store: &Store<Pod>) -> Vec<String> {
 #[tokio::test(start_paused = true)]
 async fn delivers_adds_updates_deletes_and_relist_tombstones() {
     let lw = Arc::new(Scripted::default());
-    lw.push_list(Ok(page(
-        vec![pod_rv("a", "1"), pod_rv("b", "2")],
-        "10",
-        None,
-    )));
+    lw.push_list(Ok(page(vec![pod_rv("a", "1"), pod_rv("b", "2")], "10", None)));
     lw.push_watch(
         vec![
             Ok(WatchEvent::Modified(pod_rv("a", "11"))),
@@ -135,10 +124,7 @@ async fn delivers_adds_updates_deletes_and_relist_tombstones() {
     cancel.cancel();
     task.await.unwrap().unwrap();
     assert!(inf.is_stopped());
-    assert!(matches!(
-        inf.add_event_handler(Recorder::default()),
-        Err(InformerError::Stopped)
-    ));
+    assert!(matches!(inf.add_event_handler(Recorder::default()), Err(InformerError::Stopped)));
 }
 
 /// Blocks in its first call until released.
@@ -174,10 +160,7 @@ async fn a_blocked_handler_stalls_neither_other_handlers_nor_the_cache() {
     lw.push_watch(vec![], true);
     let inf = informer(&lw, Duration::ZERO);
     let (release, gate_rx) = std::sync::mpsc::channel();
-    let slow = Arc::new(Gate {
-        release: PlMutex::new(Some(gate_rx)),
-        seen: AtomicUsize::new(0),
-    });
+    let slow = Arc::new(Gate { release: PlMutex::new(Some(gate_rx)), seen: AtomicUsize::new(0) });
     let fast = Arc::new(Count::default());
     let slow_reg = inf.add_event_handler(Arc::clone(&slow)).unwrap();
     let fast_reg = inf.add_event_handler(Arc::clone(&fast)).unwrap();
@@ -190,18 +173,11 @@ async fn a_blocked_handler_stalls_neither_other_handlers_nor_the_cache() {
         }
     })
     .await;
-    assert!(
-        caught_up.is_ok(),
-        "fast handler got {} of {N}",
-        fast.0.load(Ordering::SeqCst)
-    );
+    assert!(caught_up.is_ok(), "fast handler got {} of {N}", fast.0.load(Ordering::SeqCst));
     assert_eq!(fast.0.load(Ordering::SeqCst), N);
     assert!(inf.has_synced());
     assert_eq!(slow.seen.load(Ordering::SeqCst), 0);
-    assert!(
-        !slow_reg.has_synced(),
-        "the blocked handler has not seen the initial list"
-    );
+    assert!(!slow_reg.has_synced(), "the blocked handler has not seen the initial list");
 
     release.send(()).unwrap();
     let drained = tokio::time::timeout(Duration::from_secs(20), async {
@@ -219,11 +195,7 @@ async fn a_blocked_handler_stalls_neither_other_handlers_nor_the_cache() {
 #[tokio::test(start_paused = true)]
 async fn a_late_handler_first_gets_the_current_objects_as_adds() {
     let lw = Arc::new(Scripted::default());
-    lw.push_list(Ok(page(
-        vec![pod_rv("a", "1"), pod_rv("b", "2")],
-        "10",
-        None,
-    )));
+    lw.push_list(Ok(page(vec![pod_rv("a", "1"), pod_rv("b", "2")], "10", None)));
     lw.push_watch(vec![Ok(WatchEvent::Added(pod_rv("c", "11")))], true);
     let inf = informer(&lw, Duration::ZERO);
     let cancel = CancellationToken::new();
@@ -238,14 +210,7 @@ async fn a_late_handler_first_gets_the_current_objects_as_adds() {
     assert!(reg.has_synced());
     let mut events = rec.events();
     events.sort_by_key(|e| format!("{e:?}"));
-    assert_eq!(
-        events,
-        [
-            Ev::Add("a".into(), true),
-            Ev::Add("b".into(), true),
-            Ev::Add("c".into(), true)
-        ]
-    );
+    assert_eq!(events, [Ev::Add("a".into(), true), Ev::Add("b".into(), true), Ev::Add("c".into(), true)]);
     cancel.cancel();
     task.await.unwrap().unwrap();
 }
@@ -259,10 +224,8 @@ async fn resyncs_reach_only_handlers_whose_period_is_due() {
     let every_10s = Arc::new(Recorder::default());
     let never = Arc::new(Recorder::default());
     let default_30s = Arc::new(Recorder::default());
-    inf.add_event_handler_with_resync_period(Arc::clone(&every_10s), Duration::from_secs(10))
-        .unwrap();
-    inf.add_event_handler_with_resync_period(Arc::clone(&never), Duration::ZERO)
-        .unwrap();
+    inf.add_event_handler_with_resync_period(Arc::clone(&every_10s), Duration::from_secs(10)).unwrap();
+    inf.add_event_handler_with_resync_period(Arc::clone(&never), Duration::ZERO).unwrap();
     inf.add_event_handler(Arc::clone(&default_30s)).unwrap();
     let cancel = CancellationToken::new();
     let task = inf.start(cancel.clone());
@@ -270,12 +233,7 @@ async fn resyncs_reach_only_handlers_whose_period_is_due() {
     cancel.cancel();
     task.await.unwrap().unwrap();
 
-    let updates = |r: &Recorder| {
-        r.events()
-            .iter()
-            .filter(|e| matches!(e, Ev::Update(..)))
-            .count()
-    };
+    let updates = |r: &Recorder| r.events().iter().filter(|e| matches!(e, Ev::Update(..))).count();
     assert_eq!(updates(&every_10s), 6);
     assert_eq!(updates(&default_30s), 2);
     assert_eq!(updates(&never), 0);
@@ -292,10 +250,7 @@ async fn an_empty_initial_list_is_synced_and_waiting_honours_cancel() {
     let cancel = CancellationToken::new();
     let task = inf.start(cancel.clone());
     assert!(wait_for_cache_sync(&cancel, &[&inf, &reg]).await);
-    assert!(matches!(
-        inf.run(cancel.clone()).await,
-        Err(InformerError::AlreadyStarted)
-    ));
+    assert!(matches!(inf.run(cancel.clone()).await, Err(InformerError::AlreadyStarted)));
     cancel.cancel();
     task.await.unwrap().unwrap();
 
@@ -351,13 +306,7 @@ async fn a_custom_transform_runs_before_storing() {
     settle().await;
     let lister = inf.lister();
     assert_eq!(lister.namespace("ns").get("a").unwrap().node, "transformed");
-    assert!(
-        lister
-            .namespace("other")
-            .get("a")
-            .unwrap_err()
-            .is_not_found()
-    );
+    assert!(lister.namespace("other").get("a").unwrap_err().is_not_found());
     assert_eq!(lister.list(&LabelSelector::everything()).len(), 1);
     cancel.cancel();
     task.await.unwrap().unwrap();
@@ -427,32 +376,16 @@ async fn by_default_watch_list_is_tried_and_a_rejection_falls_back_to_list() {
     lw.push_watch_err(api_error(422, "Invalid"));
     lw.push_list(Ok(page(vec![pod_rv("a", "1")], "10", None)));
     lw.push_watch(vec![Ok(WatchEvent::Added(pod_rv("b", "11")))], true);
-    let inf = SharedIndexInformer::builder(Arc::clone(&lw))
-        .build()
-        .unwrap();
+    let inf = SharedIndexInformer::builder(Arc::clone(&lw)).build().unwrap();
     let rec = Arc::new(Recorder::default());
     inf.add_event_handler(Arc::clone(&rec)).unwrap();
     let cancel = CancellationToken::new();
     let task = inf.start(cancel.clone());
     assert!(wait_for_cache_sync(&cancel, &[&inf]).await);
     settle().await;
-    let calls: Vec<_> = lw
-        .calls()
-        .iter()
-        .map(|c| (c.verb, c.opts.send_initial_events))
-        .collect();
-    assert_eq!(
-        calls,
-        [
-            (Verb::Watch, Some(true)),
-            (Verb::List, None),
-            (Verb::Watch, None)
-        ]
-    );
-    assert_eq!(
-        rec.events(),
-        [Ev::Add("a".into(), true), Ev::Add("b".into(), false)]
-    );
+    let calls: Vec<_> = lw.calls().iter().map(|c| (c.verb, c.opts.send_initial_events)).collect();
+    assert_eq!(calls, [(Verb::Watch, Some(true)), (Verb::List, None), (Verb::Watch, None)]);
+    assert_eq!(rec.events(), [Ev::Add("a".into(), true), Ev::Add("b".into(), false)]);
     cancel.cancel();
     task.await.unwrap().unwrap();
 }
@@ -474,9 +407,7 @@ async fn a_watch_list_informer_syncs_at_the_initial_events_end_bookmark() {
         ],
         true,
     );
-    let inf = SharedIndexInformer::builder(Arc::clone(&lw))
-        .build()
-        .unwrap();
+    let inf = SharedIndexInformer::builder(Arc::clone(&lw)).build().unwrap();
     let rec = Arc::new(Recorder::default());
     let reg = inf.add_event_handler(Arc::clone(&rec)).unwrap();
     let cancel = CancellationToken::new();
@@ -487,11 +418,7 @@ async fn a_watch_list_informer_syncs_at_the_initial_events_end_bookmark() {
     events.sort_by_key(|e| format!("{e:?}"));
     assert_eq!(
         events,
-        [
-            Ev::Add("a".into(), true),
-            Ev::Add("b".into(), true),
-            Ev::Update("a".into(), "5".into(), "13".into())
-        ]
+        [Ev::Add("a".into(), true), Ev::Add("b".into(), true), Ev::Update("a".into(), "5".into(), "13".into())]
     );
     assert_eq!(inf.last_sync_resource_version(), "13");
     assert_eq!(lw.calls().len(), 1);
@@ -511,11 +438,7 @@ async fn a_panicking_handler_keeps_receiving() {
         }
     }
     let lw = Arc::new(Scripted::default());
-    lw.push_list(Ok(page(
-        vec![pod_rv("bad", "1"), pod_rv("good", "2")],
-        "10",
-        None,
-    )));
+    lw.push_list(Ok(page(vec![pod_rv("bad", "1"), pod_rv("good", "2")], "10", None)));
     lw.push_watch(vec![Ok(WatchEvent::Added(pod_rv("later", "11")))], true);
     let inf = informer(&lw, Duration::ZERO);
     let flaky = Arc::new(Flaky(PlMutex::new(Vec::new())));
@@ -567,7 +490,6 @@ mod over_http {
     use crate::rest::tests::server::{Reply, TestServer};
     use crate::rest::{ListOptions, ResourceClient};
 
-
     fn event(kind: &str, object: serde_json::Value) -> Vec<u8> {
         format!("{}\n", json!({"type": kind, "object": object})).into_bytes()
     }
@@ -607,15 +529,7 @@ mod over_http {
             }
         })
         .await;
-        assert!(
-            synced.is_ok(),
-            "requests: {:?}",
-            server
-                .requests()
-                .iter()
-                .map(|r| &r.path)
-                .collect::<Vec<_>>()
-        );
+        assert!(synced.is_ok(), "requests: {:?}", server.requests().iter().map(|r| &r.path).collect::<Vec<_>>());
 
         let paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
         let first = &paths[0];
@@ -637,10 +551,7 @@ mod over_http {
         }
         assert!(!second.contains("sendInitialEvents"), "{second}");
         let a = inf.lister().namespace("ns").get("a").unwrap();
-        assert!(
-            a.metadata.managed_fields.is_none(),
-            "dropped by the default transform"
-        );
+        assert!(a.metadata.managed_fields.is_none(), "dropped by the default transform");
         assert_eq!(inf.last_sync_resource_version(), "8");
         cancel.cancel();
         task.await.unwrap().unwrap();

@@ -47,19 +47,12 @@ pub(crate) struct Backoff {
 
 impl Backoff {
     pub(crate) fn new(config: BackoffConfig) -> Self {
-        Backoff {
-            next: config.initial,
-            config,
-            last_end: None,
-        }
+        Backoff { next: config.initial, config, last_end: None }
     }
 
     /// The delay to wait now, advancing the sequence.
     pub(crate) fn next_delay(&mut self, now: Instant) -> Duration {
-        if self
-            .last_end
-            .is_some_and(|end| now.saturating_duration_since(end) >= self.config.reset_after)
-        {
+        if self.last_end.is_some_and(|end| now.saturating_duration_since(end) >= self.config.reset_after) {
             self.next = self.config.initial;
         }
         let base = self.next.min(self.config.max);
@@ -85,10 +78,7 @@ mod tests {
 
     #[test]
     fn doubles_to_the_cap_and_resets_after_quiet_period() {
-        let mut b = Backoff::new(BackoffConfig {
-            jitter: 0.0,
-            ..BackoffConfig::default()
-        });
+        let mut b = Backoff::new(BackoffConfig { jitter: 0.0, ..BackoffConfig::default() });
         let mut now = Instant::now();
         let mut seen = Vec::new();
         for _ in 0..8 {
@@ -105,20 +95,13 @@ mod tests {
     fn jitter_stays_within_one_base() {
         let mut b = Backoff::new(BackoffConfig::default());
         let d = b.next_delay(Instant::now());
-        assert!(
-            d >= Duration::from_millis(800) && d < Duration::from_millis(1600),
-            "{d:?}"
-        );
+        assert!(d >= Duration::from_millis(800) && d < Duration::from_millis(1600), "{d:?}");
     }
 
     #[test]
     fn silly_factors_do_not_panic() {
         for factor in [f64::NAN, -1.0, f64::INFINITY, 1e300] {
-            let mut b = Backoff::new(BackoffConfig {
-                factor,
-                jitter: 0.0,
-                ..BackoffConfig::default()
-            });
+            let mut b = Backoff::new(BackoffConfig { factor, jitter: 0.0, ..BackoffConfig::default() });
             let now = Instant::now();
             b.next_delay(now);
             assert!(b.next_delay(now) <= Duration::from_secs(30));

@@ -9,8 +9,8 @@ use super::*;
 use crate::cache::delta_fifo::{DeltaFifoOptions, DeltaType};
 use crate::cache::list_watch::scripted::{Call, Scripted, Verb, api_error, page};
 use crate::cache::store::ThreadSafeStore;
-use crate::testing::{Pod, pod};
 use crate::rest::Bookmark;
+use crate::testing::{Pod, pod};
 
 fn pod_rv(name: &str, rv: &str) -> Pod {
     let mut p = pod("ns", name, "node");
@@ -21,10 +21,7 @@ fn pod_rv(name: &str, rv: &str) -> Pod {
 fn opts(watch_list: bool) -> ReflectorOptions {
     ReflectorOptions {
         use_watch_list: watch_list,
-        backoff: BackoffConfig {
-            jitter: 0.0,
-            ..BackoffConfig::default()
-        },
+        backoff: BackoffConfig { jitter: 0.0, ..BackoffConfig::default() },
         ..ReflectorOptions::default()
     }
 }
@@ -44,10 +41,7 @@ fn end_bookmark(rv: &str) -> WatchEvent<Pod> {
 }
 
 fn bookmark(rv: &str) -> WatchEvent<Pod> {
-    WatchEvent::Bookmark(Bookmark {
-        resource_version: rv.to_owned(),
-        annotations: BTreeMap::new(),
-    })
+    WatchEvent::Bookmark(Bookmark { resource_version: rv.to_owned(), annotations: BTreeMap::new() })
 }
 
 /// Pops everything queued: key and delta types, sorted by key.
@@ -81,11 +75,7 @@ async fn run_for(r: Reflector<Pod>, secs: u64) {
 #[tokio::test(start_paused = true)]
 async fn first_list_pages_with_limit_and_continue_then_watches() {
     let (lw, fifo, mut r) = setup(false);
-    lw.push_list(Ok(page(
-        vec![pod_rv("a", "3"), pod_rv("b", "4")],
-        "10",
-        Some("tok"),
-    )));
+    lw.push_list(Ok(page(vec![pod_rv("a", "3"), pod_rv("b", "4")], "10", Some("tok"))));
     lw.push_list(Ok(page(vec![pod_rv("c", "5")], "10", None)));
     lw.push_watch(vec![], true);
 
@@ -100,18 +90,12 @@ async fn first_list_pages_with_limit_and_continue_then_watches() {
 
     let calls = lw.calls();
     assert_eq!(calls.len(), 3);
-    assert_eq!(
-        (calls[0].verb, rv_of(&calls[0]), calls[0].opts.limit),
-        (Verb::List, Some("0"), Some(500))
-    );
+    assert_eq!((calls[0].verb, rv_of(&calls[0]), calls[0].opts.limit), (Verb::List, Some("0"), Some(500)));
     assert_eq!(calls[0].opts.resource_version_match, None);
     assert_eq!(calls[1].opts.continue_token.as_deref(), Some("tok"));
     assert_eq!((rv_of(&calls[1]), calls[1].opts.limit), (None, Some(500)));
     let w = &calls[2];
-    assert_eq!(
-        (w.verb, rv_of(w), w.opts.allow_watch_bookmarks),
-        (Verb::Watch, Some("10"), true)
-    );
+    assert_eq!((w.verb, rv_of(w), w.opts.allow_watch_bookmarks), (Verb::Watch, Some("10"), true));
     let timeout = w.opts.timeout_seconds.unwrap();
     assert!((300..600).contains(&timeout), "{timeout}");
     assert_eq!(w.opts.send_initial_events, None);
@@ -127,25 +111,14 @@ async fn expired_continue_token_falls_back_to_one_full_list() {
     let (lw, fifo, mut r) = setup(false);
     lw.push_list(Ok(page(vec![pod_rv("a", "3")], "10", Some("tok"))));
     lw.push_list(Err(api_error(410, "Expired")));
-    lw.push_list(Ok(page(
-        vec![pod_rv("a", "3"), pod_rv("b", "12")],
-        "12",
-        None,
-    )));
+    lw.push_list(Ok(page(vec![pod_rv("a", "3"), pod_rv("b", "12")], "12", None)));
     r.step().await;
     r.step().await;
     assert_eq!(r.phase(), Phase::Watch);
     let calls = lw.calls();
     assert_eq!(calls.len(), 3);
     let full = &calls[2];
-    assert_eq!(
-        (
-            full.opts.limit,
-            full.opts.continue_token.as_deref(),
-            rv_of(full)
-        ),
-        (None, None, Some("0"))
-    );
+    assert_eq!((full.opts.limit, full.opts.continue_token.as_deref(), rv_of(full)), (None, None, Some("0")));
     assert_eq!(r.last_sync_resource_version(), "12");
     // The full list replaces the pages read so far: no duplicate of "a".
     assert_eq!(drain(&fifo).await.len(), 2);
@@ -160,23 +133,14 @@ async fn gone_watch_relists_at_last_rv_and_expired_list_retries_at_empty_rv() {
         seen.fetch_add(1, Ordering::SeqCst);
     }));
     lw.push_list(Ok(page(vec![pod_rv("a", "3")], "10", None)));
-    lw.push_watch(
-        vec![
-            Ok(WatchEvent::Added(pod_rv("b", "11"))),
-            Err(api_error(410, "Expired")),
-        ],
-        false,
-    );
+    lw.push_watch(vec![Ok(WatchEvent::Added(pod_rv("b", "11"))), Err(api_error(410, "Expired"))], false);
     lw.push_list(Err(api_error(410, "Expired")));
     lw.push_list(Ok(page(vec![pod_rv("b", "11")], "20", None)));
     lw.push_watch(vec![], true);
     run_for(r, 10).await;
 
     let calls = lw.calls();
-    let summary: Vec<_> = calls
-        .iter()
-        .map(|c| (c.verb, rv_of(c), c.opts.limit))
-        .collect();
+    let summary: Vec<_> = calls.iter().map(|c| (c.verb, rv_of(c), c.opts.limit)).collect();
     assert_eq!(
         summary,
         [
@@ -196,25 +160,15 @@ async fn gone_watch_relists_at_last_rv_and_expired_list_retries_at_empty_rv() {
     let queued = drain(&fifo).await;
     // "a" vanished in the relist; with no known objects the FIFO only
     // tombstones what is still queued.
-    assert_eq!(
-        queued[0],
-        ("ns/a".into(), vec![DeltaType::Replaced, DeltaType::Deleted])
-    );
+    assert_eq!(queued[0], ("ns/a".into(), vec![DeltaType::Replaced, DeltaType::Deleted]));
 }
 
 #[tokio::test(start_paused = true)]
 async fn too_large_resource_version_relists_at_empty_rv() {
     let (lw, _fifo, r) = setup(false);
-    let mut status = crate::rest::Status {
-        code: 504,
-        reason: "Timeout".into(),
-        ..Default::default()
-    };
+    let mut status = crate::rest::Status { code: 504, reason: "Timeout".into(), ..Default::default() };
     status.details = Some(crate::rest::StatusDetails {
-        causes: vec![crate::rest::StatusCause {
-            reason: "ResourceVersionTooLarge".into(),
-            ..Default::default()
-        }],
+        causes: vec![crate::rest::StatusCause { reason: "ResourceVersionTooLarge".into(), ..Default::default() }],
         ..Default::default()
     });
     lw.push_list(Ok(page(vec![], "10", None)));
@@ -222,18 +176,8 @@ async fn too_large_resource_version_relists_at_empty_rv() {
     lw.push_list(Err(rest::Error::Api(Box::new(status))));
     lw.push_list(Ok(page(vec![], "30", None)));
     run_for(r, 5).await;
-    let rvs: Vec<_> = lw
-        .calls()
-        .iter()
-        .map(|c| (c.verb, rv_of(c).map(str::to_owned)))
-        .collect();
-    assert_eq!(
-        rvs[2..4],
-        [
-            (Verb::List, Some("10".into())),
-            (Verb::List, Some(String::new()))
-        ]
-    );
+    let rvs: Vec<_> = lw.calls().iter().map(|c| (c.verb, rv_of(c).map(str::to_owned))).collect();
+    assert_eq!(rvs[2..4], [(Verb::List, Some("10".into())), (Verb::List, Some(String::new()))]);
 }
 
 #[tokio::test(start_paused = true)]
@@ -241,34 +185,15 @@ async fn ended_watch_resumes_from_last_rv_without_relist() {
     let (lw, fifo, r) = setup(false);
     let rv = r.resource_version_handle();
     lw.push_list(Ok(page(vec![], "10", None)));
-    lw.push_watch(
-        vec![
-            Ok(WatchEvent::Added(pod_rv("a", "11"))),
-            Ok(WatchEvent::Modified(pod_rv("a", "12"))),
-        ],
-        false,
-    );
+    lw.push_watch(vec![Ok(WatchEvent::Added(pod_rv("a", "11"))), Ok(WatchEvent::Modified(pod_rv("a", "12")))], false);
     lw.push_watch(vec![Ok(WatchEvent::Deleted(pod_rv("a", "13")))], true);
     run_for(r, 60).await;
     let calls = lw.calls();
     let summary: Vec<_> = calls.iter().map(|c| (c.verb, rv_of(c))).collect();
-    assert_eq!(
-        summary,
-        [
-            (Verb::List, Some("0")),
-            (Verb::Watch, Some("10")),
-            (Verb::Watch, Some("12"))
-        ]
-    );
+    assert_eq!(summary, [(Verb::List, Some("0")), (Verb::Watch, Some("10")), (Verb::Watch, Some("12"))]);
     assert_eq!(calls[2].at, calls[1].at, "no backoff after a normal end");
     assert_eq!(rv.get(), "13");
-    assert_eq!(
-        drain(&fifo).await,
-        [(
-            "ns/a".into(),
-            vec![DeltaType::Added, DeltaType::Updated, DeltaType::Deleted]
-        )]
-    );
+    assert_eq!(drain(&fifo).await, [("ns/a".into(), vec![DeltaType::Added, DeltaType::Updated, DeltaType::Deleted])]);
 }
 
 #[tokio::test(start_paused = true)]
@@ -297,14 +222,8 @@ async fn failures_back_off_800ms_doubling_to_30s() {
     let calls = lw.calls();
     let lists: Vec<_> = calls.iter().filter(|c| c.verb == Verb::List).collect();
     assert_eq!(lists.len(), 10);
-    let gaps: Vec<u128> = lists
-        .windows(2)
-        .map(|w| (w[1].at - w[0].at).as_millis())
-        .collect();
-    assert_eq!(
-        gaps,
-        [800, 1600, 3200, 6400, 12800, 25600, 30000, 30000, 30000]
-    );
+    let gaps: Vec<u128> = lists.windows(2).map(|w| (w[1].at - w[0].at).as_millis()).collect();
+    assert_eq!(gaps, [800, 1600, 3200, 6400, 12800, 25600, 30000, 30000, 30000]);
     assert_eq!(calls.last().map(|c| c.verb), Some(Verb::Watch));
 }
 
@@ -315,18 +234,10 @@ async fn throttled_watch_start_retries_the_watch_only() {
     lw.push_watch_err(api_error(429, "TooManyRequests"));
     lw.push_watch(vec![], true);
     run_for(r, 5).await;
-    let summary: Vec<_> = lw
-        .calls()
-        .iter()
-        .map(|c| (c.verb, rv_of(c).map(str::to_owned)))
-        .collect();
+    let summary: Vec<_> = lw.calls().iter().map(|c| (c.verb, rv_of(c).map(str::to_owned))).collect();
     assert_eq!(
         summary,
-        [
-            (Verb::List, Some("0".into())),
-            (Verb::Watch, Some("10".into())),
-            (Verb::Watch, Some("10".into()))
-        ]
+        [(Verb::List, Some("0".into())), (Verb::Watch, Some("10".into())), (Verb::Watch, Some("10".into()))]
     );
 }
 
@@ -339,10 +250,7 @@ async fn very_short_empty_watch_backs_off_and_relists() {
     lw.push_watch(vec![], true);
     run_for(r, 5).await;
     let calls = lw.calls();
-    assert_eq!(
-        calls.iter().map(|c| c.verb).collect::<Vec<_>>(),
-        [Verb::List, Verb::Watch, Verb::List, Verb::Watch]
-    );
+    assert_eq!(calls.iter().map(|c| c.verb).collect::<Vec<_>>(), [Verb::List, Verb::Watch, Verb::List, Verb::Watch]);
     assert_eq!(calls[2].at - calls[1].at, Duration::from_millis(800));
 }
 
@@ -382,10 +290,7 @@ async fn watch_list_replaces_at_initial_events_end_and_keeps_watching() {
     assert!(o.allow_watch_bookmarks);
     assert_eq!(
         drain(&fifo).await,
-        [
-            ("ns/a".into(), vec![DeltaType::Replaced, DeltaType::Updated]),
-            ("ns/b".into(), vec![DeltaType::Replaced]),
-        ]
+        [("ns/a".into(), vec![DeltaType::Replaced, DeltaType::Updated]), ("ns/b".into(), vec![DeltaType::Replaced]),]
     );
 }
 
@@ -394,34 +299,14 @@ async fn rejected_watch_list_falls_back_to_list_and_stays_off() {
     let (lw, fifo, r) = setup(true);
     lw.push_watch_err(api_error(422, "Invalid"));
     lw.push_list(Ok(page(vec![pod_rv("a", "3")], "10", None)));
-    lw.push_watch(
-        vec![
-            Ok(WatchEvent::Added(pod_rv("b", "11"))),
-            Err(api_error(410, "Expired")),
-        ],
-        false,
-    );
-    lw.push_list(Ok(page(
-        vec![pod_rv("a", "3"), pod_rv("b", "11")],
-        "11",
-        None,
-    )));
+    lw.push_watch(vec![Ok(WatchEvent::Added(pod_rv("b", "11"))), Err(api_error(410, "Expired"))], false);
+    lw.push_list(Ok(page(vec![pod_rv("a", "3"), pod_rv("b", "11")], "11", None)));
     lw.push_watch(vec![], true);
     run_for(r, 10).await;
-    let summary: Vec<_> = lw
-        .calls()
-        .iter()
-        .map(|c| (c.verb, c.opts.send_initial_events))
-        .collect();
+    let summary: Vec<_> = lw.calls().iter().map(|c| (c.verb, c.opts.send_initial_events)).collect();
     assert_eq!(
         summary,
-        [
-            (Verb::Watch, Some(true)),
-            (Verb::List, None),
-            (Verb::Watch, None),
-            (Verb::List, None),
-            (Verb::Watch, None),
-        ]
+        [(Verb::Watch, Some(true)), (Verb::List, None), (Verb::Watch, None), (Verb::List, None), (Verb::Watch, None),]
     );
     assert!(!drain(&fifo).await.is_empty());
 }
@@ -434,23 +319,9 @@ async fn watch_list_without_end_bookmark_falls_back_to_list() {
     lw.push_list(Ok(page(vec![pod_rv("a", "3")], "10", None)));
     lw.push_watch(vec![], true);
     run_for(r, 5).await;
-    let summary: Vec<_> = lw
-        .calls()
-        .iter()
-        .map(|c| (c.verb, c.opts.send_initial_events))
-        .collect();
-    assert_eq!(
-        summary,
-        [
-            (Verb::Watch, Some(true)),
-            (Verb::List, None),
-            (Verb::Watch, None)
-        ]
-    );
-    assert_eq!(
-        drain(&fifo).await,
-        [("ns/a".into(), vec![DeltaType::Replaced])]
-    );
+    let summary: Vec<_> = lw.calls().iter().map(|c| (c.verb, c.opts.send_initial_events)).collect();
+    assert_eq!(summary, [(Verb::Watch, Some(true)), (Verb::List, None), (Verb::Watch, None)]);
+    assert_eq!(drain(&fifo).await, [("ns/a".into(), vec![DeltaType::Replaced])]);
 }
 
 #[tokio::test(start_paused = true)]
@@ -461,17 +332,8 @@ async fn transient_watch_list_failure_lists_now_and_tries_watch_list_next_round(
     lw.push_watch(vec![Err(api_error(410, "Expired"))], false);
     lw.push_watch(vec![Ok(end_bookmark("12"))], true);
     run_for(r, 5).await;
-    let summary: Vec<_> = lw
-        .calls()
-        .iter()
-        .map(|c| {
-            (
-                c.verb,
-                c.opts.send_initial_events,
-                rv_of(c).map(str::to_owned),
-            )
-        })
-        .collect();
+    let summary: Vec<_> =
+        lw.calls().iter().map(|c| (c.verb, c.opts.send_initial_events, rv_of(c).map(str::to_owned))).collect();
     assert_eq!(
         summary,
         [
@@ -496,19 +358,13 @@ async fn resync_period_queues_sync_deltas_for_known_objects() {
     let r = Reflector::new(
         Arc::clone(&lw),
         fifo.clone(),
-        ReflectorOptions {
-            resync_period: Duration::from_secs(30),
-            ..opts(false)
-        },
+        ReflectorOptions { resync_period: Duration::from_secs(30), ..opts(false) },
     )
     .should_resync(Arc::new(move || count.fetch_add(1, Ordering::SeqCst) > 0));
     let cancel = CancellationToken::new();
     let task = tokio::spawn(r.run(cancel.clone()));
     tokio::time::sleep(Duration::from_secs(1)).await;
-    assert_eq!(
-        drain(&fifo).await,
-        [("ns/a".into(), vec![DeltaType::Replaced])]
-    );
+    assert_eq!(drain(&fifo).await, [("ns/a".into(), vec![DeltaType::Replaced])]);
     tokio::time::sleep(Duration::from_secs(64)).await;
     cancel.cancel();
     task.await.unwrap();
@@ -531,27 +387,18 @@ async fn broken_watch_connection_resumes_without_relist_but_a_bad_event_relists(
     let counters = r.counters();
     lw.push_list(Ok(page(vec![], "10", None)));
     lw.push_watch(
-        vec![
-            Ok(WatchEvent::Added(pod_rv("a", "11"))),
-            Err(rest::Error::WatchTruncated { buffered: 120 }),
-        ],
+        vec![Ok(WatchEvent::Added(pod_rv("a", "11"))), Err(rest::Error::WatchTruncated { buffered: 120 })],
         false,
     );
     lw.push_watch(
-        vec![
-            Ok(WatchEvent::Modified(pod_rv("a", "12"))),
-            Err(rest::Error::Timeout(Duration::from_secs(30))),
-        ],
+        vec![Ok(WatchEvent::Modified(pod_rv("a", "12"))), Err(rest::Error::Timeout(Duration::from_secs(30)))],
         false,
     );
     let decode = serde_json::from_str::<u8>("{").unwrap_err();
     lw.push_watch(
         vec![
             Ok(WatchEvent::Added(pod_rv("b", "13"))),
-            Err(rest::Error::Decode {
-                what: "ADDED object".into(),
-                source: decode,
-            }),
+            Err(rest::Error::Decode { what: "ADDED object".into(), source: decode }),
         ],
         false,
     );
@@ -575,10 +422,7 @@ async fn broken_watch_connection_resumes_without_relist_but_a_bad_event_relists(
     assert_eq!(calls[2].at, calls[1].at, "no backoff after a broken connection");
     assert_eq!(calls[3].at, calls[2].at);
     assert_eq!(reported.load(Ordering::SeqCst), 1, "only the bad event is reported");
-    assert_eq!(
-        (counters.lists(), counters.watch_lists(), counters.watches()),
-        (2, 0, 4)
-    );
+    assert_eq!((counters.lists(), counters.watch_lists(), counters.watches()), (2, 0, 4));
     assert_eq!(counters.full_loads(), 2);
     drop(fifo);
 }
@@ -591,10 +435,7 @@ async fn counters_tell_watch_lists_from_watches() {
     lw.push_watch(vec![Ok(end_bookmark("10"))], false);
     lw.push_watch(vec![Ok(bookmark("11"))], true);
     run_for(r, 5).await;
-    assert_eq!(
-        (counters.lists(), counters.watch_lists(), counters.watches()),
-        (0, 1, 1)
-    );
+    assert_eq!((counters.lists(), counters.watch_lists(), counters.watches()), (0, 1, 1));
     assert_eq!(counters.full_loads(), 1);
 }
 
@@ -611,31 +452,16 @@ async fn broken_watch_list_connection_streams_the_initial_events_again() {
     }));
     let counters = r.counters();
     lw.push_watch(
-        vec![
-            Ok(WatchEvent::Added(pod_rv("partial", "5"))),
-            Err(rest::Error::WatchTruncated { buffered: 10 }),
-        ],
+        vec![Ok(WatchEvent::Added(pod_rv("partial", "5"))), Err(rest::Error::WatchTruncated { buffered: 10 })],
         false,
     );
-    lw.push_watch(
-        vec![Ok(WatchEvent::Added(pod_rv("a", "6"))), Ok(end_bookmark("7"))],
-        true,
-    );
+    lw.push_watch(vec![Ok(WatchEvent::Added(pod_rv("a", "6"))), Ok(end_bookmark("7"))], true);
     run_for(r, 5).await;
     let calls = lw.calls();
-    let summary: Vec<_> = calls
-        .iter()
-        .map(|c| (c.verb, c.opts.send_initial_events))
-        .collect();
-    assert_eq!(
-        summary,
-        [(Verb::Watch, Some(true)), (Verb::Watch, Some(true))]
-    );
+    let summary: Vec<_> = calls.iter().map(|c| (c.verb, c.opts.send_initial_events)).collect();
+    assert_eq!(summary, [(Verb::Watch, Some(true)), (Verb::Watch, Some(true))]);
     assert_eq!(calls[1].at, calls[0].at, "no backoff after some events");
     assert_eq!(reported.load(Ordering::SeqCst), 0);
     assert_eq!((counters.lists(), counters.watch_lists()), (0, 2));
-    assert_eq!(
-        drain(&fifo).await,
-        [("ns/a".into(), vec![DeltaType::Replaced])]
-    );
+    assert_eq!(drain(&fifo).await, [("ns/a".into(), vec![DeltaType::Replaced])]);
 }

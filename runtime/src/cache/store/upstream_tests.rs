@@ -110,8 +110,13 @@ fn multi_index_keys() {
     index.add(obj("one", "ernie,bert"));
     index.add(obj("two", "bert,oscar"));
     index.add(obj("tre", "ernie,elmo"));
-    let table: &[(&str, &[&str])] =
-        &[("ernie", &["one", "tre"]), ("bert", &["one", "two"]), ("elmo", &["tre"]), ("oscar", &["two"]), ("elmo1", &[])];
+    let table: &[(&str, &[&str])] = &[
+        ("ernie", &["one", "tre"]),
+        ("bert", &["one", "two"]),
+        ("elmo", &["tre"]),
+        ("oscar", &["two"]),
+        ("elmo1", &[]),
+    ];
     for (user, pods) in table {
         assert_eq!(names(&index.by_index("byUser", user).unwrap()), strs(pods), "{user}");
     }

@@ -38,7 +38,8 @@ async fn retry_after_is_waited_for() {
 #[tokio::test]
 async fn gives_up_after_max_retries() {
     let server =
-        TestServer::start(|_, _| Reply::json(429, status(429, "TooManyRequests")).with_header("Retry-After", "0")).await;
+        TestServer::start(|_, _| Reply::json(429, status(429, "TooManyRequests")).with_header("Retry-After", "0"))
+            .await;
     let err = server.client().post("/x").json_body(&json!({})).bytes().await.unwrap_err();
     assert!(err.is_too_many_requests(), "{err}");
     assert_eq!(server.requests().len(), 1 + crate::rest::MAX_RETRIES as usize);
@@ -89,7 +90,8 @@ async fn status_bodies_and_synthesized_statuses() {
 
 #[tokio::test]
 async fn headers_auth_impersonation_and_warnings() {
-    let server = TestServer::start(|_, _| Reply::json(200, json!({})).with_header("Warning", "299 - \"deprecated\"")).await;
+    let server =
+        TestServer::start(|_, _| Reply::json(200, json!({})).with_header("Warning", "299 - \"deprecated\"")).await;
     let mut config = Config::new(server.url.parse().unwrap());
     config.qps = 0.0;
     config.auth = Auth::Bearer("s3cret".into());
@@ -100,7 +102,16 @@ async fn headers_auth_impersonation_and_warnings() {
         extra: [("scopes/x".to_owned(), vec!["a".to_owned(), "b".to_owned()])].into_iter().collect(),
     };
     let client = Client::new(config).unwrap();
-    client.get("/api/v1").namespace("ns").resource("pods").name("a b").subresource("log").param("follow", "true").bytes().await.unwrap();
+    client
+        .get("/api/v1")
+        .namespace("ns")
+        .resource("pods")
+        .name("a b")
+        .subresource("log")
+        .param("follow", "true")
+        .bytes()
+        .await
+        .unwrap();
     let r = &server.requests()[0];
     assert_eq!(r.path, "/api/v1/namespaces/ns/pods/a%20b/log?follow=true");
     assert_eq!(r.header("authorization"), Some("Bearer s3cret"));

@@ -2,6 +2,6 @@
 //! what this client sends and how it reacts to answers; they make no claim
 //! about what a real apiserver does.
 
-pub(crate) mod server;
 mod client_tests;
 mod resource_tests;
+pub(crate) mod server;

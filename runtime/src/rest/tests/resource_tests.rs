@@ -41,7 +41,11 @@ async fn typed_verbs_build_the_right_requests() {
     let raw: serde_json::Value = pods.list_as(&ListOptions::default()).await.unwrap();
     assert_eq!(raw["kind"], "List");
 
-    let new = Pod { metadata: Meta { name: Some("c".into()), ..Default::default() }, spec: Some(json!({"x": 1})), ..Pod::default() };
+    let new = Pod {
+        metadata: Meta { name: Some("c".into()), ..Default::default() },
+        spec: Some(json!({"x": 1})),
+        ..Pod::default()
+    };
     let created = pods.create(&new, &CreateOptions { dry_run: true, ..Default::default() }).await.unwrap();
     assert_eq!(created, new);
     pods.update(&new, &UpdateOptions { field_manager: Some("me".into()), ..Default::default() }).await.unwrap();
@@ -49,7 +53,8 @@ async fn typed_verbs_build_the_right_requests() {
     pods.apply("c", &json!({"apiVersion":"v1","kind":"Pod"}), &ApplyOptions::new("mgr").force()).await.unwrap();
     let scale: serde_json::Value = pods.get_subresource("c", "scale", &()).await.unwrap();
     assert_eq!(scale["metadata"]["name"], "scale");
-    let _: serde_json::Value = pods.patch_subresource("c", "status", &Patch::Json(json!([])), &PatchOptions::default()).await.unwrap();
+    let _: serde_json::Value =
+        pods.patch_subresource("c", "status", &Patch::Json(json!([])), &PatchOptions::default()).await.unwrap();
 
     let r = server.requests();
     assert_eq!((r[0].method.as_str(), r[0].path.as_str()), ("GET", "/api/v1/namespaces/ns/pods/a?resourceVersion=0"));
@@ -61,7 +66,10 @@ async fn typed_verbs_build_the_right_requests() {
     assert_eq!(r[6].path, "/api/v1/namespaces/ns/pods/c?fieldManager=mgr&force=true");
     assert_eq!(r[6].header("content-type"), Some("application/apply-patch+yaml"));
     assert_eq!(r[7].path, "/api/v1/namespaces/ns/pods/c/scale");
-    assert_eq!((r[8].path.as_str(), r[8].header("content-type")), ("/api/v1/namespaces/ns/pods/c/status", Some("application/json-patch+json")));
+    assert_eq!(
+        (r[8].path.as_str(), r[8].header("content-type")),
+        ("/api/v1/namespaces/ns/pods/c/status", Some("application/json-patch+json"))
+    );
 }
 
 #[tokio::test]
@@ -158,7 +166,8 @@ async fn log_stream_and_watch() {
                     br#"{"type":"ADDED","object":{"metadata":{"name":"a"}}}"#[..20].to_vec(),
                     br#"{"type":"ADDED","object":{"metadata":{"name":"a"}}}"#[20..].to_vec(),
                     b"\n{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"12\"}}}\n".to_vec(),
-                    br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","reason":"Expired","code":410}}"#.to_vec(),
+                    br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","reason":"Expired","code":410}}"#
+                        .to_vec(),
                 ],
             }
         } else {

@@ -25,9 +25,16 @@ impl Recorded {
 }
 
 pub(crate) enum Reply {
-    Respond { status: u16, headers: Vec<(String, String)>, body: Vec<u8> },
+    Respond {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+    },
     /// Chunked body written piece by piece.
-    Chunks { status: u16, chunks: Vec<Vec<u8>> },
+    Chunks {
+        status: u16,
+        chunks: Vec<Vec<u8>>,
+    },
     /// Close the connection without answering.
     Drop,
     /// Never answer.
@@ -105,10 +112,8 @@ async fn serve(mut sock: TcpStream, handler: Handler, requests: Arc<Mutex<Vec<Re
         let mut first = lines.next().unwrap_or_default().split(' ');
         let method = first.next().unwrap_or_default().to_owned();
         let path = first.next().unwrap_or_default().to_owned();
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-            .collect();
+        let headers: Vec<(String, String)> =
+            lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned())).collect();
         let len: usize = headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
@@ -143,7 +148,9 @@ async fn serve(mut sock: TcpStream, handler: Handler, requests: Arc<Mutex<Vec<Re
                 }
             }
             Reply::Chunks { status, chunks } => {
-                let head = format!("HTTP/1.1 {status} X\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n");
+                let head = format!(
+                    "HTTP/1.1 {status} X\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
+                );
                 if sock.write_all(head.as_bytes()).await.is_err() {
                     return;
                 }

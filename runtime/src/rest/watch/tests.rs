@@ -24,7 +24,9 @@ fn sample_stream() -> Vec<u8> {
     let mut s = Vec::new();
     s.extend_from_slice(br#"{"type":"ADDED","object":{"metadata":{"name":"a \"}{[ x","resourceVersion":"1"}}}"#);
     s.push(b'\n');
-    s.extend_from_slice(br#"{"type":"MODIFIED","object":{"metadata":{"name":"b\\","resourceVersion":"2"},"list":[1,{"x":"]"}]}}"#);
+    s.extend_from_slice(
+        br#"{"type":"MODIFIED","object":{"metadata":{"name":"b\\","resourceVersion":"2"},"list":[1,{"x":"]"}]}}"#,
+    );
     s.extend_from_slice(b"\r\n  ");
     // Concatenated without a separator, as the apiserver's JSON framer allows.
     s.extend_from_slice(br#"{"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"3","annotations":{"k8s.io/initial-events-end":"true"}}}}"#);
