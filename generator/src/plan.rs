@@ -228,11 +228,11 @@ fn client_plan<'a>(api: &'a Api, r: &'a Resource, schema: &'a str) -> ClientPlan
             client.status = true;
             continue;
         }
-        if let (true, true, Body::Schema(scale)) = (sub.name == "scale", regular_verbs, response) {
-            if body == response {
-                client.scale = Some(Gated { features, item: scale });
-                continue;
-            }
+        if let (true, true, Body::Schema(scale)) = (sub.name == "scale", regular_verbs, response)
+            && body == response
+        {
+            client.scale = Some(Gated { features, item: scale });
+            continue;
         }
         for op in extension_ops(sub) {
             let name = extension_name(&sub.name, op);

@@ -454,10 +454,10 @@ fn collect_resources(ctx: &Ctx, api: &mut Api) -> Result<()> {
                     // A Get/Delete without {name} would be a list / deletecollection.
                     let _ = shape.has_name;
                     resource.verbs.insert(verb);
-                    if let Some(gvk) = gvk {
-                        if resource.kind.is_empty() {
-                            resource.kind = gvk.kind;
-                        }
+                    if let Some(gvk) = gvk
+                        && resource.kind.is_empty()
+                    {
+                        resource.kind = gvk.kind;
                     }
                 }
                 Some(sub) => {

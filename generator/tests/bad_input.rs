@@ -73,7 +73,7 @@ fn unsupported_shape_names_pointer() {
     );
     let (dir, _) = spec_dir(&doc);
     let docs = k8s_client_gen::spec::load_dir(dir.path()).unwrap();
-    let text = k8s_client_gen::spec::build(&docs).err().expect("must fail").to_string();
+    let text = k8s_client_gen::spec::build(&docs).expect_err("must fail").to_string();
     assert!(text.contains("/components/schemas/io.k8s.api.core.v1.X/properties/a"), "{text}");
     assert!(text.contains("unsupported schema shape: anyOf"), "{text}");
 }

@@ -31,10 +31,11 @@ fn runtime_methods(file: &str) -> BTreeSet<String> {
     for item in parsed.items {
         if let syn::Item::Impl(imp) = item {
             for it in imp.items {
-                if let syn::ImplItem::Fn(f) = it {
-                    if matches!(f.vis, syn::Visibility::Public(_)) && f.sig.asyncness.is_some() {
-                        out.insert(f.sig.ident.to_string());
-                    }
+                if let syn::ImplItem::Fn(f) = it
+                    && matches!(f.vis, syn::Visibility::Public(_))
+                    && f.sig.asyncness.is_some()
+                {
+                    out.insert(f.sig.ident.to_string());
                 }
             }
         }

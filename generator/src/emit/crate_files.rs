@@ -42,10 +42,10 @@ pub fn features(api: &Api) -> Vec<Feature> {
             }
         }
         for r in refs {
-            if let Some(other) = api.types.get(&r).and_then(|d| d.feature.as_ref()) {
-                if other != feature {
-                    entry.insert(other.clone());
-                }
+            if let Some(other) = api.types.get(&r).and_then(|d| d.feature.as_ref())
+                && other != feature
+            {
+                entry.insert(other.clone());
             }
         }
     }
