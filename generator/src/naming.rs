@@ -1,9 +1,32 @@
-//! Every Rust name the generator writes comes from here: field and method
-//! names, module names, file names. heck does the case conversion; an
-//! override table handles acronyms heck would split (`clusterIPs` must be
-//! `cluster_ips`, not `cluster_i_ps`), and keywords get a trailing `_`.
+//! Every Rust name the generator writes comes from here: field, method,
+//! module, type, variant and file names.
+//!
+//! # The escaping rule
+//! Names on the wire (JSON properties, group labels, kinds, enum values)
+//! may be anything; the Rust names made from them are always identifiers,
+//! by one rule applied everywhere:
+//! 1. Case: heck converts to snake_case or UpperCamelCase; an override
+//!    table keeps plural acronyms whole (`clusterIPs` is `cluster_ips`, not
+//!    `cluster_i_ps`).
+//! 2. Characters: ASCII letters and digits are kept; every other ASCII
+//!    character (`-`, `.`, `/`, `$`, `_`, ...) separates words; a
+//!    non-ASCII character becomes the word `u` + its code point in hex
+//!    (`größe` is `gr_u00f6_u00df_e`), so every name is plain ASCII.
+//! 3. A name with no letter or digit at all is spelled out (`$` is
+//!    `dollar`, `-` is `dash`, `_` is `underscore`).
+//! 4. A name that starts with a digit gets a leading `_` (`3scale` is
+//!    `_3scale`).
+//! 5. A Rust keyword gets a trailing `_` (`type` is `type_`, `Self` is `Self_`).
+//! 6. Two wire names of one scope that come out the same (`fooBar` and
+//!    `FooBar`) are told apart by [`dedupe`]: in sorted wire-name order, the
+//!    first keeps the name and the others get `_2`, `_3`, ...
+//!
+//! Kinds are the exception to 1: they keep their spelling (`HTTPRoute`),
+//! and one that is not an identifier is an input error ([`kind_name`]).
 
-use heck::ToSnakeCase;
+use std::collections::BTreeSet;
+
+use heck::{ToSnakeCase, ToUpperCamelCase};
 
 /// Plural acronyms that heck would split before the lower-case `s`.
 const PLURAL_ACRONYMS: &[(&str, &str)] = &[
@@ -20,17 +43,78 @@ const PLURAL_ACRONYMS: &[(&str, &str)] = &[
     ("WWNs", "Wwns"),
 ];
 
-/// Whole names whose conversion is fixed by hand.
-const FIELD_OVERRIDES: &[(&str, &str)] = &[("$ref", "ref_path"), ("$schema", "schema"), ("-", "dash")];
+/// Whole names whose conversion is fixed by hand (JSON Schema's own keywords).
+const FIELD_OVERRIDES: &[(&str, &str)] = &[("$ref", "ref_path"), ("$schema", "schema")];
 
+/// Strict and reserved keywords of every edition, and the weak `union`.
 const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "box", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false",
-    "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "override", "priv", "pub",
-    "ref", "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof", "unsafe",
-    "unsized", "use", "virtual", "where", "while", "yield", "abstract", "become", "do", "final", "macro",
+    "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn",
+    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro",
+    "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static", "struct", "super",
+    "trait", "true", "try", "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while",
+    "yield",
 ];
 
-/// snake_case with plural acronyms kept whole; no keyword escaping.
+/// Words for the ASCII punctuation a name may consist of (step 3).
+const PUNCTUATION_WORDS: &[(char, &str)] = &[
+    ('$', "dollar"),
+    ('-', "dash"),
+    ('_', "underscore"),
+    ('.', "dot"),
+    ('/', "slash"),
+    ('@', "at"),
+    ('+', "plus"),
+    ('#', "hash"),
+    ('*', "star"),
+    (':', "colon"),
+    ('~', "tilde"),
+    ('%', "percent"),
+    ('&', "and"),
+    ('=', "equals"),
+    ('!', "bang"),
+    ('?', "question"),
+    (' ', "space"),
+];
+
+/// Step 2: ASCII letters and digits stay, other ASCII separates words, and
+/// non-ASCII characters become `u<hex>` words.
+fn ascii_words(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if c.is_ascii() {
+            out.push('_');
+        } else {
+            out.push_str(&format!("_u{:04x}_", c as u32));
+        }
+    }
+    out
+}
+
+/// Step 3: a name of punctuation only, spelled out as words.
+fn spelled_out(name: &str) -> String {
+    if name.is_empty() {
+        return "empty".to_owned();
+    }
+    let words: Vec<String> = name
+        .chars()
+        .map(|c| match PUNCTUATION_WORDS.iter().find(|(p, _)| *p == c) {
+            Some((_, w)) => (*w).to_owned(),
+            None => format!("u{:04x}", c as u32),
+        })
+        .collect();
+    words.join("_")
+}
+
+/// Steps 4 and 5 on a name made only of ASCII letters, digits and `_`.
+fn escape(name: String) -> String {
+    let name = if name.starts_with(|c: char| c.is_ascii_digit()) { format!("_{name}") } else { name };
+    if KEYWORDS.contains(&name.as_str()) { name + "_" } else { name }
+}
+
+/// snake_case with plural acronyms kept whole, ASCII only (steps 1 to 3);
+/// not yet escaped, for names that get a prefix or suffix.
 pub fn snake(name: &str) -> String {
     let mut s = name.to_owned();
     for (from, to) in PLURAL_ACRONYMS {
@@ -43,12 +127,41 @@ pub fn snake(name: &str) -> String {
             }
         }
     }
-    s.replace(['-', '.', '$'], "_").to_snake_case()
+    let snake = ascii_words(&s).to_snake_case();
+    if snake.is_empty() { spelled_out(name) } else { snake }
 }
 
-/// Escapes a Rust keyword by appending `_` (`type` → `type_`).
+/// UpperCamelCase, ASCII only (steps 1 to 3): enum variants, type-name parts.
+pub fn pascal(name: &str) -> String {
+    let camel = ascii_words(name).to_upper_camel_case();
+    if camel.is_empty() { spelled_out(name).to_upper_camel_case() } else { camel }
+}
+
+/// A path segment of a nested type name: its first letter upper-cased and
+/// separators dropped, the rest kept as written (`backendRefs` is
+/// `BackendRefs`, `clusterIPs` stays `ClusterIPs`), as the kind keeps its
+/// own spelling.
+pub fn type_segment(name: &str) -> String {
+    let words = ascii_words(name);
+    let mut out = String::with_capacity(words.len());
+    let mut upper_next = true;
+    for c in words.chars() {
+        if c == '_' {
+            upper_next = true;
+        } else if upper_next {
+            out.push(c.to_ascii_uppercase());
+            upper_next = false;
+        } else {
+            out.push(c);
+        }
+    }
+    if out.is_empty() { pascal(name) } else { out }
+}
+
+/// Escapes a name already made of ASCII letters, digits and `_` (steps 4
+/// and 5): `type` → `type_`, `3scale` → `_3scale`.
 pub fn escape_keyword(name: String) -> String {
-    if KEYWORDS.contains(&name.as_str()) { name + "_" } else { name }
+    escape(name)
 }
 
 /// The Rust field name for a JSON property name.
@@ -56,14 +169,49 @@ pub fn field_name(json_name: &str) -> String {
     if let Some((_, to)) = FIELD_OVERRIDES.iter().find(|(from, _)| *from == json_name) {
         return (*to).to_owned();
     }
-    let s = snake(json_name);
-    let s = if s.starts_with(|c: char| c.is_ascii_digit()) { format!("_{s}") } else { s };
-    escape_keyword(s)
+    escape(snake(json_name))
 }
 
-/// A module name for one segment of a schema name (`kube-aggregator` → `kube_aggregator`).
+/// An enum variant for a wire value (`PathPrefix`, `http` → `Http`, `""` → `Empty`).
+pub fn variant_name(value: &str) -> String {
+    escape(pascal(value))
+}
+
+/// A kind's type name: its own spelling when that is an identifier
+/// starting with a letter (`HTTPRoute`), else `None`: the input is wrong.
+pub fn kind_name(kind: &str) -> Option<String> {
+    let valid = kind.starts_with(|c: char| c.is_ascii_alphabetic())
+        && kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !KEYWORDS.contains(&kind);
+    valid.then(|| kind.to_owned())
+}
+
+/// Names for several wire names of one scope (the fields of a struct, the
+/// variants of an enum), each made by `name`, told apart by step 6.
+/// `wire` must be in sorted order; the result is in the same order.
+pub fn dedupe(wire: &[&str], name: impl Fn(&str) -> String) -> Vec<String> {
+    let mut taken = BTreeSet::new();
+    wire.iter()
+        .map(|w| {
+            let base = name(w);
+            let mut candidate = base.clone();
+            let mut n = 2;
+            while !taken.insert(candidate.clone()) {
+                candidate = format!("{base}_{n}");
+                n += 1;
+            }
+            candidate
+        })
+        .collect()
+}
+
+/// A module name for one segment of a schema name (`kube-aggregator` →
+/// `kube_aggregator`, `3scale` → `_3scale`). Lower-case segments keep their
+/// spelling otherwise, so built-in paths match k8s-openapi's.
 pub fn module_name(segment: &str) -> String {
-    escape_keyword(segment.replace('-', "_"))
+    let plain: String = ascii_words(segment).split('_').filter(|w| !w.is_empty()).collect::<Vec<_>>().join("_");
+    let plain = if plain.is_empty() { spelled_out(segment) } else { plain };
+    escape(plain)
 }
 
 /// File name (without `.rs`) for a type name (`APIService` → `api_service`).
@@ -74,12 +222,25 @@ pub fn file_name(type_name: &str) -> String {
 }
 
 /// Module path and type name for a schema name, following the public rule:
-/// drop `io.k8s.`, dots become `::`, hyphens `_`.
-pub fn schema_path(schema_name: &str) -> (Vec<String>, String) {
+/// drop `io.k8s.`, dots become `::`, each segment escaped as a module name.
+/// The type name keeps its spelling with hyphens as `_`; `None` when it is
+/// not an identifier even so.
+pub fn schema_path(schema_name: &str) -> (Vec<String>, Option<String>) {
     let trimmed = schema_name.strip_prefix("io.k8s.").unwrap_or(schema_name);
     let mut parts: Vec<&str> = trimmed.split('.').collect();
     let type_name = parts.pop().unwrap_or_default().replace('-', "_");
-    (parts.into_iter().map(module_name).collect(), type_name)
+    (parts.into_iter().map(module_name).collect(), kind_name(&type_name))
+}
+
+/// The schema name the apiserver publishes for a kind of a group: the
+/// group's labels reversed, then version and kind (`monitoring.coreos.com`
+/// → `com.coreos.monitoring.v1.ServiceMonitor`), as its OpenAPI builder does.
+pub fn published_schema_name(group: &str, version: &str, kind: &str) -> String {
+    let mut labels: Vec<&str> = group.split('.').filter(|l| !l.is_empty()).collect();
+    labels.reverse();
+    labels.push(version);
+    labels.push(kind);
+    labels.join(".")
 }
 
 /// The Cargo feature gating a module path (and the types in it): the API
@@ -94,12 +255,19 @@ pub fn module_feature(module: &[String]) -> Option<String> {
 }
 
 /// Accessor name of a group/version on the ClientSet (`apps`, `v1` → `apps_v1`;
-/// `networking.k8s.io` → `networking_v1`; core → `core_v1`).
+/// `networking.k8s.io` → `networking_v1`; core → `core_v1`; `3scale.net`
+/// → `_3scale_v1`).
 pub fn group_version_method(group: &str, version: &str) -> String {
     let short = if group.is_empty() { "core" } else { group.split('.').next().unwrap_or(group) };
     // `flowcontrol.apiserver.k8s.io` and `internal.apiserver.k8s.io` are
     // named by their first label, as client-go does.
-    format!("{}_{}", snake(short), version)
+    escape(format!("{}_{}", snake(short), snake(version)))
+}
+
+/// PascalCase type-name prefix for a group/version (`AppsV1`; `_3scaleV1`).
+pub fn group_version_type(group: &str, version: &str) -> String {
+    let camel = group_version_method(group, version).to_upper_camel_case();
+    if camel.starts_with(|c: char| c.is_ascii_digit()) { format!("_{camel}") } else { camel }
 }
 
 /// Method name for a resource on a group/version client, from its kind
@@ -107,12 +275,13 @@ pub fn group_version_method(group: &str, version: &str) -> String {
 /// `config_maps`, `NetworkPolicy` + `networkpolicies` → `network_policies`.
 pub fn resource_method(kind: &str, plural: &str) -> String {
     let snake_kind = snake(kind);
-    let lower_kind: String = snake_kind.chars().filter(|c| *c != '_').collect();
-    let common = lower_kind.chars().zip(plural.chars()).take_while(|(a, b)| a == b).count();
+    let plural = snake(plural);
+    let lower_kind: Vec<char> = snake_kind.chars().filter(|c| *c != '_').collect();
+    let common = lower_kind.iter().zip(plural.chars()).take_while(|(a, b)| *a == b).count();
     if common < lower_kind.len().saturating_sub(3) || common == 0 {
         // The plural is not a form of the kind's name (`componentstatuses` is):
         // use the plural as it is.
-        return escape_keyword(snake(plural));
+        return escape(plural);
     }
     let mut out = String::new();
     let mut taken = 0;
@@ -125,98 +294,11 @@ pub fn resource_method(kind: &str, plural: &str) -> String {
             taken += 1;
         }
     }
-    out.push_str(&plural[common..]);
-    escape_keyword(out)
-}
-
-/// PascalCase type-name fragment for a group/version (`AppsV1`).
-pub fn group_version_type(group: &str, version: &str) -> String {
-    use heck::ToUpperCamelCase;
-    group_version_method(group, version).to_upper_camel_case()
+    // `common` counts characters; both names are ASCII by now, but slice by
+    // characters all the same.
+    out.extend(plural.chars().skip(common));
+    escape(out)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn field_names() {
-        let cases = [
-            ("clusterIPs", "cluster_ips"),
-            ("clusterIP", "cluster_ip"),
-            ("podCIDRs", "pod_cidrs"),
-            ("podIPs", "pod_ips"),
-            ("hostIPs", "host_ips"),
-            ("externalIPs", "external_ips"),
-            ("type", "type_"),
-            ("continue", "continue_"),
-            ("ref", "ref_"),
-            ("$ref", "ref_path"),
-            ("$schema", "schema"),
-            ("x-kubernetes-int-or-string", "x_kubernetes_int_or_string"),
-            ("apiVersion", "api_version"),
-            ("deletionGracePeriodSeconds", "deletion_grace_period_seconds"),
-            ("readOnlyRootFilesystem", "read_only_root_filesystem"),
-            ("targetWWNs", "target_wwns"),
-            ("nodeIPAMEnabled", "node_ipam_enabled"),
-            ("ipsecMode", "ipsec_mode"),
-            ("allowedUIDs", "allowed_uids"),
-            ("dnsNames", "dns_names"),
-            ("enum", "enum_"),
-        ];
-        for (json, rust) in cases {
-            assert_eq!(field_name(json), rust, "for {json}");
-        }
-    }
-
-    #[test]
-    fn schema_paths() {
-        assert_eq!(
-            schema_path("io.k8s.api.apps.v1.Deployment"),
-            (vec!["api".into(), "apps".into(), "v1".into()], "Deployment".into())
-        );
-        assert_eq!(
-            schema_path("io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"),
-            (
-                vec!["kube_aggregator", "pkg", "apis", "apiregistration", "v1"].into_iter().map(String::from).collect(),
-                "APIService".into()
-            )
-        );
-        assert_eq!(schema_path("io.k8s.api.core.v1.Pod").0, vec!["api", "core", "v1"]);
-    }
-
-    #[test]
-    fn group_version_names() {
-        assert_eq!(group_version_method("", "v1"), "core_v1");
-        assert_eq!(group_version_method("apps", "v1"), "apps_v1");
-        assert_eq!(group_version_method("networking.k8s.io", "v1beta1"), "networking_v1beta1");
-        assert_eq!(group_version_method("rbac.authorization.k8s.io", "v1"), "rbac_v1");
-        assert_eq!(group_version_type("flowcontrol.apiserver.k8s.io", "v1"), "FlowcontrolV1");
-    }
-
-    #[test]
-    fn resource_methods() {
-        let cases = [
-            ("ConfigMap", "configmaps", "config_maps"),
-            ("NetworkPolicy", "networkpolicies", "network_policies"),
-            ("Endpoints", "endpoints", "endpoints"),
-            ("IPAddress", "ipaddresses", "ip_addresses"),
-            ("ServiceCIDR", "servicecidrs", "service_cidrs"),
-            ("Pod", "pods", "pods"),
-            ("ComponentStatus", "componentstatuses", "component_statuses"),
-            ("APIService", "apiservices", "api_services"),
-            ("CSIStorageCapacity", "csistoragecapacities", "csi_storage_capacities"),
-            ("Binding", "bindings", "bindings"),
-        ];
-        for (kind, plural, method) in cases {
-            assert_eq!(resource_method(kind, plural), method, "for {kind}");
-        }
-    }
-
-    #[test]
-    fn file_names() {
-        assert_eq!(file_name("APIService"), "api_service");
-        assert_eq!(file_name("CSIDriver"), "csi_driver");
-        assert_eq!(file_name("JSONSchemaProps"), "json_schema_props");
-    }
-}
+mod tests;

@@ -193,6 +193,9 @@ impl Ctx<'_> {
     fn type_def(&self, name: &str, schema: &Schema) -> Result<TypeDef> {
         let pointer = format!("/components/schemas/{}", pointer_token(name));
         let (module, rust_name) = naming::schema_path(name);
+        let rust_name = rust_name.ok_or_else(|| {
+            self.err(&pointer, format!("the type name of schema {name:?} is not a Rust identifier (letters, digits, `-`, `_`, starting with a letter)"))
+        })?;
         let all_gvks = gvks(&schema.schema_data.extensions, &pointer, self)?;
         let gvk = if all_gvks.len() == 1 { all_gvks.first().cloned() } else { None };
         let shape = if let Some(special) = special_for(name) {
@@ -215,7 +218,7 @@ impl Ctx<'_> {
                         };
                         fields.push(Field {
                             json_name: json_name.clone(),
-                            rust_name: naming::field_name(json_name),
+                            rust_name: String::new(),
                             ty,
                             required: required.contains(json_name.as_str()),
                             doc,
@@ -223,7 +226,7 @@ impl Ctx<'_> {
                         });
                     }
                     fields.sort_by(|a, b| a.json_name.cmp(&b.json_name));
-                    check_unique_field_names(&fields).map_err(|m| self.err(&pointer, m))?;
+                    name_fields(&mut fields);
                     Shape::Struct(fields)
                 }
                 SchemaKind::Any(any) if is_unconstrained(any) => Shape::Special(Special::JsonValue),
@@ -248,17 +251,14 @@ impl Ctx<'_> {
     }
 }
 
-fn check_unique_field_names(fields: &[Field]) -> Result<(), String> {
-    let mut seen = BTreeMap::new();
-    for f in fields {
-        if let Some(prev) = seen.insert(f.rust_name.as_str(), f.json_name.as_str()) {
-            return Err(format!(
-                "properties {prev:?} and {:?} map to the same Rust name {:?}",
-                f.json_name, f.rust_name
-            ));
-        }
+/// Rust names for sorted fields, by the naming module's one rule
+/// (properties that differ only in case or punctuation are numbered).
+fn name_fields(fields: &mut [Field]) {
+    let wire: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
+    let names = naming::dedupe(&wire, naming::field_name);
+    for (f, name) in fields.iter_mut().zip(names) {
+        f.rust_name = name;
     }
-    Ok(())
 }
 
 fn is_unconstrained(any: &openapiv3::AnySchema) -> bool {

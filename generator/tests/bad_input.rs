@@ -96,3 +96,17 @@ fn empty_directory_is_an_error() {
     assert!(!ok);
     assert!(stderr.contains("no OpenAPI documents found"), "{stderr}");
 }
+
+#[test]
+fn type_name_that_is_no_identifier_is_an_error_not_a_panic() {
+    let doc =
+        doc_with_schemas(r#"{"io.k8s.api.core.v1.3Thing":{"type":"object","properties":{"a":{"type":"string"}}}}"#);
+    let (dir, file) = spec_dir(&doc);
+    let out = dir.path().join("out");
+    let (ok, stderr) = run_cli(dir.path(), &out);
+    assert!(!ok);
+    assert!(stderr.contains(&file.display().to_string()), "{stderr}");
+    assert!(stderr.contains("/components/schemas/io.k8s.api.core.v1.3Thing"), "{stderr}");
+    assert!(stderr.contains("not a Rust identifier"), "{stderr}");
+    assert!(!out.exists());
+}

@@ -8,6 +8,7 @@ pub use ::k8s_client_runtime as runtime;
 pub mod api;
 pub mod apimachinery;
 pub mod fancy_stuff;
+pub mod net;
 pub mod clientset;
 pub mod informers;
 pub mod listers;

@@ -48,6 +48,22 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::fancy_stuff::pkg::apis::fancy::v1beta1::Thing,
         >,
     },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "3scale.net",
+        version: "v1",
+        kind: "APIcast",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::net::_3scale::v1::APIcast,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "3scale.net",
+        version: "v1",
+        kind: "APIcastList",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::net::_3scale::v1::APIcastList,
+        >,
+    },
 ];
 /// Looks a kind up by group, version and kind.
 pub fn find(

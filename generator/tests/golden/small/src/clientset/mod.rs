@@ -4,6 +4,7 @@
 //! `clientset.apps_v1().deployments("ns").list(&opts)`.
 #[cfg(feature = "core")]
 pub mod core_v1;
+pub mod _3scale_v1;
 #[cfg(feature = "fancy")]
 pub mod fancy_stuff_v1beta1;
 /// One client per group/version, sharing one connection pool and rate limiter.
@@ -35,6 +36,10 @@ impl Clientset {
     #[cfg(feature = "core")]
     pub fn core_v1(&self) -> core_v1::CoreV1Client {
         core_v1::CoreV1Client::new(self.client.clone())
+    }
+    /// Clients for `3scale.net/v1`.
+    pub fn _3scale_v1(&self) -> _3scale_v1::_3scaleV1Client {
+        _3scale_v1::_3scaleV1Client::new(self.client.clone())
     }
     /// Clients for `fancy-stuff.example.io/v1beta1`.
     #[cfg(feature = "fancy")]

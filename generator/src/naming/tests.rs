@@ -1,0 +1,209 @@
+use proptest::prelude::*;
+
+use super::*;
+
+/// What every name the generator writes must be: an identifier syn accepts
+/// (not a keyword, not `_`).
+fn is_identifier(name: &str) -> bool {
+    syn::parse_str::<syn::Ident>(name).is_ok() && name.is_ascii()
+}
+
+#[test]
+fn field_names() {
+    let cases = [
+        ("clusterIPs", "cluster_ips"),
+        ("clusterIP", "cluster_ip"),
+        ("podCIDRs", "pod_cidrs"),
+        ("podIPs", "pod_ips"),
+        ("hostIPs", "host_ips"),
+        ("externalIPs", "external_ips"),
+        ("type", "type_"),
+        ("continue", "continue_"),
+        ("ref", "ref_"),
+        ("$ref", "ref_path"),
+        ("$schema", "schema"),
+        ("x-kubernetes-int-or-string", "x_kubernetes_int_or_string"),
+        ("apiVersion", "api_version"),
+        ("deletionGracePeriodSeconds", "deletion_grace_period_seconds"),
+        ("readOnlyRootFilesystem", "read_only_root_filesystem"),
+        ("targetWWNs", "target_wwns"),
+        ("nodeIPAMEnabled", "node_ipam_enabled"),
+        ("ipsecMode", "ipsec_mode"),
+        ("allowedUIDs", "allowed_uids"),
+        ("dnsNames", "dns_names"),
+        ("enum", "enum_"),
+        // The escaping rule, step by step.
+        ("-", "dash"),
+        ("_", "underscore"),
+        ("$", "dollar"),
+        ("", "empty"),
+        ("..", "dot_dot"),
+        ("3scale", "_3scale"),
+        ("1", "_1"),
+        ("a.b/c", "a_b_c"),
+        ("größe", "gr_u00f6_u00df_e"),
+        ("Self", "self_"),
+        ("self", "self_"),
+        ("union", "union_"),
+        ("__proto__", "proto"),
+        ("x²", "x_u00b2"),
+    ];
+    for (json, rust) in cases {
+        assert_eq!(field_name(json), rust, "for {json:?}");
+    }
+}
+
+#[test]
+fn variant_names() {
+    let cases = [
+        ("Exact", "Exact"),
+        ("PathPrefix", "PathPrefix"),
+        ("http", "Http"),
+        ("HTTP/1.1", "Http11"),
+        ("", "Empty"),
+        ("*", "Star"),
+        ("1", "_1"),
+        ("Self", "Self_"),
+        ("ECDSA", "Ecdsa"),
+        ("no-op", "NoOp"),
+    ];
+    for (value, rust) in cases {
+        assert_eq!(variant_name(value), rust, "for {value:?}");
+    }
+}
+
+#[test]
+fn type_segments_keep_their_spelling() {
+    assert_eq!(type_segment("backendRefs"), "BackendRefs");
+    assert_eq!(type_segment("clusterIPs"), "ClusterIPs");
+    assert_eq!(type_segment("x-kubernetes-thing"), "XKubernetesThing");
+    assert_eq!(type_segment("$"), "Dollar");
+    assert_eq!(type_segment("3d"), "3d");
+}
+
+#[test]
+fn kinds_are_kept_or_refused() {
+    assert_eq!(kind_name("HTTPRoute").as_deref(), Some("HTTPRoute"));
+    assert_eq!(kind_name("Pod").as_deref(), Some("Pod"));
+    assert_eq!(kind_name("3Thing"), None);
+    assert_eq!(kind_name("My-Thing"), None);
+    assert_eq!(kind_name("Self"), None);
+    assert_eq!(kind_name(""), None);
+}
+
+#[test]
+fn duplicates_get_numbered_in_wire_order() {
+    assert_eq!(dedupe(&["FooBar", "fooBar", "foo_bar"], field_name), ["foo_bar", "foo_bar_2", "foo_bar_3"]);
+    assert_eq!(dedupe(&["a", "b"], field_name), ["a", "b"]);
+    // A numbered name that is itself a wire name's name is skipped.
+    assert_eq!(dedupe(&["a", "a_2", "A"], field_name), ["a", "a_2", "a_3"]);
+}
+
+#[test]
+fn schema_paths() {
+    assert_eq!(
+        schema_path("io.k8s.api.apps.v1.Deployment"),
+        (vec!["api".into(), "apps".into(), "v1".into()], Some("Deployment".into()))
+    );
+    assert_eq!(
+        schema_path("io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService"),
+        (
+            vec!["kube_aggregator", "pkg", "apis", "apiregistration", "v1"].into_iter().map(String::from).collect(),
+            Some("APIService".into())
+        )
+    );
+    assert_eq!(schema_path("io.k8s.api.core.v1.Pod").0, vec!["api", "core", "v1"]);
+    assert_eq!(
+        schema_path("net.3scale.v1.Thing"),
+        (vec!["net".into(), "_3scale".into(), "v1".into()], Some("Thing".into()))
+    );
+    assert_eq!(schema_path("io.k8s.networking.gateway.v1.HTTPRoute").0, vec!["networking", "gateway", "v1"]);
+    assert_eq!(schema_path("com.example.v1.3Thing").1, None);
+}
+
+#[test]
+fn published_schema_names() {
+    assert_eq!(
+        published_schema_name("monitoring.coreos.com", "v1", "ServiceMonitor"),
+        "com.coreos.monitoring.v1.ServiceMonitor"
+    );
+    assert_eq!(
+        published_schema_name("gateway.networking.k8s.io", "v1", "HTTPRoute"),
+        "io.k8s.networking.gateway.v1.HTTPRoute"
+    );
+    assert_eq!(published_schema_name("3scale.net", "v1beta1", "APIcast"), "net.3scale.v1beta1.APIcast");
+}
+
+#[test]
+fn group_version_names() {
+    assert_eq!(group_version_method("", "v1"), "core_v1");
+    assert_eq!(group_version_method("apps", "v1"), "apps_v1");
+    assert_eq!(group_version_method("networking.k8s.io", "v1beta1"), "networking_v1beta1");
+    assert_eq!(group_version_method("rbac.authorization.k8s.io", "v1"), "rbac_v1");
+    assert_eq!(group_version_type("flowcontrol.apiserver.k8s.io", "v1"), "FlowcontrolV1");
+    assert_eq!(group_version_method("3scale.net", "v1"), "_3scale_v1");
+    assert_eq!(group_version_type("3scale.net", "v1"), "_3scaleV1");
+    assert_eq!(group_version_method("cert-manager.io", "v1"), "cert_manager_v1");
+}
+
+#[test]
+fn resource_methods() {
+    let cases = [
+        ("ConfigMap", "configmaps", "config_maps"),
+        ("NetworkPolicy", "networkpolicies", "network_policies"),
+        ("Endpoints", "endpoints", "endpoints"),
+        ("IPAddress", "ipaddresses", "ip_addresses"),
+        ("ServiceCIDR", "servicecidrs", "service_cidrs"),
+        ("Pod", "pods", "pods"),
+        ("ComponentStatus", "componentstatuses", "component_statuses"),
+        ("APIService", "apiservices", "api_services"),
+        ("CSIStorageCapacity", "csistoragecapacities", "csi_storage_capacities"),
+        ("Binding", "bindings", "bindings"),
+        ("HTTPRoute", "httproutes", "http_routes"),
+        // Non-ASCII plurals are words of their own, never sliced mid-character.
+        ("Größe", "größen", "gr_u00f6_u00df_en"),
+        ("Thing", "für", "f_u00fc_r"),
+        ("Type", "types", "types"),
+        ("Self", "self", "self_"),
+    ];
+    for (kind, plural, method) in cases {
+        assert_eq!(resource_method(kind, plural), method, "for {kind}");
+    }
+}
+
+#[test]
+fn file_names() {
+    assert_eq!(file_name("APIService"), "api_service");
+    assert_eq!(file_name("CSIDriver"), "csi_driver");
+    assert_eq!(file_name("JSONSchemaProps"), "json_schema_props");
+}
+
+proptest! {
+    #[test]
+    fn every_name_is_an_identifier(s in "\\PC{0,12}") {
+        prop_assert!(is_identifier(&field_name(&s)), "field {:?} -> {:?}", s, field_name(&s));
+        prop_assert!(is_identifier(&variant_name(&s)), "variant {:?}", s);
+        prop_assert!(is_identifier(&module_name(&s)), "module {:?} -> {:?}", s, module_name(&s));
+        prop_assert!(is_identifier(&group_version_method(&s, "v1")), "group {:?}", s);
+        prop_assert!(is_identifier(&group_version_type(&s, "v1")), "group type {:?}", s);
+        prop_assert!(is_identifier(&resource_method("Thing", &s)), "plural {:?}", s);
+        prop_assert!(is_identifier(&resource_method(&s, "things")), "kind {:?}", s);
+        prop_assert!(is_identifier(&format!("Kind{}", type_segment(&s))), "segment {:?}", s);
+        if let Some(k) = kind_name(&s) {
+            prop_assert!(is_identifier(&k));
+        }
+        let (modules, ty) = schema_path(&s);
+        for m in modules {
+            prop_assert!(is_identifier(&m), "schema {:?}", s);
+        }
+        if let Some(ty) = ty {
+            prop_assert!(is_identifier(&ty));
+        }
+    }
+
+    #[test]
+    fn ascii_property_names_are_identifiers(s in "[ -~]{0,16}") {
+        prop_assert!(is_identifier(&field_name(&s)), "field {:?} -> {:?}", s, field_name(&s));
+        prop_assert!(is_identifier(&variant_name(&s)), "variant {:?}", s);
+    }
+}
