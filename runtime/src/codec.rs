@@ -86,9 +86,12 @@ impl<'de> Visitor<'de> for TimeVisitor {
 /// `#[serde(with = ...)]` helpers for `metav1.Time`: zero is `null`.
 pub mod time {
     use super::*;
+    /// Writes the time as `metav1.Time` does: RFC 3339 in UTC, whole seconds
+    /// unless the value carries a fraction, and the zero time as `null`.
     pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
         if *t == zero_time() { s.serialize_none() } else { s.serialize_str(&format_time(t)) }
     }
+    /// Reads an RFC 3339 timestamp; `null` reads as the zero time.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
         d.deserialize_option(TimeVisitor)
     }
@@ -97,9 +100,12 @@ pub mod time {
 /// `#[serde(with = ...)]` helpers for `metav1.MicroTime`: zero is `null`.
 pub mod micro_time {
     use super::*;
+    /// Writes the time as `metav1.MicroTime` does: RFC 3339 in UTC with at
+    /// least six fraction digits, and the zero time as `null`.
     pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
         if *t == zero_time() { s.serialize_none() } else { s.serialize_str(&format_micro_time(t)) }
     }
+    /// Reads an RFC 3339 timestamp; `null` reads as the zero time.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
         d.deserialize_option(TimeVisitor)
     }
@@ -109,6 +115,7 @@ pub mod micro_time {
 /// another object (list items, StatefulSet claim templates) they are written
 /// without, as Go does for an empty TypeMeta. Generated kinds implement this.
 pub trait SerializeEmbedded {
+    /// Serializes the object without `apiVersion` and `kind`.
     fn serialize_embedded<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error>;
 }
 
@@ -211,7 +218,9 @@ impl<'de> Deserialize<'de> for ByteString {
 /// Either half of an `IntOrString` as read from JSON.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IntOrStr {
+    /// A JSON number, e.g. a port number or a replica count.
     Int(i32),
+    /// A JSON string, e.g. a named port or a percentage such as `"25%"`.
     Str(String),
 }
 
@@ -289,12 +298,15 @@ impl RawJson {
     pub fn from_text(text: &str) -> Result<Self, serde_json::Error> {
         serde_json::value::RawValue::from_string(text.to_owned()).map(RawJson)
     }
+    /// The JSON text of `value`.
     pub fn from_value(value: &serde_json::Value) -> Self {
         RawJson(serde_json::value::to_raw_value(value).expect("a Value always serializes"))
     }
+    /// The JSON text, exactly as read.
     pub fn as_str(&self) -> &str {
         self.0.get()
     }
+    /// The value parsed into a JSON tree.
     pub fn to_value(&self) -> serde_json::Value {
         serde_json::from_str(self.0.get()).unwrap_or(serde_json::Value::Null)
     }

@@ -21,14 +21,29 @@ use crate::rest::{HasScale, HasStatus, ResourceClient};
 /// Converting between dynamic and typed objects.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The object's JSON does not fit the other representation: a field of
+    /// the wrong type, a missing required field.
     #[error("converting {kind} object: {source}")]
     Convert {
+        /// The kind being converted to or from.
         kind: String,
+        /// What serde found wrong.
         #[source]
         source: serde_json::Error,
     },
+    /// The dynamic object's `apiVersion`/`kind` are not those of the typed
+    /// kind asked for.
     #[error("object is {found_api_version}/{found_kind}, not {api_version}/{kind}")]
-    WrongKind { api_version: String, kind: String, found_api_version: String, found_kind: String },
+    WrongKind {
+        /// `apiVersion` of the typed kind asked for.
+        api_version: String,
+        /// The typed kind asked for.
+        kind: String,
+        /// `apiVersion` of the object.
+        found_api_version: String,
+        /// `kind` of the object.
+        found_kind: String,
+    },
 }
 
 /// `metav1.ObjectMeta` as far as generic code needs it; every other field
@@ -36,26 +51,46 @@ pub enum Error {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DynamicMeta {
+    /// `metadata.name`: unique among the kind's objects in the namespace (or
+    /// the cluster).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// `metadata.generateName`: the prefix the apiserver completes into a
+    /// unique name on create when `name` is empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generate_name: Option<String>,
+    /// `metadata.namespace`; absent for cluster-scoped objects.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+    /// `metadata.uid`: set by the apiserver on create and never reused, it
+    /// tells apart two objects that had the same name at different times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
+    /// `metadata.resourceVersion`: the opaque version the apiserver checks on
+    /// update (optimistic concurrency) and resumes watches from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
+    /// `metadata.generation`: bumped by the apiserver on each change of the
+    /// desired state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
+    /// `metadata.labels`, matched by label selectors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
+    /// `metadata.annotations`: non-identifying key/value data for tools and
+    /// controllers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<BTreeMap<String, String>>,
+    /// `metadata.deletionTimestamp` (RFC 3339): set once deletion was requested
+    /// and the object waits for its finalizers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<String>,
+    /// `metadata.managedFields`, the server-side-apply field ownership, kept as
+    /// raw JSON; informers drop it by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub managed_fields: Option<Value>,
+    /// Every other `metadata` field (`ownerReferences`, `finalizers`,
+    /// `creationTimestamp`, ...), written back unchanged.
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }
@@ -107,12 +142,17 @@ impl Metadata for DynamicMeta {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DynamicObject {
+    /// `apiVersion`: `group/version`, or `version` for the core group; may be
+    /// empty on list items.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub api_version: String,
+    /// `kind`, e.g. `Deployment`; may be empty on list items.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
+    /// The object's `metadata`.
     #[serde(default)]
     pub metadata: DynamicMeta,
+    /// Every other top-level field (`spec`, `status`, `data`, ...) as JSON.
     #[serde(flatten)]
     pub data: Map<String, Value>,
 }
@@ -145,25 +185,34 @@ impl DynamicObject {
             data: Map::new(),
         }
     }
+    /// Puts the object in `namespace`.
+    #[must_use]
     pub fn within(mut self, namespace: &str) -> Self {
         self.metadata.namespace = Some(namespace.to_owned());
         self
     }
+    /// Adds the top-level fields of `data`, a JSON object (anything else is
+    /// ignored), replacing those already present.
+    #[must_use]
     pub fn with_data(mut self, data: Value) -> Self {
         if let Value::Object(map) = data {
             self.data.extend(map);
         }
         self
     }
+    /// `metadata.name`.
     pub fn name(&self) -> Option<&str> {
         self.metadata.name.as_deref()
     }
+    /// `metadata.namespace`.
     pub fn namespace(&self) -> Option<&str> {
         self.metadata.namespace.as_deref()
     }
+    /// `metadata.labels`.
     pub fn labels(&self) -> Option<&BTreeMap<String, String>> {
         self.metadata.labels.as_ref()
     }
+    /// `metadata.resourceVersion`.
     pub fn resource_version(&self) -> Option<&str> {
         self.metadata.resource_version.as_deref()
     }

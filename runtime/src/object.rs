@@ -12,7 +12,11 @@ use serde::{Deserialize, Serialize};
 /// Whether a resource lives in a namespace or at cluster level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Scope {
+    /// Served under `/namespaces/<ns>/`; every object has a
+    /// `metadata.namespace`.
     Namespaced,
+    /// Served at cluster level, outside any namespace (nodes, namespaces,
+    /// CRDs).
     Cluster,
 }
 
@@ -47,19 +51,38 @@ pub trait Resource {
 /// Read and write access to an object's `metadata` (metav1.ObjectMeta),
 /// implemented by the generated `ObjectMeta` type.
 pub trait Metadata {
+    /// `metadata.name`: unique within the namespace (or the cluster for
+    /// cluster-scoped kinds) among objects of the kind.
     fn name(&self) -> Option<&str>;
+    /// `metadata.generateName`: the prefix the apiserver completes into a
+    /// unique name on create when `name` is empty.
     fn generate_name(&self) -> Option<&str>;
+    /// `metadata.namespace`; `None` or empty for cluster-scoped objects.
     fn namespace(&self) -> Option<&str>;
+    /// `metadata.uid`: set by the apiserver on create and never reused, it
+    /// tells apart two objects that had the same name at different times.
     fn uid(&self) -> Option<&str>;
+    /// `metadata.resourceVersion`: the opaque version the apiserver uses for
+    /// optimistic concurrency on update and to resume watches.
     fn resource_version(&self) -> Option<&str>;
+    /// `metadata.generation`: bumped by the apiserver on each change of the
+    /// desired state (spec), for controllers to compare with
+    /// `status.observedGeneration`.
     fn generation(&self) -> Option<i64>;
+    /// `metadata.labels`: the key/value pairs label selectors match.
     fn labels(&self) -> Option<&BTreeMap<String, String>>;
+    /// `metadata.annotations`: arbitrary non-identifying key/value data for
+    /// tools and controllers.
     fn annotations(&self) -> Option<&BTreeMap<String, String>>;
     /// Whether `deletionTimestamp` is set.
     fn is_being_deleted(&self) -> bool;
 
+    /// Sets `metadata.name`.
     fn set_name(&mut self, name: Option<String>);
+    /// Sets `metadata.namespace`.
     fn set_namespace(&mut self, namespace: Option<String>);
+    /// Sets `metadata.resourceVersion`; `None` makes an update unconditional
+    /// (no optimistic-concurrency check).
     fn set_resource_version(&mut self, resource_version: Option<String>);
     /// Drops `managedFields`; informers do this by default to save memory.
     fn clear_managed_fields(&mut self);
@@ -156,14 +179,20 @@ pub fn split_key(key: &str) -> (Option<&str>, &str) {
 /// discovery), the counterpart of [`Resource`]'s constants.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DynamicResource {
+    /// API group; empty for the core (legacy) group.
     pub group: String,
+    /// API version within the group, e.g. `v1`.
     pub version: String,
+    /// Kind of the objects, e.g. `Deployment`.
     pub kind: String,
+    /// REST resource name in URLs, e.g. `deployments`.
     pub plural: String,
+    /// Whether the resource is namespaced rather than cluster-scoped.
     pub namespaced: bool,
 }
 
 impl DynamicResource {
+    /// The identity of a statically known kind `K`.
     pub fn of<K: Resource>() -> Self {
         DynamicResource {
             group: K::GROUP.to_owned(),
@@ -174,10 +203,14 @@ impl DynamicResource {
         }
     }
 
+    /// `group/version`, or just `version` for the core group: an object's
+    /// `apiVersion`.
     pub fn api_version(&self) -> String {
         if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
     }
 
+    /// The path prefix of the group/version: `/api/v1` or
+    /// `/apis/<group>/<version>`.
     pub fn api_prefix(&self) -> String {
         if self.group.is_empty() {
             format!("/api/{}", self.version)
@@ -191,8 +224,11 @@ impl DynamicResource {
 /// its group/version/kind and a typed codec.
 #[derive(Debug, Clone, Copy)]
 pub struct KindEntry {
+    /// API group; empty for the core (legacy) group.
     pub group: &'static str,
+    /// API version within the group, e.g. `v1`.
     pub version: &'static str,
+    /// Kind, e.g. `Deployment`.
     pub kind: &'static str,
     /// Decodes JSON into the kind's Rust type and encodes it back: the
     /// canonical form of an object of this kind, or the decode error.
@@ -200,6 +236,8 @@ pub struct KindEntry {
 }
 
 impl KindEntry {
+    /// `group/version`, or just `version` for the core group: the `apiVersion`
+    /// of the kind's objects.
     pub fn api_version(&self) -> String {
         if self.group.is_empty() { self.version.to_owned() } else { format!("{}/{}", self.group, self.version) }
     }
@@ -217,12 +255,20 @@ pub fn transcode<T: serde::de::DeserializeOwned + Serialize>(
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListMeta {
+    /// The resourceVersion of the collection as of the list: where a watch
+    /// started after the list resumes from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
+    /// `continue`: the opaque token to pass as `ListOptions::continue_token` to
+    /// fetch the next page; empty or absent on the last page.
     #[serde(default, rename = "continue", skip_serializing_if = "Option::is_none")]
     pub continue_: Option<String>,
+    /// When paging, how many items follow this page; may be an estimate, and
+    /// absent when the list has a label or field selector.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remaining_item_count: Option<i64>,
+    /// Deprecated, and no longer set by the apiserver since Kubernetes 1.20;
+    /// kept to round-trip older payloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub self_link: Option<String>,
 }
@@ -231,8 +277,11 @@ pub struct ListMeta {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(bound(deserialize = "T: Deserialize<'de>", serialize = "T: Serialize"))]
 pub struct ObjectList<T> {
+    /// The list's metadata: resourceVersion and continue token.
     #[serde(default)]
     pub metadata: ListMeta,
+    /// The objects; the apiserver may leave out their `apiVersion` and `kind`
+    /// (see [`Object::set_type_meta`]).
     #[serde(default = "Vec::new", deserialize_with = "nullable_vec")]
     pub items: Vec<T>,
 }

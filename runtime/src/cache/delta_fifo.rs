@@ -62,8 +62,12 @@ impl ProcessError {
 /// What happened to an object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeltaType {
+    /// The object was created (a watch `ADDED` event).
     Added,
+    /// The object changed (a watch `MODIFIED` event).
     Updated,
+    /// The object was deleted (a watch `DELETED` event, or missing from a
+    /// relist, then carrying a [`DeletedFinalStateUnknown`]).
     Deleted,
     /// Seen in a relist ([`DeltaFifo::replace`]); may or may not have changed.
     Replaced,
@@ -77,7 +81,11 @@ pub enum DeltaType {
 /// [`DeltaType::Deleted`] delta.
 #[derive(Debug)]
 pub struct DeletedFinalStateUnknown<T> {
+    /// The object's key (`namespace/name`), which is all that is sure to be
+    /// known.
     pub key: String,
+    /// The last state known of the object (the newest queued, else the
+    /// stored one), if any; it may be stale.
     pub obj: Option<Arc<T>>,
 }
 
@@ -90,7 +98,10 @@ impl<T> Clone for DeletedFinalStateUnknown<T> {
 /// The object carried by a [`Delta`].
 #[derive(Debug)]
 pub enum DeltaObject<T> {
+    /// The object as the watch or list delivered it.
     Object(Arc<T>),
+    /// A tombstone: the object vanished from a relist, so its final state is
+    /// unknown (client-go's `cache.DeletedFinalStateUnknown`).
     DeletedFinalStateUnknown(DeletedFinalStateUnknown<T>),
 }
 
@@ -112,6 +123,7 @@ impl<T> DeltaObject<T> {
         }
     }
 
+    /// Whether this is a tombstone rather than an object the apiserver sent.
     pub fn is_tombstone(&self) -> bool {
         matches!(self, DeltaObject::DeletedFinalStateUnknown(_))
     }
@@ -120,7 +132,10 @@ impl<T> DeltaObject<T> {
 /// One change to one object.
 #[derive(Debug)]
 pub struct Delta<T> {
+    /// What happened.
     pub delta_type: DeltaType,
+    /// The object after the change (for a deletion, its last state or a
+    /// tombstone).
     pub object: DeltaObject<T>,
 }
 
@@ -140,7 +155,9 @@ type Popped<T> = (String, Deltas<T>, bool);
 /// (client-go `KeyListerGetter`): to find deletions during a relist and the
 /// objects to resync.
 pub trait KnownObjects<T>: Send + Sync {
+    /// Keys of every stored object.
     fn list_keys(&self) -> Vec<String>;
+    /// The stored object under `key`.
     fn get_by_key(&self, key: &str) -> Option<Arc<T>>;
 }
 
@@ -178,12 +195,16 @@ impl<T: Object + 'static> Default for DeltaFifoOptions<T> {
 }
 
 impl<T> DeltaFifoOptions<T> {
+    /// Options keying objects with `key_fn`, no known objects, relists emitting
+    /// [`DeltaType::Replaced`].
+    #[must_use]
     pub fn with_key_fn(key_fn: KeyFn<T>) -> Self {
         DeltaFifoOptions { key_fn, known_objects: None, emit_delta_type_replaced: true }
     }
 
     /// The store the popped deltas are applied to; without it, deletions
     /// during a relist are only detected among keys still queued.
+    #[must_use]
     pub fn known_objects(mut self, known: Arc<dyn KnownObjects<T>>) -> Self {
         self.known_objects = Some(known);
         self
@@ -192,6 +213,7 @@ impl<T> DeltaFifoOptions<T> {
     /// Whether relisted objects come as [`DeltaType::Replaced`] (the
     /// default, as current informers) or [`DeltaType::Sync`] (the old
     /// behaviour).
+    #[must_use]
     pub fn emit_delta_type_replaced(mut self, emit: bool) -> Self {
         self.emit_delta_type_replaced = emit;
         self
@@ -270,6 +292,7 @@ fn dedup_deltas<T>(deltas: &mut Deltas<T>) {
 }
 
 impl<T: Send + Sync + 'static> DeltaFifo<T> {
+    /// An empty queue built from `options`.
     pub fn new(options: DeltaFifoOptions<T>) -> Self {
         DeltaFifo {
             shared: Arc::new(Shared {
@@ -519,6 +542,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
         self.shared.item_ready.notify_waiters();
     }
 
+    /// Whether [`close`](Self::close) was called.
     pub fn is_closed(&self) -> bool {
         self.shared.state.lock().closed
     }
@@ -544,6 +568,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
         self.shared.state.lock().queue.len()
     }
 
+    /// Whether no key has deltas queued.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -77,12 +77,14 @@ pub struct FactoryBuilder {
 
 impl FactoryBuilder {
     /// Watch only this namespace (client-go `WithNamespace`); default: all.
+    #[must_use]
     pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
         self.namespace = Some(namespace.into());
         self
     }
 
     /// Resync period of informers without their own (`0`: never).
+    #[must_use]
     pub fn default_resync(mut self, period: Duration) -> Self {
         self.default_resync = period;
         self
@@ -90,12 +92,14 @@ impl FactoryBuilder {
 
     /// Changes every list and watch request, e.g. to add a label selector
     /// (client-go `WithTweakListOptions`).
+    #[must_use]
     pub fn tweak_list_options(mut self, tweak: impl Fn(&mut ListOptions) + Send + Sync + 'static) -> Self {
         self.tweak = Some(Arc::new(tweak));
         self
     }
 
     /// Resync period for kind `K` (client-go `WithCustomResyncConfig`).
+    #[must_use]
     pub fn resync_for<K: 'static>(mut self, period: Duration) -> Self {
         self.resync_for.insert(TypeId::of::<K>(), period);
         self
@@ -104,6 +108,7 @@ impl FactoryBuilder {
     /// Transform objects of kind `K` before they are stored (client-go
     /// `WithTransform`, per kind); runs instead of the default, which drops
     /// `managedFields`.
+    #[must_use]
     pub fn transform_for<K: 'static>(mut self, transform: impl Fn(&mut K) + Send + Sync + 'static) -> Self {
         let transform: Arc<dyn Fn(&mut K) + Send + Sync> = Arc::new(transform);
         self.transform_for.insert(TypeId::of::<K>(), Box::new(transform));
@@ -111,6 +116,7 @@ impl FactoryBuilder {
     }
 
     /// Keep `managedFields` in the caches (they are dropped by default).
+    #[must_use]
     pub fn keep_managed_fields(mut self) -> Self {
         self.keep_managed_fields = true;
         self

@@ -68,7 +68,11 @@ pub enum InformerError {
     Stopped,
     /// The setting can only change before the informer starts.
     #[error("informer has already started; {what} can no longer change")]
-    Started { what: &'static str },
+    Started {
+        /// The setting, e.g. `"the watch error handler"`.
+        what: &'static str,
+    },
+    /// Adding indexers failed: an index of that name already exists.
     #[error("adding indexers")]
     Indexers(#[source] StoreError),
 }
@@ -77,6 +81,8 @@ pub enum InformerError {
 /// (client-go `InformerSynced`): informers and handler registrations.
 #[doc(alias = "InformerSynced")]
 pub trait HasSynced {
+    /// True once the initial list has been fully delivered (client-go's
+    /// `InformerSynced` function).
     fn has_synced(&self) -> bool;
 }
 
@@ -119,6 +125,9 @@ impl HasSynced for HandlerRegistration {
 }
 
 impl HandlerRegistration {
+    /// True once the informer synced and this handler was called for every
+    /// object of the initial list (or, if added late, the replayed ones); the
+    /// same as [`HasSynced::has_synced`], without importing the trait.
     pub fn has_synced(&self) -> bool {
         self.sync.has_synced()
     }
@@ -223,6 +232,7 @@ pub struct InformerBuilder<K> {
 impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
     /// The default resync period of handlers (client-go
     /// `defaultEventHandlerResyncPeriod`); zero (the default) never resyncs.
+    #[must_use]
     pub fn resync_period(mut self, period: Duration) -> Self {
         self.resync = period;
         self
@@ -230,12 +240,14 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
 
     /// Runs `transform` on each object before it is stored, instead of the
     /// default (dropping `managedFields`).
+    #[must_use]
     pub fn transform(mut self, transform: impl Fn(&mut K) + Send + Sync + 'static) -> Self {
         self.transform = Some(Arc::new(transform));
         self
     }
 
     /// Stores objects as received, `managedFields` included.
+    #[must_use]
     pub fn keep_managed_fields(mut self) -> Self {
         self.transform = None;
         self
@@ -243,6 +255,7 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
 
     /// Whether to start with a watch-list stream (default: yes, falling
     /// back to list+watch when the server does not do it).
+    #[must_use]
     pub fn watch_list(mut self, enabled: bool) -> Self {
         self.reflector.use_watch_list = enabled;
         self
@@ -250,12 +263,14 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
 
     /// Full control of the reflector (name, paging, backoff, watch timeout);
     /// the resync period is the informer's.
+    #[must_use]
     pub fn reflector_options(mut self, options: ReflectorOptions) -> Self {
         self.reflector = options;
         self
     }
 
     /// Called with every list/watch failure instead of logging it.
+    #[must_use]
     #[doc(alias = "SetWatchErrorHandler")]
     pub fn watch_error_handler(mut self, handler: impl Fn(&super::ReflectorError) + Send + Sync + 'static) -> Self {
         self.error_handler = Some(Arc::new(handler));
@@ -264,6 +279,7 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
 
     /// Indexes besides [`NAMESPACE_INDEX`](super::NAMESPACE_INDEX) (or add
     /// them later with [`SharedIndexInformer::add_indexers`]).
+    #[must_use]
     pub fn indexers(mut self, indexers: Indexers<K>) -> Self {
         self.indexers = indexers;
         self
@@ -309,6 +325,7 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
 impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
     /// Starts building an informer over `lw`: a [`ResourceClient<K>`](crate::rest::ResourceClient),
     /// a [`FilteredListWatch`](super::FilteredListWatch) or anything else.
+    #[must_use]
     pub fn builder(lw: impl ListWatch<K> + 'static) -> InformerBuilder<K> {
         InformerBuilder {
             lw: Arc::new(lw),
@@ -362,6 +379,8 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         self.inner.counters.clone()
     }
 
+    /// Whether [`run`](Self::run) has returned: the informer stopped and will
+    /// not run again.
     pub fn is_stopped(&self) -> bool {
         *self.inner.state.lock() == RunState::Stopped
     }

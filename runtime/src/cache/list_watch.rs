@@ -87,6 +87,7 @@ impl<L> FilteredListWatch<L> {
         FilteredListWatch { inner, tweak }
     }
 
+    /// The wrapped list/watch, which sees the tweaked options.
     pub fn inner(&self) -> &L {
         &self.inner
     }

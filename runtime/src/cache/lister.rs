@@ -27,13 +27,22 @@ use crate::selector::LabelSelector;
 pub enum ListerError {
     /// No object with that name is in the cache.
     #[error("{kind} {name:?} not found{}", namespace.as_ref().map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default())]
-    NotFound { kind: &'static str, namespace: Option<String>, name: String },
+    NotFound {
+        /// The kind looked for, e.g. `Pod`.
+        kind: &'static str,
+        /// The namespace looked in; `None` for a cluster-wide lookup.
+        namespace: Option<String>,
+        /// The name looked for.
+        name: String,
+    },
     /// An index lookup named an index the cache does not have.
     #[error("looking up index")]
     Index(#[source] StoreError),
 }
 
 impl ListerError {
+    /// Whether the object is not in the cache, as `errors.IsNotFound` on a
+    /// client-go lister's error.
     pub fn is_not_found(&self) -> bool {
         matches!(self, ListerError::NotFound { .. })
     }
@@ -64,6 +73,7 @@ fn select<K: Object>(objects: Vec<Arc<K>>, selector: &LabelSelector) -> Vec<Arc<
 }
 
 impl<K: Object> Lister<K> {
+    /// A lister reading `store`, usually an informer's cache.
     pub fn new(store: Store<K>) -> Self {
         Lister { store }
     }
@@ -113,6 +123,7 @@ impl<K> fmt::Debug for NamespaceLister<K> {
 }
 
 impl<K: Object> NamespaceLister<K> {
+    /// The namespace this lister reads.
     pub fn namespace(&self) -> &str {
         &self.namespace
     }

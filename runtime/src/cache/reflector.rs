@@ -80,16 +80,31 @@ pub const DEFAULT_PAGE_SIZE: u32 = 500;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReflectorError {
+    /// Listing failed; the reflector retries after a backoff.
     #[error("listing failed")]
     List(#[source] rest::Error),
+    /// The apiserver refused to start a watch (or could not be reached); the
+    /// reflector retries the watch or relists after a backoff.
     #[error("starting a watch failed")]
     WatchStart(#[source] rest::Error),
+    /// An open watch failed: an error event (410 Gone once the resourceVersion
+    /// was compacted) or an event that did not decode; the reflector relists
+    /// after a backoff.
     #[error("watch failed")]
     Watch(#[source] rest::Error),
+    /// The watch ended within a second without delivering any event
+    /// (client-go's "very short watch"), which hints at a server closing
+    /// watches at once; the reflector relists after a backoff. Holds how long
+    /// the watch lasted.
     #[error("very short watch: the watch ended after {0:?} without any event")]
     VeryShortWatch(Duration),
+    /// The watch-list request or its stream failed; the reflector lists right
+    /// away instead.
     #[error("watch-list request failed; falling back to list+watch")]
     WatchList(#[source] rest::Error),
+    /// The watch-list stream ended before its `k8s.io/initial-events-end`
+    /// bookmark: the server ignores `sendInitialEvents`, so the reflector uses
+    /// list+watch from then on.
     #[error("watch-list stream ended before the initial-events-end bookmark; falling back to list+watch")]
     WatchListIncomplete,
 }
@@ -126,6 +141,7 @@ pub struct ReflectorOptions {
     /// Watches ask the server to end them after between this and twice
     /// this (5 minutes in client-go).
     pub min_watch_timeout: Duration,
+    /// Delays between retries after failures.
     pub backoff: BackoffConfig,
 }
 
@@ -180,6 +196,7 @@ enum State<K> {
 pub struct ResourceVersionHandle(Arc<RwLock<String>>);
 
 impl ResourceVersionHandle {
+    /// The resourceVersion last synced to; empty before the first list.
     pub fn get(&self) -> String {
         self.0.read().clone()
     }
@@ -283,10 +300,13 @@ impl<K> Reflector<K> {
 }
 
 impl<K: Object + Send + Sync + 'static> Reflector<K> {
+    /// A reflector filling `fifo` from `lw`; nothing happens until it
+    /// [`run`](Self::run)s.
     pub fn new(lw: impl ListWatch<K> + 'static, fifo: DeltaFifo<K>, options: ReflectorOptions) -> Self {
         Self::from_arc(Arc::new(lw), fifo, options)
     }
 
+    /// Same as [`new`](Self::new), with a list/watch already shared.
     pub fn from_arc(lw: Arc<dyn ListWatch<K>>, fifo: DeltaFifo<K>, options: ReflectorOptions) -> Self {
         Reflector {
             lw,
@@ -307,12 +327,14 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
     }
 
     /// Runs `transform` on every object before it is queued.
+    #[must_use]
     pub fn transform(mut self, transform: TransformFn<K>) -> Self {
         self.transform = Some(transform);
         self
     }
 
     /// Replaces the default handler (a log line) of list/watch failures.
+    #[must_use]
     #[doc(alias = "SetWatchErrorHandler")]
     pub fn watch_error_handler(mut self, handler: WatchErrorHandler) -> Self {
         self.error_handler = Some(handler);
@@ -320,6 +342,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
     }
 
     /// Asked before each periodic resync.
+    #[must_use]
     pub fn should_resync(mut self, should_resync: ShouldResync) -> Self {
         self.should_resync = Some(should_resync);
         self
@@ -327,6 +350,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
 
     /// Shares `handle` as the reflector's resourceVersion (the informer
     /// creates it before the reflector exists).
+    #[must_use]
     pub(crate) fn resource_version_handle_from(mut self, handle: ResourceVersionHandle) -> Self {
         self.last_sync_rv = handle;
         self
@@ -334,11 +358,13 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
 
     /// Shares `counters` as the reflector's (the informer creates them
     /// before the reflector exists).
+    #[must_use]
     pub(crate) fn counters_from(mut self, counters: ReflectorCounters) -> Self {
         self.counters = counters;
         self
     }
 
+    #[must_use]
     pub(crate) fn after_replace(mut self, hook: Arc<dyn Fn() + Send + Sync>) -> Self {
         self.after_replace = Some(hook);
         self

@@ -33,10 +33,16 @@ pub type Indexers<T> = HashMap<String, IndexFn<T>>;
 pub enum StoreError {
     /// A lookup named an index that was never added.
     #[error("index {name:?} does not exist")]
-    IndexNotFound { name: String },
+    IndexNotFound {
+        /// The index asked for.
+        name: String,
+    },
     /// `add_indexers` named an index that already exists.
     #[error("indexer conflict: index {name:?} already exists")]
-    IndexConflict { name: String },
+    IndexConflict {
+        /// The index name already taken.
+        name: String,
+    },
 }
 
 /// client-go's `MetaNamespaceIndexFunc`: one value, the namespace (empty for
@@ -115,6 +121,7 @@ impl<T> Default for ThreadSafeStore<T> {
 }
 
 impl<T> ThreadSafeStore<T> {
+    /// An empty store with the given indexes.
     pub fn new(indexers: Indexers<T>) -> Self {
         ThreadSafeStore { data: RwLock::new(Data { items: HashMap::new(), indexers, indices: HashMap::new() }) }
     }
@@ -148,22 +155,27 @@ impl<T> ThreadSafeStore<T> {
         Some(old)
     }
 
+    /// The object stored under `key`.
     pub fn get(&self, key: &str) -> Option<Arc<T>> {
         self.data.read().items.get(key).cloned()
     }
 
+    /// Every stored object, in no particular order.
     pub fn list(&self) -> Vec<Arc<T>> {
         self.data.read().items.values().cloned().collect()
     }
 
+    /// Every key, in no particular order.
     pub fn list_keys(&self) -> Vec<String> {
         self.data.read().items.keys().cloned().collect()
     }
 
+    /// Number of stored objects.
     pub fn len(&self) -> usize {
         self.data.read().items.len()
     }
 
+    /// Whether nothing is stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -276,22 +288,28 @@ impl<T> Store<T> {
         self.store.get(&self.key_of(obj))
     }
 
+    /// The object stored under `key`: by default `namespace/name`, see
+    /// [`object_key`](crate::object::object_key).
     pub fn get_by_key(&self, key: &str) -> Option<Arc<T>> {
         self.store.get(key)
     }
 
+    /// Every cached object, in no particular order (client-go's `Store.List`).
     pub fn list(&self) -> Vec<Arc<T>> {
         self.store.list()
     }
 
+    /// Every key, in no particular order.
     pub fn list_keys(&self) -> Vec<String> {
         self.store.list_keys()
     }
 
+    /// Number of cached objects.
     pub fn len(&self) -> usize {
         self.store.len()
     }
 
+    /// Whether the cache is empty, as it is until the informer's first list.
     pub fn is_empty(&self) -> bool {
         self.store.is_empty()
     }
@@ -316,6 +334,7 @@ impl<T> Store<T> {
         self.store.list_index_values(index_name)
     }
 
+    /// Names of the indexes.
     pub fn index_names(&self) -> Vec<String> {
         self.store.index_names()
     }
@@ -388,6 +407,7 @@ impl<T> Writer<T> {
         self.store.store.delete(&key)
     }
 
+    /// Removes the object stored under `key`, returning it.
     pub fn delete_by_key(&mut self, key: &str) -> Option<Arc<T>> {
         self.store.store.delete(key)
     }

@@ -16,6 +16,8 @@ use super::{Config, Error, ExecConfig, Secret};
 /// [`Config`] itself since they belong to the TLS layer.
 #[derive(Debug, Clone, Default)]
 pub enum Auth {
+    /// No credentials: anonymous, or authenticated by a client certificate
+    /// alone.
     #[default]
     None,
     /// A fixed bearer token.
@@ -23,8 +25,12 @@ pub enum Auth {
     /// A bearer token read from a file and re-read every minute, so rotated
     /// (projected service account) tokens are picked up.
     TokenFile(PathBuf),
+    /// HTTP basic authentication (kubeconfig `username`/`password`), which
+    /// current apiservers no longer accept but proxies in front of them may.
     Basic {
+        /// The user name.
         username: String,
+        /// The password.
         password: Secret,
     },
     /// An exec credential plugin (token or client certificate).
@@ -67,6 +73,8 @@ pub(super) fn bearer_header(token: &str) -> Result<HeaderValue, Error> {
 }
 
 impl Authenticator {
+    /// The authenticator of `config`'s [`Auth`]; fails only when a fixed
+    /// token or basic credentials cannot be put in a header.
     pub fn new(config: &Config) -> Result<Authenticator, Error> {
         let inner = match &config.auth {
             Auth::None => Inner::None,

@@ -19,12 +19,18 @@ const V1BETA1: &str = "client.authentication.k8s.io/v1beta1";
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecCredentialStatus {
+    /// When the credential expires (RFC 3339); the plugin is run again
+    /// then. Absent: used until the server answers 401.
     #[serde(default)]
     pub expiration_timestamp: Option<String>,
+    /// A bearer token to send in `Authorization`.
     #[serde(default)]
     pub token: Option<Secret>,
+    /// A PEM client certificate for TLS client authentication, paired with
+    /// `client_key_data`.
     #[serde(default)]
     pub client_certificate_data: Option<String>,
+    /// The PEM private key of `client_certificate_data`.
     #[serde(default)]
     pub client_key_data: Option<Secret>,
 }

@@ -20,6 +20,8 @@ pub struct InClusterEnv {
 }
 
 impl InClusterEnv {
+    /// The real inputs: the service environment variables the kubelet sets in
+    /// every container and [`SERVICE_ACCOUNT_DIR`].
     pub fn from_process() -> Self {
         InClusterEnv {
             host: std::env::var("KUBERNETES_SERVICE_HOST").ok(),

@@ -14,12 +14,16 @@ use super::{Auth, Config, Error, Impersonate, Proxy, ProxyUrl, Secret};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Kubeconfig {
+    /// `clusters`: the apiservers, by name.
     #[serde(default, deserialize_with = "nullable")]
     pub clusters: Vec<NamedCluster>,
+    /// `users`: the credentials, by name.
     #[serde(default, rename = "users", deserialize_with = "nullable")]
     pub auth_infos: Vec<NamedAuthInfo>,
+    /// `contexts`: cluster/user/namespace triples, by name.
     #[serde(default, deserialize_with = "nullable")]
     pub contexts: Vec<NamedContext>,
+    /// `current-context`: the context used when none is asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current_context: Option<String>,
     /// The files this was read from, for error messages.
@@ -27,35 +31,54 @@ pub struct Kubeconfig {
     pub origin: Vec<PathBuf>,
 }
 
+/// A `clusters` entry: an apiserver under a name contexts refer to.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NamedCluster {
+    /// The name contexts refer to.
     pub name: String,
+    /// How to reach the apiserver.
     #[serde(default)]
     pub cluster: Option<Cluster>,
 }
 
+/// How to reach one apiserver (`clusters[].cluster`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Cluster {
+    /// `server`: the apiserver's URL, `https://host:port`.
     #[serde(default)]
     pub server: Option<String>,
+    /// `tls-server-name`: the name to check the server certificate against
+    /// instead of the URL's host.
     #[serde(default)]
     pub tls_server_name: Option<String>,
+    /// `insecure-skip-tls-verify`: accept any server certificate; refused
+    /// together with a CA.
     #[serde(default)]
     pub insecure_skip_tls_verify: Option<bool>,
+    /// `certificate-authority`: file of PEM CA certificates to trust.
     #[serde(default)]
     pub certificate_authority: Option<PathBuf>,
+    /// `certificate-authority-data`: base64 PEM CA certificates; wins over
+    /// `certificate-authority`.
     #[serde(default)]
     pub certificate_authority_data: Option<String>,
+    /// `proxy-url`: HTTP(S) or SOCKS5 proxy for this cluster; wins over the
+    /// `*_PROXY` environment.
     #[serde(default)]
     pub proxy_url: Option<String>,
+    /// `disable-compression`: read and kept, but has no effect here since this
+    /// client never asks for compressed responses.
     #[serde(default)]
     pub disable_compression: Option<bool>,
 }
 
+/// A `users` entry: credentials under a name contexts refer to.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NamedAuthInfo {
+    /// The name contexts refer to.
     pub name: String,
+    /// `user`: the credentials.
     #[serde(default, rename = "user")]
     pub auth_info: Option<AuthInfo>,
 }
@@ -65,34 +88,50 @@ pub struct NamedAuthInfo {
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct AuthInfo {
+    /// `client-certificate`: file of the PEM client certificate for TLS client
+    /// authentication.
     #[serde(default)]
     pub client_certificate: Option<PathBuf>,
+    /// `client-certificate-data`: base64 PEM client certificate; wins over
+    /// `client-certificate`.
     #[serde(default)]
     pub client_certificate_data: Option<String>,
+    /// `client-key`: file of the PEM private key of the client certificate.
     #[serde(default)]
     pub client_key: Option<PathBuf>,
+    /// `client-key-data`: base64 PEM private key; wins over `client-key`.
     #[serde(default)]
     pub client_key_data: Option<Secret>,
+    /// `token`: a bearer token.
     #[serde(default)]
     pub token: Option<Secret>,
+    /// `tokenFile`: a file holding a bearer token, re-read periodically; wins
+    /// over `token`.
     #[serde(default, rename = "tokenFile")]
     pub token_file: Option<PathBuf>,
+    /// `as`: the user name to impersonate.
     #[serde(default, rename = "as")]
     pub impersonate: Option<String>,
+    /// `as-uid`: the user UID to impersonate.
     #[serde(default, rename = "as-uid")]
     pub impersonate_uid: Option<String>,
+    /// `as-groups`: the groups to impersonate.
     #[serde(default, rename = "as-groups", deserialize_with = "nullable")]
     pub impersonate_groups: Vec<String>,
+    /// `as-user-extra`: extra user information to impersonate.
     #[serde(default, rename = "as-user-extra", deserialize_with = "nullable")]
     pub impersonate_user_extra: std::collections::BTreeMap<String, Vec<String>>,
+    /// `username` for HTTP basic authentication.
     #[serde(default)]
     pub username: Option<String>,
+    /// `password` for HTTP basic authentication.
     #[serde(default)]
     pub password: Option<Secret>,
     /// Legacy in-tree providers (gcp, azure, oidc) are not supported; kept
     /// so the error can say so.
     #[serde(default)]
     pub auth_provider: Option<serde_json::Value>,
+    /// `exec`: a credential plugin to run for a token or client certificate.
     #[serde(default)]
     pub exec: Option<ExecConfig>,
 }
@@ -102,17 +141,26 @@ pub struct AuthInfo {
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExecConfig {
+    /// The plugin to run, a path or a name looked up in `PATH`.
     pub command: String,
+    /// Its arguments.
     #[serde(default, deserialize_with = "nullable")]
     pub args: Vec<String>,
+    /// Extra environment variables for the plugin, added to this process's.
     #[serde(default, deserialize_with = "nullable")]
     pub env: Vec<ExecEnvVar>,
+    /// The `client.authentication.k8s.io` version of `ExecCredential` the
+    /// plugin speaks; `v1` when absent.
     #[serde(default)]
     pub api_version: Option<String>,
+    /// Shown when the command is not found, e.g. how to install it.
     #[serde(default)]
     pub install_hint: Option<String>,
+    /// Pass the cluster's details to the plugin in `KUBERNETES_EXEC_INFO`.
     #[serde(default)]
     pub provide_cluster_info: bool,
+    /// `Never`, `IfAvailable` or `Always`: whether the plugin needs a terminal;
+    /// `Always` is refused since this client never has one to give.
     #[serde(default)]
     pub interactive_mode: Option<String>,
 }
@@ -167,26 +215,36 @@ impl std::fmt::Debug for ExecConfig {
     }
 }
 
+/// An environment variable of an exec plugin.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExecEnvVar {
+    /// The variable's name.
     pub name: String,
     /// Often a credential, hence redacted.
     pub value: Secret,
 }
 
+/// A `contexts` entry: a named cluster/user/namespace triple.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NamedContext {
+    /// The name `current-context` and `--context` refer to.
     pub name: String,
+    /// The cluster, user and namespace.
     #[serde(default)]
     pub context: Option<Context>,
 }
 
+/// Which cluster to talk to as which user, in which namespace
+/// (`contexts[].context`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Context {
+    /// Name of the `clusters` entry.
     #[serde(default)]
     pub cluster: String,
+    /// Name of the `users` entry; empty for no credentials.
     #[serde(default)]
     pub user: String,
+    /// The default namespace; `default` when absent.
     #[serde(default)]
     pub namespace: Option<String>,
 }
@@ -194,9 +252,13 @@ pub struct Context {
 /// Overrides, as kubectl's `--context`, `--cluster`, `--user`, `--namespace`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KubeconfigOptions {
+    /// The context to use instead of `current-context` (`--context`).
     pub context: Option<String>,
+    /// The cluster to use instead of the context's (`--cluster`).
     pub cluster: Option<String>,
+    /// The user to use instead of the context's (`--user`).
     pub user: Option<String>,
+    /// The namespace to use instead of the context's (`--namespace`).
     pub namespace: Option<String>,
 }
 
@@ -305,6 +367,7 @@ impl Kubeconfig {
 
     /// kubectl's merge: the first file to define a name wins, and the first
     /// non-empty `current-context` wins.
+    #[must_use]
     pub fn merge(mut self, next: Kubeconfig) -> Kubeconfig {
         fn add<T>(into: &mut Vec<T>, from: Vec<T>, name: impl Fn(&T) -> &str) {
             for item in from {

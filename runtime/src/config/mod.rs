@@ -39,69 +39,140 @@ pub use tls::build_tls_config;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// A kubeconfig file exists but could not be read.
     #[error("kubeconfig {path}: {source}")]
     ReadKubeconfig {
+        /// The file.
         path: PathBuf,
+        /// Why reading failed.
         #[source]
         source: std::io::Error,
     },
+    /// A kubeconfig file is not valid YAML, or does not have the shape of a
+    /// kubeconfig.
     #[error("kubeconfig {path}: invalid YAML: {source}")]
     ParseKubeconfig {
+        /// The file.
         path: PathBuf,
+        /// Where and why parsing failed.
         #[source]
         source: serde_yaml_ng::Error,
     },
+    /// A kubeconfig file named explicitly does not exist.
     #[error("kubeconfig {path}: file does not exist")]
-    KubeconfigMissing { path: PathBuf },
+    KubeconfigMissing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Neither `KUBECONFIG` nor the default location yields a kubeconfig.
     #[error("no kubeconfig found: KUBECONFIG names no existing file and {default_path} does not exist")]
-    NoKubeconfig { default_path: String },
+    NoKubeconfig {
+        /// The default location looked at, `~/.kube/config` expanded.
+        default_path: String,
+    },
     /// A semantic problem: unknown context, missing server, bad field.
     #[error("kubeconfig {origin}: {message}")]
-    InvalidKubeconfig { origin: String, message: String },
+    InvalidKubeconfig {
+        /// The kubeconfig file or files (`:`-separated) with the problem.
+        origin: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A `*-data` field of the kubeconfig is not valid base64.
     #[error("kubeconfig {origin}: {field}: invalid base64: {source}")]
     Base64 {
+        /// The kubeconfig file or files (`:`-separated) the field came from.
         origin: String,
+        /// The field, e.g. `certificate-authority-data`.
         field: &'static str,
+        /// Why decoding failed.
         #[source]
         source: base64::DecodeError,
     },
+    /// A file the configuration points to (CA bundle, client certificate or
+    /// key, token file) could not be read.
     #[error("reading {what} {path}: {source}")]
     ReadFile {
+        /// What the file holds, e.g. `"token file"`.
         what: &'static str,
+        /// The file.
         path: PathBuf,
+        /// Why reading failed.
         #[source]
         source: std::io::Error,
     },
+    /// Not running in a pod, or the pod's service environment or mounted
+    /// service account is unusable.
     #[error("in-cluster configuration: {0}")]
     InCluster(String),
+    /// A certificate or private key is not usable PEM.
     #[error("{what}: {message}")]
-    Pem { what: &'static str, message: String },
+    Pem {
+        /// What was being read, e.g. `"client key"`.
+        what: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// rustls refused the TLS settings (a CA certificate, or a client
+    /// certificate and key that do not match).
     #[error("TLS configuration: {0}")]
     Tls(#[source] rustls::Error),
+    /// An exec credential plugin failed: it needs a terminal, exited with an
+    /// error, or printed something that is not a usable `ExecCredential`.
     #[error("exec plugin {command:?}: {message}")]
-    Exec { command: String, message: String },
+    Exec {
+        /// The plugin's command.
+        command: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// An exec credential plugin could not be started (not installed, not
+    /// executable).
     #[error("exec plugin {command:?}: could not run: {source}")]
     ExecSpawn {
+        /// The plugin's command.
         command: String,
+        /// Why starting it failed.
         #[source]
         source: std::io::Error,
     },
+    /// A value that cannot be used as given, e.g. a token that cannot go in
+    /// a header, an empty token file, a malformed proxy URL.
     #[error("invalid {what}: {message}")]
-    InvalidValue { what: &'static str, message: String },
+    InvalidValue {
+        /// Which value, e.g. `"bearer token"`.
+        what: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// [`Config::infer`] found neither a kubeconfig nor an in-cluster
+    /// environment.
     #[error("no configuration found: kubeconfig: {kubeconfig}; in-cluster: {in_cluster}")]
-    Infer { kubeconfig: Box<Error>, in_cluster: Box<Error> },
+    Infer {
+        /// Why no kubeconfig could be used.
+        kubeconfig: Box<Error>,
+        /// Why the in-cluster configuration failed.
+        in_cluster: Box<Error>,
+    },
 }
 
 /// Who to act as (`Impersonate-*` headers).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Impersonate {
+    /// The user name to act as (`Impersonate-User`); the client's own user
+    /// needs the RBAC `impersonate` verb on it.
     pub user: Option<String>,
+    /// The user UID to act as (`Impersonate-Uid`).
     pub uid: Option<String>,
+    /// Groups to act as a member of (`Impersonate-Group`, one header each).
     pub groups: Vec<String>,
+    /// Extra user information (`Impersonate-Extra-<key>` headers), e.g.
+    /// scopes.
     pub extra: BTreeMap<String, Vec<String>>,
 }
 
 impl Impersonate {
+    /// Whether nothing is impersonated, so no header is sent.
     pub fn is_empty(&self) -> bool {
         self.user.is_none() && self.uid.is_none() && self.groups.is_empty() && self.extra.is_empty()
     }
@@ -109,6 +180,8 @@ impl Impersonate {
 
 /// Default client-side rate limit, as client-go's `rest.Config`.
 pub const DEFAULT_QPS: f32 = 5.0;
+/// Default burst of the client-side rate limit: requests that may go at
+/// once before [`DEFAULT_QPS`] applies, as client-go's `rest.Config`.
 pub const DEFAULT_BURST: u32 = 10;
 
 /// Default client-side deadline of requests other than watches: the
@@ -134,10 +207,13 @@ pub struct Config {
     pub client_cert_pem: Option<Vec<u8>>,
     /// Private key (PEM) of `client_cert_pem`.
     pub client_key_pem: Option<Secret>,
+    /// How requests authenticate: token, token file, basic or exec plugin.
     pub auth: Auth,
+    /// Who to act as instead of the authenticated user.
     pub impersonate: Impersonate,
     /// Requests per second of the client-side limiter; `<= 0` disables it.
     pub qps: f32,
+    /// Requests that may go at once before `qps` limits them.
     pub burst: u32,
     /// Default per-request timeout, also sent to the server as `timeout`;
     /// `None` leaves it to `deadline`.
@@ -150,6 +226,8 @@ pub struct Config {
     /// Proxy for connections to the cluster: kubeconfig `proxy-url`, else
     /// the `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` environment (the default).
     pub proxy: Proxy,
+    /// The `User-Agent` header; the apiserver records it in audit logs and
+    /// derives the default field manager of writes from it.
     pub user_agent: String,
     /// Refuse watch events larger than this many bytes.
     pub max_watch_event_size: usize,

@@ -9,12 +9,15 @@ use serde::{Deserialize, Serialize};
 pub struct Secret(String);
 
 impl Secret {
+    /// Wraps a sensitive value.
     pub fn new(value: impl Into<String>) -> Self {
         Secret(value.into())
     }
+    /// The value itself, for the few places that must send or parse it.
     pub fn expose(&self) -> &str {
         &self.0
     }
+    /// Whether the value is empty (as an unset kubeconfig field reads).
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

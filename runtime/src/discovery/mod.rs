@@ -32,14 +32,19 @@ pub use types::{ApiGroup, ApiResource, ServerVersion};
 
 const AGGREGATED_ACCEPT: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
 
+/// Errors of discovery.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// A discovery request (`/api`, `/apis`, `/version`) failed.
     #[error("discovery request: {0}")]
     Rest(#[from] rest::Error),
+    /// The server answered with a document that does not decode.
     #[error("discovery: decoding {what}: {source}")]
     Decode {
+        /// The document, by the path it came from (e.g. `/apis`).
         what: String,
+        /// What serde found wrong.
         #[source]
         source: serde_json::Error,
     },
@@ -105,12 +110,14 @@ pub struct DiscoveryClient {
 }
 
 impl DiscoveryClient {
+    /// A client discovering through `client`, caching in memory only.
     pub fn new(client: Client) -> Self {
         DiscoveryClient { client, memory: Arc::default(), disk: None }
     }
 
     /// Also keep results in `dir` for `ttl` (kubectl uses 6 hours under
     /// [`default_cache_dir`]).
+    #[must_use]
     pub fn with_disk_cache(mut self, dir: PathBuf, ttl: Duration) -> Self {
         self.disk = Some(cache::DiskCache::new(dir, ttl));
         self
@@ -118,6 +125,7 @@ impl DiscoveryClient {
 
     /// `~/.kube/cache/discovery/<host_port>` with the default TTL, when a
     /// home directory exists.
+    #[must_use]
     pub fn with_default_disk_cache(self) -> Self {
         match default_cache_dir(&self.client) {
             Some(dir) => self.with_disk_cache(dir, DEFAULT_TTL),
@@ -220,6 +228,8 @@ impl DiscoveryClient {
         }
     }
 
+    /// The API groups the server serves, core group first; from cache when
+    /// fresh.
     pub async fn groups(&self) -> Result<Vec<ApiGroup>, Error> {
         Ok(self.discover().await?.groups.clone())
     }
@@ -229,6 +239,8 @@ impl DiscoveryClient {
         Ok(self.discover().await?.resources.get(group_version).cloned().unwrap_or_default())
     }
 
+    /// Resources of each group's preferred version, without subresources:
+    /// what `kubectl api-resources` lists.
     pub async fn preferred_resources(&self) -> Result<Vec<ApiResource>, Error> {
         Ok(self.discover().await?.preferred_resources().into_iter().cloned().collect())
     }

@@ -10,14 +10,23 @@ use crate::object::DynamicResource;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ServerVersion {
+    /// Major version, e.g. `1`.
     pub major: String,
+    /// Minor version, e.g. `31`; some distributions add a `+`.
     pub minor: String,
+    /// Full release, e.g. `v1.31.2`, what `kubectl version` shows.
     pub git_version: String,
+    /// Git commit the server was built from.
     pub git_commit: String,
+    /// `clean` or `dirty`: whether the build tree had local changes.
     pub git_tree_state: String,
+    /// When the server was built (RFC 3339).
     pub build_date: String,
+    /// Go version the server was built with.
     pub go_version: String,
+    /// Go compiler used, usually `gc`.
     pub compiler: String,
+    /// `os/arch` of the server, e.g. `linux/amd64`.
     pub platform: String,
 }
 
@@ -26,11 +35,15 @@ pub struct ServerVersion {
 pub struct ApiGroup {
     /// Empty for the core group.
     pub name: String,
+    /// Versions served, preferred first, e.g. `["v1", "v1beta1"]`.
     pub versions: Vec<String>,
+    /// The version clients should use when they do not need a specific one.
     pub preferred_version: Option<String>,
 }
 
 impl ApiGroup {
+    /// The `group/version` of `version` in this group (just `version` for the
+    /// core group).
     pub fn group_version(&self, version: &str) -> String {
         if self.name.is_empty() { version.to_owned() } else { format!("{}/{version}", self.name) }
     }
@@ -41,21 +54,35 @@ impl ApiGroup {
 /// legacy discovery.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApiResource {
+    /// Plural resource name used in URLs, e.g. `deployments`; `parent/sub` for
+    /// a subresource.
     pub name: String,
+    /// Lower-case singular name, e.g. `deployment`; kubectl accepts it too.
     pub singular_name: String,
+    /// Whether objects live in namespaces rather than at cluster scope.
     pub namespaced: bool,
+    /// API group; empty for the core group.
     pub group: String,
+    /// API version within the group.
     pub version: String,
+    /// Kind of the objects (for a subresource, of what it returns, e.g.
+    /// `Scale`).
     pub kind: String,
+    /// Verbs the resource supports, among `get`, `list`, `watch`, `create`,
+    /// `update`, `patch`, `delete` and `deletecollection`.
     pub verbs: Vec<String>,
+    /// Abbreviations kubectl accepts, e.g. `deploy`.
     pub short_names: Vec<String>,
+    /// Groups the resource belongs to, e.g. `all` for `kubectl get all`.
     pub categories: Vec<String>,
 }
 
 impl ApiResource {
+    /// Whether this is a subresource (`pods/log`, `deployments/scale`).
     pub fn is_subresource(&self) -> bool {
         self.name.contains('/')
     }
+    /// Whether the resource supports `verb` (e.g. `watch`).
     pub fn supports(&self, verb: &str) -> bool {
         self.verbs.iter().any(|v| v == verb)
     }

@@ -42,12 +42,14 @@ impl fmt::Debug for LeaderCallbacks {
 }
 
 impl LeaderCallbacks {
+    /// Callbacks that do nothing until set.
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Spawned as a task when this candidate becomes leader. The token is
     /// cancelled when leadership ends; the work must stop then.
+    #[must_use]
     #[doc(alias = "OnStartedLeading")]
     pub fn on_started_leading<F, Fut>(mut self, f: F) -> Self
     where
@@ -60,6 +62,7 @@ impl LeaderCallbacks {
 
     /// Called when [`LeaderElector::run`] returns, whether or not this
     /// candidate ever led (as in client-go).
+    #[must_use]
     #[doc(alias = "OnStoppedLeading")]
     pub fn on_stopped_leading(mut self, f: impl Fn() + Send + Sync + 'static) -> Self {
         self.on_stopped_leading = Some(Arc::new(f));
@@ -69,6 +72,7 @@ impl LeaderCallbacks {
     /// Called with the new holder's identity whenever the observed leader
     /// changes (also for this candidate; `""` after a release). Runs on the
     /// election task: keep it short.
+    #[must_use]
     #[doc(alias = "OnNewLeader")]
     pub fn on_new_leader(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.on_new_leader = Some(Arc::new(f));
@@ -84,6 +88,7 @@ pub struct LeadershipToken {
 }
 
 impl LeadershipToken {
+    /// Whether leadership has ended (or the elector is gone).
     pub fn is_cancelled(&self) -> bool {
         // A dropped sender means the elector is gone: no longer leading.
         *self.rx.borrow() || self.rx.has_changed().is_err()
@@ -118,6 +123,7 @@ pub struct LeaderElectionConfig {
     pub release_on_cancel: bool,
     /// Name of this election, for logs.
     pub name: String,
+    /// What to run when leadership starts and ends and when the leader changes.
     pub callbacks: LeaderCallbacks,
 }
 
@@ -204,10 +210,12 @@ impl<L: ResourceLock> LeaderElector<L> {
         Ok(LeaderElector { inner: Arc::new(Inner { config, lock, state: Mutex::new(State::default()) }) })
     }
 
+    /// The lock the election runs on.
     pub fn lock(&self) -> &L {
         &self.inner.lock
     }
 
+    /// The election's timing and callbacks.
     pub fn config(&self) -> &LeaderElectionConfig {
         &self.inner.config
     }

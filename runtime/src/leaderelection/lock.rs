@@ -20,9 +20,14 @@ use crate::rest::{Client, CreateOptions, GetOptions, ResourceClient, UpdateOptio
 pub struct LeaderElectionRecord {
     /// Empty when nobody holds the lock (after a release).
     pub holder_identity: String,
+    /// How long, in seconds, others must see the record unchanged before they
+    /// may take the lock over.
     pub lease_duration_seconds: i32,
+    /// When the current holder acquired the lock.
     pub acquire_time: Option<jiff::Timestamp>,
+    /// When the holder last renewed the lock.
     pub renew_time: Option<jiff::Timestamp>,
+    /// How many times the lock changed hands; bumped on every takeover.
     pub leader_transitions: i32,
 }
 
@@ -58,17 +63,25 @@ pub trait ResourceLock: Send + Sync + 'static {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LeaseSpec {
+    /// `holderIdentity`: the identity of the current leader; absent or empty
+    /// when released.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub holder_identity: Option<String>,
+    /// `leaseDurationSeconds`: how long candidates wait after the last observed
+    /// renewal before they may take the lease over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_duration_seconds: Option<i32>,
     /// `metav1.MicroTime`: RFC 3339 with microseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acquire_time: Option<String>,
+    /// `renewTime` (`metav1.MicroTime`): when the holder last renewed the
+    /// lease.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renew_time: Option<String>,
+    /// `leaseTransitions`: how many times the lease changed holders.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_transitions: Option<i32>,
+    /// Every other `spec` field, written back unchanged.
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
 }
@@ -78,12 +91,17 @@ pub struct LeaseSpec {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Lease {
+    /// `apiVersion`, `coordination.k8s.io/v1`; may be absent on list items.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
+    /// `kind`, `Lease`; may be absent on list items.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// The Lease's `metadata`; its `resourceVersion` makes updates of the lock
+    /// conditional.
     #[serde(default)]
     pub metadata: DynamicMeta,
+    /// The Lease's `spec`: the leader election record.
     #[serde(default)]
     pub spec: LeaseSpec,
 }
@@ -169,6 +187,7 @@ impl LeaseLock {
     }
 
     /// Records `LeaderElection` events on the Lease when leadership changes.
+    #[must_use]
     pub fn with_event_recorder(mut self, recorder: EventRecorder) -> Self {
         self.recorder = Some(recorder);
         self

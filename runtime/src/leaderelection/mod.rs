@@ -57,7 +57,12 @@ pub enum Error {
     /// This candidate still believes it leads but has not renewed in time
     /// (from [`LeaderElector::check`]).
     #[error("leader election lost: lease {lock} not renewed for {since:?}")]
-    RenewalOverdue { lock: String, since: std::time::Duration },
+    RenewalOverdue {
+        /// The lock, as [`ResourceLock::describe`] names it.
+        lock: String,
+        /// How long ago the record was last seen renewed.
+        since: std::time::Duration,
+    },
     /// The timing or identity does not allow a sound election.
     #[error("invalid leader election config: {0}")]
     InvalidConfig(String),

@@ -172,10 +172,13 @@ fn current_runtime() -> Result<tokio::runtime::Handle, Error> {
 }
 
 impl EventBroadcaster {
+    /// A broadcaster with client-go's defaults and no watchers yet: events
+    /// go nowhere until a sink or watcher is started.
     pub fn new() -> Self {
         Self::with_options(BroadcasterOptions::default())
     }
 
+    /// A broadcaster tuned by `opts`, with no watchers yet.
     #[doc(alias = "NewBroadcasterWithCorrelatorOptions")]
     pub fn with_options(opts: BroadcasterOptions) -> Self {
         let (shutdown_tx, _) = watch::channel(false);
@@ -200,6 +203,7 @@ impl EventBroadcaster {
         Ok(b)
     }
 
+    /// The tuning this broadcaster was made with.
     pub fn options(&self) -> &BroadcasterOptions {
         &self.shared.opts
     }
@@ -414,6 +418,7 @@ pub struct EventRecorder {
 }
 
 impl EventRecorder {
+    /// The component (and host) the recorder's events name as their `source`.
     pub fn source(&self) -> &EventSource {
         &self.source
     }

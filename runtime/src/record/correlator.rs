@@ -188,6 +188,7 @@ pub struct EventCorrelator {
 }
 
 impl EventCorrelator {
+    /// A correlator with empty caches, applying `opts`.
     pub fn new(opts: CorrelatorOptions) -> Self {
         let n = opts.lru_cache_size;
         EventCorrelator { opts, aggregates: Lru::new(n), logs: Lru::new(n), buckets: Lru::new(n) }

@@ -17,16 +17,24 @@ use crate::object::{Metadata, Object, Resource, Scope};
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectReference {
+    /// Kind of the object, e.g. `Pod`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
+    /// Namespace of the object; empty for cluster-scoped objects.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
+    /// Name of the object.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// UID of the object, telling it apart from an earlier object of the same
+    /// name.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub uid: String,
+    /// `apiVersion` of the object, e.g. `apps/v1`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub api_version: String,
+    /// The object's resourceVersion when the reference was made: which version
+    /// of the object the event is about.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub resource_version: String,
     /// A part of the object, e.g. `spec.containers{app}`.
@@ -53,6 +61,7 @@ impl ObjectReference {
     }
 
     /// The same reference pointing at a part of the object.
+    #[must_use]
     pub fn with_field_path(mut self, field_path: impl Into<String>) -> Self {
         self.field_path = field_path.into();
         self
@@ -62,6 +71,7 @@ impl ObjectReference {
 /// Anything an event can be recorded about: every [`Object`], an
 /// [`ObjectReference`] and a [`DynamicObject`](crate::dynamic::DynamicObject).
 pub trait ToObjectReference {
+    /// The reference events about `self` carry as `involvedObject`.
     fn object_reference(&self) -> ObjectReference;
 }
 
@@ -96,16 +106,21 @@ impl ToObjectReference for crate::dynamic::DynamicObject {
 /// core/v1 `EventSource`: who reported the event.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct EventSource {
+    /// The component that reported, e.g. `deployment-controller`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub component: String,
+    /// The node the reporter runs on, if it is tied to one (as the kubelet is).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub host: String,
 }
 
 impl EventSource {
+    /// A source naming `component`, without a host.
     pub fn new(component: impl Into<String>) -> Self {
         EventSource { component: component.into(), host: String::new() }
     }
+    /// The same source, on node `host`.
+    #[must_use]
     pub fn with_host(mut self, host: impl Into<String>) -> Self {
         self.host = host.into();
         self
@@ -116,13 +131,16 @@ impl EventSource {
 /// `v1.EventTypeWarning`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EventType {
+    /// Expected behaviour, for information (`v1.EventTypeNormal`).
     #[doc(alias = "EventTypeNormal")]
     Normal,
+    /// Something may be wrong and deserves attention (`v1.EventTypeWarning`).
     #[doc(alias = "EventTypeWarning")]
     Warning,
 }
 
 impl EventType {
+    /// The value of the event's `type` field: `Normal` or `Warning`.
     pub fn as_str(self) -> &'static str {
         match self {
             EventType::Normal => "Normal",
@@ -141,31 +159,50 @@ impl std::fmt::Display for EventType {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
+    /// `apiVersion`, `v1`; may be absent on list items.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
+    /// `kind`, `Event`; may be absent on list items.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// The event's `metadata`; the recorder names events `<object name>.<unique
+    /// suffix>`, in the object's namespace (`default` for cluster-scoped
+    /// objects).
     #[serde(default)]
     pub metadata: DynamicMeta,
+    /// `involvedObject`: the object the event is about.
     #[serde(default)]
     pub involved_object: ObjectReference,
+    /// `reason`: a short UpperCamelCase machine-readable cause, e.g.
+    /// `FailedScheduling`; events are aggregated by it.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// `message`: the human-readable description.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
+    /// `source`: the component (and host) that reported the event.
     #[serde(default)]
     pub source: EventSource,
     /// RFC 3339, second precision (`metav1.Time`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_timestamp: Option<String>,
+    /// `lastTimestamp`: when the event last occurred, in the same format as
+    /// `first_timestamp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_timestamp: Option<String>,
+    /// `count`: how many times the event occurred; the recorder bumps it
+    /// instead of writing a new event for repeats.
     #[serde(default)]
     pub count: i32,
+    /// `type`: `Normal` or `Warning` (see [`EventType`]).
     #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
     pub type_: String,
+    /// `reportingComponent`: the controller that emitted the event, e.g.
+    /// `kubernetes.io/deployment-controller`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reporting_component: String,
+    /// `reportingInstance`: the instance of the reporting controller, e.g. the
+    /// pod or host name.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reporting_instance: String,
     /// `eventTime`, `series`, `action`, `related`, ...

@@ -38,6 +38,8 @@ pub struct RestEventSink {
 }
 
 impl RestEventSink {
+    /// A sink writing through `client`, which needs the RBAC rights to
+    /// create and patch `events` in the involved objects' namespaces.
     pub fn new(client: Client) -> Self {
         RestEventSink { client }
     }

@@ -299,6 +299,7 @@ fn log_warnings(headers: &HeaderMap) {
 }
 
 /// A response body as a stream of chunks.
+#[must_use = "a stream does nothing unless polled"]
 pub(super) fn body_stream(response: http::Response<Incoming>) -> ByteStream {
     http_body_util::BodyDataStream::new(response.into_body()).map(|r| r.map_err(Error::Body)).boxed()
 }

@@ -11,18 +11,23 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Status {
+    /// `apiVersion`, `v1`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
+    /// `kind`, `Status`; how a Status is told apart from an object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// `Success` or `Failure`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// Human-readable description of what went wrong.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
     /// Machine-readable reason (`NotFound`, `AlreadyExists`, `Conflict`, ...).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// Which object the status is about, field-level causes and a
+    /// suggested retry delay, depending on the reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<StatusDetails>,
     /// The HTTP status code suggested for this status; 0 when not set.
@@ -34,16 +39,23 @@ pub struct Status {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusDetails {
+    /// Name of the object the status is about, when there is one.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// API group of that object.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub group: String,
+    /// Kind of that object; for some errors its resource (plural) instead.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
+    /// UID of that object, when known.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub uid: String,
+    /// The individual problems, e.g. one per invalid field of a 422.
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "nullable_vec")]
     pub causes: Vec<StatusCause>,
+    /// How long the client should wait before retrying (429, 503, server
+    /// timeouts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_seconds: Option<u32>,
 }
@@ -52,10 +64,14 @@ pub struct StatusDetails {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusCause {
+    /// Machine-readable cause, e.g. `FieldValueRequired`, `FieldValueInvalid`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// Human-readable description of the cause.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
+    /// Path of the field at fault, e.g. `spec.containers[0].image`; empty
+    /// when the cause is not about one field.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub field: String,
 }
@@ -123,6 +139,7 @@ impl Status {
         }
     }
 
+    /// Whether `status` is `Success`, as for a completed delete.
     pub fn is_success(&self) -> bool {
         self.status.as_deref() == Some("Success")
     }
@@ -168,12 +185,22 @@ pub enum Error {
     Api(Box<Status>),
     /// The request could not be built (bad URL, header, ...).
     #[error("building request {what}: {message}")]
-    InvalidRequest { what: String, message: String },
+    InvalidRequest {
+        /// What could not be built, e.g. a header name or an object without a
+        /// name.
+        what: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// Connecting or sending failed.
     #[error("{verb} {url}: {source}")]
     Transport {
+        /// The HTTP method.
         verb: String,
+        /// The URL requested.
         url: String,
+        /// The client's error: DNS, connect, TLS, or the connection closing
+        /// before the response head.
         #[source]
         source: hyper_util::client::legacy::Error,
     },
@@ -187,20 +214,30 @@ pub enum Error {
     /// The response body is not what the caller asked to decode.
     #[error("decoding {what}: {source}")]
     Decode {
+        /// What was being decoded, e.g. the type asked for.
         what: String,
+        /// Where and why decoding failed.
         #[source]
         source: serde_json::Error,
     },
     /// The request body could not be encoded.
     #[error("encoding {what}: {message}")]
-    Encode { what: String, message: String },
+    Encode {
+        /// What was being encoded.
+        what: String,
+        /// Why encoding failed.
+        message: String,
+    },
     /// The watch stream is malformed or has an oversized event.
     #[error("watch stream: {0}")]
     Watch(String),
     /// The watch stream ended inside an event: the connection broke (an
     /// unexpected EOF, see [`Error::is_probable_eof`]), not a bad event.
     #[error("watch stream: stream ended inside an event ({buffered} bytes buffered)")]
-    WatchTruncated { buffered: usize },
+    WatchTruncated {
+        /// Bytes of the incomplete event received before the end.
+        buffered: usize,
+    },
     /// Credentials could not be obtained (exec plugin, token file, ...).
     #[error("authentication: {0}")]
     Auth(#[source] crate::config::Error),
@@ -226,21 +263,34 @@ impl Error {
         }
     }
 
+    /// `reason: NotFound` (404): the object (or the resource) does not
+    /// exist (`errors.IsNotFound`).
     pub fn is_not_found(&self) -> bool {
         self.reason_or_code("NotFound", 404)
     }
+    /// `reason: AlreadyExists` (409): a create named an object that exists
+    /// (`errors.IsAlreadyExists`).
     pub fn is_already_exists(&self) -> bool {
         self.status().is_some_and(|s| s.reason == "AlreadyExists")
     }
+    /// `reason: Conflict` (409): the object changed since it was read (its
+    /// resourceVersion no longer matches) or an apply hit fields another
+    /// manager owns; read again and retry (`errors.IsConflict`).
     pub fn is_conflict(&self) -> bool {
         self.reason_or_code("Conflict", 409)
     }
+    /// `reason: Invalid` (422): validation refused the object; the causes
+    /// name the fields (`errors.IsInvalid`).
     pub fn is_invalid(&self) -> bool {
         self.reason_or_code("Invalid", 422)
     }
+    /// `reason: Forbidden` (403): RBAC or an admission plugin refused the
+    /// request (`errors.IsForbidden`).
     pub fn is_forbidden(&self) -> bool {
         self.reason_or_code("Forbidden", 403)
     }
+    /// `reason: Unauthorized` (401): the credentials were missing, wrong or
+    /// expired (`errors.IsUnauthorized`).
     pub fn is_unauthorized(&self) -> bool {
         self.reason_or_code("Unauthorized", 401)
     }
@@ -253,6 +303,9 @@ impl Error {
     pub fn is_resource_expired(&self) -> bool {
         self.status().is_some_and(|s| s.reason == "Expired")
     }
+    /// `reason: TooManyRequests` (429): API priority and fairness (or a
+    /// rate limit) turned the request away; retry after
+    /// [`Status::retry_after`] (`errors.IsTooManyRequests`).
     pub fn is_too_many_requests(&self) -> bool {
         self.reason_or_code("TooManyRequests", 429)
     }

@@ -9,7 +9,11 @@ pub type QueryPairs = Vec<(&'static str, String)>;
 /// Which resourceVersion a list may be served at (`resourceVersionMatch`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VersionMatch {
+    /// Any version at least as new as `resource_version` (served from the
+    /// apiserver's watch cache when it can); `resource_version` must be set.
     NotOlderThan,
+    /// Exactly `resource_version`, which must be set and not yet compacted away
+    /// (else 410 Gone).
     Exact,
 }
 
@@ -25,15 +29,33 @@ impl VersionMatch {
 /// Options of `list`, `watch` and `delete_collection` (metav1.ListOptions).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ListOptions {
+    /// `labelSelector`: only objects whose labels match, e.g.
+    /// `app=web,tier!=db` (see
+    /// [`LabelSelector`](crate::selector::LabelSelector)).
     pub label_selector: Option<String>,
+    /// `fieldSelector`: only objects whose fields match, e.g.
+    /// `status.phase=Running`; each kind supports only a few fields.
     pub field_selector: Option<String>,
     /// Page size; the server returns a `continue` token when there is more.
     pub limit: Option<u32>,
+    /// `continue`: the token of the previous page's `metadata.continue`, to
+    /// fetch the next page of a paged list.
     pub continue_token: Option<String>,
+    /// `resourceVersion`, the opaque version of the data asked for. For a
+    /// list: unset means the latest data (a consistent read), `"0"` any data
+    /// the apiserver has cached, anything else is read as
+    /// `resource_version_match` says. For a watch: the version to stream
+    /// changes after (unset or `"0"`: start with the current objects as
+    /// `ADDED` events).
     pub resource_version: Option<String>,
+    /// `resourceVersionMatch`: how a list's `resource_version` is interpreted
+    /// (like `metav1.ListOptions.resourceVersionMatch`).
     pub resource_version_match: Option<VersionMatch>,
     /// Server-side bound on a list or watch call.
     pub timeout_seconds: Option<u32>,
+    /// `allowWatchBookmarks`: let the apiserver send `BOOKMARK` events carrying
+    /// the current resourceVersion, so a resumed watch does not fall too far
+    /// behind.
     pub allow_watch_bookmarks: bool,
     /// Watch only: start with synthetic ADDED events for the current state,
     /// ended by a bookmark annotated `k8s.io/initial-events-end`.
@@ -41,30 +63,44 @@ pub struct ListOptions {
 }
 
 impl ListOptions {
+    /// Sets `labelSelector`.
+    #[must_use]
     pub fn labels(mut self, selector: impl Into<String>) -> Self {
         self.label_selector = Some(selector.into());
         self
     }
+    /// Sets `fieldSelector`.
+    #[must_use]
     pub fn fields(mut self, selector: impl Into<String>) -> Self {
         self.field_selector = Some(selector.into());
         self
     }
+    /// Sets the page size `limit`.
+    #[must_use]
     pub fn limit(mut self, limit: u32) -> Self {
         self.limit = Some(limit);
         self
     }
+    /// Sets the `continue` token of the next page.
+    #[must_use]
     pub fn continue_token(mut self, token: impl Into<String>) -> Self {
         self.continue_token = Some(token.into());
         self
     }
+    /// Sets `resourceVersion`.
+    #[must_use]
     pub fn resource_version(mut self, rv: impl Into<String>) -> Self {
         self.resource_version = Some(rv.into());
         self
     }
+    /// Sets `timeoutSeconds`.
+    #[must_use]
     pub fn timeout(mut self, seconds: u32) -> Self {
         self.timeout_seconds = Some(seconds);
         self
     }
+    /// Sets `allowWatchBookmarks`.
+    #[must_use]
     pub fn bookmarks(mut self, allow: bool) -> Self {
         self.allow_watch_bookmarks = allow;
         self
@@ -118,6 +154,7 @@ pub struct GetOptions {
 }
 
 impl GetOptions {
+    /// The query parameters of a get call.
     pub fn query_pairs(&self) -> QueryPairs {
         let mut q = QueryPairs::new();
         push_opt(&mut q, "resourceVersion", &self.resource_version);
@@ -128,8 +165,13 @@ impl GetOptions {
 /// How the server treats unknown or duplicate fields (`fieldValidation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldValidation {
+    /// Silently drop unknown fields and keep the last of duplicated ones (the
+    /// behaviour before validation existed).
     Ignore,
+    /// Accept the object, but return a warning for each unknown or duplicated
+    /// field.
     Warn,
+    /// Refuse the request with 422 on any unknown or duplicated field.
     Strict,
 }
 
@@ -138,7 +180,11 @@ pub enum FieldValidation {
 pub struct WriteOptions {
     /// `dryRun=All`: validate and admit, but persist nothing.
     pub dry_run: bool,
+    /// `fieldManager`: the name recorded as owner of the written fields in
+    /// `managedFields`; defaults to one derived from the user agent.
     pub field_manager: Option<String>,
+    /// `fieldValidation`: what the apiserver does about unknown or duplicated
+    /// fields; its own default is `Warn`.
     pub field_validation: Option<FieldValidation>,
 }
 
@@ -151,6 +197,7 @@ pub type UpdateOptions = WriteOptions;
 pub type PatchOptions = WriteOptions;
 
 impl WriteOptions {
+    /// The query parameters of a create, update or patch call.
     pub fn query_pairs(&self) -> QueryPairs {
         let mut q = QueryPairs::new();
         if self.dry_run {
@@ -177,17 +224,23 @@ pub struct ApplyOptions {
     /// Take ownership of fields other managers own instead of failing
     /// with a conflict.
     pub force: bool,
+    /// `dryRun=All`: validate and admit, but persist nothing.
     pub dry_run: bool,
 }
 
 impl ApplyOptions {
+    /// Apply as `field_manager`, without forcing conflicts.
     pub fn new(field_manager: impl Into<String>) -> Self {
         ApplyOptions { field_manager: field_manager.into(), force: false, dry_run: false }
     }
+    /// Takes ownership of conflicting fields (`force=true`), as a controller
+    /// that is the authority on the fields it applies should.
+    #[must_use]
     pub fn force(mut self) -> Self {
         self.force = true;
         self
     }
+    /// The query parameters of an apply call.
     pub fn query_pairs(&self) -> QueryPairs {
         let mut q = QueryPairs::new();
         if self.dry_run {
@@ -215,6 +268,7 @@ pub enum Patch {
 }
 
 impl Patch {
+    /// The `Content-Type` that tells the apiserver how to read the body.
     pub fn content_type(&self) -> &'static str {
         match self {
             Patch::Json(_) => "application/json-patch+json",
@@ -223,6 +277,7 @@ impl Patch {
             Patch::Apply(_) => "application/apply-patch+yaml",
         }
     }
+    /// The patch document.
     pub fn body(&self) -> &serde_json::Value {
         match self {
             Patch::Json(v) | Patch::Merge(v) | Patch::Strategic(v) | Patch::Apply(v) => v,
@@ -233,8 +288,15 @@ impl Patch {
 /// What happens to dependents of a deleted object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum PropagationPolicy {
+    /// Delete the object but keep its dependents; the garbage collector
+    /// first removes their `ownerReferences` to it.
     Orphan,
+    /// Delete the object at once and let the garbage collector delete the
+    /// dependents afterwards (the apiserver's default for most kinds).
     Background,
+    /// Keep the object (with the `foregroundDeletion` finalizer) until the
+    /// garbage collector has deleted every dependent that blocks owner
+    /// deletion.
     Foreground,
 }
 
@@ -242,8 +304,12 @@ pub enum PropagationPolicy {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Preconditions {
+    /// The object's `metadata.uid` must be this, so a recreated object of the
+    /// same name is not deleted by mistake.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
+    /// The object's `metadata.resourceVersion` must be this: it must not have
+    /// changed since it was read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
 }
@@ -252,19 +318,28 @@ pub struct Preconditions {
 /// `meta.k8s.io/v1 DeleteOptions` JSON body.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DeleteOptions {
+    /// `propagationPolicy`: what happens to the dependents; the kind's default
+    /// when unset.
     pub propagation_policy: Option<PropagationPolicy>,
+    /// `gracePeriodSeconds`: how long the object may take to terminate (pods);
+    /// `0` deletes at once, unset uses the object's default.
     pub grace_period_seconds: Option<i64>,
+    /// `preconditions`: checked by the apiserver before deleting.
     pub preconditions: Option<Preconditions>,
+    /// `dryRun=All`: check the deletion without performing it.
     pub dry_run: bool,
 }
 
 impl DeleteOptions {
+    /// Deletes dependents in the background (`propagationPolicy: Background`).
     pub fn background() -> Self {
         DeleteOptions { propagation_policy: Some(PropagationPolicy::Background), ..Default::default() }
     }
+    /// Deletes dependents first (`propagationPolicy: Foreground`).
     pub fn foreground() -> Self {
         DeleteOptions { propagation_policy: Some(PropagationPolicy::Foreground), ..Default::default() }
     }
+    /// Leaves dependents behind (`propagationPolicy: Orphan`).
     pub fn orphan() -> Self {
         DeleteOptions { propagation_policy: Some(PropagationPolicy::Orphan), ..Default::default() }
     }

@@ -73,18 +73,27 @@ impl Client {
             error: None,
         }
     }
+    /// A `GET` request under `prefix`: get, list, watch, logs.
     pub fn get(&self, prefix: impl Into<String>) -> Request {
         self.request(Method::GET, prefix)
     }
+    /// A `POST` request under `prefix`: create, and subresources such as
+    /// `eviction`.
     pub fn post(&self, prefix: impl Into<String>) -> Request {
         self.request(Method::POST, prefix)
     }
+    /// A `PUT` request under `prefix`: update (replace) an object or its
+    /// `status`/`scale`.
     pub fn put(&self, prefix: impl Into<String>) -> Request {
         self.request(Method::PUT, prefix)
     }
+    /// A `PATCH` request under `prefix`: JSON, merge, strategic merge or
+    /// apply patches, told apart by `Content-Type`.
     pub fn patch(&self, prefix: impl Into<String>) -> Request {
         self.request(Method::PATCH, prefix)
     }
+    /// A `DELETE` request under `prefix`: delete one object or a
+    /// collection.
     pub fn delete(&self, prefix: impl Into<String>) -> Request {
         self.request(Method::DELETE, prefix)
     }
@@ -114,6 +123,8 @@ impl Request {
         self.namespace = (!namespace.is_empty()).then(|| namespace.to_owned());
         self
     }
+    /// The resource (plural), e.g. `pods`; goes after the namespace in the
+    /// path. Names with `/` or `%` make the request fail when sent.
     pub fn resource(mut self, resource: &str) -> Self {
         self.check_segment("resource", resource);
         self.resource = Some(resource.to_owned());
@@ -129,6 +140,8 @@ impl Request {
         self.name = Some(name.to_owned());
         self
     }
+    /// The subresource after the object's name, e.g. `status`, `scale`,
+    /// `log`; empty means none.
     pub fn subresource(mut self, subresource: &str) -> Self {
         self.check_segment("subresource", subresource);
         self.subresource = (!subresource.is_empty()).then(|| subresource.to_owned());
@@ -141,10 +154,15 @@ impl Request {
             self.fail(Error::InvalidRequest { what: format!("{what} {value:?}"), message: problems.join(", ") });
         }
     }
+    /// Adds the query parameter `key=value` (percent-encoded when sent);
+    /// adding a key twice sends it twice.
     pub fn param(mut self, key: &str, value: impl Into<String>) -> Self {
         self.query.push((key.to_owned(), value.into()));
         self
     }
+    /// Adds query parameters, such as the
+    /// [`ListOptions::query_pairs`](super::ListOptions::query_pairs) of an
+    /// options struct.
     pub fn params<K: AsRef<str>, I: IntoIterator<Item = (K, String)>>(mut self, pairs: I) -> Self {
         self.query.extend(pairs.into_iter().map(|(k, v)| (k.as_ref().to_owned(), v)));
         self
@@ -176,10 +194,13 @@ impl Request {
             }
         }
     }
+    /// A body sent as is, labelled `content_type`.
     pub fn body(mut self, body: impl Into<Bytes>, content_type: &str) -> Self {
         self.body = body.into();
         self.header(http::header::CONTENT_TYPE.as_str(), content_type)
     }
+    /// Sets header `name`, replacing an earlier value; an invalid name or
+    /// value makes the request fail when sent.
     pub fn header(mut self, name: &str, value: &str) -> Self {
         match (HeaderName::try_from(name), HeaderValue::try_from(value)) {
             (Ok(n), Ok(v)) => {
@@ -192,6 +213,7 @@ impl Request {
         }
         self
     }
+    /// Sets `Accept`, e.g. to ask for aggregated discovery or a table.
     pub fn accept(self, value: &str) -> Self {
         self.header("accept", value)
     }

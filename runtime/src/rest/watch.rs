@@ -25,8 +25,12 @@ pub type ByteStream = BoxStream<'static, Result<Bytes, Error>>;
 /// carrying the server's Status (`is_gone()` for a too-old resourceVersion).
 #[derive(Debug, Clone, PartialEq)]
 pub enum WatchEvent<T> {
+    /// `ADDED`: the object was created, or (on a watch with
+    /// `sendInitialEvents`) existed when the watch started.
     Added(T),
+    /// `MODIFIED`: the object changed; it carries the new state.
     Modified(T),
+    /// `DELETED`: the object is gone; it carries the last state.
     Deleted(T),
     /// Progress marker: the stream is current up to this resourceVersion.
     Bookmark(Bookmark),
@@ -36,7 +40,10 @@ pub enum WatchEvent<T> {
 /// mean anything, so it is not decoded as `T`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Bookmark {
+    /// The resourceVersion the stream has caught up to: a watch resumed
+    /// from it misses nothing.
     pub resource_version: String,
+    /// The bookmark object's annotations, e.g. `k8s.io/initial-events-end`.
     pub annotations: BTreeMap<String, String>,
 }
 
@@ -80,6 +87,7 @@ impl Default for WatchDecoder {
 }
 
 impl WatchDecoder {
+    /// A decoder refusing events larger than `max_event_size` bytes.
     pub fn new(max_event_size: usize) -> Self {
         WatchDecoder {
             buf: BytesMut::new(),
@@ -249,6 +257,7 @@ pub fn decode_event<T: DeserializeOwned>(frame: &[u8]) -> Result<WatchEvent<T>, 
 /// connection broke, not that an event was bad: every complete event was
 /// delivered, so watching again from the last resourceVersion loses
 /// nothing. Anything else (a malformed event) is a reason to relist.
+#[must_use = "a watch stream does nothing unless polled"]
 pub fn watch_stream<T>(body: ByteStream, max_event_size: usize) -> WatchStream<T>
 where
     T: DeserializeOwned + Send + 'static,

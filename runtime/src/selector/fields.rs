@@ -11,6 +11,8 @@ use super::SelectorError;
 ///
 /// A missing field reads as the empty string, as in apimachinery.
 pub trait Fields {
+    /// The value of field `name` (e.g. `metadata.name`, `status.phase`), if
+    /// the object has it.
     fn get_field(&self, name: &str) -> Option<&str>;
 }
 
@@ -35,7 +37,9 @@ impl<F: Fields + ?Sized> Fields for &F {
 /// `=` (also written `==`) or `!=`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FieldOperator {
+    /// The field has the value (`=` or `==`); a missing field equals `""`.
     Equals,
+    /// The field does not have the value (`!=`).
     NotEquals,
 }
 
@@ -64,10 +68,12 @@ impl FieldTerm {
         Ok(FieldTerm { field, operator, value: value.into() })
     }
 
+    /// The field name, e.g. `metadata.name`.
     pub fn field(&self) -> &str {
         &self.field
     }
 
+    /// Whether the field must equal the value or differ from it.
     pub fn operator(&self) -> FieldOperator {
         self.operator
     }
@@ -77,6 +83,7 @@ impl FieldTerm {
         &self.value
     }
 
+    /// Whether `fields` meet the condition.
     pub fn matches<F: Fields + ?Sized>(&self, fields: &F) -> bool {
         let actual = fields.get_field(&self.field).unwrap_or("");
         match self.operator {
@@ -217,6 +224,8 @@ impl FieldSelector {
         Ok(Self::from_terms(terms))
     }
 
+    /// The selector requiring every one of `terms`, kept in canonical
+    /// (sorted) order.
     pub fn from_terms(terms: impl IntoIterator<Item = FieldTerm>) -> Self {
         let mut terms: Vec<(String, FieldTerm)> = terms.into_iter().map(|t| (t.to_string(), t)).collect();
         terms.sort_by(|a, b| a.0.cmp(&b.0));
@@ -240,14 +249,18 @@ impl FieldSelector {
         Ok(Self::from_terms(terms))
     }
 
+    /// The conditions, in canonical order.
     pub fn terms(&self) -> &[FieldTerm] {
         &self.terms
     }
 
+    /// Whether the selector is empty and so matches every object
+    /// (apimachinery's `Selector.Empty`).
     pub fn is_everything(&self) -> bool {
         self.terms.is_empty()
     }
 
+    /// Whether `fields` meet every condition.
     pub fn matches<F: Fields + ?Sized>(&self, fields: &F) -> bool {
         self.terms.iter().all(|t| t.matches(fields))
     }

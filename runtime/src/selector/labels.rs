@@ -138,10 +138,12 @@ impl Requirement {
         Self::new(key, Operator::from_label_selector_operator(operator)?, values)
     }
 
+    /// The label key, e.g. `app.kubernetes.io/name`.
     pub fn key(&self) -> &str {
         &self.key
     }
 
+    /// How the label's value is compared with [`values`](Self::values).
     pub fn operator(&self) -> Operator {
         self.operator
     }
@@ -151,6 +153,8 @@ impl Requirement {
         &self.values
     }
 
+    /// Whether `labels` meet the requirement; a missing label meets only
+    /// `!=`, `notin` and `!` (DoesNotExist).
     pub fn matches<L: Labels + ?Sized>(&self, labels: &L) -> bool {
         let value = labels.get_label(&self.key);
         let has = |v: &str| self.values.binary_search_by(|x| x.as_str().cmp(v)).is_ok();
@@ -226,6 +230,7 @@ impl LabelSelector {
         Ok(Self::from_requirements(label_parser::parse(s)?))
     }
 
+    /// The selector requiring all of `requirements`, kept sorted by key.
     pub fn from_requirements(requirements: impl IntoIterator<Item = Requirement>) -> Self {
         let mut requirements: Vec<Requirement> = requirements.into_iter().collect();
         // Stable, as apimachinery: requirements on one key keep their order.
@@ -264,12 +269,14 @@ impl LabelSelector {
     }
 
     /// Adds a requirement (kept sorted by key).
+    #[must_use]
     pub fn and(mut self, requirement: Requirement) -> Self {
         let at = self.requirements.partition_point(|r| r.key <= requirement.key);
         self.requirements.insert(at, requirement);
         self
     }
 
+    /// The requirements, sorted by key.
     pub fn requirements(&self) -> &[Requirement] {
         &self.requirements
     }
@@ -291,6 +298,8 @@ impl LabelSelector {
         }
     }
 
+    /// Whether `labels` meet every requirement; always false for
+    /// [`nothing`](Self::nothing).
     pub fn matches<L: Labels + ?Sized>(&self, labels: &L) -> bool {
         !self.matches_nothing && self.requirements.iter().all(|r| r.matches(labels))
     }

@@ -34,30 +34,77 @@ pub use self::labels::{LabelSelector, Labels, Operator, Requirement};
 pub enum SelectorError {
     /// The label selector string does not follow the grammar.
     #[error("unable to parse requirement in {input:?}: at position {position}: found {found}, expected: {expected}")]
-    Syntax { input: String, position: usize, found: String, expected: &'static str },
+    Syntax {
+        /// The whole selector string.
+        input: String,
+        /// Byte offset in `input` where parsing stopped.
+        position: usize,
+        /// The token found there.
+        found: String,
+        /// What the grammar allows there.
+        expected: &'static str,
+    },
     /// A label key is not a qualified name (`[prefix/]name`).
     #[error("invalid label key {key:?}: {reason}")]
-    InvalidKey { key: String, reason: String },
+    InvalidKey {
+        /// The key as written.
+        key: String,
+        /// Which rule it breaks.
+        reason: String,
+    },
     /// A label value is not valid label value syntax.
     #[error("invalid label value {value:?} for key {key:?}: {reason}")]
-    InvalidValue { key: String, value: String, reason: String },
+    InvalidValue {
+        /// The key the value belongs to.
+        key: String,
+        /// The value as written.
+        value: String,
+        /// Which rule it breaks.
+        reason: String,
+    },
     /// The operator and the number or kind of values do not fit together.
     #[error("invalid requirement on {key:?}: {reason}")]
-    InvalidRequirement { key: String, reason: &'static str },
+    InvalidRequirement {
+        /// The key of the requirement.
+        key: String,
+        /// What does not fit, e.g. `Exists` given values.
+        reason: &'static str,
+    },
     /// A `matchExpressions` operator other than In, NotIn, Exists and
     /// DoesNotExist.
     #[error("{operator:?} is not a valid label selector operator")]
-    UnknownOperator { operator: String },
+    UnknownOperator {
+        /// The operator as written.
+        operator: String,
+    },
     /// A field selector term without an operator.
     #[error("invalid field selector {input:?}: can't understand {term:?}")]
-    InvalidFieldTerm { input: String, term: String },
+    InvalidFieldTerm {
+        /// The whole selector string.
+        input: String,
+        /// The term without an operator.
+        term: String,
+    },
     /// A field name that cannot be written unambiguously.
     #[error("invalid field name {field:?}: must not contain ',', '=' or '\\', nor end with '!'")]
-    InvalidField { field: String },
+    InvalidField {
+        /// The field name as given.
+        field: String,
+    },
     /// A backslash not followed by `\`, `,` or `=` in a field value.
     #[error("invalid escape sequence {sequence:?} in field selector value {value:?}")]
-    InvalidEscape { value: String, sequence: String },
+    InvalidEscape {
+        /// The value as written.
+        value: String,
+        /// The bad escape sequence.
+        sequence: String,
+    },
     /// A `,` or `=` not escaped in a field value.
     #[error("invalid field selector value {value:?}: unescaped {rune:?}")]
-    UnescapedRune { value: String, rune: char },
+    UnescapedRune {
+        /// The value as written.
+        value: String,
+        /// The character that needs a backslash.
+        rune: char,
+    },
 }

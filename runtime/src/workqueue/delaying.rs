@@ -125,6 +125,7 @@ impl<T> Deref for DelayingQueue<T> {
 }
 
 impl<T: QueueItem> DelayingQueue<T> {
+    /// An empty queue without metrics.
     pub fn new() -> Self {
         DelayingQueue { queue: Queue::new() }
     }

@@ -7,22 +7,27 @@ use tokio::time::Instant;
 
 /// A gauge that goes up and down by one (the queue depth).
 pub trait GaugeMetric: Send + Sync {
+    /// Adds one.
     fn inc(&self);
+    /// Subtracts one.
     fn dec(&self);
 }
 
 /// A gauge set to an absolute value (seconds of unfinished work).
 pub trait SettableGaugeMetric: Send + Sync {
+    /// Sets the gauge to `value`.
     fn set(&self, value: f64);
 }
 
 /// A monotonically increasing counter (adds, retries).
 pub trait CounterMetric: Send + Sync {
+    /// Adds one.
     fn inc(&self);
 }
 
 /// A distribution of observed values, in seconds.
 pub trait HistogramMetric: Send + Sync {
+    /// Records one observation of `value` seconds.
     fn observe(&self, value: f64);
 }
 

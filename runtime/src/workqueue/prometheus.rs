@@ -26,6 +26,8 @@ pub struct PrometheusMetricsProvider {
 }
 
 impl PrometheusMetricsProvider {
+    /// Registers the `workqueue_*` collectors in `registry`; fails if they
+    /// are registered there already.
     pub fn new(registry: &Registry) -> Result<Self, WorkqueueError> {
         let labels = &["name"];
         let opts = |name: &str, help: &str| Opts::new(name, help).subsystem("workqueue");

@@ -266,6 +266,7 @@ impl<T: QueueItem> Queue<T> {
         len
     }
 
+    /// Whether no item is waiting to be handed out (see [`len`](Self::len)).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -44,6 +44,8 @@ pub struct ItemExponentialFailureRateLimiter<T> {
 }
 
 impl<T: Eq + Hash> ItemExponentialFailureRateLimiter<T> {
+    /// Waits `base_delay` after an item's first failure, doubling with each
+    /// further one up to `max_delay`.
     pub fn new(base_delay: Duration, max_delay: Duration) -> Self {
         ItemExponentialFailureRateLimiter { failures: Mutex::new(HashMap::new()), base_delay, max_delay }
     }
@@ -95,6 +97,8 @@ pub struct ItemFastSlowRateLimiter<T> {
 }
 
 impl<T: Eq + Hash> ItemFastSlowRateLimiter<T> {
+    /// Waits `fast_delay` for an item's first `max_fast_attempts` failures,
+    /// `slow_delay` after that.
     pub fn new(fast_delay: Duration, slow_delay: Duration, max_fast_attempts: u32) -> Self {
         ItemFastSlowRateLimiter { failures: Mutex::new(HashMap::new()), fast_delay, slow_delay, max_fast_attempts }
     }
@@ -194,6 +198,8 @@ impl<T> std::fmt::Debug for MaxOfRateLimiter<T> {
 }
 
 impl<T> MaxOfRateLimiter<T> {
+    /// Waits as long as the slowest of `limiters` asks; zero if there are
+    /// none.
     pub fn new(limiters: Vec<Box<dyn RateLimiter<T>>>) -> Self {
         MaxOfRateLimiter { limiters }
     }
@@ -223,6 +229,7 @@ pub struct WithMaxWaitRateLimiter<L> {
 }
 
 impl<L> WithMaxWaitRateLimiter<L> {
+    /// `limiter`, whose delays are cut to `max_delay`.
     pub fn new(limiter: L, max_delay: Duration) -> Self {
         WithMaxWaitRateLimiter { limiter, max_delay }
     }

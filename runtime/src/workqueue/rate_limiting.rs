@@ -42,6 +42,8 @@ impl<T> Deref for RateLimitingQueue<T> {
 }
 
 impl<T: QueueItem> RateLimitingQueue<T> {
+    /// An empty queue without metrics, spacing retries with `limiter`
+    /// (usually [`default_controller_rate_limiter`](super::default_controller_rate_limiter)).
     pub fn new(limiter: impl RateLimiter<T> + 'static) -> Self {
         RateLimitingQueue { queue: DelayingQueue::new(), limiter: Arc::new(limiter) }
     }

@@ -68,17 +68,24 @@ impl<K> fmt::Debug for ResourceEventHandlerFuncs<K> {
 }
 
 impl<K> ResourceEventHandlerFuncs<K> {
+    /// A handler that ignores every notification until closures are set.
     pub fn new() -> Self {
         Self::default()
     }
+    /// Calls `f` for [`ResourceEventHandler::on_add`].
+    #[must_use]
     pub fn on_add(mut self, f: impl Fn(&Arc<K>, bool) + Send + Sync + 'static) -> Self {
         self.add = Some(Box::new(f));
         self
     }
+    /// Calls `f` for [`ResourceEventHandler::on_update`].
+    #[must_use]
     pub fn on_update(mut self, f: impl Fn(&Arc<K>, &Arc<K>) + Send + Sync + 'static) -> Self {
         self.update = Some(Box::new(f));
         self
     }
+    /// Calls `f` for [`ResourceEventHandler::on_delete`].
+    #[must_use]
     pub fn on_delete(mut self, f: impl Fn(&DeltaObject<K>) + Send + Sync + 'static) -> Self {
         self.delete = Some(Box::new(f));
         self
@@ -131,6 +138,8 @@ impl<K, H: fmt::Debug> fmt::Debug for FilteringResourceEventHandler<K, H> {
 }
 
 impl<K, H> FilteringResourceEventHandler<K, H> {
+    /// Passes to `handler` only the notifications about objects `filter`
+    /// returns true for.
     pub fn new(filter: impl Fn(&K) -> bool + Send + Sync + 'static, handler: H) -> Self {
         FilteringResourceEventHandler { filter: Box::new(filter), handler }
     }

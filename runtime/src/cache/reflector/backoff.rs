@@ -16,11 +16,15 @@ use tokio::time::Instant;
 /// is `initial` again.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BackoffConfig {
+    /// The first delay.
     pub initial: Duration,
+    /// The cap no delay exceeds (before jitter).
     pub max: Duration,
+    /// What each delay is multiplied by to give the next.
     pub factor: f64,
     /// 0 disables jitter (tests use that to check exact delays).
     pub jitter: f64,
+    /// After this long without a retry, the sequence starts again at `initial`.
     pub reset_after: Duration,
 }
 
