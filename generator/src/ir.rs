@@ -13,6 +13,9 @@ pub struct Api {
     pub types: BTreeMap<String, TypeDef>,
     /// Served resources keyed by (group, version, plural).
     pub resources: BTreeMap<(String, String, String), Resource>,
+    /// The crate (as a Rust identifier, `k8s_client`) providing the types
+    /// marked [`TypeDef::external`].
+    pub external_crate: Option<String>,
 }
 
 /// A group/version/kind as written in `x-kubernetes-group-version-kind`.
@@ -48,13 +51,20 @@ pub struct TypeDef {
     /// Every GVK the schema is registered under (several for DeleteOptions, WatchEvent).
     pub gvks: Vec<Gvk>,
     pub shape: Shape,
+    /// For a type defined inline in another schema: that schema, whose file
+    /// holds it.
+    pub owner: Option<String>,
+    /// Provided by the Kubernetes crate this one depends on, not generated here.
+    pub external: bool,
 }
 
 /// How a type is represented.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
     /// An object with named fields.
     Struct(Vec<Field>),
+    /// A string with known values, and a fallback variant holding any other.
+    Enum { variants: Vec<Variant>, fallback: String },
     /// A type with hand-designed representation (see [`Special`]).
     Special(Special),
 }
@@ -78,8 +88,16 @@ pub enum Special {
     SchemaOrStringArray,
 }
 
+/// One known value of a string enum.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    /// The value on the wire.
+    pub wire: String,
+    pub rust_name: String,
+}
+
 /// A property of an object schema.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Field {
     /// Name on the wire (`clusterIPs`).
     pub json_name: String,
@@ -87,6 +105,8 @@ pub struct Field {
     pub rust_name: String,
     pub ty: FieldType,
     pub required: bool,
+    /// `nullable: true`: a required field may still be `null`.
+    pub nullable: bool,
     pub doc: Option<String>,
     /// Must be boxed to break a cycle of directly nested types.
     pub boxed: bool,
@@ -117,6 +137,19 @@ impl FieldType {
         match self {
             FieldType::Ref(r) => Some(r),
             _ => None,
+        }
+    }
+
+    /// Renames the schemas this type mentions.
+    pub fn rewrite_refs(&mut self, rename: &impl Fn(&str) -> Option<String>) {
+        match self {
+            FieldType::Ref(r) => {
+                if let Some(new) = rename(r) {
+                    *r = new;
+                }
+            }
+            FieldType::Array(t) | FieldType::Map(t) => t.rewrite_refs(rename),
+            _ => {}
         }
     }
 

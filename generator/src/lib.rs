@@ -10,8 +10,10 @@
 pub mod emit;
 pub mod error;
 pub mod ir;
+pub mod lower;
 pub mod naming;
 pub mod plan;
+pub mod schema;
 pub mod spec;
 
 pub use error::{Error, Result};

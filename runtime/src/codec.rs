@@ -249,6 +249,24 @@ pub fn deserialize_int_or_string<'de, D: Deserializer<'de>>(d: D) -> Result<IntO
     d.deserialize_any(V)
 }
 
+/// Reads a string-valued enum of a generated type: `from` maps the text to
+/// a known variant or to the type's fallback variant (`Other(String)`), so
+/// a value a newer server sends still decodes. Known values are matched on
+/// the borrowed text, without allocating.
+pub fn deserialize_str_as<'de, D: Deserializer<'de>, T>(d: D, from: fn(&str) -> T) -> Result<T, D::Error> {
+    struct V<T>(fn(&str) -> T);
+    impl<'de, T> Visitor<'de> for V<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+            Ok((self.0)(v))
+        }
+    }
+    d.deserialize_str(V(from))
+}
+
 /// Reads `null` as the type's default: Go clients decode a JSON `null` for a
 /// list or map field as empty, and some servers send `"items": null`.
 pub fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>

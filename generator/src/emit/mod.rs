@@ -61,22 +61,34 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
     let mut modules: BTreeMap<Vec<String>, ModuleContents> = BTreeMap::new();
     modules.entry(Vec::new()).or_default();
 
+    // One file per top-level type; a type defined inline in another
+    // schema lives in its owner's file.
+    let mut files: BTreeMap<PathBuf, (String, TokenStream)> = BTreeMap::new();
     for (schema, def) in &api.types {
-        let file_stem = naming::file_name(&def.rust_name);
-        let mut path = PathBuf::from("src");
-        path.extend(&def.module);
-        path.push(format!("{file_stem}.rs"));
+        if def.external {
+            continue;
+        }
+        let home = def.owner.as_ref().and_then(|o| api.types.get(o)).unwrap_or(def);
+        let file_stem = naming::file_name(&home.rust_name);
         let tokens = types::emit_type(api, def, plan.kinds.get(schema.as_str()));
-        let source = format!("{}/{}", opts.source_label, def.source);
-        let text = rust_file(schema, &source, tokens)?;
-        if out.files.insert(path.clone(), text).is_some() {
-            return Err(Error::Check(format!("two schemas map to the same file {}", path.display())));
+        let path = type_file(home);
+        match files.get_mut(&path) {
+            Some((_, existing)) if def.owner.is_some() => existing.extend(tokens),
+            Some(_) => return Err(Error::Check(format!("two schemas map to the same file {}", path.display()))),
+            None => {
+                let source = format!("{}/{}", opts.source_label, home.source);
+                files.insert(path, (source, tokens));
+            }
         }
         for depth in 0..def.module.len() {
             let parent = def.module[..depth].to_vec();
             modules.entry(parent).or_default().children.insert(def.module[depth].clone());
         }
-        modules.entry(def.module.clone()).or_default().types.insert(file_stem, def.rust_name.clone());
+        modules.entry(def.module.clone()).or_default().types.entry(file_stem).or_default().push(def.rust_name.clone());
+    }
+    for (path, (source, tokens)) in files {
+        let text = rust_file(&path.display().to_string(), &source, tokens)?;
+        out.files.insert(path, text);
     }
 
     let root = modules.entry(Vec::new()).or_default();
@@ -125,6 +137,14 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
     Ok(out)
 }
 
+/// `src/<module path>/<file>.rs` of a top-level type.
+fn type_file(def: &crate::ir::TypeDef) -> PathBuf {
+    let mut path = PathBuf::from("src");
+    path.extend(&def.module);
+    path.push(format!("{}.rs", naming::file_name(&def.rust_name)));
+    path
+}
+
 fn add_file(out: &mut Output, path: &str, source: &str, tokens: TokenStream) -> Result<()> {
     let text = rust_file(path, source, tokens)?;
     if out.files.insert(PathBuf::from(path), text).is_some() {
@@ -153,8 +173,8 @@ struct ModuleContents {
     extra_modules: BTreeSet<String>,
     /// Such modules behind a feature: module → feature.
     gated_modules: BTreeMap<String, String>,
-    /// file stem → type name
-    types: BTreeMap<String, String>,
+    /// file stem → the types it defines (a kind and its inline types)
+    types: BTreeMap<String, Vec<String>>,
 }
 
 impl ModuleContents {
@@ -168,12 +188,16 @@ impl ModuleContents {
                 .map(|f| quote!(#[cfg(feature = #f)]));
             quote!(#gate pub mod #name;)
         });
-        let types = self.types.iter().map(|(file, ty)| {
+        let types = self.types.iter().map(|(file, tys)| {
             let file = types::ident(file);
-            let ty = types::ident(ty);
+            let names: Vec<_> = tys.iter().map(|t| types::ident(t)).collect();
+            let uses = match names.as_slice() {
+                [one] => quote!(pub use self::#file::#one;),
+                many => quote!(pub use self::#file::{#(#many),*};),
+            };
             quote! {
                 mod #file;
-                pub use self::#file::#ty;
+                #uses
             }
         });
         let extra = self.extra_modules.iter().map(|m| {
@@ -191,10 +215,9 @@ impl ModuleContents {
 /// The generator promises one type per schema: count what was written.
 fn check_one_type_per_schema(api: &Api, out: &Output) -> Result<()> {
     let mut missing = Vec::new();
-    for def in api.types.values() {
-        let mut path = PathBuf::from("src");
-        path.extend(&def.module);
-        path.push(format!("{}.rs", naming::file_name(&def.rust_name)));
+    for def in api.types.values().filter(|d| !d.external) {
+        let home = def.owner.as_ref().and_then(|o| api.types.get(o)).unwrap_or(def);
+        let path = type_file(home);
         let defines = out.files.get(&path).is_some_and(|text| {
             let name = &def.rust_name;
             let count = [format!("pub struct {name} "), format!("pub struct {name}("), format!("pub enum {name} ")]

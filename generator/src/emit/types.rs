@@ -4,7 +4,7 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-use crate::ir::{Api, Field, FieldType, Shape, Special, TypeDef};
+use crate::ir::{Api, Field, FieldType, Shape, Special, TypeDef, Variant};
 use crate::plan::{KindPlan, OBJECT_META};
 const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
 
@@ -13,12 +13,19 @@ pub fn ident(name: &str) -> Ident {
     Ident::new(name, Span::call_site())
 }
 
-/// `crate::api::core::v1::Pod` for a schema name.
+/// `crate::api::core::v1::Pod` for a schema name; the Kubernetes crate's
+/// path (`::k8s_client::apimachinery::…`) for a type it provides.
 pub fn type_path(api: &Api, schema: &str) -> TokenStream {
     let def = &api.types[schema];
     let modules = def.module.iter().map(|m| ident(m));
     let name = ident(&def.rust_name);
-    quote!(crate #(:: #modules)* :: #name)
+    match (&api.external_crate, def.external) {
+        (Some(krate), true) => {
+            let krate = ident(krate);
+            quote!(:: #krate #(:: #modules)* :: #name)
+        }
+        _ => quote!(crate #(:: #modules)* :: #name),
+    }
 }
 
 pub fn rust_type(api: &Api, ty: &FieldType) -> TokenStream {
@@ -88,7 +95,12 @@ fn struct_fields(def: &TypeDef) -> Vec<&Field> {
 
 /// Fields that are plain values rather than `Option`s.
 fn is_plain(def: &TypeDef, f: &Field) -> bool {
-    f.required || is_kind_metadata(def, f)
+    (f.required && !f.nullable) || is_kind_metadata(def, f)
+}
+
+/// Optional fields written even when `None`, as `null`: required but nullable.
+fn writes_null(def: &TypeDef, f: &Field) -> bool {
+    f.required && f.nullable && !is_plain(def, f)
 }
 
 fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
@@ -132,7 +144,7 @@ fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
         } else {
             (quote!(Option), "Option::is_none")
         };
-        let skip = derives_serialize.then(|| quote!(, skip_serializing_if = #is_none));
+        let skip = (derives_serialize && !writes_null(def, f)).then(|| quote!(, skip_serializing_if = #is_none));
         quote! {
             #doc
             #[serde(rename = #json, default #skip #ser)]
@@ -153,6 +165,7 @@ pub fn emit_type(api: &Api, def: &TypeDef, kind: Option<&KindPlan>) -> TokenStre
     match &def.shape {
         Shape::Special(s) => emit_special(def, *s),
         Shape::Struct(_) => emit_struct(api, def, kind),
+        Shape::Enum { variants, fallback } => emit_enum(def, variants, fallback),
     }
 }
 
@@ -178,7 +191,7 @@ fn emit_struct(api: &Api, def: &TypeDef, resource: Option<&KindPlan>) -> TokenSt
             let n = ident(&f.rust_name);
             let json = &f.json_name;
             let embedded = embedded_kind(api, &f.ty);
-            match (is_plain(def, f), embedded) {
+            match (is_plain(def, f) || writes_null(def, f), embedded) {
                 (true, None) => quote!(state.serialize_field(#json, &self.#n)?;),
                 (true, Some(Embedding::One)) => quote! {
                     state.serialize_field(#json, &::k8s_client_runtime::codec::EmbeddedRef(&self.#n))?;
@@ -203,8 +216,8 @@ fn emit_struct(api: &Api, def: &TypeDef, resource: Option<&KindPlan>) -> TokenSt
                 },
             }
         });
-        let plain = fields.iter().filter(|f| is_plain(def, f)).count();
-        let optional = fields.iter().filter(|f| !is_plain(def, f)).map(|f| {
+        let plain = fields.iter().filter(|f| is_plain(def, f) || writes_null(def, f)).count();
+        let optional = fields.iter().filter(|f| !is_plain(def, f) && !writes_null(def, f)).map(|f| {
             let n = ident(&f.rust_name);
             quote!(+ usize::from(self.#n.is_some()))
         });
@@ -257,6 +270,73 @@ fn emit_struct(api: &Api, def: &TypeDef, resource: Option<&KindPlan>) -> TokenSt
         out.extend(label_selector_impl());
     }
     out
+}
+
+/// A string enum: one variant per known value, and a fallback holding any
+/// other value, so that a value a newer server sends still decodes and is
+/// written back unchanged.
+fn emit_enum(def: &TypeDef, variants: &[Variant], fallback: &str) -> TokenStream {
+    let name = ident(&def.rust_name);
+    let doc = doc_attr(&def.doc);
+    let fallback = ident(fallback);
+    let idents: Vec<Ident> = variants.iter().map(|v| ident(&v.rust_name)).collect();
+    let wires: Vec<&str> = variants.iter().map(|v| v.wire.as_str()).collect();
+    let variant_docs = wires.iter().map(|w| format!(" `{w}`"));
+    let first =
+        idents.first().map_or_else(|| quote!(#name::#fallback(::std::string::String::new())), |v| quote!(#name::#v));
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum #name {
+            #( #[doc = #variant_docs] #idents, )*
+            /// A value not known when this crate was generated.
+            #fallback(::std::string::String),
+        }
+
+        impl #name {
+            /// The value on the wire.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    #( #name::#idents => #wires, )*
+                    #name::#fallback(value) => value,
+                }
+            }
+        }
+
+        impl ::std::convert::From<&str> for #name {
+            fn from(value: &str) -> Self {
+                match value {
+                    #( #wires => #name::#idents, )*
+                    other => #name::#fallback(other.to_owned()),
+                }
+            }
+        }
+
+        /// The first known value.
+        impl ::std::default::Default for #name {
+            fn default() -> Self {
+                #first
+            }
+        }
+
+        impl ::std::fmt::Display for #name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                ::k8s_client_runtime::codec::deserialize_str_as(deserializer, |value| #name::from(value))
+            }
+        }
+    }
 }
 
 const LABEL_SELECTOR: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector";

@@ -1,0 +1,412 @@
+//! Schemas → IR types: the one place that decides how a JSON Schema node is
+//! represented in Rust, for built-in documents, CRD manifests and live
+//! clusters alike.
+//!
+//! # Mapping
+//! | schema | Rust |
+//! |---|---|
+//! | `$ref`, or `allOf` with one member | the referenced type |
+//! | object with `properties` | a struct; inline ones are named from their path (see [`nested`]) |
+//! | object with `additionalProperties: <schema>` / `true` | `BTreeMap<String, T>` / `BTreeMap<String, Value>` |
+//! | object without either, `x-kubernetes-preserve-unknown-fields` (also beside `properties`), no `type` | `serde_json::Value`, kept as received |
+//! | `x-kubernetes-int-or-string` | `IntOrString` |
+//! | `x-kubernetes-embedded-resource` | a struct of its properties whose `metadata` is `ObjectMeta`; raw JSON when it also preserves unknown fields |
+//! | string `enum` (custom resources) | an enum with an `Other(String)` fallback for values a newer server sends |
+//! | integer or boolean `enum`, mixed `enum` | the plain type; the allowed values are listed in the docs |
+//! | `format`: `date-time` / `byte` / `int32` / `int64`, `double` | `Time` / `ByteString` / `i32` / `i64` / `f64` |
+//! | array (also of arrays) | `Vec<T>` |
+//! | `nullable`, not `required` | `Option<T>` (a required, nullable field too, written as `null` when `None`) |
+//! | `oneOf`, `anyOf`, `allOf` (several), `not` | validation only: the type comes from the node's own keywords |
+//! | `default`, `x-kubernetes-validations`, list and map types | documentation |
+//!
+//! Built-in Kubernetes types (schemas under `io.k8s.api`,
+//! `io.k8s.apimachinery`, `io.k8s.apiextensions-apiserver` and
+//! `io.k8s.kube-aggregator`) keep `String` for enum-valued fields, as
+//! client-go's Go types do: the apiserver adds values over releases.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::error::{Error, Result, pointer_token};
+use crate::ir::{Field, FieldType, Gvk, Shape, Special, TypeDef, Variant};
+use crate::naming;
+use crate::schema::{AdditionalProperties, Schema};
+
+pub mod nested;
+
+pub const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+pub const TIME: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Time";
+pub const INT_OR_STRING: &str = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
+
+/// Schemas of Kubernetes' own Go types, as opposed to custom resources.
+pub fn is_builtin_schema(name: &str) -> bool {
+    ["io.k8s.api.", "io.k8s.apimachinery.", "io.k8s.apiextensions-apiserver.", "io.k8s.kube-aggregator."]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+/// Schemas whose representation is chosen by hand, by schema name.
+pub fn special_for(schema_name: &str) -> Option<Special> {
+    Some(match schema_name {
+        INT_OR_STRING => Special::IntOrString,
+        "io.k8s.apimachinery.pkg.api.resource.Quantity" => Special::Quantity,
+        TIME => Special::Time,
+        "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime" => Special::MicroTime,
+        "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1" => Special::RawJsonText,
+        "io.k8s.apimachinery.pkg.runtime.RawExtension" => Special::JsonValue,
+        "io.k8s.apimachinery.pkg.apis.meta.v1.Patch" => Special::JsonValue,
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON" => Special::JsonValue,
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray" => Special::SchemaOrArray,
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool" => Special::SchemaOrBool,
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray" => {
+            Special::SchemaOrStringArray
+        }
+        _ => return None,
+    })
+}
+
+/// A type defined inline in another schema, named later from its path.
+#[derive(Debug, Clone)]
+pub struct Nested {
+    /// The schema that holds it.
+    pub owner: String,
+    /// Property names from the owner down to it (array items and map
+    /// values add none).
+    pub segments: Vec<String>,
+    /// Its definition; `rust_name` is set when names are assigned.
+    pub def: TypeDef,
+}
+
+/// Where a node sits: the owning schema and the property path to it.
+struct Place<'p> {
+    owner: &'p TypeDef,
+    segments: Vec<String>,
+    pointer: String,
+}
+
+impl Place<'_> {
+    fn child(&self, segment: Option<&str>, pointer_suffix: &str) -> Place<'_> {
+        let mut segments = self.segments.clone();
+        segments.extend(segment.map(str::to_owned));
+        Place { owner: self.owner, segments, pointer: format!("{}{pointer_suffix}", self.pointer) }
+    }
+}
+
+/// Lowers the schemas of one document.
+pub struct Lowering<'a> {
+    /// The document's path, for errors.
+    pub path: &'a std::path::Path,
+    /// Its label, recorded as each type's source.
+    pub source: &'a str,
+    /// Every schema name a `$ref` may name.
+    pub known: &'a BTreeSet<String>,
+    /// Inline types found so far, keyed by [`nested_key`].
+    pub nested: Vec<Nested>,
+}
+
+/// The schema name of an inline type: its owner and JSON pointer, which no
+/// real schema name contains.
+pub fn nested_key(owner: &str, pointer: &str) -> String {
+    format!("{owner}#{pointer}")
+}
+
+impl<'a> Lowering<'a> {
+    fn err(&self, pointer: &str, message: impl Into<String>) -> Error {
+        Error::Schema { path: self.path.to_owned(), pointer: pointer.to_owned(), message: message.into() }
+    }
+
+    fn reference(&self, reference: &str, pointer: &str) -> Result<String> {
+        let name = reference
+            .strip_prefix("#/components/schemas/")
+            .ok_or_else(|| self.err(pointer, format!("unsupported $ref {reference:?}")))?;
+        if !self.known.contains(name) {
+            return Err(self.err(pointer, format!("$ref to a schema that does not exist: {reference:?}")));
+        }
+        Ok(name.to_owned())
+    }
+
+    /// One named schema (`components.schemas[name]`) as a type definition.
+    pub fn type_def(&mut self, name: &str, schema: &Schema) -> Result<TypeDef> {
+        let pointer = format!("/components/schemas/{}", pointer_token(name));
+        if schema.reference.is_some() {
+            return Err(self.err(&pointer, "a schema that is only a $ref is not supported"));
+        }
+        let (module, rust_name) = naming::schema_path(name);
+        let rust_name = rust_name.ok_or_else(|| {
+            self.err(
+                &pointer,
+                format!(
+                    "the type name of schema {name:?} is not a Rust identifier (letters, digits, `-`, `_`, starting with a letter)"
+                ),
+            )
+        })?;
+        let gvks = gvks(schema.gvk.as_ref())
+            .map_err(|m| self.err(&format!("{pointer}/x-kubernetes-group-version-kind"), m))?;
+        let mut def = TypeDef {
+            schema_name: name.to_owned(),
+            feature: naming::module_feature(&module),
+            module,
+            rust_name,
+            source: self.source.to_owned(),
+            doc: schema.description.clone(),
+            gvk: if gvks.len() == 1 { gvks.first().cloned() } else { None },
+            gvks,
+            shape: Shape::Special(Special::JsonValue),
+            owner: None,
+            external: false,
+        };
+        def.shape = if let Some(special) = special_for(name) {
+            Shape::Special(special)
+        } else if is_object(schema) {
+            let place = Place { owner: &def, segments: Vec::new(), pointer: pointer.clone() };
+            let fields = self.fields(schema, &place)?;
+            Shape::Struct(fields)
+        } else if is_unconstrained(schema) {
+            Shape::Special(Special::JsonValue)
+        } else {
+            return Err(self.err(&pointer, "unsupported top-level schema shape: not an object"));
+        };
+        Ok(def)
+    }
+
+    fn fields(&mut self, schema: &Schema, place: &Place) -> Result<Vec<Field>> {
+        let required: BTreeSet<&str> = schema.required.iter().map(String::as_str).collect();
+        let mut fields = Vec::with_capacity(schema.properties.len());
+        for (json_name, prop) in &schema.properties {
+            let p = place.child(Some(json_name), &format!("/properties/{}", pointer_token(json_name)));
+            let holds_object = (place.segments.is_empty() || schema.embedded_resource) && is_kind_like(schema);
+            let ty = if json_name == "metadata" && holds_object {
+                // A kind's (or embedded resource's) metadata is always
+                // ObjectMeta, whatever the CRD says of it.
+                self.metadata_type(prop, &p)?
+            } else {
+                self.field_type(prop, &p)?
+            };
+            fields.push(Field {
+                json_name: json_name.clone(),
+                rust_name: String::new(),
+                ty,
+                required: required.contains(json_name.as_str()),
+                nullable: prop.nullable,
+                doc: field_doc(prop, !is_builtin_schema(&place.owner.schema_name)),
+                boxed: false,
+            });
+        }
+        let wire: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
+        let names = naming::dedupe(&wire, naming::field_name);
+        for (f, name) in fields.iter_mut().zip(names) {
+            f.rust_name = name;
+        }
+        Ok(fields)
+    }
+
+    fn metadata_type(&mut self, prop: &Schema, place: &Place) -> Result<FieldType> {
+        if prop.reference.is_some() || !prop.all_of.is_empty() || !self.known.contains(OBJECT_META) {
+            return self.field_type(prop, place);
+        }
+        Ok(FieldType::Ref(OBJECT_META.to_owned()))
+    }
+
+    /// The type of a property, array item or map value.
+    fn field_type(&mut self, schema: &Schema, place: &Place) -> Result<FieldType> {
+        let pointer = &place.pointer;
+        if let Some(r) = &schema.reference {
+            return Ok(FieldType::Ref(self.reference(r, &format!("{pointer}/$ref"))?));
+        }
+        if schema.ty.is_none() && schema.all_of.len() == 1 && schema.properties.is_empty() {
+            let inner = place.child(None, "/allOf/0");
+            return self.field_type(&schema.all_of[0], &inner);
+        }
+        if schema.int_or_string {
+            return self.well_known(INT_OR_STRING, pointer);
+        }
+        let custom = !is_builtin_schema(&place.owner.schema_name);
+        if schema.preserves_unknown_fields() && (custom || schema.properties.is_empty()) {
+            return Ok(FieldType::Json);
+        }
+        Ok(match schema.ty.as_deref() {
+            Some("string") => match schema.format.as_deref() {
+                _ if custom && string_enum(schema).is_some() => self.nested_enum(schema, place),
+                Some("byte") => FieldType::Bytes,
+                Some("date-time") if custom => self.well_known(TIME, pointer)?,
+                _ => FieldType::String,
+            },
+            Some("integer") => match schema.format.as_deref() {
+                Some("int32") => FieldType::I32,
+                _ => FieldType::I64,
+            },
+            Some("number") => FieldType::F64,
+            Some("boolean") => FieldType::Bool,
+            Some("array") => match &schema.items {
+                Some(items) => FieldType::Array(Box::new(self.field_type(items, &place.child(None, "/items"))?)),
+                None => FieldType::Array(Box::new(FieldType::Json)),
+            },
+            Some("object") | None => self.object_type(schema, place)?,
+            Some(other) => return Err(self.err(pointer, format!("unsupported type {other:?}"))),
+        })
+    }
+
+    fn object_type(&mut self, schema: &Schema, place: &Place) -> Result<FieldType> {
+        if !schema.properties.is_empty() {
+            return self.nested_struct(schema, place);
+        }
+        Ok(match &schema.additional_properties {
+            Some(AdditionalProperties::Schema(values)) => {
+                FieldType::Map(Box::new(self.field_type(values, &place.child(None, "/additionalProperties"))?))
+            }
+            Some(AdditionalProperties::Bool(true)) => FieldType::Map(Box::new(FieldType::Json)),
+            _ => FieldType::Json,
+        })
+    }
+
+    /// A schema every crate has (`IntOrString`, `Time`), by name.
+    fn well_known(&self, name: &str, pointer: &str) -> Result<FieldType> {
+        if self.known.contains(name) {
+            Ok(FieldType::Ref(name.to_owned()))
+        } else {
+            Err(self.err(pointer, format!("needs the schema {name}, which is not among the inputs")))
+        }
+    }
+
+    fn nested_struct(&mut self, schema: &Schema, place: &Place) -> Result<FieldType> {
+        let mut def = self.nested_def(schema, place);
+        def.shape = Shape::Struct(self.fields(schema, place)?);
+        Ok(self.push_nested(def, place))
+    }
+
+    fn nested_enum(&mut self, schema: &Schema, place: &Place) -> FieldType {
+        let values = string_enum(schema).unwrap_or_default();
+        let mut def = self.nested_def(schema, place);
+        let wire: Vec<&str> = values.iter().map(String::as_str).collect();
+        let names = naming::dedupe(&wire, naming::variant_name);
+        // The fallback is `Other`, numbered like any name when a value takes it.
+        let mut fallback = "Other".to_owned();
+        let mut n = 2;
+        while names.contains(&fallback) {
+            fallback = format!("Other_{n}");
+            n += 1;
+        }
+        def.shape = Shape::Enum {
+            variants: values.iter().zip(names).map(|(v, n)| Variant { wire: v.clone(), rust_name: n }).collect(),
+            fallback,
+        };
+        self.push_nested(def, place)
+    }
+
+    fn nested_def(&self, schema: &Schema, place: &Place) -> TypeDef {
+        let owner = place.owner;
+        TypeDef {
+            schema_name: nested_key(&owner.schema_name, &place.pointer),
+            module: owner.module.clone(),
+            rust_name: String::new(),
+            source: owner.source.clone(),
+            feature: owner.feature.clone(),
+            doc: type_doc(schema),
+            gvk: None,
+            gvks: Vec::new(),
+            shape: Shape::Special(Special::JsonValue),
+            owner: Some(owner.schema_name.clone()),
+            external: false,
+        }
+    }
+
+    fn push_nested(&mut self, def: TypeDef, place: &Place) -> FieldType {
+        let key = def.schema_name.clone();
+        self.nested.push(Nested { owner: place.owner.schema_name.clone(), segments: place.segments.clone(), def });
+        FieldType::Ref(key)
+    }
+}
+
+/// An object schema: `type: object` or properties without a type.
+fn is_object(schema: &Schema) -> bool {
+    schema.ty.as_deref() == Some("object") || (schema.ty.is_none() && !schema.properties.is_empty())
+}
+
+/// A schema with `apiVersion`, `kind` and `metadata`: a kind, or an
+/// embedded resource.
+fn is_kind_like(schema: &Schema) -> bool {
+    ["apiVersion", "kind", "metadata"].iter().all(|p| schema.properties.contains_key(*p))
+}
+
+fn is_unconstrained(schema: &Schema) -> bool {
+    schema.ty.is_none()
+        && schema.properties.is_empty()
+        && schema.items.is_none()
+        && schema.one_of.is_empty()
+        && schema.any_of.is_empty()
+        && schema.all_of.is_empty()
+        && schema.not.is_none()
+        && schema.additional_properties.is_none()
+}
+
+/// The values of a string enum, without `null`; `None` when the node has
+/// no enum or one with values that are not strings.
+fn string_enum(schema: &Schema) -> Option<Vec<String>> {
+    let values = schema.enum_values.as_ref()?;
+    let mut out = Vec::new();
+    for v in values {
+        match v {
+            Value::String(s) => {
+                if !out.contains(s) {
+                    out.push(s.clone());
+                }
+            }
+            Value::Null => {}
+            _ => return None,
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+pub fn gvks(value: Option<&Value>) -> std::result::Result<Vec<Gvk>, String> {
+    let Some(value) = value else { return Ok(Vec::new()) };
+    let parse_one = |v: &Value| -> Option<Gvk> {
+        Some(Gvk {
+            group: v.get("group")?.as_str()?.to_owned(),
+            version: v.get("version")?.as_str()?.to_owned(),
+            kind: v.get("kind")?.as_str()?.to_owned(),
+        })
+    };
+    let bad = || "expected {group, version, kind}".to_owned();
+    match value {
+        Value::Array(items) => items.iter().map(|v| parse_one(v).ok_or_else(bad)).collect(),
+        v => Ok(vec![parse_one(v).ok_or_else(bad)?]),
+    }
+}
+
+/// A type's doc: the description.
+fn type_doc(schema: &Schema) -> Option<String> {
+    schema.description.clone()
+}
+
+/// A field's doc: the description and, for custom resources, what else the
+/// schema says that Rust types do not (default, allowed values, rules).
+fn field_doc(schema: &Schema, extended: bool) -> Option<String> {
+    let mut doc = schema.description.clone().unwrap_or_default();
+    if extended {
+        let mut notes = Vec::new();
+        // A referenced type's `default: {}` is the publisher's, not the field's.
+        let is_ref = schema.reference.is_some() || !schema.all_of.is_empty();
+        if let Some(d) = schema.default.as_ref().filter(|_| !is_ref) {
+            notes.push(format!("Default: `{d}`."));
+        }
+        if let Some(values) = &schema.enum_values
+            && (string_enum(schema).is_none() || schema.ty.as_deref() != Some("string"))
+        {
+            let list: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
+            notes.push(format!("Allowed values: {}.", list.join(", ")));
+        }
+        for v in &schema.validations {
+            let message = v.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
+            notes.push(format!("Validation: `{}`{message}.", v.rule.replace('`', "'")));
+        }
+        if !notes.is_empty() {
+            if !doc.is_empty() {
+                doc.push_str("\n\n");
+            }
+            doc.push_str(&notes.join("\n"));
+        }
+    }
+    (!doc.trim().is_empty()).then_some(doc)
+}
