@@ -20,6 +20,8 @@ pub enum Error {
     },
     #[error("{}: {pointer}: {message}", path.display())]
     Schema { path: PathBuf, pointer: String, message: String },
+    #[error("{}: document {document}: {}{message}", path.display(), if pointer.is_empty() { String::new() } else { format!("{pointer}: ") })]
+    Manifest { path: PathBuf, document: usize, pointer: String, message: String },
     #[error("{}: no OpenAPI documents found (expected api/v1.json or apis/<group>/<version>.json)", .0.display())]
     NoDocuments(PathBuf),
     #[error("{}: cannot write output: {source}", path.display())]
@@ -34,6 +36,8 @@ pub enum Error {
         #[source]
         source: syn::Error,
     },
+    #[error("{url}: {message}")]
+    Cluster { url: String, message: String },
     #[error("{0}")]
     Check(String),
 }

@@ -7,6 +7,8 @@
 //! only renders that with `quote!`, formatted by `prettyplease`.
 #![forbid(unsafe_code)]
 
+pub mod cluster;
+pub mod crd;
 pub mod emit;
 pub mod error;
 pub mod ir;
@@ -35,10 +37,61 @@ pub fn source_label(specs: &Path) -> String {
     parts[start..].join("/")
 }
 
-/// Parse, build the IR and emit, without writing anything.
-pub fn generate_from_dir(specs: &Path, opts: &emit::Options) -> Result<(ir::Api, emit::Output)> {
+/// What a run produced, before anything is written.
+#[derive(Debug)]
+pub struct Generated {
+    pub api: ir::Api,
+    pub output: emit::Output,
+    /// What was skipped, and why (non-CRD documents, unserved versions).
+    pub notes: Vec<String>,
+}
+
+/// The Rust identifier of the Kubernetes crate custom-resource crates use.
+pub const CLIENT_CRATE: &str = "k8s_client";
+
+/// From a directory of OpenAPI documents: every type generated.
+pub fn generate_from_dir(specs: &Path, opts: &emit::Options) -> Result<Generated> {
     let docs = spec::load_dir(specs)?;
     let api = spec::build(&docs)?;
     let output = emit::generate(&api, opts)?;
-    Ok((api, output))
+    Ok(Generated { api, output, notes: Vec::new() })
+}
+
+/// From CRD manifests: the custom resources, on the Kubernetes crate for
+/// metadata and the like.
+pub fn generate_from_crds(inputs: &[std::path::PathBuf], opts: &emit::Options) -> Result<Generated> {
+    let manifests = crd::load(inputs)?;
+    if manifests.documents.is_empty() {
+        return Err(Error::Check(format!(
+            "no served CustomResourceDefinition versions in {}{}",
+            crd_label(inputs),
+            manifests.notes.iter().map(|n| format!("\n  {n}")).collect::<String>()
+        )));
+    }
+    let build = spec::BuildOptions { external_crate: Some(CLIENT_CRATE.to_owned()) };
+    let api = spec::build_with(&manifests.documents, &build)?;
+    let output = emit::generate(&api, opts)?;
+    Ok(Generated { api, output, notes: manifests.notes })
+}
+
+/// From a live cluster's `/openapi/v3`. The headers name
+/// `kubernetes/<major>.<minor>` and the documents as the apiserver lays them out.
+pub fn generate_from_cluster(source: &cluster::Source, mut opts: emit::Options) -> Result<Generated> {
+    let fetched = cluster::fetch(source)?;
+    if fetched.documents.is_empty() {
+        return Err(Error::Check("the cluster serves no OpenAPI v3 group/version documents".into()));
+    }
+    opts.source_label = fetched.label;
+    opts.sources_in_label = true;
+    let external_crate = (!fetched.has_builtin_group).then(|| CLIENT_CRATE.to_owned());
+    let api = spec::build_with(&fetched.documents, &spec::BuildOptions { external_crate })?;
+    let output = emit::generate(&api, &opts)?;
+    Ok(Generated { api, output, notes: Vec::new() })
+}
+
+/// Names CRD inputs in headers: their last path components.
+pub fn crd_label(inputs: &[std::path::PathBuf]) -> String {
+    let names: Vec<String> =
+        inputs.iter().map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()).collect();
+    names.join(", ")
 }

@@ -33,6 +33,7 @@ use crate::ir::{Field, FieldType, Gvk, Shape, Special, TypeDef, Variant};
 use crate::naming;
 use crate::schema::{AdditionalProperties, Schema};
 
+pub mod known;
 pub mod nested;
 
 pub const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
@@ -103,6 +104,9 @@ pub struct Lowering<'a> {
     pub known: &'a BTreeSet<String>,
     /// Inline types found so far, keyed by [`nested_key`].
     pub nested: Vec<Nested>,
+    /// Apimachinery shapes an inline object of a custom resource is
+    /// replaced by when it matches one ([`known::reusable`]).
+    pub reusable: Vec<(&'static str, Vec<Field>)>,
 }
 
 /// The schema name of an inline type: its owner and JSON pointer, which no
@@ -270,9 +274,32 @@ impl<'a> Lowering<'a> {
     }
 
     fn nested_struct(&mut self, schema: &Schema, place: &Place) -> Result<FieldType> {
+        let mark = self.nested.len();
+        let fields = self.fields(schema, place)?;
+        if !is_builtin_schema(&place.owner.schema_name)
+            && let Some(reused) = self.reused(&fields)
+        {
+            // The inline types made for its fields (an enum of condition
+            // statuses) go with it.
+            self.nested.truncate(mark);
+            return Ok(FieldType::Ref(reused.to_owned()));
+        }
         let mut def = self.nested_def(schema, place);
-        def.shape = Shape::Struct(self.fields(schema, place)?);
+        def.shape = Shape::Struct(fields);
         Ok(self.push_nested(def, place))
+    }
+
+    /// The apimachinery type these fields copy, if one is among the inputs.
+    fn reused(&self, fields: &[Field]) -> Option<&'static str> {
+        let is_string_enum = |key: &str| {
+            self.nested.iter().any(|n| n.def.schema_name == key && matches!(n.def.shape, Shape::Enum { .. }))
+        };
+        self.reusable
+            .iter()
+            .find(|(schema, candidate)| {
+                self.known.contains(*schema) && known::same_fields(fields, candidate, is_string_enum)
+            })
+            .map(|(schema, _)| *schema)
     }
 
     fn nested_enum(&mut self, schema: &Schema, place: &Place) -> FieldType {

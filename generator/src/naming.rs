@@ -212,16 +212,16 @@ pub const LONG_TYPE_NAME: usize = 48;
 /// path `segments` below the type `owner`: the owner's name followed by each
 /// segment (`HTTPRoute` + `spec.rules.matches.path` →
 /// `HTTPRouteSpecRulesMatchesPath`). A name longer than [`LONG_TYPE_NAME`]
-/// is shortened to the owner, the first segment and as few of the last
-/// segments as keep it unique (`ChallengeSpec` + `…MatchExpressions`); the
-/// full name comes last. The caller numbers the full name when even that
-/// is taken.
+/// is shortened to the owner, the first segment and as few (but at least
+/// two) of the last segments as keep it unique (`ChallengeSpec` +
+/// `…NodeAffinityPreference`); the full name comes last. The caller
+/// numbers the full name when even that is taken.
 pub fn nested_type_candidates(owner: &str, segments: &[String]) -> Vec<String> {
     let parts: Vec<String> = segments.iter().map(|s| type_segment(s)).collect();
     let full = format!("{owner}{}", parts.concat());
     let mut out = Vec::new();
-    if full.len() > LONG_TYPE_NAME && parts.len() > 2 {
-        for keep in 1..parts.len() - 1 {
+    if full.len() > LONG_TYPE_NAME && parts.len() > 3 {
+        for keep in 2..parts.len() - 1 {
             out.push(format!("{owner}{}{}", parts[0], parts[parts.len() - keep..].concat()));
         }
     }

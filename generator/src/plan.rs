@@ -258,7 +258,9 @@ fn foreign_features<'a>(api: &'a Api, sub: &Subresource, own: Option<&str>) -> B
     [&sub.body_schema, &sub.response_schema]
         .into_iter()
         .flatten()
-        .filter_map(|s| api.types.get(s.as_str()).and_then(|d| d.feature.as_deref()))
+        // A type of the Kubernetes crate a custom-resource crate depends on
+        // is always there: that crate's features are set in Cargo.toml.
+        .filter_map(|s| api.types.get(s.as_str()).filter(|d| !d.external).and_then(|d| d.feature.as_deref()))
         .filter(|f| Some(*f) != own)
         .collect()
 }

@@ -98,10 +98,25 @@ fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
     if out.is_empty() { "/".to_owned() } else { out }
 }
 
-/// Builds the IR from parsed documents.
+/// How to build the IR.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Take Kubernetes' own types (metadata, `Time`, `Scale`, `Condition`,
+    /// ...) from this crate (a Rust identifier, `k8s_client`) instead of
+    /// generating them: for crates of custom resources.
+    pub external_crate: Option<String>,
+}
+
+/// Builds the IR from parsed documents, generating every type.
 pub fn build(docs: &[Document]) -> Result<Api> {
-    let mut api = Api::default();
-    let mut known = BTreeSet::new();
+    build_with(docs, &BuildOptions::default())
+}
+
+/// Builds the IR from parsed documents.
+pub fn build_with(docs: &[Document], opts: &BuildOptions) -> Result<Api> {
+    let mut api = Api { external_crate: opts.external_crate.clone(), ..Api::default() };
+    let seeds = if opts.external_crate.is_some() { lower::known::external_types() } else { Vec::new() };
+    let mut known: BTreeSet<String> = seeds.iter().map(|d| d.schema_name.clone()).collect();
     for doc in docs {
         known.extend(doc.openapi.components.schemas.keys().cloned());
     }
@@ -109,7 +124,13 @@ pub fn build(docs: &[Document]) -> Result<Api> {
     // The same apimachinery schema appears in many documents: the first
     // document in sorted order names it, unless its own group's does.
     for doc in docs {
-        let mut lowering = Lowering { path: &doc.path, source: &doc.rel_path, known: &known, nested: Vec::new() };
+        let mut lowering = Lowering {
+            path: &doc.path,
+            source: &doc.rel_path,
+            known: &known,
+            nested: Vec::new(),
+            reusable: lower::known::reusable(),
+        };
         for (name, schema) in &doc.openapi.components.schemas {
             let def = lowering.type_def(name, schema)?;
             match api.types.get(name) {
@@ -124,6 +145,15 @@ pub fn build(docs: &[Document]) -> Result<Api> {
         let kept: BTreeSet<&str> =
             api.types.values().filter(|d| d.source == doc.rel_path).map(|d| d.schema_name.as_str()).collect();
         nested.extend(lowering.nested.into_iter().filter(|n| kept.contains(n.owner.as_str())));
+    }
+    if opts.external_crate.is_some() {
+        nested.retain(|n| !lower::is_builtin_schema(&n.owner));
+        for def in api.types.values_mut() {
+            def.external |= lower::is_builtin_schema(&def.schema_name);
+        }
+        for seed in seeds {
+            api.types.entry(seed.schema_name.clone()).or_insert(seed);
+        }
     }
     lower::nested::resolve(&mut api, nested);
     for doc in docs {
@@ -244,6 +274,7 @@ impl Paths<'_> {
 
 fn collect_resources(doc: &Document, known: &BTreeSet<String>, api: &mut Api) -> Result<()> {
     let ctx = Paths { doc, known };
+    let has_watch_paths = doc.openapi.paths.keys().any(|p| parse_path(p).is_some_and(|s| s.watch));
     for (path, item) in &doc.openapi.paths {
         let Some(shape) = parse_path(path) else { continue };
         for (method, op) in item.operations() {
@@ -274,6 +305,16 @@ fn collect_resources(doc: &Document, known: &BTreeSet<String>, api: &mut Api) ->
             match &shape.subresource {
                 None => {
                     resource.verbs.insert(verb);
+                    // A list that takes `watch=true` also watches where the
+                    // document has no `/watch/` paths: the apiserver
+                    // publishes none for custom resources, only the parameter.
+                    let mut params = item.parameters.iter().chain(&op.parameters);
+                    if verb == Verb::List
+                        && !has_watch_paths
+                        && params.any(|p| p.location == "query" && p.name == "watch")
+                    {
+                        resource.verbs.insert(Verb::Watch);
+                    }
                     if let Some(gvk) = gvk
                         && resource.kind.is_empty()
                     {

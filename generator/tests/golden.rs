@@ -14,8 +14,10 @@ fn fixture_output() -> Output {
         runtime_path: "../../../../runtime".into(),
         standalone: true,
         source_label: k8s_client_gen::source_label(&specs),
+        sources_in_label: true,
+        client_path: "../generated".into(),
     };
-    k8s_client_gen::generate_from_dir(&specs, &opts).expect("fixture generates").1
+    k8s_client_gen::generate_from_dir(&specs, &opts).expect("fixture generates").output
 }
 
 fn golden_dir() -> PathBuf {

@@ -75,8 +75,11 @@ fn every_listed_operation_is_reachable_through_the_typed_client() {
         runtime_path: "../runtime".into(),
         standalone: false,
         source_label: "kubernetes/1.35".into(),
+        sources_in_label: true,
+        client_path: "../generated".into(),
     };
-    let (api, output) = k8s_client_gen::generate_from_dir(&specs, &opts).expect("1.35 generates");
+    let k8s_client_gen::Generated { api, output, .. } =
+        k8s_client_gen::generate_from_dir(&specs, &opts).expect("1.35 generates");
 
     // From the emitted code: aliases, marker impls, extension traits.
     let mut emitted: BTreeMap<String, Emitted> = BTreeMap::new();

@@ -11,7 +11,7 @@ use quote::format_ident;
 
 use super::clientset::gate;
 use super::types::ident;
-use super::{GENERATOR, Options, header};
+use super::{CLIENT_PACKAGE, GENERATOR, Options, header};
 use crate::error::{Error, Result};
 use crate::ir::{Api, Shape};
 use crate::plan::Plan;
@@ -30,7 +30,7 @@ pub struct Feature {
 pub fn features(api: &Api) -> Vec<Feature> {
     let mut deps: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut modules: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for def in api.types.values() {
+    for def in api.types.values().filter(|d| !d.external) {
         let Some(feature) = &def.feature else { continue };
         let entry = deps.entry(feature.clone()).or_default();
         let prefix_len = def.module.iter().position(|m| m == feature).map_or(def.module.len(), |i| i + 1);
@@ -58,6 +58,27 @@ pub fn features(api: &Api) -> Vec<Feature> {
         .collect()
 }
 
+/// The features of the Kubernetes crate that the external types this crate
+/// uses live behind (`autoscaling` for `Scale`).
+pub fn client_features(api: &Api, plan: &Plan) -> Vec<String> {
+    let mut refs = BTreeSet::new();
+    for def in api.types.values().filter(|d| !d.external) {
+        if let Shape::Struct(fields) = &def.shape {
+            for f in fields {
+                f.ty.refs(&mut refs);
+            }
+        }
+    }
+    for gv in plan.group_versions.values() {
+        for c in &gv.clients {
+            refs.extend(c.scale.iter().map(|s| s.item.to_owned()));
+        }
+    }
+    let features: BTreeSet<String> =
+        refs.iter().filter_map(|r| api.types.get(r)).filter(|d| d.external).filter_map(|d| d.feature.clone()).collect();
+    features.into_iter().collect()
+}
+
 #[derive(Template)]
 #[template(path = "Cargo.toml.j2", escape = "none")]
 struct CargoToml<'a> {
@@ -67,6 +88,8 @@ struct CargoToml<'a> {
     runtime_path: &'a str,
     standalone: bool,
     features: &'a [Feature],
+    /// The Kubernetes crate, when types are taken from it: package, path, features.
+    client: Option<(&'a str, &'a str, &'a [String])>,
 }
 
 #[derive(Template)]
@@ -85,7 +108,8 @@ fn render(what: &str, t: &impl Template) -> Result<String> {
     t.render().map(|s| s + "\n").map_err(|e| Error::Check(format!("rendering {what}: {e}")))
 }
 
-pub fn cargo_toml(opts: &Options, features: &[Feature]) -> Result<String> {
+pub fn cargo_toml(api: &Api, opts: &Options, features: &[Feature], client_features: &[String]) -> Result<String> {
+    let client = api.external_crate.as_ref().map(|_| (CLIENT_PACKAGE, opts.client_path.as_str(), client_features));
     render(
         "Cargo.toml",
         &CargoToml {
@@ -95,6 +119,7 @@ pub fn cargo_toml(opts: &Options, features: &[Feature]) -> Result<String> {
             runtime_path: &opts.runtime_path,
             standalone: opts.standalone,
             features,
+            client,
         },
     )
 }

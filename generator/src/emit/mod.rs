@@ -34,7 +34,23 @@ pub struct Options {
     pub standalone: bool,
     /// Names the input in headers (e.g. `kubernetes/1.35`); never absolute.
     pub source_label: String,
+    /// Whether documents' labels are relative to `source_label` (a specs
+    /// directory) rather than complete (manifests).
+    pub sources_in_label: bool,
+    /// Dependency path of the Kubernetes crate (`k8s-client`) that provides
+    /// the types marked external, written as given into Cargo.toml.
+    pub client_path: String,
 }
+
+impl Options {
+    /// The header label of a type read from document `rel`.
+    pub fn source_of(&self, rel: &str) -> String {
+        if self.sources_in_label { format!("{}/{rel}", self.source_label) } else { rel.to_owned() }
+    }
+}
+
+/// The package name of the Kubernetes crate custom-resource crates use.
+pub const CLIENT_PACKAGE: &str = "k8s-client";
 
 /// The generated crate as relative path → contents.
 #[derive(Debug, Default)]
@@ -76,7 +92,7 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
             Some((_, existing)) if def.owner.is_some() => existing.extend(tokens),
             Some(_) => return Err(Error::Check(format!("two schemas map to the same file {}", path.display()))),
             None => {
-                let source = format!("{}/{}", opts.source_label, home.source);
+                let source = opts.source_of(&home.source);
                 files.insert(path, (source, tokens));
             }
         }
@@ -99,7 +115,7 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
     check_unique_names(&plan)?;
     for gv in plan.group_versions.values() {
         // Each group/version's file names the document its resources came from.
-        let source = gv.clients.first().map(|c| format!("{}/{}", opts.source_label, c.resource.source));
+        let source = gv.clients.first().map(|c| opts.source_of(&c.resource.source));
         let source = source.as_deref().unwrap_or(&opts.source_label);
         add_file(&mut out, &format!("src/clientset/{}.rs", gv.module), source, clientset::emit_group_version(api, gv))?;
         if gv.has_informers() {
@@ -130,7 +146,8 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
     }
 
     let features = crate_files::features(api);
-    out.files.insert(PathBuf::from("Cargo.toml"), crate_files::cargo_toml(opts, &features)?);
+    let client_features = crate_files::client_features(api, &plan);
+    out.files.insert(PathBuf::from("Cargo.toml"), crate_files::cargo_toml(api, opts, &features, &client_features)?);
     out.files.insert(PathBuf::from("README.md"), crate_files::readme(api, opts, &features)?);
     out.files.insert(PathBuf::from("rustfmt.toml"), crate_files::rustfmt_toml(&opts.source_label));
     check_one_type_per_schema(api, &out)?;

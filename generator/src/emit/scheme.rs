@@ -9,7 +9,7 @@ use crate::ir::Api;
 
 pub fn emit_scheme(api: &Api) -> TokenStream {
     // Kinds proper, and schemas registered under several GVKs (DeleteOptions).
-    let registered = api.types.values().filter(|d| is_kind(d) || d.gvks.len() > 1);
+    let registered = api.types.values().filter(|d| !d.external && (is_kind(d) || d.gvks.len() > 1));
     let entries = registered.flat_map(|def| def.gvks.iter().map(move |gvk| (def, gvk))).map(|(def, gvk)| {
         let (group, version, kind) = (&gvk.group, &gvk.version, &gvk.kind);
         let ty = type_path(api, &def.schema_name);

@@ -1,11 +1,12 @@
 //! Names for the types defined inline in other schemas (every object of a
 //! CRD below its root), and one type for identical ones.
 //!
-//! Names come from [`naming::nested_type_candidates`]: the first free one,
-//! trying shallower types first so that they get the shorter names. Two
-//! inline types of the same owner that would take the same first name and
-//! have the same fields (docs aside) are one type: CRDs repeat shapes such
-//! as `matchExpressions` under every affinity term.
+//! Two inline types of the same owner under properties of the same name and
+//! with the same fields (docs aside) are one type, named after the
+//! shallowest: CRDs repeat shapes such as `matchExpressions` under every
+//! affinity term, or a route's `filters` under its rules and under each
+//! backend. Names come from [`naming::nested_type_candidates`]: the first
+//! free one, shallower types first so that they get the shorter names.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -18,31 +19,44 @@ pub fn resolve(api: &mut Api, nested: Vec<Nested>) {
     let owner_name = |n: &Nested| api.types.get(&n.owner).map(|d| d.rust_name.clone()).unwrap_or_default();
     let mut items: Vec<(String, Nested)> = nested.into_iter().map(|n| (owner_name(&n), n)).collect();
 
-    // Merge bottom-up, so that a parent compares its children after they
-    // were merged.
+    // Merge bottom-up, so that a parent is compared with its children
+    // already merged: one class per (owner, last property name, fields),
+    // named after its shallowest member.
     items.sort_by(|(oa, a), (ob, b)| {
         b.segments.len().cmp(&a.segments.len()).then(oa.cmp(ob)).then(a.segments.cmp(&b.segments))
     });
-    let mut merged: BTreeMap<String, String> = BTreeMap::new();
-    let mut seen: BTreeMap<(Vec<String>, String), (String, Shape)> = BTreeMap::new();
-    let mut kept = Vec::new();
-    for (owner, mut item) in items {
-        rewrite_shape(&mut item.def.shape, &merged);
-        let first = naming::nested_type_candidates(&owner, &item.segments).remove(0);
-        let signature = without_docs(&item.def.shape);
-        match seen.get(&(item.def.module.clone(), first.clone())) {
-            Some((key, shape)) if *shape == signature => {
-                merged.insert(item.def.schema_name.clone(), key.clone());
-            }
-            Some(_) => kept.push((owner, item)),
-            None => {
-                seen.insert((item.def.module.clone(), first), (item.def.schema_name.clone(), signature));
-                kept.push((owner, item));
-            }
-        }
+    let mut class_of: BTreeMap<String, String> = BTreeMap::new();
+    // Keyed by the fields' debug text: a total order Shape does not have.
+    let mut classes: BTreeMap<(Vec<String>, String, String, String), String> = BTreeMap::new();
+    let mut representative: BTreeMap<String, usize> = BTreeMap::new();
+    for index in 0..items.len() {
+        rewrite_shape(&mut items[index].1.def.shape, &class_of);
+        let (_, item) = &items[index];
+        let last = item.segments.last().cloned().unwrap_or_default();
+        let key = (item.def.module.clone(), item.owner.clone(), last, format!("{:?}", without_docs(&item.def.shape)));
+        let class = classes.entry(key).or_insert_with(|| item.def.schema_name.clone()).clone();
+        class_of.insert(item.def.schema_name.clone(), class.clone());
+        // Items come deepest first: a later member is at most as deep, and
+        // replaces the representative only when shallower.
+        let depth = items[index].1.segments.len();
+        representative
+            .entry(class)
+            .and_modify(|rep| {
+                if depth < items[*rep].1.segments.len() {
+                    *rep = index;
+                }
+            })
+            .or_insert(index);
     }
+    let keep: BTreeSet<usize> = representative.values().copied().collect();
+    let rep_key: BTreeMap<String, String> =
+        representative.iter().map(|(class, i)| (class.clone(), items[*i].1.def.schema_name.clone())).collect();
+    let final_key: BTreeMap<String, String> =
+        class_of.iter().map(|(key, class)| (key.clone(), rep_key[class].clone())).collect();
+    let mut kept: Vec<(String, Nested)> =
+        items.into_iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, item)| item).collect();
 
-    // Name top-down.
+    // Name top-down, so that shallower types get the shorter names.
     kept.sort_by(|(oa, a), (ob, b)| {
         a.segments.len().cmp(&b.segments.len()).then(oa.cmp(ob)).then(a.segments.cmp(&b.segments))
     });
@@ -61,11 +75,11 @@ pub fn resolve(api: &mut Api, nested: Vec<Nested>) {
     }
 
     for def in api.types.values_mut() {
-        rewrite_shape(&mut def.shape, &merged);
+        rewrite_shape(&mut def.shape, &final_key);
     }
     for (_, item) in kept {
         let mut def: TypeDef = item.def;
-        rewrite_shape(&mut def.shape, &merged);
+        rewrite_shape(&mut def.shape, &final_key);
         api.types.insert(def.schema_name.clone(), def);
     }
 }

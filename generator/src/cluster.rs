@@ -1,0 +1,173 @@
+//! The OpenAPI v3 documents of a live cluster, read through the runtime's
+//! own client (kubeconfig, contexts, auth, TLS and proxies as everywhere
+//! else).
+//!
+//! `/openapi/v3` lists one document per group/version; the ones asked for
+//! are fetched and labelled as the apiserver lays them out
+//! (`api/v1.json`, `apis/<group>/<version>.json`), with
+//! `kubernetes/<major>.<minor>` from `/version` as the source, so that the
+//! built-in groups of a cluster give the same crate as its captured specs.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use k8s_client_runtime::config::{Config, KubeconfigOptions};
+use k8s_client_runtime::rest::Client;
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::lower::is_builtin_schema;
+use crate::spec::{self, Document};
+
+/// Which cluster, and which of its groups.
+#[derive(Debug, Clone, Default)]
+pub struct Source {
+    /// Kubeconfig file; `None`: as the runtime resolves it (KUBECONFIG,
+    /// ~/.kube/config, in-cluster).
+    pub kubeconfig: Option<PathBuf>,
+    /// Context to use instead of the current one.
+    pub context: Option<String>,
+    /// API groups (`""` or `core` for the core group); empty: all.
+    pub groups: Vec<String>,
+}
+
+/// What a cluster serves.
+#[derive(Debug)]
+pub struct Fetched {
+    pub documents: Vec<Document>,
+    /// `kubernetes/<major>.<minor>`.
+    pub label: String,
+    /// Whether a built-in group is among the documents: then the crate holds
+    /// every type itself, else it takes Kubernetes' own from `k8s-client`.
+    pub has_builtin_group: bool,
+}
+
+#[derive(Deserialize)]
+struct Discovery {
+    #[serde(default)]
+    paths: BTreeMap<String, DiscoveryPath>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DiscoveryPath {
+    #[serde(rename = "serverRelativeURL")]
+    server_relative_url: String,
+}
+
+#[derive(Deserialize)]
+struct Version {
+    #[serde(default)]
+    major: String,
+    #[serde(default)]
+    minor: String,
+}
+
+/// Fetches the documents of the groups `source` names.
+pub fn fetch(source: &Source) -> Result<Fetched> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Cluster { url: String::new(), message: format!("cannot start an async runtime: {e}") })?;
+    runtime.block_on(fetch_async(source))
+}
+
+async fn fetch_async(source: &Source) -> Result<Fetched> {
+    let client = client(source)?;
+    let base = client.base_url();
+    let get = |path: String| {
+        let client = client.clone();
+        let base = base.clone();
+        async move {
+            let (path_only, query) = path.split_once('?').unwrap_or((path.as_str(), ""));
+            let mut request = client.get(path_only.to_owned());
+            for pair in query.split('&').filter(|p| !p.is_empty()) {
+                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                request = request.param(k, v.to_owned());
+            }
+            request.bytes().await.map_err(|e| Error::Cluster { url: format!("{base}{path}"), message: e.to_string() })
+        }
+    };
+    let decode = |url: &str, bytes: &[u8]| -> Result<serde_json::Value> {
+        serde_json::from_slice(bytes)
+            .map_err(|e| Error::Cluster { url: url.to_owned(), message: format!("not JSON: {e}") })
+    };
+
+    let version: Version = serde_json::from_value(decode("/version", &get("/version".into()).await?)?)
+        .map_err(|e| Error::Cluster { url: format!("{base}/version"), message: e.to_string() })?;
+    let minor: String = version.minor.chars().take_while(char::is_ascii_digit).collect();
+    let label = format!("kubernetes/{}.{minor}", version.major);
+
+    let listing = get("/openapi/v3".into()).await?;
+    let discovery: Discovery = serde_json::from_value(decode("/openapi/v3", &listing)?)
+        .map_err(|e| Error::Cluster { url: format!("{base}/openapi/v3"), message: e.to_string() })?;
+    let wanted: Vec<String> =
+        source.groups.iter().map(|g| if g == "core" { String::new() } else { g.clone() }).collect();
+    let mut documents = Vec::new();
+    let mut seen_groups = Vec::new();
+    for (path, entry) in &discovery.paths {
+        let Some((group, rel_path)) = group_of(path) else { continue };
+        if !wanted.is_empty() && !wanted.contains(&group) {
+            continue;
+        }
+        seen_groups.push(group);
+        let bytes = get(entry.server_relative_url.clone()).await?;
+        let url = format!("{base}{}", entry.server_relative_url);
+        documents.push(spec::parse_document(&bytes, &PathBuf::from(url), rel_path)?);
+    }
+    for g in &wanted {
+        if !seen_groups.contains(g) {
+            return Err(Error::Cluster {
+                url: format!("{base}/openapi/v3"),
+                message: format!("the cluster serves no group {:?}", if g.is_empty() { "core" } else { g }),
+            });
+        }
+    }
+    documents.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
+    let has_builtin_group =
+        documents.iter().any(|d| {
+            d.openapi.components.schemas.iter().any(|(name, s)| {
+                s.gvk.is_some() && is_builtin_schema(name) && !name.starts_with("io.k8s.apimachinery.")
+            })
+        });
+    Ok(Fetched { documents, label, has_builtin_group })
+}
+
+fn client(source: &Source) -> Result<Client> {
+    let options = KubeconfigOptions { context: source.context.clone(), ..KubeconfigOptions::default() };
+    let config_error = |e: k8s_client_runtime::config::Error| Error::Cluster {
+        url: String::new(),
+        message: format!("kubeconfig: {e}"),
+    };
+    let config = match (&source.kubeconfig, &source.context) {
+        (Some(path), _) => Config::from_kubeconfig_file(path, &options).map_err(config_error)?,
+        (None, Some(_)) => Config::from_default_kubeconfig(&options).map_err(config_error)?,
+        (None, None) => Config::infer().map_err(config_error)?,
+    };
+    Client::new(config).map_err(|e| Error::Cluster { url: String::new(), message: e.to_string() })
+}
+
+/// `api/v1` → (`""`, `api/v1.json`); `apis/apps/v1` → (`apps`, `apis/apps/v1.json`);
+/// anything else (`apis`, `version`, `openid/v1/jwks`) is not a group/version.
+fn group_of(path: &str) -> Option<(String, String)> {
+    let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+    match parts.as_slice() {
+        ["api", v] => Some((String::new(), format!("api/{v}.json"))),
+        ["apis", g, v] => Some(((*g).to_owned(), format!("apis/{g}/{v}.json"))),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discovery_paths_name_group_versions() {
+        assert_eq!(group_of("api/v1"), Some((String::new(), "api/v1.json".into())));
+        assert_eq!(group_of("apis/apps/v1"), Some(("apps".into(), "apis/apps/v1.json".into())));
+        assert_eq!(group_of("apis/apps"), None);
+        assert_eq!(group_of("openid/v1/jwks"), None);
+        assert_eq!(group_of(".well-known/openid-configuration"), None);
+    }
+}

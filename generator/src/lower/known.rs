@@ -1,0 +1,144 @@
+//! Types a crate of custom resources takes from the Kubernetes crate
+//! (`k8s-client`) instead of generating copies: the metadata every object
+//! has, the value types CRD schemas spell inline (`date-time`,
+//! `x-kubernetes-int-or-string`), the `Scale` of the scale subresource, and
+//! the shapes controllers copy from apimachinery into their CRDs
+//! (`metav1.Condition`, `metav1.LabelSelector`).
+//!
+//! An inline object whose properties, types and required set equal one of
+//! the [`reusable`] shapes *is* that type: the CRD crate names
+//! `k8s_client::apimachinery::pkg::apis::meta::v1::Condition` instead of a
+//! `FooStatusConditions` copy. The table is checked against the pinned
+//! Kubernetes spec by a unit test.
+
+use crate::ir::{Field, FieldType, Gvk, Shape, Special, TypeDef};
+use crate::naming;
+
+pub const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
+pub const CONDITION: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Condition";
+pub const LABEL_SELECTOR: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector";
+pub const LABEL_SELECTOR_REQUIREMENT: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement";
+pub const MICRO_TIME: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime";
+pub const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
+pub const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
+
+fn field(json: &str, ty: FieldType, required: bool) -> Field {
+    Field {
+        json_name: json.to_owned(),
+        rust_name: naming::field_name(json),
+        ty,
+        required,
+        nullable: false,
+        doc: None,
+        boxed: false,
+    }
+}
+
+fn r(schema: &str) -> FieldType {
+    FieldType::Ref(schema.to_owned())
+}
+
+/// Inline shapes that are reused as the apimachinery type they copy, most
+/// nested first (a selector's requirements are matched before the selector).
+pub fn reusable() -> Vec<(&'static str, Vec<Field>)> {
+    vec![
+        (
+            LABEL_SELECTOR_REQUIREMENT,
+            vec![
+                field("key", FieldType::String, true),
+                field("operator", FieldType::String, true),
+                field("values", FieldType::Array(Box::new(FieldType::String)), false),
+            ],
+        ),
+        (
+            LABEL_SELECTOR,
+            vec![
+                field("matchExpressions", FieldType::Array(Box::new(r(LABEL_SELECTOR_REQUIREMENT))), false),
+                field("matchLabels", FieldType::Map(Box::new(FieldType::String)), false),
+            ],
+        ),
+        (
+            CONDITION,
+            vec![
+                field("lastTransitionTime", r(super::TIME), true),
+                field("message", FieldType::String, true),
+                field("observedGeneration", FieldType::I64, false),
+                field("reason", FieldType::String, true),
+                field("status", FieldType::String, true),
+                field("type", FieldType::String, true),
+            ],
+        ),
+    ]
+}
+
+/// The Kubernetes crate's types a custom-resource crate may name, as
+/// external definitions: paths and features by the public naming rule,
+/// shapes where the generator looks at them.
+pub fn external_types() -> Vec<TypeDef> {
+    let def = |schema: &str, shape: Shape, gvk: Option<Gvk>| {
+        let (module, rust_name) = naming::schema_path(schema);
+        TypeDef {
+            schema_name: schema.to_owned(),
+            feature: naming::module_feature(&module),
+            module,
+            rust_name: rust_name.unwrap_or_default(),
+            source: String::new(),
+            doc: None,
+            gvks: gvk.iter().cloned().collect(),
+            gvk,
+            shape,
+            owner: None,
+            external: true,
+        }
+    };
+    let type_meta = |fields: Vec<Field>| {
+        let mut all = vec![field("apiVersion", FieldType::String, false), field("kind", FieldType::String, false)];
+        all.extend(fields);
+        all.sort_by(|a, b| a.json_name.cmp(&b.json_name));
+        Shape::Struct(all)
+    };
+    let scale_gvk = Gvk { group: "autoscaling".into(), version: "v1".into(), kind: "Scale".into() };
+    let mut out = vec![
+        def(super::OBJECT_META, Shape::Struct(Vec::new()), None),
+        def(LIST_META, Shape::Struct(Vec::new()), None),
+        def(STATUS, Shape::Struct(Vec::new()), None),
+        def(super::TIME, Shape::Special(Special::Time), None),
+        def(MICRO_TIME, Shape::Special(Special::MicroTime), None),
+        def(super::INT_OR_STRING, Shape::Special(Special::IntOrString), None),
+        def(SCALE, type_meta(vec![field("metadata", r(super::OBJECT_META), false)]), Some(scale_gvk)),
+    ];
+    out.extend(reusable().into_iter().map(|(schema, fields)| def(schema, Shape::Struct(fields), None)));
+    out
+}
+
+/// Whether `fields` (of an inline object) are exactly `candidate`'s, docs
+/// aside; a string enum counts as a string, which the reused type holds.
+pub fn same_fields(fields: &[Field], candidate: &[Field], is_string_enum: impl Fn(&str) -> bool) -> bool {
+    fields.len() == candidate.len()
+        && fields.iter().zip(candidate).all(|(a, b)| {
+            let ty_matches =
+                a.ty == b.ty || (b.ty == FieldType::String && matches!(&a.ty, FieldType::Ref(r) if is_string_enum(r)));
+            a.json_name == b.json_name && ty_matches && a.required == b.required && a.nullable == b.nullable
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table says what the pinned Kubernetes spec says.
+    #[test]
+    fn reusable_shapes_match_the_kubernetes_spec() {
+        let specs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/kubernetes/1.35");
+        let docs = crate::spec::load_dir(&specs).unwrap();
+        let api = crate::spec::build(&docs).unwrap();
+        for (schema, fields) in reusable() {
+            let Shape::Struct(real) = &api.types[schema].shape else { panic!("{schema} is not a struct") };
+            assert!(same_fields(&fields, real, |_| false), "{schema}: table {fields:#?}\nspec {real:#?}");
+        }
+        for def in external_types() {
+            let real = &api.types[&def.schema_name];
+            assert_eq!((&def.module, &def.rust_name, &def.feature), (&real.module, &real.rust_name, &real.feature));
+        }
+    }
+}
