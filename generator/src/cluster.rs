@@ -139,11 +139,15 @@ fn client(source: &Source) -> Result<Client> {
         url: String::new(),
         message: format!("kubeconfig: {e}"),
     };
-    let config = match (&source.kubeconfig, &source.context) {
+    let mut config = match (&source.kubeconfig, &source.context) {
         (Some(path), _) => Config::from_kubeconfig_file(path, &options).map_err(config_error)?,
         (None, Some(_)) => Config::from_default_kubeconfig(&options).map_err(config_error)?,
         (None, None) => Config::infer().map_err(config_error)?,
     };
+    // One document per group/version, fetched once: discovery's budget
+    // (kubectl allows discovery 50 requests per second), not a controller's.
+    config.qps = config.qps.max(50.0);
+    config.burst = config.burst.max(100);
     Client::new(config).map_err(|e| Error::Cluster { url: String::new(), message: e.to_string() })
 }
 

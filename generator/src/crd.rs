@@ -378,6 +378,10 @@ fn kind_doc(crd: &Crd, version: &Version, description: Option<&str>) -> String {
     if !spec.names.categories.is_empty() {
         lines.push(format!("Categories: {}.", spec.names.categories.join(", ")));
     }
+    for v in &schema_rules(version) {
+        let message = v.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
+        lines.push(format!("Validation: `{}`{message}.", v.rule.replace('`', "'")));
+    }
     if !version.additional_printer_columns.is_empty() {
         lines.push(String::new());
         lines.push("Printer columns:".into());
@@ -387,6 +391,16 @@ fn kind_doc(crd: &Crd, version: &Version, description: Option<&str>) -> String {
         }
     }
     lines.join("\n")
+}
+
+/// The `x-kubernetes-validations` rules of a version's root schema.
+fn schema_rules(version: &Version) -> Vec<crate::schema::Validation> {
+    version
+        .schema
+        .as_ref()
+        .and_then(|s| s.open_api_v3_schema.as_ref())
+        .map(|s| s.validations.clone())
+        .unwrap_or_default()
 }
 
 /// The paths the apiserver serves for one version of a CRD, with the

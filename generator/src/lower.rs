@@ -424,6 +424,10 @@ fn field_doc(schema: &Schema, extended: bool) -> Option<String> {
             let list: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
             notes.push(format!("Allowed values: {}.", list.join(", ")));
         }
+        if schema.preserves_unknown_fields() && !schema.properties.is_empty() {
+            let known: Vec<String> = schema.properties.keys().map(|k| format!("`{k}`")).collect();
+            notes.push(format!("Raw JSON, keeping unknown fields; known fields: {}.", known.join(", ")));
+        }
         for v in &schema.validations {
             let message = v.message.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
             notes.push(format!("Validation: `{}`{message}.", v.rule.replace('`', "'")));

@@ -197,7 +197,8 @@ pub fn dedupe(wire: &[&str], name: impl Fn(&str) -> String) -> Vec<String> {
             let mut candidate = base.clone();
             let mut n = 2;
             while !taken.insert(candidate.clone()) {
-                candidate = format!("{base}_{n}");
+                // `self_` numbered is `self_2`, not `self__2`.
+                candidate = format!("{}_{n}", base.trim_end_matches('_'));
                 n += 1;
             }
             candidate
@@ -214,8 +215,9 @@ pub const LONG_TYPE_NAME: usize = 48;
 /// `HTTPRouteSpecRulesMatchesPath`). A name longer than [`LONG_TYPE_NAME`]
 /// is shortened to the owner, the first segment and as few (but at least
 /// two) of the last segments as keep it unique (`ChallengeSpec` +
-/// `…NodeAffinityPreference`); the full name comes last. The caller
-/// numbers the full name when even that is taken.
+/// `…NodeAffinityPreference`); the full name comes last. When all are
+/// taken the caller numbers the full name, or the shortest when the full
+/// name is over twice the limit (a path of many equal segments).
 pub fn nested_type_candidates(owner: &str, segments: &[String]) -> Vec<String> {
     let parts: Vec<String> = segments.iter().map(|s| type_segment(s)).collect();
     let full = format!("{owner}{}", parts.concat());

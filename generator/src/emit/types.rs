@@ -281,7 +281,7 @@ fn emit_enum(def: &TypeDef, variants: &[Variant], fallback: &str) -> TokenStream
     let fallback = ident(fallback);
     let idents: Vec<Ident> = variants.iter().map(|v| ident(&v.rust_name)).collect();
     let wires: Vec<&str> = variants.iter().map(|v| v.wire.as_str()).collect();
-    let variant_docs = wires.iter().map(|w| format!(" `{w}`"));
+    let variant_docs = wires.iter().map(|w| format!(" `{}`", serde_json::Value::from(*w)));
     let first =
         idents.first().map_or_else(|| quote!(#name::#fallback(::std::string::String::new())), |v| quote!(#name::#v));
     quote! {

@@ -65,10 +65,16 @@ pub fn resolve(api: &mut Api, nested: Vec<Nested>) {
     for (owner, item) in &mut kept {
         let module = item.def.module.clone();
         let candidates = naming::nested_type_candidates(owner, &item.segments);
-        let free = candidates.iter().find(|c| !taken.contains(&(module.clone(), (*c).clone()))).cloned();
+        let full = candidates.last().cloned().unwrap_or_default();
+        // When every shortened name is taken and the full name is over twice
+        // the limit (a path of many equal segments), the shortest name is
+        // numbered instead.
+        let too_long = full.len() > 2 * naming::LONG_TYPE_NAME && candidates.len() > 1;
+        let pool = if too_long { &candidates[..candidates.len() - 1] } else { &candidates[..] };
+        let free = pool.iter().find(|c| !taken.contains(&(module.clone(), (*c).clone()))).cloned();
         let name = free.unwrap_or_else(|| {
-            let full = candidates.last().cloned().unwrap_or_default();
-            (2..).map(|n| format!("{full}_{n}")).find(|c| !taken.contains(&(module.clone(), c.clone()))).unwrap_or(full)
+            let base = if too_long { candidates[0].clone() } else { full.clone() };
+            (2..).map(|n| format!("{base}_{n}")).find(|c| !taken.contains(&(module.clone(), c.clone()))).unwrap_or(full)
         });
         taken.insert((module, name.clone()));
         item.def.rust_name = name;
