@@ -267,7 +267,7 @@ fn label_selector_impl() -> TokenStream {
         impl LabelSelector {
             /// This selector in the form listers and `ListOptions` use. An empty
             /// selector selects everything, as in apimachinery.
-            pub fn to_selector(&self) -> ::std::result::Result<::k8s_client_runtime::selector::LabelSelector, ::k8s_client_runtime::selector::SelectorError> {
+            pub fn to_selector(&self) -> ::std::result::Result<::k8s_client_runtime::selector::LabelSelector, ::k8s_client_runtime::selector::Error> {
                 let labels = self.match_labels.iter().flatten().map(|(k, v)| (k.clone(), v.clone()));
                 let mut expressions = ::std::vec::Vec::new();
                 for e in self.match_expressions.iter().flatten() {
