@@ -17,7 +17,7 @@ use k8s_client::listers::core_v1::ConfigMapLister;
 use k8s_client::prelude::*;
 use k8s_client_runtime::cache::{DeltaObject, ResourceEventHandlerFuncs};
 use k8s_client_runtime::object::{object_key, split_key};
-use k8s_client_runtime::record::{EventBroadcaster, EventRecorder, EventSource, EventType};
+use k8s_client_runtime::record::{EventBroadcaster, EventRecorder, EventType};
 use k8s_client_runtime::rest::{Client, CreateOptions, GetOptions};
 use k8s_client_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
 
@@ -65,7 +65,7 @@ impl Controller {
             ..Default::default()
         };
         configmaps.create(&greeting, &CreateOptions::default()).await?;
-        self.recorder.eventf(&*cm, EventType::Normal, "Greeted", format_args!("created {greeting_name}"));
+        self.recorder.eventf(&cm, EventType::Normal, "Greeted", format_args!("created {greeting_name}"));
         Ok(())
     }
 
@@ -106,7 +106,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         clientset: Clientset::new(client),
         lister: informer.lister(),
         queue: RateLimitingQueue::new(default_controller_rate_limiter()),
-        recorder: broadcaster.new_recorder(EventSource::new("greeting-controller")),
+        recorder: broadcaster.new_recorder("greeting-controller"),
     });
 
     let enqueue = {

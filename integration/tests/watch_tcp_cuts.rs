@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use k8s_client::api::core::v1::ConfigMap;
 use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use k8s_client_runtime::cache::{ReflectorError, SharedIndexInformer, wait_for_cache_sync};
+use k8s_client_runtime::cache::{SharedIndexInformer, reflector, wait_for_cache_sync};
 use k8s_client_runtime::config::{Config, KubeconfigOptions};
 use k8s_client_runtime::rest::{self, Client, CreateOptions, DeleteOptions, ListOptions, ResourceClient};
 use tokio::net::{TcpListener, TcpStream};
@@ -181,7 +181,7 @@ async fn severed_tcp_connections_rewatch_without_relisting() {
     let reported = Arc::new(Mutex::new(Vec::<String>::new()));
     let errors = reported.clone();
     let informer = SharedIndexInformer::builder(lw)
-        .watch_error_handler(move |e: &ReflectorError| {
+        .watch_error_handler(move |e: &reflector::Error| {
             let chain = std::iter::successors(Some(e as &dyn std::error::Error), |e| e.source())
                 .map(|e| format!("{e} [{e:?}]"))
                 .collect::<Vec<_>>()

@@ -9,6 +9,7 @@
 //! at compile time. Convert between the two with
 //! [`DynamicObject::from_typed`] and [`DynamicObject::try_into_typed`].
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::de::DeserializeOwned;
@@ -172,6 +173,14 @@ impl Object for DynamicObject {
         if self.kind.is_empty() {
             kind.clone_into(&mut self.kind);
         }
+    }
+    /// `apiVersion` and `kind` as the object holds them; `None` when both
+    /// are empty.
+    fn type_meta(&self) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
+        if self.api_version.is_empty() && self.kind.is_empty() {
+            return None;
+        }
+        Some((Cow::Borrowed(&self.api_version), Cow::Borrowed(&self.kind)))
     }
 }
 

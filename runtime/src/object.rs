@@ -5,6 +5,7 @@
 //! the REST client, reflector, indexer and listers are written once, for any
 //! kind, built in or custom.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -108,6 +109,16 @@ pub trait Object {
         let _ = (api_version, kind);
     }
 
+    /// The object's `apiVersion` and `kind`, as far as it knows them: a
+    /// generated kind answers with its [`Resource`] constants, a dynamic
+    /// object with its fields. The default knows nothing (`None`).
+    ///
+    /// It names the object where its static type cannot, e.g. in the
+    /// `involvedObject` of the events recorded about it.
+    fn type_meta(&self) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
+        None
+    }
+
     /// `metadata.name`.
     fn name(&self) -> Option<&str> {
         self.metadata().name()
@@ -135,6 +146,9 @@ impl<K: Object + Clone> Object for std::sync::Arc<K> {
     }
     fn set_type_meta(&mut self, api_version: &str, kind: &str) {
         std::sync::Arc::make_mut(self).set_type_meta(api_version, kind);
+    }
+    fn type_meta(&self) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
+        (**self).type_meta()
     }
 }
 

@@ -1,7 +1,10 @@
 //! The kinds the runtime's unit tests share: a namespaced `Pod` and a
 //! cluster-scoped `Node`, with the dynamic client's [`DynamicMeta`] as
 //! their metadata (the real `Metadata` of the runtime, so managed fields,
-//! labels and unknown fields behave as in production).
+//! labels and unknown fields behave as in production). Like generated
+//! kinds they know their own `apiVersion` and `kind`.
+
+use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +41,9 @@ impl Object for Pod {
     fn metadata_mut(&mut self) -> &mut Meta {
         &mut self.metadata
     }
+    fn type_meta(&self) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
+        static_type_meta::<Self>()
+    }
 }
 
 /// A cluster-scoped kind of a named group.
@@ -65,6 +71,14 @@ impl Object for Node {
     fn metadata_mut(&mut self) -> &mut Meta {
         &mut self.metadata
     }
+    fn type_meta(&self) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
+        static_type_meta::<Self>()
+    }
+}
+
+/// What every generated kind answers to [`Object::type_meta`].
+fn static_type_meta<K: Resource>() -> Option<(Cow<'static, str>, Cow<'static, str>)> {
+    Some((Cow::Borrowed(K::API_VERSION), Cow::Borrowed(K::KIND)))
 }
 
 /// A pod in `namespace` (none if empty) on `node`.

@@ -347,7 +347,7 @@ fn label_selector_impl() -> TokenStream {
         impl LabelSelector {
             /// This selector in the form listers and `ListOptions` use. An empty
             /// selector selects everything, as in apimachinery.
-            pub fn to_selector(&self) -> ::std::result::Result<::k8s_client_runtime::selector::LabelSelector, ::k8s_client_runtime::selector::SelectorError> {
+            pub fn to_selector(&self) -> ::std::result::Result<::k8s_client_runtime::selector::LabelSelector, ::k8s_client_runtime::selector::Error> {
                 let labels = self.match_labels.iter().flatten().map(|(k, v)| (k.clone(), v.clone()));
                 let mut expressions = ::std::vec::Vec::new();
                 for e in self.match_expressions.iter().flatten() {
@@ -394,6 +394,12 @@ fn resource_impls(api: &Api, def: &TypeDef, k: &KindPlan) -> TokenStream {
                 }
                 fn metadata_mut(&mut self) -> &mut Self::Meta {
                     &mut self.metadata
+                }
+                fn type_meta(&self) -> ::std::option::Option<(::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>)> {
+                    ::std::option::Option::Some((
+                        ::std::borrow::Cow::Borrowed(<Self as ::k8s_client_runtime::object::Resource>::API_VERSION),
+                        ::std::borrow::Cow::Borrowed(<Self as ::k8s_client_runtime::object::Resource>::KIND),
+                    ))
                 }
             }
         });

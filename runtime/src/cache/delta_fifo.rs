@@ -25,7 +25,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Errors of the DeltaFIFO.
 #[derive(Debug, thiserror::Error)]
-pub enum DeltaFifoError {
+pub enum Error {
     /// The queue was closed and has nothing left to pop.
     #[error("DeltaFIFO: manipulating with closed queue")]
     Closed,
@@ -480,13 +480,13 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     /// `process` returned. If `process` returns [`ProcessError::requeue`],
     /// the deltas are queued again (unless new ones came meanwhile). Items
     /// still queued after [`close`](Self::close) are popped; then
-    /// [`DeltaFifoError::Closed`].
+    /// [`Error::Closed`].
     ///
     /// # Cancel safety
     ///
     /// Cancel safe: a key is removed and processed within one poll, so
     /// dropping the future loses no deltas.
-    pub async fn pop<F>(&self, process: F) -> Result<Deltas<T>, DeltaFifoError>
+    pub async fn pop<F>(&self, process: F) -> Result<Deltas<T>, Error>
     where
         F: FnOnce(&Deltas<T>, bool) -> Result<(), ProcessError>,
     {
@@ -514,16 +514,16 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
                 Ok(()) => Ok(deltas),
                 Err(ProcessError { requeue: true, source }) => {
                     self.add_if_not_present_with_key(key, deltas);
-                    Err(DeltaFifoError::Requeued(source))
+                    Err(Error::Requeued(source))
                 }
-                Err(ProcessError { requeue: false, source }) => Err(DeltaFifoError::Process(source)),
+                Err(ProcessError { requeue: false, source }) => Err(Error::Process(source)),
             };
         }
     }
 
     /// Takes the first key with its deltas; `Ok(None)` if the queue is
     /// empty and still open.
-    fn try_pop_key(&self) -> Result<Option<Popped<T>>, DeltaFifoError> {
+    fn try_pop_key(&self) -> Result<Option<Popped<T>>, Error> {
         let mut st = self.shared.state.lock();
         while let Some(key) = st.queue.pop_front() {
             let is_in_initial_list = !st.has_synced();
@@ -533,10 +533,10 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
                 return Ok(Some((key, deltas, is_in_initial_list)));
             }
         }
-        if st.closed { Err(DeltaFifoError::Closed) } else { Ok(None) }
+        if st.closed { Err(Error::Closed) } else { Ok(None) }
     }
 
-    /// Makes pops return [`DeltaFifoError::Closed`] once the queue is empty.
+    /// Makes pops return [`Error::Closed`] once the queue is empty.
     pub fn close(&self) {
         self.shared.state.lock().closed = true;
         self.shared.item_ready.notify_waiters();

@@ -47,19 +47,19 @@ use tokio_util::sync::CancellationToken;
 
 pub use self::handler::{FilteringResourceEventHandler, ResourceEventHandler, ResourceEventHandlerFuncs};
 use self::processor::{ListenerSync, MINIMUM_RESYNC_PERIOD, Notification, Processor};
-use super::delta_fifo::{DeltaFifo, DeltaFifoError, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects};
+use super::delta_fifo::{self, DeltaFifo, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects};
 use super::list_watch::ListWatch;
 use super::lister::Lister;
 use super::reflector::{
     Reflector, ReflectorCounters, ReflectorOptions, ResourceVersionHandle, TransformFn, WatchErrorHandler,
 };
-use super::store::{Indexers, Store, StoreError, Writer};
+use super::store::{self, Indexers, Store, Writer};
 use crate::object::{Metadata as _, Object};
 
 /// Errors of the informer's setup calls.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum InformerError {
+pub enum Error {
     /// `run` was called on an informer that already ran or is running.
     #[error("informer was already started")]
     AlreadyStarted,
@@ -74,7 +74,7 @@ pub enum InformerError {
     },
     /// Adding indexers failed: an index of that name already exists.
     #[error("adding indexers")]
-    Indexers(#[source] StoreError),
+    Indexers(#[source] store::Error),
 }
 
 /// Something that can tell whether it has caught up with the apiserver
@@ -272,7 +272,7 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
     /// Called with every list/watch failure instead of logging it.
     #[must_use]
     #[doc(alias = "SetWatchErrorHandler")]
-    pub fn watch_error_handler(mut self, handler: impl Fn(&super::ReflectorError) + Send + Sync + 'static) -> Self {
+    pub fn watch_error_handler(mut self, handler: impl Fn(&super::reflector::Error) + Send + Sync + 'static) -> Self {
         self.error_handler = Some(Arc::new(handler));
         self
     }
@@ -288,11 +288,11 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
     /// The informer, not started. Fails only if an extra indexer is named
     /// [`NAMESPACE_INDEX`](super::NAMESPACE_INDEX); without
     /// [`indexers`](Self::indexers) it cannot fail.
-    pub fn build(mut self) -> Result<SharedIndexInformer<K>, InformerError> {
+    pub fn build(mut self) -> Result<SharedIndexInformer<K>, Error> {
         let mut writer = Writer::new();
         let indexers = std::mem::take(&mut self.indexers);
         if !indexers.is_empty() {
-            writer.add_indexers(indexers).map_err(InformerError::Indexers)?;
+            writer.add_indexers(indexers).map_err(Error::Indexers)?;
         }
         Ok(self.assemble(writer))
     }
@@ -358,8 +358,8 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
     }
 
     /// Adds indexes; works before and after start.
-    pub fn add_indexers(&self, indexers: Indexers<K>) -> Result<(), InformerError> {
-        self.inner.core.lock().writer.add_indexers(indexers).map_err(InformerError::Indexers)
+    pub fn add_indexers(&self, indexers: Indexers<K>) -> Result<(), Error> {
+        self.inner.core.lock().writer.add_indexers(indexers).map_err(Error::Indexers)
     }
 
     /// True once the first list was fully applied to the cache and
@@ -389,20 +389,17 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
     #[doc(alias = "SetWatchErrorHandler")]
     pub fn set_watch_error_handler(
         &self,
-        handler: impl Fn(&super::ReflectorError) + Send + Sync + 'static,
-    ) -> Result<(), InformerError> {
+        handler: impl Fn(&super::reflector::Error) + Send + Sync + 'static,
+    ) -> Result<(), Error> {
         if *self.inner.state.lock() != RunState::NotStarted {
-            return Err(InformerError::Started { what: "the watch error handler" });
+            return Err(Error::Started { what: "the watch error handler" });
         }
         *self.inner.error_handler.lock() = Some(Arc::new(handler));
         Ok(())
     }
 
     /// Adds a handler with the informer's default resync period.
-    pub fn add_event_handler(
-        &self,
-        handler: impl ResourceEventHandler<K>,
-    ) -> Result<HandlerRegistration, InformerError> {
+    pub fn add_event_handler(&self, handler: impl ResourceEventHandler<K>) -> Result<HandlerRegistration, Error> {
         self.add_event_handler_with_resync_period(handler, self.inner.default_resync)
     }
 
@@ -415,10 +412,10 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         &self,
         handler: impl ResourceEventHandler<K>,
         resync: Duration,
-    ) -> Result<HandlerRegistration, InformerError> {
+    ) -> Result<HandlerRegistration, Error> {
         let state = self.inner.state.lock();
         if *state == RunState::Stopped {
-            return Err(InformerError::Stopped);
+            return Err(Error::Stopped);
         }
         let started = *state == RunState::Running;
         let mut core = self.inner.core.lock();
@@ -462,7 +459,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
 
     /// Spawns [`run`](Self::run) on the current tokio runtime. The informer
     /// runs until `cancel` fires, even if every handle to it is dropped.
-    pub fn start(&self, cancel: CancellationToken) -> JoinHandle<Result<(), InformerError>> {
+    pub fn start(&self, cancel: CancellationToken) -> JoinHandle<Result<(), Error>> {
         let this = self.clone();
         tokio::spawn(async move { this.run(cancel).await })
     }
@@ -473,11 +470,11 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
     /// # Cancel safety
     /// Dropping the future stops the informer like cancelling does, except
     /// that handler tasks only stop once `cancel` fires.
-    pub async fn run(&self, cancel: CancellationToken) -> Result<(), InformerError> {
+    pub async fn run(&self, cancel: CancellationToken) -> Result<(), Error> {
         {
             let mut state = self.inner.state.lock();
             if *state != RunState::NotStarted {
-                return Err(InformerError::AlreadyStarted);
+                return Err(Error::AlreadyStarted);
             }
             *state = RunState::Running;
         }
@@ -539,7 +536,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
                         None
                     }
                 };
-                if let Some(Err(DeltaFifoError::Closed)) = popped {
+                if let Some(Err(delta_fifo::Error::Closed)) = popped {
                     return;
                 }
                 // Checked here, between pops, so "synced" never shows while

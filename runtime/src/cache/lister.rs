@@ -11,20 +11,20 @@
 //! - [`Lister::namespace`]: a [`NamespaceLister`] whose `list` goes through
 //!   the namespace index and whose `get` finds `namespace/name`.
 //!
-//! A missing object is [`ListerError::NotFound`], as client-go's listers
+//! A missing object is [`Error::NotFound`], as client-go's listers
 //! return a NotFound API error.
 
 use std::fmt;
 use std::sync::Arc;
 
-use super::store::{NAMESPACE_INDEX, Store, StoreError};
+use super::store::{self, NAMESPACE_INDEX, Store};
 use crate::object::{Metadata as _, Object, short_type_name};
 use crate::selector::LabelSelector;
 
 /// Errors of listers.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum ListerError {
+pub enum Error {
     /// No object with that name is in the cache.
     #[error("{kind} {name:?} not found{}", namespace.as_ref().map(|ns| format!(" in namespace {ns:?}")).unwrap_or_default())]
     NotFound {
@@ -37,14 +37,14 @@ pub enum ListerError {
     },
     /// An index lookup named an index the cache does not have.
     #[error("looking up index")]
-    Index(#[source] StoreError),
+    Index(#[source] store::Error),
 }
 
-impl ListerError {
+impl Error {
     /// Whether the object is not in the cache, as `errors.IsNotFound` on a
     /// client-go lister's error.
     pub fn is_not_found(&self) -> bool {
-        matches!(self, ListerError::NotFound { .. })
+        matches!(self, Error::NotFound { .. })
     }
 }
 
@@ -90,8 +90,8 @@ impl<K: Object> Lister<K> {
 
     /// The object named `name` (cluster-scoped kinds; for namespaced ones
     /// use [`namespace`](Self::namespace)).
-    pub fn get(&self, name: &str) -> Result<Arc<K>, ListerError> {
-        self.store.get_by_key(name).ok_or_else(|| ListerError::NotFound {
+    pub fn get(&self, name: &str) -> Result<Arc<K>, Error> {
+        self.store.get_by_key(name).ok_or_else(|| Error::NotFound {
             kind: short_type_name::<K>(),
             namespace: None,
             name: name.to_owned(),
@@ -99,8 +99,8 @@ impl<K: Object> Lister<K> {
     }
 
     /// Objects whose index `index_name` contains `value`.
-    pub fn by_index(&self, index_name: &str, value: &str) -> Result<Vec<Arc<K>>, ListerError> {
-        self.store.by_index(index_name, value).map_err(ListerError::Index)
+    pub fn by_index(&self, index_name: &str, value: &str) -> Result<Vec<Arc<K>>, Error> {
+        self.store.by_index(index_name, value).map_err(Error::Index)
     }
 
     /// Reads within one namespace.
@@ -144,9 +144,9 @@ impl<K: Object> NamespaceLister<K> {
     }
 
     /// The object `namespace/name`.
-    pub fn get(&self, name: &str) -> Result<Arc<K>, ListerError> {
+    pub fn get(&self, name: &str) -> Result<Arc<K>, Error> {
         let key = format!("{}/{}", self.namespace, name);
-        self.store.get_by_key(&key).ok_or_else(|| ListerError::NotFound {
+        self.store.get_by_key(&key).ok_or_else(|| Error::NotFound {
             kind: short_type_name::<K>(),
             namespace: Some(self.namespace.clone()),
             name: name.to_owned(),
@@ -208,7 +208,7 @@ mod tests {
         assert_eq!(l.get("node-scoped").unwrap().metadata.name.as_deref(), Some("node-scoped"));
         let err = l.namespace("b").get("web-1").unwrap_err();
         assert!(err.is_not_found());
-        assert_eq!(err, ListerError::NotFound { kind: "Pod", namespace: Some("b".into()), name: "web-1".into() });
+        assert_eq!(err, Error::NotFound { kind: "Pod", namespace: Some("b".into()), name: "web-1".into() });
         assert_eq!(err.to_string(), r#"Pod "web-1" not found in namespace "b""#);
         assert_eq!(l.get("nope").unwrap_err().to_string(), r#"Pod "nope" not found"#);
     }

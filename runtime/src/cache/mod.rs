@@ -11,6 +11,10 @@
 //!
 //! Use these directly only to build your own informer-like machinery; a
 //! controller normally gets a [`Store`] from a shared informer.
+//!
+//! Each module names its errors `Error`; refer to them by path:
+//! [`store::Error`], [`lister::Error`], [`delta_fifo::Error`],
+//! [`reflector::Error`], [`informer::Error`].
 
 pub mod delta_fifo;
 pub mod factory;
@@ -21,20 +25,18 @@ pub mod reflector;
 pub mod store;
 
 pub use delta_fifo::{
-    DeletedFinalStateUnknown, Delta, DeltaFifo, DeltaFifoError, DeltaFifoOptions, DeltaObject, DeltaType, Deltas,
-    KnownObjects, ProcessError,
+    DeletedFinalStateUnknown, Delta, DeltaFifo, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects,
+    ProcessError,
 };
 pub use factory::{FactoryBuilder, SharedInformerFactory, TypedInformer};
 pub use informer::{
-    FilteringResourceEventHandler, HandlerRegistration, HasSynced, InformerBuilder, InformerError,
-    ResourceEventHandler, ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
+    FilteringResourceEventHandler, HandlerRegistration, HasSynced, InformerBuilder, ResourceEventHandler,
+    ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
 };
 pub use list_watch::{FilteredListWatch, ListWatch, TweakListOptions};
-pub use lister::{Lister, ListerError, NamespaceLister};
+pub use lister::{Lister, NamespaceLister};
 pub use reflector::{
-    BackoffConfig, Phase, Reflector, ReflectorCounters, ReflectorError, ReflectorOptions, ResourceVersionHandle,
-    ShouldResync, TransformFn, WatchErrorHandler,
+    BackoffConfig, Phase, Reflector, ReflectorCounters, ReflectorOptions, ResourceVersionHandle, ShouldResync,
+    TransformFn, WatchErrorHandler,
 };
-pub use store::{
-    IndexFn, Indexers, KeyFn, NAMESPACE_INDEX, Store, StoreError, ThreadSafeStore, Writer, meta_namespace_index,
-};
+pub use store::{IndexFn, Indexers, KeyFn, NAMESPACE_INDEX, Store, ThreadSafeStore, Writer, meta_namespace_index};

@@ -66,7 +66,7 @@ use crate::rest::{self, ListOptions, VersionMatch, WatchEvent, WatchStream};
 pub type TransformFn<K> = Arc<dyn Fn(&mut K) + Send + Sync>;
 
 /// Called with every list or watch failure (client-go `WatchErrorHandler`).
-pub type WatchErrorHandler = Arc<dyn Fn(&ReflectorError) + Send + Sync>;
+pub type WatchErrorHandler = Arc<dyn Fn(&Error) + Send + Sync>;
 
 /// Asked before each periodic resync whether to do it (client-go
 /// `ShouldResyncFunc`).
@@ -79,7 +79,7 @@ pub const DEFAULT_PAGE_SIZE: u32 = 500;
 /// retries on its own; these only reach the [`WatchErrorHandler`].
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum ReflectorError {
+pub enum Error {
     /// Listing failed; the reflector retries after a backoff.
     #[error("listing failed")]
     List(#[source] rest::Error),
@@ -109,15 +109,12 @@ pub enum ReflectorError {
     WatchListIncomplete,
 }
 
-impl ReflectorError {
+impl Error {
     /// The apiserver's error, if this is one.
     pub fn rest_error(&self) -> Option<&rest::Error> {
         match self {
-            ReflectorError::List(e)
-            | ReflectorError::WatchStart(e)
-            | ReflectorError::Watch(e)
-            | ReflectorError::WatchList(e) => Some(e),
-            ReflectorError::VeryShortWatch(_) | ReflectorError::WatchListIncomplete => None,
+            Error::List(e) | Error::WatchStart(e) | Error::Watch(e) | Error::WatchList(e) => Some(e),
+            Error::VeryShortWatch(_) | Error::WatchListIncomplete => None,
         }
     }
 }
@@ -430,7 +427,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
         };
     }
 
-    fn report(&self, err: ReflectorError) {
+    fn report(&self, err: Error) {
         match &self.error_handler {
             Some(handler) => handler(&err),
             None => {
@@ -507,7 +504,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
         if is_expired(&e) || is_too_large_resource_version(&e) {
             self.rv_unavailable = true;
         }
-        self.report(ReflectorError::WatchList(e));
+        self.report(Error::WatchList(e));
         // Making progress beats insisting: list right away (client-go does).
         State::List
     }
@@ -550,7 +547,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
             Some(Err(e)) => return self.watch_list_failed(e),
             None => {
                 self.watch_list_disabled = true;
-                self.report(ReflectorError::WatchListIncomplete);
+                self.report(Error::WatchListIncomplete);
                 return State::List;
             }
         }
@@ -564,7 +561,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                 // The version we asked for is gone: a consistent read is the
                 // only thing that can succeed, so try it at once.
                 self.rv_unavailable = true;
-                self.report(ReflectorError::List(e));
+                self.report(Error::List(e));
                 self.paged_list("").await
             }
             other => other,
@@ -578,7 +575,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                 State::Watch
             }
             Err(e) => {
-                self.report(ReflectorError::List(e));
+                self.report(Error::List(e));
                 self.backoff(Resume::Start)
             }
         }
@@ -666,7 +663,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                 // Overload or a refused connection: the version is still good,
                 // only the watch needs retrying.
                 let retry_watch = e.is_too_many_requests() || matches!(e, rest::Error::Transport { .. });
-                self.report(ReflectorError::WatchStart(e));
+                self.report(Error::WatchStart(e));
                 self.backoff(if retry_watch { Resume::Watch } else { Resume::Start })
             }
         }
@@ -714,7 +711,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                 // A 410 relists at the last synced version: a list at a
                 // version returns data at least that fresh, so it need not be
                 // marked unavailable (client-go does the same).
-                self.report(ReflectorError::Watch(e));
+                self.report(Error::Watch(e));
                 self.backoff(if retry_watch { Resume::Watch } else { Resume::Start })
             }
             None => self.watch_ended(started, events),
@@ -729,7 +726,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
         if events == 0 && lasted < Duration::from_secs(1) {
             // A server that closes watches at once would otherwise be
             // hammered in a tight loop.
-            self.report(ReflectorError::VeryShortWatch(lasted));
+            self.report(Error::VeryShortWatch(lasted));
             self.backoff(Resume::Start)
         } else {
             State::Watch

@@ -30,7 +30,7 @@ pub type Indexers<T> = HashMap<String, IndexFn<T>>;
 
 /// Errors of the store.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum StoreError {
+pub enum Error {
     /// A lookup named an index that was never added.
     #[error("index {name:?} does not exist")]
     IndexNotFound {
@@ -86,8 +86,8 @@ impl<T> Data<T> {
         }
     }
 
-    fn index_fn(&self, name: &str) -> Result<&IndexFn<T>, StoreError> {
-        self.indexers.get(name).ok_or_else(|| StoreError::IndexNotFound { name: name.to_owned() })
+    fn index_fn(&self, name: &str) -> Result<&IndexFn<T>, Error> {
+        self.indexers.get(name).ok_or_else(|| Error::IndexNotFound { name: name.to_owned() })
     }
 
     fn items_for<'a>(&self, keys: impl Iterator<Item = &'a String>) -> Vec<Arc<T>> {
@@ -193,7 +193,7 @@ impl<T> ThreadSafeStore<T> {
     }
 
     /// Objects sharing at least one value of index `index_name` with `obj`.
-    pub fn index(&self, index_name: &str, obj: &T) -> Result<Vec<Arc<T>>, StoreError> {
+    pub fn index(&self, index_name: &str, obj: &T) -> Result<Vec<Arc<T>>, Error> {
         let data = self.data.read();
         let values = data.index_fn(index_name)?(obj);
         let Some(index) = data.indices.get(index_name) else {
@@ -204,7 +204,7 @@ impl<T> ThreadSafeStore<T> {
     }
 
     /// Objects whose index `index_name` contains `value`.
-    pub fn by_index(&self, index_name: &str, value: &str) -> Result<Vec<Arc<T>>, StoreError> {
+    pub fn by_index(&self, index_name: &str, value: &str) -> Result<Vec<Arc<T>>, Error> {
         let data = self.data.read();
         data.index_fn(index_name)?;
         match data.indices.get(index_name).and_then(|index| index.get(value)) {
@@ -214,7 +214,7 @@ impl<T> ThreadSafeStore<T> {
     }
 
     /// Keys of the objects whose index `index_name` contains `value`.
-    pub fn index_keys(&self, index_name: &str, value: &str) -> Result<Vec<String>, StoreError> {
+    pub fn index_keys(&self, index_name: &str, value: &str) -> Result<Vec<String>, Error> {
         let data = self.data.read();
         data.index_fn(index_name)?;
         Ok(data
@@ -238,10 +238,10 @@ impl<T> ThreadSafeStore<T> {
 
     /// Adds indexes, computing them for the objects already stored. Fails,
     /// adding none, if one of the names is already taken.
-    pub fn add_indexers(&self, indexers: Indexers<T>) -> Result<(), StoreError> {
+    pub fn add_indexers(&self, indexers: Indexers<T>) -> Result<(), Error> {
         let mut data = self.data.write();
         if let Some(name) = indexers.keys().find(|name| data.indexers.contains_key(*name)) {
-            return Err(StoreError::IndexConflict { name: name.clone() });
+            return Err(Error::IndexConflict { name: name.clone() });
         }
         for (name, index_fn) in indexers {
             let mut index = Index::new();
@@ -315,17 +315,17 @@ impl<T> Store<T> {
     }
 
     /// See [`ThreadSafeStore::index`].
-    pub fn index(&self, index_name: &str, obj: &T) -> Result<Vec<Arc<T>>, StoreError> {
+    pub fn index(&self, index_name: &str, obj: &T) -> Result<Vec<Arc<T>>, Error> {
         self.store.index(index_name, obj)
     }
 
     /// See [`ThreadSafeStore::by_index`].
-    pub fn by_index(&self, index_name: &str, value: &str) -> Result<Vec<Arc<T>>, StoreError> {
+    pub fn by_index(&self, index_name: &str, value: &str) -> Result<Vec<Arc<T>>, Error> {
         self.store.by_index(index_name, value)
     }
 
     /// See [`ThreadSafeStore::index_keys`].
-    pub fn index_keys(&self, index_name: &str, value: &str) -> Result<Vec<String>, StoreError> {
+    pub fn index_keys(&self, index_name: &str, value: &str) -> Result<Vec<String>, Error> {
         self.store.index_keys(index_name, value)
     }
 
@@ -419,7 +419,7 @@ impl<T> Writer<T> {
     }
 
     /// See [`ThreadSafeStore::add_indexers`].
-    pub fn add_indexers(&mut self, indexers: Indexers<T>) -> Result<(), StoreError> {
+    pub fn add_indexers(&mut self, indexers: Indexers<T>) -> Result<(), Error> {
         self.store.store.add_indexers(indexers)
     }
 }
@@ -528,7 +528,7 @@ mod tests {
     #[test]
     fn unknown_index_is_an_error() {
         let w: Writer<Pod> = Writer::new();
-        assert_eq!(w.by_index("nope", "x").unwrap_err(), StoreError::IndexNotFound { name: "nope".into() });
+        assert_eq!(w.by_index("nope", "x").unwrap_err(), Error::IndexNotFound { name: "nope".into() });
         assert!(w.index_keys("nope", "x").is_err());
         assert!(w.index("nope", &pod("a", "b", "")).is_err());
         assert!(w.list_index_values("nope").is_empty());
@@ -550,7 +550,7 @@ mod tests {
         let mut w: Writer<Pod> = Writer::new();
         let mut dup = by_node();
         dup.insert(NAMESPACE_INDEX.into(), Arc::new(|_: &Pod| vec![]));
-        assert_eq!(w.add_indexers(dup).unwrap_err(), StoreError::IndexConflict { name: NAMESPACE_INDEX.into() });
+        assert_eq!(w.add_indexers(dup).unwrap_err(), Error::IndexConflict { name: NAMESPACE_INDEX.into() });
         assert!(!w.index_names().contains(&"node".to_owned()));
     }
 

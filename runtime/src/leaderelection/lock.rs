@@ -5,12 +5,12 @@
 use std::future::Future;
 
 use parking_lot::Mutex;
-use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::Error;
-use crate::dynamic::DynamicMeta;
-use crate::object::{Object, Resource, Scope};
-use crate::record::{EventRecorder, EventType, ObjectReference};
+use crate::dynamic::DynamicObject;
+use crate::object::DynamicResource;
+use crate::record::{EventRecorder, EventType};
 use crate::rest::{Client, CreateOptions, GetOptions, ResourceClient, UpdateOptions};
 
 /// What a lock stores about the current leader (client-go's
@@ -58,71 +58,14 @@ pub trait ResourceLock: Send + Sync + 'static {
     fn record_event(&self, _message: &str) {}
 }
 
-/// coordination.k8s.io/v1 `LeaseSpec`; fields this runtime does not model
-/// (`strategy`, `preferredHolder`) are kept in `other`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LeaseSpec {
-    /// `holderIdentity`: the identity of the current leader; absent or empty
-    /// when released.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub holder_identity: Option<String>,
-    /// `leaseDurationSeconds`: how long candidates wait after the last observed
-    /// renewal before they may take the lease over.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lease_duration_seconds: Option<i32>,
-    /// `metav1.MicroTime`: RFC 3339 with microseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub acquire_time: Option<String>,
-    /// `renewTime` (`metav1.MicroTime`): when the holder last renewed the
-    /// lease.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub renew_time: Option<String>,
-    /// `leaseTransitions`: how many times the lease changed holders.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lease_transitions: Option<i32>,
-    /// Every other `spec` field, written back unchanged.
-    #[serde(flatten)]
-    pub other: serde_json::Map<String, serde_json::Value>,
-}
-
-/// coordination.k8s.io/v1 `Lease`, the runtime's own type; it serializes to
-/// the same JSON as the generated crate's `api::coordination::v1::Lease`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Lease {
-    /// `apiVersion`, `coordination.k8s.io/v1`; may be absent on list items.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<String>,
-    /// `kind`, `Lease`; may be absent on list items.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// The Lease's `metadata`; its `resourceVersion` makes updates of the lock
-    /// conditional.
-    #[serde(default)]
-    pub metadata: DynamicMeta,
-    /// The Lease's `spec`: the leader election record.
-    #[serde(default)]
-    pub spec: LeaseSpec,
-}
-
-impl Resource for Lease {
-    const GROUP: &'static str = "coordination.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "coordination.k8s.io/v1";
-    const KIND: &'static str = "Lease";
-    const PLURAL: &'static str = "leases";
-    const SCOPE: Scope = Scope::Namespaced;
-    const LIST_KIND: &'static str = "LeaseList";
-}
-
-impl Object for Lease {
-    type Meta = DynamicMeta;
-    fn metadata(&self) -> &DynamicMeta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut DynamicMeta {
-        &mut self.metadata
+/// The coordination.k8s.io/v1 `leases` resource.
+fn leases_resource() -> DynamicResource {
+    DynamicResource {
+        group: "coordination.k8s.io".to_owned(),
+        version: "v1".to_owned(),
+        kind: "Lease".to_owned(),
+        plural: "leases".to_owned(),
+        namespaced: true,
     }
 }
 
@@ -131,44 +74,80 @@ fn micro_time(t: jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
 }
 
-fn parse_time(s: Option<&str>) -> Option<jiff::Timestamp> {
+/// The record a Lease's `spec` holds (client-go's
+/// `LeaseSpecToLeaderElectionRecord`): `holderIdentity`,
+/// `leaseDurationSeconds`, `acquireTime`, `renewTime` and
+/// `leaseTransitions`. Absent or unreadable fields read as empty; a `spec`
+/// that is no JSON object reads as the empty record.
+///
+/// Works on the JSON of any representation of the Lease: the `spec` in a
+/// [`DynamicObject`]'s `data`, or the generated
+/// `api::coordination::v1::LeaseSpec` through `serde_json::to_value`.
+#[doc(alias = "LeaseSpecToLeaderElectionRecord")]
+pub fn lease_spec_to_record(spec: &Value) -> LeaderElectionRecord {
+    let str_field = |name| spec.get(name).and_then(Value::as_str);
+    let i32_field = |name| spec.get(name).and_then(Value::as_i64).and_then(|n| i32::try_from(n).ok()).unwrap_or(0);
     // An unreadable time only loses information shown to humans; the
     // election does not depend on it.
-    s.and_then(|s| s.parse().ok())
+    let time_field = |name| str_field(name).and_then(|t| t.parse().ok());
+    LeaderElectionRecord {
+        holder_identity: str_field("holderIdentity").unwrap_or_default().to_owned(),
+        lease_duration_seconds: i32_field("leaseDurationSeconds"),
+        acquire_time: time_field("acquireTime"),
+        renew_time: time_field("renewTime"),
+        leader_transitions: i32_field("leaseTransitions"),
+    }
 }
 
-impl LeaseSpec {
-    /// client-go's `LeaderElectionRecordToLeaseSpec`, keeping unmodelled fields.
-    pub fn set_record(&mut self, r: &LeaderElectionRecord) {
-        self.holder_identity = Some(r.holder_identity.clone());
-        self.lease_duration_seconds = Some(r.lease_duration_seconds);
-        self.acquire_time = r.acquire_time.map(micro_time);
-        self.renew_time = r.renew_time.map(micro_time);
-        self.lease_transitions = Some(r.leader_transitions);
+/// Writes `record` into a Lease's `spec` (client-go's
+/// `LeaderElectionRecordToLeaseSpec`), keeping the fields the record does
+/// not cover (`strategy`, `preferredHolder`, ...). Times are written as
+/// `metav1.MicroTime`; an absent time removes the field. A `spec` that is
+/// no JSON object is replaced by one.
+#[doc(alias = "LeaderElectionRecordToLeaseSpec")]
+pub fn record_to_lease_spec(record: &LeaderElectionRecord, spec: &mut Value) {
+    if !spec.is_object() {
+        *spec = Value::Object(Map::new());
     }
+    let Some(fields) = spec.as_object_mut() else {
+        return;
+    };
+    fields.insert("holderIdentity".to_owned(), record.holder_identity.clone().into());
+    fields.insert("leaseDurationSeconds".to_owned(), record.lease_duration_seconds.into());
+    for (name, time) in [("acquireTime", record.acquire_time), ("renewTime", record.renew_time)] {
+        match time {
+            Some(t) => fields.insert(name.to_owned(), micro_time(t).into()),
+            None => fields.remove(name),
+        };
+    }
+    fields.insert("leaseTransitions".to_owned(), record.leader_transitions.into());
+}
 
-    /// client-go's `LeaseSpecToLeaderElectionRecord`.
-    pub fn record(&self) -> LeaderElectionRecord {
-        LeaderElectionRecord {
-            holder_identity: self.holder_identity.clone().unwrap_or_default(),
-            lease_duration_seconds: self.lease_duration_seconds.unwrap_or_default(),
-            acquire_time: parse_time(self.acquire_time.as_deref()),
-            renew_time: parse_time(self.renew_time.as_deref()),
-            leader_transitions: self.lease_transitions.unwrap_or_default(),
-        }
-    }
+/// The record in `lease`'s `spec`.
+fn lease_record(lease: &DynamicObject) -> LeaderElectionRecord {
+    lease.data.get("spec").map(lease_spec_to_record).unwrap_or_default()
+}
+
+/// `record` written into `lease`'s `spec`.
+fn set_lease_record(lease: &mut DynamicObject, record: &LeaderElectionRecord) {
+    record_to_lease_spec(record, lease.data.entry("spec").or_insert(Value::Null));
 }
 
 /// A [`ResourceLock`] on a coordination.k8s.io/v1 `Lease` (client-go's
 /// `LeaseLock`), the lock every Kubernetes component uses today.
+///
+/// The lock talks to `leases` with the dynamic client and holds the Lease
+/// as a [`DynamicObject`]; for the generated kind, convert it with
+/// [`DynamicObject::try_into_typed`]
+/// (`k8s_client::api::coordination::v1::Lease`).
 #[derive(Debug)]
 pub struct LeaseLock {
-    leases: ResourceClient<Lease>,
+    leases: ResourceClient<DynamicObject>,
     namespace: String,
     name: String,
     identity: String,
     /// The Lease as last read or written; its resourceVersion guards updates.
-    lease: Mutex<Option<Lease>>,
+    lease: Mutex<Option<DynamicObject>>,
     recorder: Option<EventRecorder>,
 }
 
@@ -177,7 +156,7 @@ impl LeaseLock {
     /// candidate, e.g. the pod name plus a random suffix).
     pub fn new(client: Client, namespace: &str, name: &str, identity: impl Into<String>) -> Self {
         LeaseLock {
-            leases: ResourceClient::namespaced(client, namespace),
+            leases: ResourceClient::namespaced_with(client, namespace, &leases_resource()),
             namespace: namespace.to_owned(),
             name: name.to_owned(),
             identity: identity.into(),
@@ -194,8 +173,13 @@ impl LeaseLock {
     }
 
     /// The Lease as last read or written, if any.
-    pub fn lease(&self) -> Option<Lease> {
+    pub fn lease(&self) -> Option<DynamicObject> {
         self.lease.lock().clone()
+    }
+
+    /// A Lease named as this lock's, without spec.
+    fn new_lease(&self) -> DynamicObject {
+        DynamicObject::new(self.leases.resource(), &self.name).within(&self.namespace)
     }
 }
 
@@ -205,20 +189,14 @@ impl ResourceLock for LeaseLock {
     /// request, which may or may not have reached the server.
     async fn get(&self) -> Result<LeaderElectionRecord, Error> {
         let lease = self.leases.get(&self.name, &GetOptions::default()).await.map_err(Error::Rest)?;
-        let record = lease.spec.record();
+        let record = lease_record(&lease);
         *self.lease.lock() = Some(lease);
         Ok(record)
     }
 
     async fn create(&self, record: &LeaderElectionRecord) -> Result<(), Error> {
-        let mut lease = Lease {
-            api_version: Some(Lease::API_VERSION.to_owned()),
-            kind: Some(Lease::KIND.to_owned()),
-            ..Default::default()
-        };
-        lease.metadata.name = Some(self.name.clone());
-        lease.metadata.namespace = Some(self.namespace.clone());
-        lease.spec.set_record(record);
+        let mut lease = self.new_lease();
+        set_lease_record(&mut lease, record);
         let created = self.leases.create(&lease, &CreateOptions::default()).await.map_err(Error::Rest)?;
         *self.lease.lock() = Some(created);
         Ok(())
@@ -226,7 +204,7 @@ impl ResourceLock for LeaseLock {
 
     async fn update(&self, record: &LeaderElectionRecord) -> Result<(), Error> {
         let mut lease = self.lease.lock().clone().ok_or(Error::LockNotInitialized)?;
-        lease.spec.set_record(record);
+        set_lease_record(&mut lease, record);
         let updated = self.leases.update(&lease, &UpdateOptions::default()).await.map_err(Error::Rest)?;
         *self.lease.lock() = Some(updated);
         Ok(())
@@ -244,17 +222,8 @@ impl ResourceLock for LeaseLock {
         let Some(recorder) = &self.recorder else {
             return;
         };
-        let reference = match self.lease.lock().as_ref() {
-            Some(lease) => ObjectReference::from_object(lease),
-            None => ObjectReference {
-                kind: Lease::KIND.to_owned(),
-                api_version: Lease::API_VERSION.to_owned(),
-                namespace: self.namespace.clone(),
-                name: self.name.clone(),
-                ..Default::default()
-            },
-        };
-        recorder.eventf(&reference, EventType::Normal, "LeaderElection", format_args!("{} {message}", self.identity));
+        let lease = self.lease().unwrap_or_else(|| self.new_lease());
+        recorder.eventf(&lease, EventType::Normal, "LeaderElection", format_args!("{} {message}", self.identity));
     }
 }
 
@@ -273,17 +242,24 @@ mod tests {
             renew_time: Some(t),
             leader_transitions: 3,
         };
-        let mut spec: LeaseSpec =
-            serde_json::from_value(serde_json::json!({"strategy": "OldestEmulationVersion"})).unwrap();
-        spec.set_record(&r);
-        let json = serde_json::to_value(&spec).unwrap();
+        let mut spec = serde_json::json!({"strategy": "OldestEmulationVersion", "acquireTime": "stale"});
+        record_to_lease_spec(&LeaderElectionRecord { acquire_time: None, ..r.clone() }, &mut spec);
+        assert!(spec.get("acquireTime").is_none(), "an absent time removes the field");
+        record_to_lease_spec(&r, &mut spec);
         assert_eq!(
-            json,
+            spec,
             serde_json::json!({"holderIdentity": "a", "leaseDurationSeconds": 15,
                 "acquireTime": "2023-11-14T22:13:20.123456Z", "renewTime": "2023-11-14T22:13:20.123456Z",
                 "leaseTransitions": 3, "strategy": "OldestEmulationVersion"})
         );
-        assert_eq!(serde_json::from_value::<LeaseSpec>(json).unwrap().record(), r);
+        assert_eq!(lease_spec_to_record(&spec), r);
+
+        assert_eq!(lease_spec_to_record(&serde_json::Value::Null), LeaderElectionRecord::default());
+        let odd = serde_json::json!({"holderIdentity": 5, "leaseDurationSeconds": 1e12, "renewTime": "yesterday"});
+        assert_eq!(lease_spec_to_record(&odd), LeaderElectionRecord::default(), "unreadable fields read as empty");
+        let mut not_an_object = serde_json::json!("x");
+        record_to_lease_spec(&r, &mut not_an_object);
+        assert_eq!(lease_spec_to_record(&not_an_object), r);
     }
 
     #[tokio::test]
@@ -296,6 +272,7 @@ mod tests {
             "POST" => {
                 let mut b = req.json();
                 b["metadata"]["resourceVersion"] = "1".into();
+                b["spec"]["strategy"] = "OldestEmulationVersion".into();
                 Reply::json(201, b)
             }
             _ => {
@@ -311,7 +288,9 @@ mod tests {
         let r = LeaderElectionRecord { holder_identity: "me".into(), lease_duration_seconds: 15, ..Default::default() };
         lock.create(&r).await.unwrap();
         lock.update(&LeaderElectionRecord { leader_transitions: 1, ..r }).await.unwrap();
-        assert_eq!(lock.lease().unwrap().metadata.resource_version.as_deref(), Some("2"));
+        let lease = lock.lease().unwrap();
+        assert_eq!(lease.resource_version(), Some("2"));
+        assert_eq!(lease_record(&lease).leader_transitions, 1);
         let reqs = server.requests();
         assert_eq!(reqs[0].path, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/ctrl");
         assert_eq!(reqs[1].method, "POST");
@@ -323,6 +302,7 @@ mod tests {
         assert_eq!(reqs[2].method, "PUT");
         assert_eq!(reqs[2].json()["metadata"]["resourceVersion"], "1");
         assert_eq!(reqs[2].json()["spec"]["leaseTransitions"], 1);
+        assert_eq!(reqs[2].json()["spec"]["strategy"], "OldestEmulationVersion", "unknown spec fields are kept");
         assert_eq!(lock.describe(), "kube-system/ctrl");
     }
 }

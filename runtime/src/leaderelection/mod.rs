@@ -33,8 +33,11 @@
 //! `lease_duration`.
 //!
 //! Implement [`ResourceLock`] to elect over something else (tests use an
-//! in-memory lock). [`Lease`] is the runtime's own type; it serializes to
-//! the same JSON as the generated crate's `api::coordination::v1::Lease`.
+//! in-memory lock). [`LeaseLock`] holds the Lease as a
+//! [`DynamicObject`](crate::dynamic::DynamicObject) (the runtime does not
+//! depend on the generated crate); [`lease_spec_to_record`] and
+//! [`record_to_lease_spec`] convert between its `spec` and the
+//! [`LeaderElectionRecord`].
 
 mod elector;
 mod lock;
@@ -42,7 +45,7 @@ mod lock;
 mod tests;
 
 pub use elector::{JITTER_FACTOR, LeaderCallbacks, LeaderElectionConfig, LeaderElector, LeadershipToken};
-pub use lock::{LeaderElectionRecord, Lease, LeaseLock, LeaseSpec, ResourceLock};
+pub use lock::{LeaderElectionRecord, LeaseLock, ResourceLock, lease_spec_to_record, record_to_lease_spec};
 
 /// Errors of the `leaderelection` module.
 #[derive(Debug, thiserror::Error)]

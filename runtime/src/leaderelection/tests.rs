@@ -344,14 +344,15 @@ async fn lease_lock_records_leadership_events() {
     let broadcaster = crate::record::EventBroadcaster::new();
     let mut events = broadcaster.watch();
     let client = crate::rest::Client::new(crate::config::Config::new("http://127.0.0.1:1".parse().unwrap())).unwrap();
-    let lock = LeaseLock::new(client, "ns", "ctrl", "pod-1")
-        .with_event_recorder(broadcaster.new_recorder(crate::record::EventSource::new("ctrl")));
+    let lock = LeaseLock::new(client, "ns", "ctrl", "pod-1").with_event_recorder(broadcaster.new_recorder("ctrl"));
     lock.record_event("became leader");
     let e = events.recv().await.unwrap();
-    assert_eq!((e.reason.as_str(), e.message.as_str()), ("LeaderElection", "pod-1 became leader"));
-    assert_eq!((e.involved_object.kind.as_str(), e.involved_object.name.as_str()), ("Lease", "ctrl"));
-    assert_eq!(e.involved_object.api_version, "coordination.k8s.io/v1");
-    assert_eq!(e.metadata.namespace.as_deref(), Some("ns"));
+    assert_eq!((&e.data["reason"], &e.data["message"]), (&"LeaderElection".into(), &"pod-1 became leader".into()));
+    let involved = &e.data["involvedObject"];
+    assert_eq!((&involved["kind"], &involved["name"]), (&"Lease".into(), &"ctrl".into()));
+    assert_eq!(involved["apiVersion"], "coordination.k8s.io/v1");
+    assert_eq!(involved["namespace"], "ns");
+    assert_eq!(e.namespace(), Some("ns"));
 }
 
 #[tokio::test(start_paused = true)]

@@ -13,9 +13,11 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::Error;
-use super::correlator::{CorrelatorOptions, EventCorrelator};
-use super::event::{Event, EventSource, EventType, ToObjectReference, format_time, unique_event_name};
+use super::correlator::{Correlated, CorrelatorOptions, EventCorrelator};
+use super::event::{EventRecord, EventType, InvolvedObject, Source, format_time, unique_event_name};
 use super::sink::{EventSink, RestEventSink};
+use crate::dynamic::DynamicObject;
+use crate::object::Object;
 use crate::rest::{Client, Error as RestError};
 
 /// Tuning of an [`EventBroadcaster`]; the defaults are client-go's.
@@ -48,7 +50,7 @@ impl Default for BroadcasterOptions {
 
 struct Slot {
     id: u64,
-    tx: mpsc::Sender<Event>,
+    tx: mpsc::Sender<EventRecord>,
 }
 
 struct Shared {
@@ -89,10 +91,10 @@ impl Drop for RunningGuard {
 /// dropped with a warning.
 ///
 /// ```no_run
-/// # async fn demo(client: k8s_client_runtime::Client, pod: k8s_client_runtime::record::ObjectReference) {
-/// use k8s_client_runtime::record::{EventBroadcaster, EventSource, EventType};
+/// # async fn demo(client: k8s_client_runtime::Client, pod: k8s_client_runtime::dynamic::DynamicObject) {
+/// use k8s_client_runtime::record::{EventBroadcaster, EventType};
 /// let broadcaster = EventBroadcaster::with_client(client).unwrap();
-/// let recorder = broadcaster.new_recorder(EventSource::new("my-controller"));
+/// let recorder = broadcaster.new_recorder("my-controller");
 /// recorder.event(&pod, EventType::Normal, "Synced", "pod synced");
 /// # }
 /// ```
@@ -154,16 +156,18 @@ impl WatcherHandle {
 /// A raw subscription to every recorded event (client-go's `Watch`).
 #[derive(Debug)]
 pub struct EventWatcher {
-    rx: mpsc::Receiver<Event>,
+    rx: mpsc::Receiver<EventRecord>,
 }
 
 impl EventWatcher {
-    /// The next event; `None` once the broadcaster is shut down.
+    /// The next event, a core/v1 Event as a [`DynamicObject`] (see
+    /// [`EventSink`] for the typed kind); `None` once the broadcaster is shut
+    /// down.
     ///
     /// # Cancel safety
     /// Cancel safe: no event is lost when the future is dropped.
-    pub async fn recv(&mut self) -> Option<Event> {
-        self.rx.recv().await
+    pub async fn recv(&mut self) -> Option<DynamicObject> {
+        self.rx.recv().await.map(|e| e.to_object())
     }
 }
 
@@ -208,7 +212,7 @@ impl EventBroadcaster {
         &self.shared.opts
     }
 
-    fn subscribe(&self) -> (u64, mpsc::Receiver<Event>) {
+    fn subscribe(&self) -> (u64, mpsc::Receiver<EventRecord>) {
         let (tx, rx) = mpsc::channel(self.shared.opts.queue_length.max(1));
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         if !self.shared.shut_down.load(Ordering::Acquire) {
@@ -224,10 +228,18 @@ impl EventBroadcaster {
         EventWatcher { rx: self.subscribe().1 }
     }
 
-    /// Calls `handler` for every event, from a task of its own.
+    /// Calls `handler` for every event (a core/v1 Event as a
+    /// [`DynamicObject`]), from a task of its own.
     pub fn start_event_watcher<F>(&self, mut handler: F) -> Result<WatcherHandle, Error>
     where
-        F: FnMut(&Event) + Send + 'static,
+        F: FnMut(&DynamicObject) + Send + 'static,
+    {
+        self.start_record_watcher(move |e| handler(&e.to_object()))
+    }
+
+    fn start_record_watcher<F>(&self, mut handler: F) -> Result<WatcherHandle, Error>
+    where
+        F: FnMut(&EventRecord) + Send + 'static,
     {
         let rt = current_runtime()?;
         let (id, mut rx) = self.subscribe();
@@ -245,7 +257,7 @@ impl EventBroadcaster {
     #[doc(alias = "StartStructuredLogging")]
     #[doc(alias = "StartLogging")]
     pub fn start_structured_logging(&self) -> Result<WatcherHandle, Error> {
-        self.start_event_watcher(|e| {
+        self.start_record_watcher(|e| {
             tracing::info!(
                 object = %format_args!("{}/{}", e.involved_object.namespace, e.involved_object.name),
                 kind = %e.involved_object.kind,
@@ -277,10 +289,12 @@ impl EventBroadcaster {
         Ok(WatcherHandle { id, shared: Arc::downgrade(&self.shared), task })
     }
 
-    /// A recorder reporting as `source`.
+    /// A recorder reporting as `component` (the event's `source.component`,
+    /// e.g. `deployment-controller`); see [`EventRecorder::with_host`] for
+    /// the host.
     #[doc(alias = "NewRecorder")]
-    pub fn new_recorder(&self, source: EventSource) -> EventRecorder {
-        EventRecorder { broadcaster: self.clone(), source }
+    pub fn new_recorder(&self, component: impl Into<String>) -> EventRecorder {
+        EventRecorder { broadcaster: self.clone(), source: Source { component: component.into(), host: String::new() } }
     }
 
     /// Stops all watchers: queued events are still delivered, retry sleeps
@@ -308,7 +322,7 @@ impl EventBroadcaster {
     }
 
     /// Hands `event` to every watcher without waiting (`ActionOrDrop`).
-    fn action_or_drop(&self, event: Event) {
+    fn action_or_drop(&self, event: EventRecord) {
         if self.shared.shut_down.load(Ordering::Acquire) {
             return;
         }
@@ -334,15 +348,11 @@ fn is_retryable(err: &RestError) -> bool {
 }
 
 /// One write attempt; `true` when done (written or given up on for good).
-async fn record_event<S: EventSink>(
-    sink: &S,
-    result: &mut super::CorrelateResult,
-    correlator: &mut EventCorrelator,
-) -> bool {
+async fn record_event<S: EventSink>(sink: &S, result: &mut Correlated, correlator: &mut EventCorrelator) -> bool {
     let event = &mut result.event;
     let mut outcome = None;
     if let (true, Some(patch)) = (event.count > 1, result.patch.as_ref()) {
-        outcome = Some(sink.patch(event, patch).await);
+        outcome = Some(sink.patch(&event.to_object(), patch).await);
     }
     // The event we count may have been deleted (events expire after an
     // hour by default): write it anew, keeping its count.
@@ -353,7 +363,7 @@ async fn record_event<S: EventSink>(
     };
     if create {
         event.metadata.resource_version = None;
-        outcome = Some(sink.create(event).await);
+        outcome = Some(sink.create(&event.to_object()).await);
     }
     match outcome {
         Some(Ok(written)) => {
@@ -378,12 +388,12 @@ async fn record_event<S: EventSink>(
 
 async fn record_to_sink<S: EventSink>(
     sink: &S,
-    event: Event,
+    event: EventRecord,
     correlator: &mut EventCorrelator,
     opts: &BroadcasterOptions,
     shutdown: &mut watch::Receiver<bool>,
 ) {
-    let Some(mut result) = correlator.correlate(event) else {
+    let Some(mut result) = correlator.correlate_record(event) else {
         return;
     };
     let mut tries = 0;
@@ -411,26 +421,48 @@ async fn record_to_sink<S: EventSink>(
 /// Records events for one component (client-go's `EventRecorder`). Cheap
 /// to clone; never blocks and never fails: events that cannot be queued
 /// are dropped with a warning.
+///
+/// Events can be recorded about any [`Object`]: a generated kind, an
+/// `Arc` of one from a cache, or a [`DynamicObject`]. The event's
+/// `involvedObject` names it by its [`Object::type_meta`] and its
+/// metadata (name, namespace, uid, resourceVersion), as client-go's
+/// `reference.GetReference` does; an object that does not know its
+/// `apiVersion` and `kind` (a dynamic object that has neither) is recorded
+/// without them, with a warning.
 #[derive(Debug, Clone)]
 pub struct EventRecorder {
     broadcaster: EventBroadcaster,
-    source: EventSource,
+    source: Source,
 }
 
 impl EventRecorder {
-    /// The component (and host) the recorder's events name as their `source`.
-    pub fn source(&self) -> &EventSource {
-        &self.source
+    /// The same recorder, reporting from node `host` (the event's
+    /// `source.host`), for components tied to a node as the kubelet is.
+    #[must_use]
+    pub fn with_host(mut self, host: impl Into<String>) -> Self {
+        self.source.host = host.into();
+        self
+    }
+
+    /// The component the recorder's events name as their `source`.
+    pub fn component(&self) -> &str {
+        &self.source.component
+    }
+
+    /// The host the recorder's events name as their `source`; empty unless
+    /// set with [`with_host`](Self::with_host).
+    pub fn host(&self) -> &str {
+        &self.source.host
     }
 
     /// Records that `reason` happened to `object`.
-    pub fn event(&self, object: &impl ToObjectReference, type_: EventType, reason: &str, message: &str) {
+    pub fn event(&self, object: &impl Object, type_: EventType, reason: &str, message: &str) {
         self.generate(object, None, type_, reason, message.to_owned());
     }
 
     /// [`event`](Self::event) with a formatted message:
     /// `recorder.eventf(&pod, EventType::Warning, "Failed", format_args!("pull {image}"))`.
-    pub fn eventf(&self, object: &impl ToObjectReference, type_: EventType, reason: &str, message: fmt::Arguments<'_>) {
+    pub fn eventf(&self, object: &impl Object, type_: EventType, reason: &str, message: fmt::Arguments<'_>) {
         self.generate(object, None, type_, reason, message.to_string());
     }
 
@@ -438,7 +470,7 @@ impl EventRecorder {
     #[doc(alias = "AnnotatedEventf")]
     pub fn annotated_eventf(
         &self,
-        object: &impl ToObjectReference,
+        object: &impl Object,
         annotations: BTreeMap<String, String>,
         type_: EventType,
         reason: &str,
@@ -449,34 +481,31 @@ impl EventRecorder {
 
     fn generate(
         &self,
-        object: &impl ToObjectReference,
+        object: &impl Object,
         annotations: Option<BTreeMap<String, String>>,
         type_: EventType,
         reason: &str,
         message: String,
     ) {
-        let event = make_event(object, annotations, type_, reason, message, &self.source);
+        let event = make_event(InvolvedObject::of(object), annotations, type_, reason, message, &self.source);
         self.broadcaster.action_or_drop(event);
     }
 }
 
 /// client-go's `makeEvent`: a fresh event with count 1, named after the
 /// object, in the object's namespace (or `default` for cluster-scoped ones).
-pub(crate) fn make_event(
-    object: &impl ToObjectReference,
+fn make_event(
+    involved: InvolvedObject,
     annotations: Option<BTreeMap<String, String>>,
     type_: EventType,
     reason: &str,
     message: String,
-    source: &EventSource,
-) -> Event {
-    let involved = object.object_reference();
+    source: &Source,
+) -> EventRecord {
     let now = jiff::Timestamp::now();
     let stamp = format_time(now);
     let namespace = if involved.namespace.is_empty() { "default".to_owned() } else { involved.namespace.clone() };
-    let mut event = Event {
-        api_version: Some("v1".to_owned()),
-        kind: Some("Event".to_owned()),
+    let mut event = EventRecord {
         reason: reason.to_owned(),
         message,
         source: source.clone(),

@@ -19,7 +19,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::event::{Event, format_time, unique_event_name};
+use super::event::{EventRecord, format_time, unique_event_name};
+use crate::dynamic::DynamicObject;
 
 /// Prefix of the message of an aggregated event.
 pub const COMBINED_MESSAGE_PREFIX: &str = "(combined from similar events): ";
@@ -103,7 +104,7 @@ fn join(parts: &[&str]) -> String {
 }
 
 /// Everything but the message: events with this key are "similar".
-fn aggregate_key(e: &Event) -> String {
+fn aggregate_key(e: &EventRecord) -> String {
     let o = &e.involved_object;
     join(&[
         &e.source.component,
@@ -121,7 +122,7 @@ fn aggregate_key(e: &Event) -> String {
 }
 
 /// Everything including the message: events with this key are "the same".
-fn event_key(e: &Event) -> String {
+fn event_key(e: &EventRecord) -> String {
     let o = &e.involved_object;
     join(&[
         &e.source.component,
@@ -139,7 +140,7 @@ fn event_key(e: &Event) -> String {
 }
 
 /// The spam filter's key: source and involved object only.
-fn spam_key(e: &Event) -> String {
+fn spam_key(e: &EventRecord) -> String {
     let o = &e.involved_object;
     join(&[&e.source.component, &e.source.host, &o.kind, &o.namespace, &o.name, &o.uid, &o.api_version])
 }
@@ -170,15 +171,23 @@ struct EventLog {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CorrelateResult {
     /// The event to write (possibly aggregated, possibly with a count > 1).
-    pub event: Event,
-    /// For a repeat (`event.count > 1`): the strategic merge patch of
-    /// `count`, `lastTimestamp` and `message` to send instead of a create.
+    pub event: DynamicObject,
+    /// For a repeat (`count` > 1): the strategic merge patch of `count`,
+    /// `lastTimestamp` and `message` to send instead of a create.
+    pub patch: Option<serde_json::Value>,
+}
+
+/// [`CorrelateResult`] before the event is handed out.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Correlated {
+    pub event: EventRecord,
     pub patch: Option<serde_json::Value>,
 }
 
 /// Aggregation, count updates and spam filtering of events on their way to
 /// a sink (client-go's `EventCorrelator`). The broadcaster keeps one per
-/// sink; use it directly only to build a custom sink pipeline.
+/// sink; use it directly only to build a custom sink pipeline on
+/// [`EventBroadcaster::watch`](super::EventBroadcaster::watch).
 #[derive(Debug)]
 pub struct EventCorrelator {
     opts: CorrelatorOptions,
@@ -194,10 +203,29 @@ impl EventCorrelator {
         EventCorrelator { opts, aggregates: Lru::new(n), logs: Lru::new(n), buckets: Lru::new(n) }
     }
 
-    /// Decides what to write for `event`; `None` when the spam filter drops
-    /// it.
+    /// Decides what to write for `event`, a core/v1 Event as the
+    /// broadcaster hands it out; `None` when the spam filter drops it, or
+    /// when `event` does not read as an Event (a field of the wrong type),
+    /// which is logged.
     #[doc(alias = "EventCorrelate")]
-    pub fn correlate(&mut self, event: Event) -> Option<CorrelateResult> {
+    pub fn correlate(&mut self, event: &DynamicObject) -> Option<CorrelateResult> {
+        let record = read_event(event)?;
+        let Correlated { event, patch } = self.correlate_record(record)?;
+        Some(CorrelateResult { event: event.to_object(), patch })
+    }
+
+    /// Records what the server returned for a written event, so that the
+    /// next repeat patches the right name and resourceVersion. An object
+    /// that does not read as an Event is ignored, with a warning.
+    #[doc(alias = "UpdateState")]
+    pub fn update_state(&mut self, written: &DynamicObject) {
+        if let Some(record) = read_event(written) {
+            self.update_record(&record);
+        }
+    }
+
+    /// [`correlate`](Self::correlate) on the record itself.
+    pub(crate) fn correlate_record(&mut self, event: EventRecord) -> Option<Correlated> {
         let now = Instant::now();
         let wall = jiff::Timestamp::now();
         let (event, key) = self.aggregate(event, now, wall);
@@ -205,13 +233,11 @@ impl EventCorrelator {
         if self.spam_filtered(&event, now) {
             return None;
         }
-        Some(CorrelateResult { event, patch })
+        Some(Correlated { event, patch })
     }
 
-    /// Records what the server returned for a written event, so that the
-    /// next repeat patches the right name and resourceVersion.
-    #[doc(alias = "UpdateState")]
-    pub fn update_state(&mut self, written: &Event) {
+    /// [`update_state`](Self::update_state) with the record itself.
+    pub(crate) fn update_record(&mut self, written: &EventRecord) {
         let log = EventLog {
             count: written.count,
             first_timestamp: written.first_timestamp.clone(),
@@ -221,7 +247,7 @@ impl EventCorrelator {
         self.logs.insert(event_key(written), log);
     }
 
-    fn aggregate(&mut self, event: Event, now: Instant, wall: jiff::Timestamp) -> (Event, String) {
+    fn aggregate(&mut self, event: EventRecord, now: Instant, wall: jiff::Timestamp) -> (EventRecord, String) {
         let agg_key = aggregate_key(&event);
         let window = self.opts.max_interval;
         let fresh = || AggregateRecord { messages: HashSet::new(), last_seen: now };
@@ -253,9 +279,7 @@ impl EventCorrelator {
         }
         let stamp = format_time(wall);
         let name = unique_event_name(&event.involved_object.name, wall);
-        let mut combined = Event {
-            api_version: event.api_version.clone(),
-            kind: event.kind.clone(),
+        let mut combined = EventRecord {
             involved_object: event.involved_object.clone(),
             reason: event.reason.clone(),
             message: format!("{COMBINED_MESSAGE_PREFIX}{}", event.message),
@@ -273,7 +297,7 @@ impl EventCorrelator {
         (combined, agg_key)
     }
 
-    fn observe(&mut self, mut event: Event, key: &str) -> (Event, Option<serde_json::Value>) {
+    fn observe(&mut self, mut event: EventRecord, key: &str) -> (EventRecord, Option<serde_json::Value>) {
         let mut patch = None;
         if let Some(last) = self.logs.touch(key).filter(|l| l.count != 0).cloned() {
             event.count = last.count.saturating_add(1);
@@ -297,7 +321,7 @@ impl EventCorrelator {
     }
 
     /// Takes a token from the event's bucket; `true` when there was none.
-    fn spam_filtered(&mut self, event: &Event, now: Instant) -> bool {
+    fn spam_filtered(&mut self, event: &EventRecord, now: Instant) -> bool {
         let key = spam_key(event);
         let burst = f64::from(self.opts.burst_size);
         if self.buckets.touch(&key).is_none() {
@@ -319,19 +343,26 @@ impl EventCorrelator {
     }
 }
 
+/// `obj` as an event record; `None`, logged, when a field has the wrong type.
+fn read_event(obj: &DynamicObject) -> Option<EventRecord> {
+    EventRecord::from_object(obj)
+        .inspect_err(|e| tracing::warn!(event = ?obj.metadata.name, error = %e, "not a core/v1 Event, ignored"))
+        .ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::event::{EventSource, ObjectReference};
+    use crate::record::event::{InvolvedObject, Source};
 
-    fn ev(object: &str, reason: &str, message: &str) -> Event {
-        Event {
+    fn ev(object: &str, reason: &str, message: &str) -> EventRecord {
+        EventRecord {
             metadata: crate::dynamic::DynamicMeta {
                 name: Some(format!("{object}.1")),
                 namespace: Some("ns".into()),
                 ..Default::default()
             },
-            involved_object: ObjectReference {
+            involved_object: InvolvedObject {
                 kind: "Pod".into(),
                 namespace: "ns".into(),
                 name: object.into(),
@@ -341,7 +372,7 @@ mod tests {
             },
             reason: reason.into(),
             message: message.into(),
-            source: EventSource::new("test"),
+            source: Source { component: "test".into(), host: String::new() },
             first_timestamp: Some("2024-01-01T00:00:00Z".into()),
             last_timestamp: Some("2024-01-01T00:00:00Z".into()),
             count: 1,
@@ -359,27 +390,27 @@ mod tests {
     async fn similar_events_aggregate_at_the_tenth_distinct_message() {
         let mut c = EventCorrelator::new(roomy());
         for i in 0..9 {
-            let r = c.correlate(ev("p", "Failed", &format!("m{i}"))).unwrap();
+            let r = c.correlate_record(ev("p", "Failed", &format!("m{i}"))).unwrap();
             assert_eq!(r.event.message, format!("m{i}"));
             assert!(r.patch.is_none());
         }
-        let r = c.correlate(ev("p", "Failed", "m9")).unwrap();
+        let r = c.correlate_record(ev("p", "Failed", "m9")).unwrap();
         assert_eq!(r.event.message, format!("{COMBINED_MESSAGE_PREFIX}m9"));
         assert_eq!(r.event.count, 1);
         assert!(r.patch.is_none());
         assert_ne!(r.event.metadata.name.as_deref(), Some("p.1"), "aggregate gets a fresh name");
-        c.update_state(&Event {
+        c.update_record(&EventRecord {
             metadata: crate::dynamic::DynamicMeta { resource_version: Some("7".into()), ..r.event.metadata.clone() },
             ..r.event.clone()
         });
 
         // Further similar events count up the one aggregate.
-        let r2 = c.correlate(ev("p", "Failed", "m10")).unwrap();
+        let r2 = c.correlate_record(ev("p", "Failed", "m10")).unwrap();
         assert_eq!(r2.event.count, 2);
         assert_eq!(r2.event.metadata.name, r.event.metadata.name);
         assert_eq!(r2.patch.unwrap()["count"], 2);
         // A different reason is not similar.
-        let other = c.correlate(ev("p", "Pulled", "m0")).unwrap();
+        let other = c.correlate_record(ev("p", "Pulled", "m0")).unwrap();
         assert_eq!(other.event.message, "m0");
     }
 
@@ -387,32 +418,32 @@ mod tests {
     async fn repeats_do_not_count_towards_aggregation_and_window_expires() {
         let mut c = EventCorrelator::new(roomy());
         for i in 0..9 {
-            c.correlate(ev("p", "Failed", &format!("m{i}"))).unwrap();
+            c.correlate_record(ev("p", "Failed", &format!("m{i}"))).unwrap();
         }
         // Repeating a known message adds no distinct message.
-        let r = c.correlate(ev("p", "Failed", "m0")).unwrap();
+        let r = c.correlate_record(ev("p", "Failed", "m0")).unwrap();
         assert_eq!(r.event.message, "m0");
         assert_eq!(r.event.count, 2);
         // After the window, the distinct messages are forgotten.
         tokio::time::advance(Duration::from_secs(601)).await;
-        let r = c.correlate(ev("p", "Failed", "new")).unwrap();
+        let r = c.correlate_record(ev("p", "Failed", "new")).unwrap();
         assert_eq!(r.event.message, "new");
     }
 
     #[tokio::test(start_paused = true)]
     async fn identical_event_becomes_count_patch() {
         let mut c = EventCorrelator::new(roomy());
-        let first = c.correlate(ev("p", "Started", "hello")).unwrap();
+        let first = c.correlate_record(ev("p", "Started", "hello")).unwrap();
         assert_eq!(first.event.count, 1);
         assert!(first.patch.is_none());
         let mut written = first.event.clone();
         written.metadata.resource_version = Some("42".into());
-        c.update_state(&written);
+        c.update_record(&written);
 
         let mut again = ev("p", "Started", "hello");
         again.metadata.name = Some("p.2".into());
         again.last_timestamp = Some("2024-01-01T00:01:00Z".into());
-        let r = c.correlate(again).unwrap();
+        let r = c.correlate_record(again).unwrap();
         assert_eq!(r.event.count, 2);
         assert_eq!(r.event.metadata.name.as_deref(), Some("p.1"), "patches the first event");
         assert_eq!(r.event.metadata.resource_version.as_deref(), Some("42"));
@@ -421,7 +452,7 @@ mod tests {
             r.patch,
             Some(serde_json::json!({"count": 2, "lastTimestamp": "2024-01-01T00:01:00Z", "message": "hello"}))
         );
-        let r3 = c.correlate(ev("p", "Started", "hello")).unwrap();
+        let r3 = c.correlate_record(ev("p", "Started", "hello")).unwrap();
         assert_eq!(r3.event.count, 3);
     }
 
@@ -432,21 +463,41 @@ mod tests {
         // key ignores the reason.
         let mut passed = 0;
         for i in 0..30 {
-            if c.correlate(ev("p", &format!("r{i}"), "m")).is_some() {
+            if c.correlate_record(ev("p", &format!("r{i}"), "m")).is_some() {
                 passed += 1;
             }
         }
         assert_eq!(passed, 25);
         // Another object has its own bucket.
-        assert!(c.correlate(ev("q", "r0", "m")).is_some());
+        assert!(c.correlate_record(ev("q", "r0", "m")).is_some());
         tokio::time::advance(Duration::from_secs(299)).await;
-        assert!(c.correlate(ev("p", "x", "m")).is_none(), "not yet refilled");
+        assert!(c.correlate_record(ev("p", "x", "m")).is_none(), "not yet refilled");
         tokio::time::advance(Duration::from_secs(1)).await;
-        assert!(c.correlate(ev("p", "y", "m")).is_some(), "one token after 300 s");
-        assert!(c.correlate(ev("p", "z", "m")).is_none());
+        assert!(c.correlate_record(ev("p", "y", "m")).is_some(), "one token after 300 s");
+        assert!(c.correlate_record(ev("p", "z", "m")).is_none());
         tokio::time::advance(Duration::from_secs(3000)).await;
-        let refilled = (0..20).filter(|i| c.correlate(ev("p", &format!("s{i}"), "m")).is_some()).count();
+        let refilled = (0..20).filter(|i| c.correlate_record(ev("p", &format!("s{i}"), "m")).is_some()).count();
         assert_eq!(refilled, 10, "ten tokens after 3000 s");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn public_api_takes_and_gives_event_objects() {
+        let mut c = EventCorrelator::new(roomy());
+        let first = c.correlate(&ev("p", "Started", "hello").to_object()).unwrap();
+        assert_eq!((first.event.kind.as_str(), first.event.api_version.as_str()), ("Event", "v1"));
+        assert_eq!(first.event.data["count"], 1);
+        assert!(first.patch.is_none());
+        let mut written = first.event.clone();
+        written.metadata.resource_version = Some("3".into());
+        c.update_state(&written);
+        let again = c.correlate(&ev("p", "Started", "hello").to_object()).unwrap();
+        assert_eq!(again.event.data["count"], 2);
+        assert_eq!(again.event.resource_version(), Some("3"));
+        assert_eq!(again.patch.unwrap()["count"], 2);
+
+        let not_an_event = first.event.with_data(serde_json::json!({"reason": 7}));
+        assert!(c.correlate(&not_an_event).is_none());
+        c.update_state(&not_an_event);
     }
 
     #[test]

@@ -1,103 +1,80 @@
-//! The runtime's own view of a core/v1 `Event`, its `ObjectReference` and a
-//! minimal `ObjectMeta`.
+//! What the recorder knows of a core/v1 `Event`.
 //!
-//! The runtime must not depend on the generated crate, so it carries the
-//! few fields it writes. They serialize to the same JSON as the generated
-//! `api::core::v1::Event`; fields this struct does not model (`series`,
-//! `related`, `eventTime`, ...) survive a read-modify-write through the
-//! flattened `other` maps.
-
-use crate::dynamic::DynamicMeta;
+//! The runtime must not depend on the generated crate, so the correlator
+//! and the broadcaster work on [`EventRecord`], the fields they manage,
+//! and hand every event out as a [`DynamicObject`] (kind `Event`,
+//! apiVersion `v1`) that decodes as the generated `api::core::v1::Event`.
+//! Fields the record does not model (`series`, `related`, `eventTime`,
+//! ...) survive a read-modify-write through its flattened `other` map.
 
 use serde::{Deserialize, Serialize};
 
-use crate::object::{Metadata, Object, Resource, Scope};
+use crate::dynamic::{DynamicMeta, DynamicObject};
+use crate::object::{DynamicResource, Metadata, Object};
+
+/// `apiVersion` of core/v1 Events.
+const API_VERSION: &str = "v1";
+/// `kind` of core/v1 Events.
+const KIND: &str = "Event";
+
+/// The core/v1 `events` resource the recorder writes to.
+pub(crate) fn events_resource() -> DynamicResource {
+    DynamicResource {
+        group: String::new(),
+        version: API_VERSION.to_owned(),
+        kind: KIND.to_owned(),
+        plural: "events".to_owned(),
+        namespaced: true,
+    }
+}
 
 /// core/v1 `ObjectReference`: which object an event is about.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ObjectReference {
-    /// Kind of the object, e.g. `Pod`.
+pub(crate) struct InvolvedObject {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
-    /// Namespace of the object; empty for cluster-scoped objects.
+    /// Empty for cluster-scoped objects.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
-    /// Name of the object.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
-    /// UID of the object, telling it apart from an earlier object of the same
-    /// name.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub uid: String,
-    /// `apiVersion` of the object, e.g. `apps/v1`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub api_version: String,
-    /// The object's resourceVersion when the reference was made: which version
-    /// of the object the event is about.
+    /// The object's resourceVersion when the reference was made.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub resource_version: String,
-    /// A part of the object, e.g. `spec.containers{app}`.
+    /// A part of the object, e.g. `spec.containers{app}`; the recorder
+    /// never sets it, but events read back may carry it.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub field_path: String,
 }
 
-impl ObjectReference {
+impl InvolvedObject {
     /// The reference client-go's `reference.GetReference` makes: kind and
-    /// apiVersion from the type, identity from the metadata.
-    #[doc(alias = "GetReference")]
-    pub fn from_object<K: Object + Resource>(obj: &K) -> ObjectReference {
+    /// apiVersion from the object's [`Object::type_meta`], identity from its
+    /// metadata. An object that does not know its type is referred to
+    /// without kind and apiVersion, with a warning.
+    pub(crate) fn of(obj: &impl Object) -> Self {
         let m = obj.metadata();
+        let (api_version, kind) = obj.type_meta().map(|(a, k)| (a.into_owned(), k.into_owned())).unwrap_or_else(|| {
+            tracing::warn!(
+                namespace = m.namespace().unwrap_or_default(),
+                name = m.name().unwrap_or_default(),
+                "recording an event about an object without apiVersion and kind"
+            );
+            Default::default()
+        });
         let s = |v: Option<&str>| v.unwrap_or_default().to_owned();
-        ObjectReference {
-            kind: K::KIND.to_owned(),
+        InvolvedObject {
+            kind,
             namespace: s(m.namespace()),
             name: s(m.name()),
             uid: s(m.uid()),
-            api_version: K::API_VERSION.to_owned(),
+            api_version,
             resource_version: s(m.resource_version()),
-            field_path: String::new(),
-        }
-    }
-
-    /// The same reference pointing at a part of the object.
-    #[must_use]
-    pub fn with_field_path(mut self, field_path: impl Into<String>) -> Self {
-        self.field_path = field_path.into();
-        self
-    }
-}
-
-/// Anything an event can be recorded about: every [`Object`], an
-/// [`ObjectReference`] and a [`DynamicObject`](crate::dynamic::DynamicObject).
-pub trait ToObjectReference {
-    /// The reference events about `self` carry as `involvedObject`.
-    fn object_reference(&self) -> ObjectReference;
-}
-
-impl<K: Object + Resource> ToObjectReference for K {
-    fn object_reference(&self) -> ObjectReference {
-        ObjectReference::from_object(self)
-    }
-}
-
-impl ToObjectReference for ObjectReference {
-    fn object_reference(&self) -> ObjectReference {
-        self.clone()
-    }
-}
-
-impl ToObjectReference for crate::dynamic::DynamicObject {
-    fn object_reference(&self) -> ObjectReference {
-        let m = &self.metadata;
-        let s = |v: &Option<String>| v.clone().unwrap_or_default();
-        ObjectReference {
-            kind: self.kind.clone(),
-            namespace: s(&m.namespace),
-            name: s(&m.name),
-            uid: s(&m.uid),
-            api_version: self.api_version.clone(),
-            resource_version: s(&m.resource_version),
             field_path: String::new(),
         }
     }
@@ -105,26 +82,13 @@ impl ToObjectReference for crate::dynamic::DynamicObject {
 
 /// core/v1 `EventSource`: who reported the event.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct EventSource {
+pub(crate) struct Source {
     /// The component that reported, e.g. `deployment-controller`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub component: String,
     /// The node the reporter runs on, if it is tied to one (as the kubelet is).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub host: String,
-}
-
-impl EventSource {
-    /// A source naming `component`, without a host.
-    pub fn new(component: impl Into<String>) -> Self {
-        EventSource { component: component.into(), host: String::new() }
-    }
-    /// The same source, on node `host`.
-    #[must_use]
-    pub fn with_host(mut self, host: impl Into<String>) -> Self {
-        self.host = host.into();
-        self
-    }
 }
 
 /// The two event types the apiserver accepts (`v1.EventTypeNormal`,
@@ -155,54 +119,41 @@ impl std::fmt::Display for EventType {
     }
 }
 
-/// core/v1 `Event`, the fields the legacy (`core/v1`) recorder writes.
+/// A core/v1 `Event` as the correlator and broadcaster handle it: the
+/// fields the legacy (`core/v1`) recorder writes, everything else in
+/// `other`. It serializes to the event's fields beside `metadata`, that is
+/// to a [`DynamicObject`]'s `data`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Event {
-    /// `apiVersion`, `v1`; may be absent on list items.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<String>,
-    /// `kind`, `Event`; may be absent on list items.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// The event's `metadata`; the recorder names events `<object name>.<unique
-    /// suffix>`, in the object's namespace (`default` for cluster-scoped
-    /// objects).
-    #[serde(default)]
+pub(crate) struct EventRecord {
+    /// Named `<object name>.<unique suffix>`, in the object's namespace
+    /// (`default` for cluster-scoped objects). Kept beside the fields: a
+    /// [`DynamicObject`] holds it apart from its `data`.
+    #[serde(skip)]
     pub metadata: DynamicMeta,
-    /// `involvedObject`: the object the event is about.
     #[serde(default)]
-    pub involved_object: ObjectReference,
-    /// `reason`: a short UpperCamelCase machine-readable cause, e.g.
-    /// `FailedScheduling`; events are aggregated by it.
+    pub involved_object: InvolvedObject,
+    /// A short UpperCamelCase machine-readable cause; events are aggregated
+    /// by it.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
-    /// `message`: the human-readable description.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
-    /// `source`: the component (and host) that reported the event.
     #[serde(default)]
-    pub source: EventSource,
+    pub source: Source,
     /// RFC 3339, second precision (`metav1.Time`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_timestamp: Option<String>,
-    /// `lastTimestamp`: when the event last occurred, in the same format as
-    /// `first_timestamp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_timestamp: Option<String>,
-    /// `count`: how many times the event occurred; the recorder bumps it
-    /// instead of writing a new event for repeats.
+    /// Bumped instead of writing a new event for repeats.
     #[serde(default)]
     pub count: i32,
-    /// `type`: `Normal` or `Warning` (see [`EventType`]).
+    /// `Normal` or `Warning` (see [`EventType`]).
     #[serde(default, rename = "type", skip_serializing_if = "String::is_empty")]
     pub type_: String,
-    /// `reportingComponent`: the controller that emitted the event, e.g.
-    /// `kubernetes.io/deployment-controller`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reporting_component: String,
-    /// `reportingInstance`: the instance of the reporting controller, e.g. the
-    /// pod or host name.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reporting_instance: String,
     /// `eventTime`, `series`, `action`, `related`, ...
@@ -210,23 +161,30 @@ pub struct Event {
     pub other: serde_json::Map<String, serde_json::Value>,
 }
 
-impl Resource for Event {
-    const GROUP: &'static str = "";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "v1";
-    const KIND: &'static str = "Event";
-    const PLURAL: &'static str = "events";
-    const SCOPE: Scope = Scope::Namespaced;
-    const LIST_KIND: &'static str = "EventList";
-}
-
-impl Object for Event {
-    type Meta = DynamicMeta;
-    fn metadata(&self) -> &DynamicMeta {
-        &self.metadata
+impl EventRecord {
+    /// The event as sinks and watchers see it: kind `Event`, apiVersion
+    /// `v1`, the record's fields as data.
+    pub(crate) fn to_object(&self) -> DynamicObject {
+        let data = match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(data)) => data,
+            // Strings, numbers and string maps always serialize, and a
+            // struct to a JSON object.
+            _ => serde_json::Map::new(),
+        };
+        DynamicObject {
+            api_version: API_VERSION.to_owned(),
+            kind: KIND.to_owned(),
+            metadata: self.metadata.clone(),
+            data,
+        }
     }
-    fn metadata_mut(&mut self) -> &mut DynamicMeta {
-        &mut self.metadata
+
+    /// Reads an event back from `obj`, e.g. as the apiserver wrote it.
+    /// Fails when one of the record's fields has the wrong JSON type.
+    pub(crate) fn from_object(obj: &DynamicObject) -> Result<Self, serde_json::Error> {
+        let mut record = EventRecord::deserialize(&obj.data)?;
+        record.metadata = obj.metadata.clone();
+        Ok(record)
     }
 }
 
@@ -258,7 +216,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn event_json_round_trips_unknown_fields() {
+    fn event_object_round_trips_unknown_fields() {
         let json = serde_json::json!({
             "apiVersion": "v1", "kind": "Event",
             "metadata": {"name": "p.1", "namespace": "ns", "resourceVersion": "5", "creationTimestamp": "2024-01-01T00:00:00Z"},
@@ -267,25 +225,32 @@ mod tests {
             "firstTimestamp": "2024-01-01T00:00:00Z", "lastTimestamp": "2024-01-01T00:00:00Z",
             "count": 2, "type": "Normal", "eventTime": null, "reportingComponent": "c", "reportingInstance": ""
         });
-        let ev: Event = serde_json::from_value(json.clone()).unwrap();
+        let obj: DynamicObject = serde_json::from_value(json.clone()).unwrap();
+        let ev = EventRecord::from_object(&obj).unwrap();
         assert_eq!(ev.count, 2);
         assert_eq!(ev.type_, "Normal");
+        assert_eq!(ev.metadata.name.as_deref(), Some("p.1"));
         assert_eq!(ev.metadata.other.get("creationTimestamp"), json.pointer("/metadata/creationTimestamp"));
-        let back = serde_json::to_value(&ev).unwrap();
+        let back = serde_json::to_value(ev.to_object()).unwrap();
         assert_eq!(back.get("eventTime"), Some(&serde_json::Value::Null));
         assert_eq!(back.pointer("/involvedObject/uid"), Some(&serde_json::json!("u")));
+        assert_eq!(back.pointer("/metadata/resourceVersion"), Some(&serde_json::json!("5")));
+        assert_eq!((&back["apiVersion"], &back["kind"]), (&serde_json::json!("v1"), &serde_json::json!("Event")));
+        assert!(back.get("reportingInstance").is_none(), "empty strings are left out");
+
+        let bad = obj.with_data(serde_json::json!({"count": "two"}));
+        assert!(EventRecord::from_object(&bad).is_err());
     }
 
     #[test]
-    fn reference_from_object_and_time_format() {
-        let mut ev = Event::default();
-        ev.metadata.name = Some("x".into());
-        ev.metadata.namespace = Some("ns".into());
-        ev.metadata.uid = Some("u1".into());
-        ev.metadata.resource_version = Some("9".into());
-        let r = ev.object_reference();
-        assert_eq!((r.kind.as_str(), r.api_version.as_str(), r.name.as_str()), ("Event", "v1", "x"));
+    fn reference_from_typed_object_and_time_format() {
+        let mut pod = crate::testing::pod("ns", "x", "");
+        pod.metadata.uid = Some("u1".into());
+        pod.metadata.resource_version = Some("9".into());
+        let r = InvolvedObject::of(&pod);
+        assert_eq!((r.kind.as_str(), r.api_version.as_str(), r.name.as_str()), ("Pod", "v1", "x"));
         assert_eq!((r.namespace.as_str(), r.uid.as_str(), r.resource_version.as_str()), ("ns", "u1", "9"));
+        assert_eq!(InvolvedObject::of(&std::sync::Arc::new(pod)), r, "an Arc refers to what it holds");
         let t = jiff::Timestamp::from_second(1_700_000_000).unwrap();
         assert_eq!(format_time(t), "2023-11-14T22:13:20Z");
     }
@@ -303,17 +268,23 @@ mod tests {
 
     #[test]
     fn reference_from_dynamic_object() {
-        let res = crate::object::DynamicResource {
+        let res = DynamicResource {
             group: "apps".into(),
             version: "v1".into(),
             kind: "Deployment".into(),
             plural: "deployments".into(),
             namespaced: true,
         };
-        let mut obj = crate::dynamic::DynamicObject::new(&res, "web").within("ns");
+        let mut obj = DynamicObject::new(&res, "web").within("ns");
         obj.metadata.uid = Some("u".into());
-        let r = obj.object_reference();
+        let r = InvolvedObject::of(&obj);
         assert_eq!((r.kind.as_str(), r.api_version.as_str()), ("Deployment", "apps/v1"));
         assert_eq!((r.namespace.as_str(), r.name.as_str(), r.uid.as_str()), ("ns", "web", "u"));
+
+        // Without type meta the reference still names the object.
+        obj.kind.clear();
+        obj.api_version.clear();
+        let r = InvolvedObject::of(&obj);
+        assert_eq!((r.kind.as_str(), r.api_version.as_str(), r.name.as_str()), ("", "", "web"));
     }
 }

@@ -11,7 +11,10 @@
 //!   [`EventBroadcaster::watch`].
 //! * Hand an [`EventRecorder`] from [`EventBroadcaster::new_recorder`] to
 //!   each component and call [`EventRecorder::event`] /
-//!   [`EventRecorder::eventf`]. Recording never blocks or fails.
+//!   [`EventRecorder::eventf`] with the object the event is about: any
+//!   [`Object`](crate::object::Object), named in the event by its
+//!   [`type_meta`](crate::object::Object::type_meta) and metadata.
+//!   Recording never blocks or fails.
 //! * On the way to the sink an [`EventCorrelator`] folds repeats into
 //!   count updates (a PATCH of `count`/`lastTimestamp`), aggregates similar
 //!   events with varying messages and rate-limits chatty objects; see
@@ -21,8 +24,12 @@
 //! events, the server's refusals are logged and not retried, and transport
 //! failures are retried a bounded number of times.
 //!
-//! [`Event`] is the runtime's own core/v1 Event type; it serializes to the
-//! same JSON as the generated crate's `api::core::v1::Event`.
+//! Sinks, watchers and the correlator see each event as a
+//! [`DynamicObject`](crate::dynamic::DynamicObject) of kind `Event`,
+//! apiVersion `v1`, with the event's fields in its `data`: the runtime does
+//! not depend on the generated crate. For the generated kind, convert:
+//! `let event: k8s_client::api::core::v1::Event = object.try_into_typed()?`
+//! (see [`DynamicObject::try_into_typed`](crate::dynamic::DynamicObject::try_into_typed)).
 
 mod broadcaster;
 mod correlator;
@@ -33,7 +40,7 @@ mod tests;
 
 pub use broadcaster::{BroadcasterOptions, EventBroadcaster, EventRecorder, EventWatcher, WatcherHandle};
 pub use correlator::{COMBINED_MESSAGE_PREFIX, CorrelateResult, CorrelatorOptions, EventCorrelator};
-pub use event::{Event, EventSource, EventType, ObjectReference, ToObjectReference};
+pub use event::EventType;
 pub use sink::{EventSink, RestEventSink};
 
 /// Errors of the `record` module. Recording itself never fails; only

@@ -3,12 +3,19 @@
 
 use std::future::Future;
 
+use crate::dynamic::DynamicObject;
 use crate::rest::{Client, CreateOptions, Error, Patch, PatchOptions, ResourceClient, UpdateOptions};
 
-use super::event::Event;
+use super::event::events_resource;
 
 /// Writes events (client-go's `EventSink`). The broadcaster calls it from
 /// its own task, one event at a time.
+///
+/// Events are core/v1 Events as [`DynamicObject`]s (kind `Event`,
+/// apiVersion `v1`, the fields in `data`); what a sink returns is read back
+/// the same way. A sink that wants the generated `api::core::v1::Event`
+/// converts with [`DynamicObject::try_into_typed`] and
+/// [`DynamicObject::from_typed`].
 ///
 /// Errors are [`rest::Error`](crate::rest::Error)s because the broadcaster's
 /// retry rules are client-go's: answers from the server (`Error::Api`) are
@@ -20,12 +27,16 @@ use super::event::Event;
 /// futures midway except when the runtime shuts down.
 pub trait EventSink: Send + Sync + 'static {
     /// Creates `event` in `event.metadata.namespace`.
-    fn create(&self, event: &Event) -> impl Future<Output = Result<Event, Error>> + Send;
+    fn create(&self, event: &DynamicObject) -> impl Future<Output = Result<DynamicObject, Error>> + Send;
     /// Replaces the event named by `event.metadata.name`.
-    fn update(&self, event: &Event) -> impl Future<Output = Result<Event, Error>> + Send;
+    fn update(&self, event: &DynamicObject) -> impl Future<Output = Result<DynamicObject, Error>> + Send;
     /// Applies a strategic merge `patch` to the event named by
     /// `event.metadata.name`.
-    fn patch(&self, event: &Event, patch: &serde_json::Value) -> impl Future<Output = Result<Event, Error>> + Send;
+    fn patch(
+        &self,
+        event: &DynamicObject,
+        patch: &serde_json::Value,
+    ) -> impl Future<Output = Result<DynamicObject, Error>> + Send;
 }
 
 /// An [`EventSink`] writing core/v1 Events through the REST client to
@@ -44,36 +55,28 @@ impl RestEventSink {
         RestEventSink { client }
     }
 
-    fn events(&self, event: &Event) -> ResourceClient<Event> {
+    fn events(&self, event: &DynamicObject) -> ResourceClient<DynamicObject> {
         let ns = event.metadata.namespace.as_deref().filter(|n| !n.is_empty()).unwrap_or("default");
-        ResourceClient::namespaced(self.client.clone(), ns)
+        ResourceClient::namespaced_with(self.client.clone(), ns, &events_resource())
     }
-}
-
-fn name_of(event: &Event) -> Result<&str, Error> {
-    event
-        .metadata
-        .name
-        .as_deref()
-        .filter(|n| !n.is_empty())
-        .ok_or_else(|| Error::InvalidRequest { what: "Event".into(), message: "metadata.name is not set".into() })
 }
 
 impl EventSink for RestEventSink {
     /// # Cancel safety
     /// As [`ResourceClient::create`]: dropping the future abandons the
     /// request, which may or may not have reached the server.
-    async fn create(&self, event: &Event) -> Result<Event, Error> {
+    async fn create(&self, event: &DynamicObject) -> Result<DynamicObject, Error> {
         self.events(event).create(event, &CreateOptions::default()).await
     }
 
-    async fn update(&self, event: &Event) -> Result<Event, Error> {
+    async fn update(&self, event: &DynamicObject) -> Result<DynamicObject, Error> {
         self.events(event).update(event, &UpdateOptions::default()).await
     }
 
-    async fn patch(&self, event: &Event, patch: &serde_json::Value) -> Result<Event, Error> {
-        let name = name_of(event)?;
-        self.events(event).patch(name, &Patch::Strategic(patch.clone()), &PatchOptions::default()).await
+    async fn patch(&self, event: &DynamicObject, patch: &serde_json::Value) -> Result<DynamicObject, Error> {
+        let events = self.events(event);
+        let name = events.object_name(event)?;
+        events.patch(name, &Patch::Strategic(patch.clone()), &PatchOptions::default()).await
     }
 }
 
@@ -93,14 +96,17 @@ mod tests {
         })
         .await;
         let sink = RestEventSink::new(server.client());
-        let mut ev = Event { count: 1, message: "m".into(), ..Default::default() };
-        ev.metadata.name = Some("pod.abc".into());
-        ev.metadata.namespace = Some("ns1".into());
+        let ev = DynamicObject::new(&events_resource(), "pod.abc")
+            .within("ns1")
+            .with_data(serde_json::json!({"count": 1, "message": "m"}));
         let created = sink.create(&ev).await.unwrap();
         assert_eq!(created.metadata.resource_version.as_deref(), Some("11"));
         sink.patch(&ev, &serde_json::json!({"count": 2})).await.unwrap();
         sink.update(&ev).await.unwrap();
+        let unnamed = DynamicObject { metadata: Default::default(), ..ev };
+        assert!(matches!(sink.patch(&unnamed, &serde_json::json!({})).await, Err(Error::InvalidRequest { .. })));
         let reqs = server.requests();
+        assert_eq!(reqs.len(), 3);
         assert_eq!(reqs[0].method, "POST");
         assert_eq!(reqs[0].path, "/api/v1/namespaces/ns1/events");
         assert_eq!(reqs[1].method, "PATCH");
@@ -124,14 +130,8 @@ mod tests {
         })
         .await;
         let b = crate::record::EventBroadcaster::with_client(server.client()).unwrap();
-        let r = b.new_recorder(crate::record::EventSource::new("ctrl"));
-        let pod = crate::record::ObjectReference {
-            kind: "Pod".into(),
-            namespace: "ns".into(),
-            name: "web-0".into(),
-            api_version: "v1".into(),
-            ..Default::default()
-        };
+        let r = b.new_recorder("ctrl");
+        let pod = crate::testing::pod("ns", "web-0", "");
         // One sink task handles events in order, so the repeat sees the
         // first one's written state without any waiting here.
         r.event(&pod, crate::record::EventType::Normal, "Synced", "ok");

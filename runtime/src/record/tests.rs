@@ -8,13 +8,17 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use tokio::time::Instant;
 
+use super::event::{EventRecord, InvolvedObject, Source};
 use super::*;
+use crate::dynamic::DynamicObject;
 use crate::rest::{Error as RestError, Status};
+use crate::testing::{Node, Pod};
 
 #[derive(Debug, Clone)]
 struct Call {
     verb: &'static str,
-    event: Event,
+    /// What the sink was given, read back as a record.
+    event: EventRecord,
     patch: Option<serde_json::Value>,
     at: Instant,
 }
@@ -34,8 +38,14 @@ impl MockSink {
     fn calls(&self) -> Vec<Call> {
         self.calls.lock().clone()
     }
-    fn answer(&self, verb: &'static str, event: &Event, patch: Option<&serde_json::Value>) -> Result<Event, RestError> {
-        self.calls.lock().push(Call { verb, event: event.clone(), patch: patch.cloned(), at: Instant::now() });
+    fn answer(
+        &self,
+        verb: &'static str,
+        event: &DynamicObject,
+        patch: Option<&serde_json::Value>,
+    ) -> Result<DynamicObject, RestError> {
+        let record = EventRecord::from_object(event).unwrap();
+        self.calls.lock().push(Call { verb, event: record, patch: patch.cloned(), at: Instant::now() });
         let mut failures = self.failures.lock();
         if failures.front().is_some_and(|(v, _)| *v == verb)
             && let Some((_, e)) = failures.pop_front()
@@ -51,13 +61,13 @@ impl MockSink {
 }
 
 impl EventSink for MockSink {
-    async fn create(&self, event: &Event) -> Result<Event, RestError> {
+    async fn create(&self, event: &DynamicObject) -> Result<DynamicObject, RestError> {
         self.answer("create", event, None)
     }
-    async fn update(&self, event: &Event) -> Result<Event, RestError> {
+    async fn update(&self, event: &DynamicObject) -> Result<DynamicObject, RestError> {
         self.answer("update", event, None)
     }
-    async fn patch(&self, event: &Event, patch: &serde_json::Value) -> Result<Event, RestError> {
+    async fn patch(&self, event: &DynamicObject, patch: &serde_json::Value) -> Result<DynamicObject, RestError> {
         self.answer("patch", event, Some(patch))
     }
 }
@@ -66,15 +76,18 @@ fn api_error(reason: &str, code: u16) -> RestError {
     RestError::Api(Box::new(Status { reason: reason.into(), code, ..Default::default() }))
 }
 
-fn pod() -> ObjectReference {
-    ObjectReference {
-        kind: "Pod".into(),
-        namespace: "ns".into(),
-        name: "web-0".into(),
-        uid: "u-1".into(),
-        api_version: "v1".into(),
-        ..Default::default()
-    }
+fn pod() -> Pod {
+    let mut pod = crate::testing::pod("ns", "web-0", "");
+    pod.metadata.uid = Some("u-1".into());
+    pod.metadata.resource_version = Some("8".into());
+    pod
+}
+
+/// The next event a watcher gets, as a record.
+async fn next(w: &mut EventWatcher) -> Option<EventRecord> {
+    let obj = w.recv().await?;
+    assert_eq!((obj.api_version.as_str(), obj.kind.as_str()), ("v1", "Event"));
+    Some(EventRecord::from_object(&obj).unwrap())
 }
 
 fn options(sleep: Duration) -> BroadcasterOptions {
@@ -85,25 +98,40 @@ fn options(sleep: Duration) -> BroadcasterOptions {
 async fn recorder_builds_client_go_shaped_events() {
     let b = EventBroadcaster::new();
     let mut w = b.watch();
-    let r = b.new_recorder(EventSource::new("ctrl").with_host("node-1"));
+    let r = b.new_recorder("ctrl").with_host("node-1");
+    assert_eq!((r.component(), r.host()), ("ctrl", "node-1"));
     r.eventf(&pod(), EventType::Warning, "Failed", format_args!("pulling {}", "img"));
-    let node =
-        ObjectReference { kind: "Node".into(), name: "n1".into(), api_version: "v1".into(), ..Default::default() };
+    let mut node = Node::default();
+    node.metadata.name = Some("n1".into());
     let ann = BTreeMap::from([("k".to_owned(), "v".to_owned())]);
-    r.annotated_eventf(&node, ann.clone(), EventType::Normal, "Ready", format_args!("ok"));
+    r.annotated_eventf(&Arc::new(node), ann.clone(), EventType::Normal, "Ready", format_args!("ok"));
 
-    let e = w.recv().await.unwrap();
+    let e = next(&mut w).await.unwrap();
     assert!(e.metadata.name.as_deref().unwrap().starts_with("web-0."));
     assert_eq!(e.metadata.namespace.as_deref(), Some("ns"));
     assert_eq!((e.type_.as_str(), e.reason.as_str(), e.message.as_str()), ("Warning", "Failed", "pulling img"));
     assert_eq!(e.count, 1);
-    assert_eq!(e.source, EventSource { component: "ctrl".into(), host: "node-1".into() });
-    assert_eq!(e.involved_object, pod());
+    assert_eq!(e.source, Source { component: "ctrl".into(), host: "node-1".into() });
+    let involved = InvolvedObject {
+        kind: "Pod".into(),
+        namespace: "ns".into(),
+        name: "web-0".into(),
+        uid: "u-1".into(),
+        api_version: "v1".into(),
+        resource_version: "8".into(),
+        field_path: String::new(),
+    };
+    assert_eq!(e.involved_object, involved);
     assert!(e.first_timestamp.is_some() && e.first_timestamp == e.last_timestamp);
 
-    let e = w.recv().await.unwrap();
+    let e = next(&mut w).await.unwrap();
     assert_eq!(e.metadata.namespace.as_deref(), Some("default"), "cluster-scoped objects' events go to default");
     assert_eq!(e.metadata.annotations, Some(ann));
+    assert_eq!(
+        (e.involved_object.kind.as_str(), e.involved_object.api_version.as_str()),
+        ("Node", "example.io/v1beta1")
+    );
+    assert_eq!((e.involved_object.namespace.as_str(), e.involved_object.name.as_str()), ("", "n1"));
 }
 
 #[tokio::test(start_paused = true)]
@@ -111,7 +139,7 @@ async fn repeated_event_is_patched_with_count() {
     let b = EventBroadcaster::new();
     let sink = MockSink::default();
     let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    let r = b.new_recorder(EventSource::new("ctrl"));
+    let r = b.new_recorder("ctrl");
     for _ in 0..3 {
         r.event(&pod(), EventType::Normal, "Synced", "synced");
         tokio::time::sleep(Duration::from_secs(1)).await;
@@ -134,7 +162,7 @@ async fn patch_of_deleted_event_creates_it_anew() {
     let b = EventBroadcaster::new();
     let sink = MockSink::default();
     let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    let r = b.new_recorder(EventSource::new("ctrl"));
+    let r = b.new_recorder("ctrl");
     r.event(&pod(), EventType::Normal, "Synced", "synced");
     tokio::time::sleep(Duration::from_secs(1)).await;
     sink.fail("patch", api_error("NotFound", 404));
@@ -160,7 +188,7 @@ async fn transport_errors_retry_twelve_times_with_jittered_first_sleep() {
         sink.fail("create", RestError::Timeout(Duration::from_secs(1)));
     }
     let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    b.new_recorder(EventSource::new("ctrl")).event(&pod(), EventType::Normal, "X", "y");
+    b.new_recorder("ctrl").event(&pod(), EventType::Normal, "X", "y");
     h.stop();
     h.join().await;
     let calls = sink.calls();
@@ -180,7 +208,7 @@ async fn retry_timing_is_configurable_and_success_ends_retries() {
         sink.fail("create", RestError::Timeout(Duration::from_secs(1)));
     }
     let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    b.new_recorder(EventSource::new("ctrl")).event(&pod(), EventType::Normal, "X", "y");
+    b.new_recorder("ctrl").event(&pod(), EventType::Normal, "X", "y");
     h.stop();
     h.join().await;
     let calls = sink.calls();
@@ -196,7 +224,7 @@ async fn server_rejections_are_not_retried() {
     sink.fail("create", api_error("Forbidden", 403));
     sink.fail("create", api_error("AlreadyExists", 409));
     let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    let r = b.new_recorder(EventSource::new("ctrl"));
+    let r = b.new_recorder("ctrl");
     r.event(&pod(), EventType::Normal, "A", "a");
     r.event(&pod(), EventType::Normal, "B", "b");
     h.stop();
@@ -208,12 +236,12 @@ async fn server_rejections_are_not_retried() {
 async fn full_queue_drops_instead_of_blocking() {
     let b = EventBroadcaster::with_options(BroadcasterOptions { queue_length: 2, ..Default::default() });
     let mut w = b.watch();
-    let r = b.new_recorder(EventSource::new("ctrl"));
+    let r = b.new_recorder("ctrl");
     for i in 0..5 {
         r.event(&pod(), EventType::Normal, "R", &format!("m{i}"));
     }
-    assert_eq!(w.recv().await.unwrap().message, "m0");
-    assert_eq!(w.recv().await.unwrap().message, "m1");
+    assert_eq!(next(&mut w).await.unwrap().message, "m0");
+    assert_eq!(next(&mut w).await.unwrap().message, "m1");
     b.shutdown();
     assert!(w.recv().await.is_none(), "m2.. were dropped");
 }
@@ -226,7 +254,7 @@ async fn shutdown_ends_retry_sleep_and_discards_later_events() {
         sink.fail("create", RestError::Timeout(Duration::from_secs(1)));
     }
     let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    let r = b.new_recorder(EventSource::new("ctrl"));
+    let r = b.new_recorder("ctrl");
     r.event(&pod(), EventType::Normal, "X", "y");
     tokio::time::sleep(Duration::from_secs(25)).await;
     let before = sink.calls().len();
@@ -246,7 +274,7 @@ async fn spam_filter_applies_on_the_sink_path() {
     let b = EventBroadcaster::new();
     let sink = MockSink::default();
     let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    let r = b.new_recorder(EventSource::new("ctrl"));
+    let r = b.new_recorder("ctrl");
     for i in 0..40 {
         // Distinct reasons: neither counted nor aggregated, only rate-limited.
         r.event(&pod(), EventType::Normal, &format!("R{i}"), "m");
@@ -261,10 +289,10 @@ async fn watchers_fan_out_and_need_a_runtime_only_to_start() {
     let b = EventBroadcaster::new();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
-    let h = b.start_event_watcher(move |e| s.lock().push(e.reason.clone())).unwrap();
+    let h = b.start_event_watcher(move |e| s.lock().push(e.data["reason"].clone())).unwrap();
     let mut w = b.watch();
-    b.new_recorder(EventSource::new("c")).event(&pod(), EventType::Normal, "R", "m");
-    assert_eq!(w.recv().await.unwrap().reason, "R");
+    b.new_recorder("c").event(&pod(), EventType::Normal, "R", "m");
+    assert_eq!(next(&mut w).await.unwrap().reason, "R");
     h.stop();
     h.join().await;
     assert_eq!(*seen.lock(), ["R"]);
@@ -282,7 +310,7 @@ async fn drain_waits_for_queued_events_and_their_retries() {
     let seen = Arc::new(Mutex::new(0));
     let s = seen.clone();
     b.start_event_watcher(move |_| *s.lock() += 1).unwrap();
-    let r = b.new_recorder(EventSource::new("ctrl"));
+    let r = b.new_recorder("ctrl");
     r.event(&pod(), EventType::Normal, "A", "a");
     r.event(&pod(), EventType::Normal, "B", "b");
     b.drain().await;

@@ -145,7 +145,8 @@ impl<K: ClientObject> ResourceClient<K> {
         obj.set_type_meta(&self.target.resource.api_version(), &self.target.resource.kind);
     }
 
-    pub(super) fn object_name<'o>(&self, obj: &'o K) -> Result<&'o str, Error> {
+    /// `obj`'s name, which calls about one object need.
+    pub(crate) fn object_name<'o>(&self, obj: &'o K) -> Result<&'o str, Error> {
         obj.metadata().name().filter(|n| !n.is_empty()).ok_or_else(|| Error::InvalidRequest {
             what: format!("{} object", self.target.resource.kind),
             message: "metadata.name is not set".into(),

@@ -5,7 +5,7 @@ use std::fmt;
 use std::hash::BuildHasher;
 use std::str::FromStr;
 
-use super::SelectorError;
+use super::Error;
 
 /// Something with fields to match a field selector against.
 ///
@@ -56,14 +56,10 @@ impl FieldTerm {
     /// A condition on `field`. The field name may not contain `,`, `=` or
     /// `\` nor end with `!`, which would change the meaning of the written
     /// selector; the value may be anything (it is escaped when written).
-    pub fn new(
-        field: impl Into<String>,
-        operator: FieldOperator,
-        value: impl Into<String>,
-    ) -> Result<Self, SelectorError> {
+    pub fn new(field: impl Into<String>, operator: FieldOperator, value: impl Into<String>) -> Result<Self, Error> {
         let field = field.into();
         if field.contains([',', '=', '\\']) || field.ends_with('!') {
-            return Err(SelectorError::InvalidField { field });
+            return Err(Error::InvalidField { field });
         }
         Ok(FieldTerm { field, operator, value: value.into() })
     }
@@ -118,26 +114,26 @@ pub fn escape_value(value: &str) -> String {
 
 /// Reverses [`escape_value`]; any other escape, or an unescaped `,` or
 /// `=`, is an error (apimachinery `UnescapeValue`).
-pub fn unescape_value(value: &str) -> Result<String, SelectorError> {
+pub fn unescape_value(value: &str) -> Result<String, Error> {
     let mut out = String::with_capacity(value.len());
     let mut escaped = false;
     for c in value.chars() {
         if escaped {
             if !matches!(c, '\\' | ',' | '=') {
-                return Err(SelectorError::InvalidEscape { value: value.to_owned(), sequence: format!("\\{c}") });
+                return Err(Error::InvalidEscape { value: value.to_owned(), sequence: format!("\\{c}") });
             }
             out.push(c);
             escaped = false;
         } else if c == '\\' {
             escaped = true;
         } else if matches!(c, ',' | '=') {
-            return Err(SelectorError::UnescapedRune { value: value.to_owned(), rune: c });
+            return Err(Error::UnescapedRune { value: value.to_owned(), rune: c });
         } else {
             out.push(c);
         }
     }
     if escaped {
-        return Err(SelectorError::InvalidEscape { value: value.to_owned(), sequence: "\\".to_owned() });
+        return Err(Error::InvalidEscape { value: value.to_owned(), sequence: "\\".to_owned() });
     }
     Ok(out)
 }
@@ -202,17 +198,17 @@ impl FieldSelector {
     }
 
     /// `field=value` (apimachinery `OneTermEqualSelector`).
-    pub fn one_term_equal(field: impl Into<String>, value: impl Into<String>) -> Result<Self, SelectorError> {
+    pub fn one_term_equal(field: impl Into<String>, value: impl Into<String>) -> Result<Self, Error> {
         Ok(Self::from_terms([FieldTerm::new(field, FieldOperator::Equals, value)?]))
     }
 
     /// `field!=value` (apimachinery `OneTermNotEqualSelector`).
-    pub fn one_term_not_equal(field: impl Into<String>, value: impl Into<String>) -> Result<Self, SelectorError> {
+    pub fn one_term_not_equal(field: impl Into<String>, value: impl Into<String>) -> Result<Self, Error> {
         Ok(Self::from_terms([FieldTerm::new(field, FieldOperator::NotEquals, value)?]))
     }
 
     /// `field=value` for every entry (apimachinery `SelectorFromSet`).
-    pub fn from_fields<K, V>(fields: impl IntoIterator<Item = (K, V)>) -> Result<Self, SelectorError>
+    pub fn from_fields<K, V>(fields: impl IntoIterator<Item = (K, V)>) -> Result<Self, Error>
     where
         K: Into<String>,
         V: Into<String>,
@@ -233,14 +229,14 @@ impl FieldSelector {
     }
 
     /// Parses apimachinery's syntax (`fields.ParseSelector`).
-    pub fn parse(selector: &str) -> Result<Self, SelectorError> {
+    pub fn parse(selector: &str) -> Result<Self, Error> {
         let mut terms = Vec::new();
         for part in split_terms(selector) {
             if part.is_empty() {
                 continue;
             }
             let Some((field, operator, raw_value)) = split_term(part) else {
-                return Err(SelectorError::InvalidFieldTerm { input: selector.to_owned(), term: part.to_owned() });
+                return Err(Error::InvalidFieldTerm { input: selector.to_owned(), term: part.to_owned() });
             };
             let value = unescape_value(raw_value)?;
             // The field part is kept as written, as apimachinery does.
@@ -284,8 +280,8 @@ impl FieldSelector {
 }
 
 impl FromStr for FieldSelector {
-    type Err = SelectorError;
-    fn from_str(s: &str) -> Result<Self, SelectorError> {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
         Self::parse(s)
     }
 }

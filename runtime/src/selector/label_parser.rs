@@ -10,7 +10,7 @@
 //! Whitespace (space, tab, CR, LF) separates tokens and is otherwise
 //! ignored; identifiers run until whitespace or one of `=!(),<>`.
 
-use super::SelectorError;
+use super::Error;
 use super::labels::{Operator, Requirement};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,11 +139,11 @@ impl<'a> Parser<'a> {
         t
     }
 
-    fn syntax_error(&self, (found, position): (Token<'_>, usize), expected: &'static str) -> SelectorError {
-        SelectorError::Syntax { input: self.input.to_owned(), position, found: found.describe(), expected }
+    fn syntax_error(&self, (found, position): (Token<'_>, usize), expected: &'static str) -> Error {
+        Error::Syntax { input: self.input.to_owned(), position, found: found.describe(), expected }
     }
 
-    fn parse(&mut self) -> Result<Vec<Requirement>, SelectorError> {
+    fn parse(&mut self) -> Result<Vec<Requirement>, Error> {
         let mut requirements = Vec::new();
         loop {
             match self.peek(Mode::Values).0 {
@@ -168,7 +168,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn parse_requirement(&mut self) -> Result<Requirement, SelectorError> {
+    fn parse_requirement(&mut self) -> Result<Requirement, Error> {
         let mut first = self.consume(Mode::Values);
         let negated = first.0 == Token::DoesNotExist;
         if negated {
@@ -204,7 +204,7 @@ impl<'a> Parser<'a> {
 
     /// `( a, b )`; empty entries (`(a,,b)`, `()`) are the empty value, as
     /// apimachinery.
-    fn parse_values(&mut self) -> Result<Vec<String>, SelectorError> {
+    fn parse_values(&mut self) -> Result<Vec<String>, Error> {
         let open = self.consume(Mode::Values);
         if open.0 != Token::OpenPar {
             return Err(self.syntax_error(open, "'('"));
@@ -237,7 +237,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The value after `=`, `!=`, ...: an identifier or nothing.
-    fn parse_exact_value(&mut self) -> Result<String, SelectorError> {
+    fn parse_exact_value(&mut self) -> Result<String, Error> {
         if matches!(self.peek(Mode::Values).0, Token::End | Token::Comma) {
             return Ok(String::new());
         }
@@ -250,6 +250,6 @@ impl<'a> Parser<'a> {
 }
 
 /// Parses a label selector string into its requirements (unsorted).
-pub(super) fn parse(input: &str) -> Result<Vec<Requirement>, SelectorError> {
+pub(super) fn parse(input: &str) -> Result<Vec<Requirement>, Error> {
     Parser { input, tokens: lex(input), next: 0 }.parse()
 }

@@ -6,7 +6,7 @@ use std::hash::BuildHasher;
 use std::str::FromStr;
 
 use super::validation::{validate_label_value, validate_qualified_name};
-use super::{SelectorError, label_parser};
+use super::{Error, label_parser};
 
 /// Something with labels to match a selector against.
 pub trait Labels {
@@ -65,13 +65,13 @@ pub enum Operator {
 impl Operator {
     /// The operator of a `matchExpressions` entry of a metav1
     /// `LabelSelector`: `In`, `NotIn`, `Exists` or `DoesNotExist`.
-    pub fn from_label_selector_operator(op: &str) -> Result<Self, SelectorError> {
+    pub fn from_label_selector_operator(op: &str) -> Result<Self, Error> {
         match op {
             "In" => Ok(Operator::In),
             "NotIn" => Ok(Operator::NotIn),
             "Exists" => Ok(Operator::Exists),
             "DoesNotExist" => Ok(Operator::DoesNotExist),
-            _ => Err(SelectorError::UnknownOperator { operator: op.to_owned() }),
+            _ => Err(Error::UnknownOperator { operator: op.to_owned() }),
         }
     }
 }
@@ -89,15 +89,15 @@ impl Requirement {
     /// Checks the key and values as apimachinery's `NewRequirement`: `In`
     /// and `NotIn` need at least one value, `=`/`==`/`!=`/`>`/`<` exactly
     /// one (an integer for `>`/`<`), `Exists`/`DoesNotExist` none.
-    pub fn new<I, V>(key: impl Into<String>, operator: Operator, values: I) -> Result<Self, SelectorError>
+    pub fn new<I, V>(key: impl Into<String>, operator: Operator, values: I) -> Result<Self, Error>
     where
         I: IntoIterator<Item = V>,
         V: Into<String>,
     {
         let key = key.into();
-        validate_qualified_name(&key).map_err(|reason| SelectorError::InvalidKey { key: key.clone(), reason })?;
+        validate_qualified_name(&key).map_err(|reason| Error::InvalidKey { key: key.clone(), reason })?;
         let values: BTreeSet<String> = values.into_iter().map(Into::into).collect();
-        let invalid = |reason: &'static str| SelectorError::InvalidRequirement { key: key.clone(), reason };
+        let invalid = |reason: &'static str| Error::InvalidRequirement { key: key.clone(), reason };
         match operator {
             Operator::In | Operator::NotIn if values.is_empty() => {
                 return Err(invalid("for 'in', 'notin' operators, values set can't be empty"));
@@ -119,7 +119,7 @@ impl Requirement {
             _ => {}
         }
         for value in &values {
-            validate_label_value(value).map_err(|reason| SelectorError::InvalidValue {
+            validate_label_value(value).map_err(|reason| Error::InvalidValue {
                 key: key.clone(),
                 value: value.clone(),
                 reason,
@@ -130,7 +130,7 @@ impl Requirement {
 
     /// A `matchExpressions` entry: `operator` is the metav1 spelling (`In`,
     /// `NotIn`, `Exists`, `DoesNotExist`).
-    pub fn from_expression<I, V>(key: impl Into<String>, operator: &str, values: I) -> Result<Self, SelectorError>
+    pub fn from_expression<I, V>(key: impl Into<String>, operator: &str, values: I) -> Result<Self, Error>
     where
         I: IntoIterator<Item = V>,
         V: Into<String>,
@@ -226,7 +226,7 @@ impl LabelSelector {
     }
 
     /// Parses apimachinery's syntax; see the module docs.
-    pub fn parse(s: &str) -> Result<Self, SelectorError> {
+    pub fn parse(s: &str) -> Result<Self, Error> {
         Ok(Self::from_requirements(label_parser::parse(s)?))
     }
 
@@ -240,7 +240,7 @@ impl LabelSelector {
 
     /// `key=value` for every label (apimachinery `SelectorFromValidatedSet`
     /// with validation).
-    pub fn from_labels<K, V>(labels: impl IntoIterator<Item = (K, V)>) -> Result<Self, SelectorError>
+    pub fn from_labels<K, V>(labels: impl IntoIterator<Item = (K, V)>) -> Result<Self, Error>
     where
         K: Into<String>,
         V: Into<String>,
@@ -255,7 +255,7 @@ impl LabelSelector {
     pub fn from_match<K, V>(
         match_labels: impl IntoIterator<Item = (K, V)>,
         match_expressions: impl IntoIterator<Item = Requirement>,
-    ) -> Result<Self, SelectorError>
+    ) -> Result<Self, Error>
     where
         K: Into<String>,
         V: Into<String>,
@@ -306,8 +306,8 @@ impl LabelSelector {
 }
 
 impl FromStr for LabelSelector {
-    type Err = SelectorError;
-    fn from_str(s: &str) -> Result<Self, SelectorError> {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
         Self::parse(s)
     }
 }

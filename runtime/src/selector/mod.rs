@@ -31,7 +31,7 @@ pub use self::labels::{LabelSelector, Labels, Operator, Requirement};
 
 /// Errors of building or parsing a selector.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SelectorError {
+pub enum Error {
     /// The label selector string does not follow the grammar.
     #[error("unable to parse requirement in {input:?}: at position {position}: found {found}, expected: {expected}")]
     Syntax {

@@ -81,7 +81,7 @@ fn syntax_errors_name_the_position_and_token() {
     ];
     for (input, position, found, expected) in cases {
         match LabelSelector::parse(input) {
-            Err(SelectorError::Syntax { position: p, found: f, expected: e, .. }) => {
+            Err(Error::Syntax { position: p, found: f, expected: e, .. }) => {
                 assert_eq!((p, f.as_str(), e), (position, found, expected), "{input}")
             }
             other => panic!("{input:?}: expected a syntax error, got {other:?}"),
@@ -91,12 +91,12 @@ fn syntax_errors_name_the_position_and_token() {
 
 #[test]
 fn invalid_keys_and_values_are_rejected() {
-    assert!(matches!(LabelSelector::parse("-a=b"), Err(SelectorError::InvalidKey { .. })));
-    assert!(matches!(LabelSelector::parse("Example.com/a=b"), Err(SelectorError::InvalidKey { .. })));
-    assert!(matches!(LabelSelector::parse("a=b/c"), Err(SelectorError::InvalidValue { .. })));
-    assert!(matches!(LabelSelector::parse("a>x"), Err(SelectorError::InvalidRequirement { .. })));
+    assert!(matches!(LabelSelector::parse("-a=b"), Err(Error::InvalidKey { .. })));
+    assert!(matches!(LabelSelector::parse("Example.com/a=b"), Err(Error::InvalidKey { .. })));
+    assert!(matches!(LabelSelector::parse("a=b/c"), Err(Error::InvalidValue { .. })));
+    assert!(matches!(LabelSelector::parse("a>x"), Err(Error::InvalidRequirement { .. })));
     // As apimachinery: the integer must still be a valid label value.
-    assert!(matches!(LabelSelector::parse("a<-3"), Err(SelectorError::InvalidValue { .. })));
+    assert!(matches!(LabelSelector::parse("a<-3"), Err(Error::InvalidValue { .. })));
     assert!(LabelSelector::parse("example.com/a-b=c.d_e").is_ok());
 }
 
@@ -170,7 +170,7 @@ fn from_match_converts_a_metav1_label_selector() {
     .unwrap();
     assert_eq!(s.to_string(), "app=web,!canary,tier in (back,front)");
     assert!(s.matches(&labels(&[("app", "web"), ("tier", "front")])));
-    assert!(matches!(Requirement::from_expression("a", "Gt", ["1"]), Err(SelectorError::UnknownOperator { .. })));
+    assert!(matches!(Requirement::from_expression("a", "Gt", ["1"]), Err(Error::UnknownOperator { .. })));
     let empty = LabelSelector::from_match(Vec::<(String, String)>::new(), []).unwrap();
     assert!(empty.is_everything());
 }
@@ -206,10 +206,10 @@ fn field_selector_escaping() {
     assert_eq!(s.terms()[0].value(), r"x,y=z\w");
     assert_eq!(s.to_string(), r"a=x\,y\=z\\w,b=c");
     assert_eq!(escape_value(r"a,b=c\d"), r"a\,b\=c\\d");
-    assert!(matches!(unescape_value(r"a\x"), Err(SelectorError::InvalidEscape { .. })));
-    assert!(matches!(unescape_value(r"a\"), Err(SelectorError::InvalidEscape { .. })));
-    assert!(matches!(FieldSelector::parse("a=b=c"), Err(SelectorError::UnescapedRune { rune: '=', .. })));
-    assert!(matches!(FieldSelector::parse("ab"), Err(SelectorError::InvalidFieldTerm { .. })));
+    assert!(matches!(unescape_value(r"a\x"), Err(Error::InvalidEscape { .. })));
+    assert!(matches!(unescape_value(r"a\"), Err(Error::InvalidEscape { .. })));
+    assert!(matches!(FieldSelector::parse("a=b=c"), Err(Error::UnescapedRune { rune: '=', .. })));
+    assert!(matches!(FieldSelector::parse("ab"), Err(Error::InvalidFieldTerm { .. })));
 }
 
 #[test]

@@ -86,7 +86,7 @@ fn escape_value_table() {
     // Invalid escape sequences: an orphan slash, an unrecognized escape.
     for invalid in [r"\", r"\\\", r"\a"] {
         assert!(
-            matches!(unescape_value(invalid), Err(SelectorError::InvalidEscape { .. })),
+            matches!(unescape_value(invalid), Err(Error::InvalidEscape { .. })),
             "{invalid:?}: {:?}",
             unescape_value(invalid)
         );

@@ -121,7 +121,7 @@ fn parse_operator() {
         };
         match LabelSelector::parse(&input) {
             Ok(_) => assert!(ok, "{input:?} parsed"),
-            Err(SelectorError::Syntax { expected, .. }) => {
+            Err(Error::Syntax { expected, .. }) => {
                 assert!(!ok, "{input:?} failed");
                 assert!(expected.contains("'notin'") && expected.contains("'!='"), "{input:?}: {expected}");
             }
@@ -162,10 +162,7 @@ fn requirement_constructor() {
     }
     // x18 `"unsupportedOp"`: our operators are an enum; the one place a
     // string becomes an operator is a metav1 matchExpressions entry.
-    assert!(matches!(
-        Requirement::from_expression("x18", "unsupportedOp", ["a"]),
-        Err(SelectorError::UnknownOperator { .. })
-    ));
+    assert!(matches!(Requirement::from_expression("x18", "unsupportedOp", ["a"]), Err(Error::UnknownOperator { .. })));
 }
 
 // TestToString
@@ -367,7 +364,7 @@ fn validated_selector_from_set() {
     let s = LabelSelector::from_labels(set(&[("key", "val")])).unwrap();
     assert_eq!(s.requirements(), [req("key", Operator::Equals, &["val"])]);
     let too_long = "axahm2EJ8Phiephe2eixohbee9eGeiyees1thuozi1xoh0GiuH3diewi8iem7Nui";
-    assert!(matches!(LabelSelector::from_labels(set(&[("Key", too_long)])), Err(SelectorError::InvalidValue { .. })));
+    assert!(matches!(LabelSelector::from_labels(set(&[("Key", too_long)])), Err(Error::InvalidValue { .. })));
 }
 
 // TestRequirementEqual. Upstream builds `key=foo,bar` (Equals with two

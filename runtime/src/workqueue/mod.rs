@@ -66,7 +66,7 @@ pub use self::rate_limiting::RateLimitingQueue;
 
 /// Errors of the workqueue module.
 #[derive(Debug, thiserror::Error)]
-pub enum WorkqueueError {
+pub enum Error {
     /// The Prometheus collectors could not be created or registered (for
     /// example because they are already registered in that registry).
     #[error("registering workqueue metrics")]

@@ -6,7 +6,7 @@ use prometheus::{
     Registry, exponential_buckets,
 };
 
-use super::WorkqueueError;
+use super::Error;
 use super::metrics::{CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, SettableGaugeMetric};
 
 /// Registers the `workqueue_*` collectors in a [`Registry`] and hands out
@@ -28,13 +28,13 @@ pub struct PrometheusMetricsProvider {
 impl PrometheusMetricsProvider {
     /// Registers the `workqueue_*` collectors in `registry`; fails if they
     /// are registered there already.
-    pub fn new(registry: &Registry) -> Result<Self, WorkqueueError> {
+    pub fn new(registry: &Registry) -> Result<Self, Error> {
         let labels = &["name"];
         let opts = |name: &str, help: &str| Opts::new(name, help).subsystem("workqueue");
         // Same buckets as client-go: 10ns .. 100s, by decades.
-        let buckets = exponential_buckets(10e-9, 10.0, 10).map_err(WorkqueueError::Metrics)?;
+        let buckets = exponential_buckets(10e-9, 10.0, 10).map_err(Error::Metrics)?;
         let histogram = |name: &str, help: &str| HistogramOpts::from(opts(name, help)).buckets(buckets.clone());
-        let err = WorkqueueError::Metrics;
+        let err = Error::Metrics;
         let provider = PrometheusMetricsProvider {
             depth: IntGaugeVec::new(opts("depth", "Current depth of workqueue"), labels).map_err(err)?,
             adds: IntCounterVec::new(opts("adds_total", "Total number of adds handled by workqueue"), labels)
@@ -76,7 +76,7 @@ impl PrometheusMetricsProvider {
         Ok(provider)
     }
 
-    fn register(&self, registry: &Registry) -> Result<(), WorkqueueError> {
+    fn register(&self, registry: &Registry) -> Result<(), Error> {
         let collectors: [Box<dyn prometheus::core::Collector>; 7] = [
             Box::new(self.depth.clone()),
             Box::new(self.adds.clone()),
@@ -87,7 +87,7 @@ impl PrometheusMetricsProvider {
             Box::new(self.retries.clone()),
         ];
         for c in collectors {
-            registry.register(c).map_err(WorkqueueError::Metrics)?;
+            registry.register(c).map_err(Error::Metrics)?;
         }
         Ok(())
     }

@@ -389,5 +389,5 @@ async fn metrics_count_adds_depth_latency_work_and_retries() {
 fn registering_twice_in_one_registry_is_an_error() {
     let registry = Registry::new();
     let _first = PrometheusMetricsProvider::new(&registry).unwrap();
-    assert!(matches!(PrometheusMetricsProvider::new(&registry), Err(WorkqueueError::Metrics(_))));
+    assert!(matches!(PrometheusMetricsProvider::new(&registry), Err(Error::Metrics(_))));
 }

@@ -232,7 +232,7 @@ async fn requeue_puts_the_deltas_back() {
     f.add(p("a"));
     f.add(p("b"));
     let err = f.pop(|_, _| Err(ProcessError::requeue("try later"))).await.unwrap_err();
-    assert!(matches!(err, DeltaFifoError::Requeued(_)));
+    assert!(matches!(err, Error::Requeued(_)));
     // Back at the end of the queue, with the same deltas.
     assert_eq!(pop(&f).await[0].object.object().unwrap().metadata.name.as_deref(), Some("b"));
     assert_eq!(types(&pop(&f).await), vec![DeltaType::Added]);
@@ -243,7 +243,7 @@ async fn a_failed_process_drops_the_deltas() {
     let f = fifo();
     f.add(p("a"));
     let err = f.pop(|_, _| Err(ProcessError::fail("broken"))).await.unwrap_err();
-    assert!(matches!(err, DeltaFifoError::Process(_)));
+    assert!(matches!(err, Error::Process(_)));
     assert!(f.is_empty());
 }
 
@@ -264,7 +264,7 @@ async fn close_ends_pops_after_the_queue_is_empty() {
     f.close();
     assert!(f.is_closed());
     assert_eq!(pop(&f).await.len(), 1);
-    assert!(matches!(f.pop(|_, _| Ok(())).await, Err(DeltaFifoError::Closed)));
+    assert!(matches!(f.pop(|_, _| Ok(())).await, Err(Error::Closed)));
 }
 
 #[tokio::test]
@@ -277,7 +277,7 @@ async fn close_wakes_a_waiting_pop() {
     tokio::task::yield_now().await;
     f.close();
     let res = tokio::time::timeout(Duration::from_secs(5), waiter).await.unwrap().unwrap();
-    assert!(matches!(res, Err(DeltaFifoError::Closed)));
+    assert!(matches!(res, Err(Error::Closed)));
 }
 
 #[tokio::test]

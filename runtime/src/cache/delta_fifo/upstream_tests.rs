@@ -491,6 +491,6 @@ async fn pop_should_unblock_when_closed() {
             .await
             .expect("timed out waiting for pop to return after close")
             .unwrap();
-        assert!(matches!(r, Err(DeltaFifoError::Closed)));
+        assert!(matches!(r, Err(Error::Closed)));
     }
 }

@@ -124,7 +124,7 @@ async fn delivers_adds_updates_deletes_and_relist_tombstones() {
     cancel.cancel();
     task.await.unwrap().unwrap();
     assert!(inf.is_stopped());
-    assert!(matches!(inf.add_event_handler(Recorder::default()), Err(InformerError::Stopped)));
+    assert!(matches!(inf.add_event_handler(Recorder::default()), Err(Error::Stopped)));
 }
 
 /// Blocks in its first call until released.
@@ -250,7 +250,7 @@ async fn an_empty_initial_list_is_synced_and_waiting_honours_cancel() {
     let cancel = CancellationToken::new();
     let task = inf.start(cancel.clone());
     assert!(wait_for_cache_sync(&cancel, &[&inf, &reg]).await);
-    assert!(matches!(inf.run(cancel.clone()).await, Err(InformerError::AlreadyStarted)));
+    assert!(matches!(inf.run(cancel.clone()).await, Err(Error::AlreadyStarted)));
     cancel.cancel();
     task.await.unwrap().unwrap();
 

@@ -27,7 +27,7 @@ impl LabelSelector {
         &self,
     ) -> ::std::result::Result<
         ::k8s_client_runtime::selector::LabelSelector,
-        ::k8s_client_runtime::selector::SelectorError,
+        ::k8s_client_runtime::selector::Error,
     > {
         let labels = self
             .match_labels

@@ -103,4 +103,18 @@ impl ::k8s_client_runtime::object::Object for APIcast {
     fn metadata_mut(&mut self) -> &mut Self::Meta {
         &mut self.metadata
     }
+    fn type_meta(
+        &self,
+    ) -> ::std::option::Option<
+        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
+    > {
+        ::std::option::Option::Some((
+            ::std::borrow::Cow::Borrowed(
+                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
+            ),
+            ::std::borrow::Cow::Borrowed(
+                <Self as ::k8s_client_runtime::object::Resource>::KIND,
+            ),
+        ))
+    }
 }
