@@ -13,7 +13,7 @@ OUT ?= generated
 
 GEN := target/release/k8s-client-gen
 
-.PHONY: generate generator test lint check-generated check-1.34 bench bench-build fuzz fmt
+.PHONY: generate generator crd test lint check-generated check-1.34 check-crds bench bench-build fuzz fmt
 
 generator:
 	$(CARGO) build --release -p k8s-client-gen
@@ -29,6 +29,16 @@ endif
 generate: generator
 	$(GEN) --specs "$(SPECS)" --out "$(OUT)" $(GEN_FLAGS)
 
+# A crate for the custom resources of CRD manifests:
+#   make crd CRDS=<file-or-dir>... OUT=<dir> [NAME=<crate>]
+# It names this checkout's runtime and generated crate by path and builds on
+# its own (`cargo build` in OUT).
+crd: generator
+	@if [ -z "$(CRDS)" ] || [ "$(origin OUT)" = "file" ]; then \
+		echo "usage: make crd CRDS=<file-or-dir>... OUT=<dir> [NAME=<crate>]" >&2; exit 2; fi
+	$(GEN) crd --crds $(CRDS) --out "$(OUT)" $(if $(NAME),--crate-name "$(NAME)") \
+		--runtime-path "$(CURDIR)/runtime" --client-path "$(CURDIR)/generated" --standalone
+
 # Fails when the committed generated/ differs from what the generator makes.
 check-generated: generator
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
@@ -41,12 +51,27 @@ check-1.34: generator
 	$(GEN) --specs ../shared/specs/kubernetes/1.34 --out target/generated-1.34 --runtime-path "$(CURDIR)/runtime" --standalone
 	cd target/generated-1.34 && CARGO_TARGET_DIR="$(CURDIR)/target" $(CARGO) build --quiet
 	cd generator/tests/golden/small && CARGO_TARGET_DIR="$(CURDIR)/target" $(CARGO) build --quiet
+	cd generator/tests/golden/crds && CARGO_TARGET_DIR="$(CURDIR)/target" $(CARGO) build --quiet
+
+# Every CRD set in ../shared/crds generates a crate that compiles (with the
+# workspace's Cargo.lock, so it builds offline with the same versions).
+SHARED_CRDS ?= $(wildcard ../shared/crds/*)
+check-crds: generator
+	@test -n "$(SHARED_CRDS)" || { echo "check-crds: no CRD sets under ../shared/crds" >&2; exit 1; }
+	@set -e; for dir in $(SHARED_CRDS); do \
+		name=$$(basename "$$dir"); out="target/crds/$$name"; \
+		$(GEN) crd --crds "$$dir" --out "$$out" --crate-name "$$name-client" \
+			--runtime-path "$(CURDIR)/runtime" --client-path "$(CURDIR)/generated" --standalone; \
+		cp Cargo.lock "$$out/Cargo.lock"; \
+		(cd "$$out" && CARGO_TARGET_DIR="$(CURDIR)/target" $(CARGO) build --quiet); \
+	done
 
 test: testenv-build
 	$(MAKE) lint
 	$(MAKE) check-generated
 	$(CARGO) test --workspace --all-targets
 	$(MAKE) check-1.34
+	$(MAKE) check-crds
 
 # Figures: decode throughput and heap (vs k8s-openapi), runtime pipelines,
 # and clean build times (vs k8s-openapi). Slow: minutes, not seconds.

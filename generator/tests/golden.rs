@@ -3,6 +3,8 @@
 //! `UPDATE_GOLDEN=1 cargo test -p k8s-client-gen --test golden` to accept a
 //! deliberate change, then review the diff.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use k8s_client_gen::emit::{Options, Output};
@@ -26,43 +28,10 @@ fn golden_dir() -> PathBuf {
 
 #[test]
 fn fixture_matches_golden_files() {
-    let output = fixture_output();
-    let golden = golden_dir();
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        let _ = std::fs::remove_dir_all(&golden);
-        k8s_client_gen::emit::write(&output, &golden).unwrap();
-    }
-    let mut on_disk = Vec::new();
-    collect(&golden, &golden, &mut on_disk);
-    on_disk.sort();
-    let generated: Vec<PathBuf> = output.files.keys().cloned().collect();
-    assert_eq!(generated, on_disk, "set of generated files differs from tests/golden/small");
-    for (rel, text) in &output.files {
-        let expected = std::fs::read_to_string(golden.join(rel)).unwrap();
-        assert!(
-            expected == *text,
-            "{} differs from its golden copy; run with UPDATE_GOLDEN=1 and review",
-            rel.display()
-        );
-    }
+    support::assert_golden(&fixture_output(), &golden_dir());
 }
 
-fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            collect(root, &path, out);
-        } else if path.file_name().is_some_and(|n| n == "Cargo.lock") {
-            // Left by building the golden crate (`make check-1.34`); not generated.
-        } else {
-            out.push(path.strip_prefix(root).unwrap().to_owned());
-        }
-    }
-}
-
-fn file(output: &Output, rel: &str) -> String {
-    output.files.get(Path::new(rel)).unwrap_or_else(|| panic!("{rel} not generated")).clone()
-}
+use support::file;
 
 #[test]
 fn acronym_plurals_and_keywords_are_named_well() {
