@@ -26,8 +26,15 @@ else
 GEN_FLAGS := --runtime-path "$(CURDIR)/runtime" --standalone
 endif
 
+# The custom resource of the integration tests, on the committed crate.
+TEST_CRD_ARGS := crd --crds integration/crds --crate-name k8s-client-test-widgets \
+	--runtime-path ../../runtime --client-path ../../generated
+
 generate: generator
 	$(GEN) --specs "$(SPECS)" --out "$(OUT)" $(GEN_FLAGS)
+ifeq ($(OUT),generated)
+	$(GEN) $(TEST_CRD_ARGS) --out integration/widgets
+endif
 
 # A crate for the custom resources of CRD manifests:
 #   make crd CRDS=<file-or-dir>... OUT=<dir> [NAME=<crate>]
@@ -43,7 +50,9 @@ crd: generator
 check-generated: generator
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(GEN) --specs "$(SPECS)" --out "$$tmp/generated" --runtime-path ../runtime && \
-	diff -r "$$tmp/generated" generated >/dev/null || { echo "generated/ is stale: run 'make generate' and commit" >&2; diff -r "$$tmp/generated" generated | head -20; exit 1; }
+	diff -r "$$tmp/generated" generated >/dev/null || { echo "generated/ is stale: run 'make generate' and commit" >&2; diff -r "$$tmp/generated" generated | head -20; exit 1; } && \
+	$(GEN) $(TEST_CRD_ARGS) --out "$$tmp/widgets" && \
+	diff -r "$$tmp/widgets" integration/widgets >/dev/null || { echo "integration/widgets is stale: run 'make generate' and commit" >&2; diff -r "$$tmp/widgets" integration/widgets | head -20; exit 1; }
 
 # The generator must also produce a crate that builds from the 1.34 spec.
 check-1.34: generator

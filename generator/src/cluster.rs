@@ -93,14 +93,14 @@ async fn fetch_async(source: &Source) -> Result<Fetched> {
             .map_err(|e| Error::Cluster { url: url.to_owned(), message: format!("not JSON: {e}") })
     };
 
+    let listing = get("/openapi/v3".into()).await?;
+    let discovery: Discovery = serde_json::from_value(decode("/openapi/v3", &listing)?)
+        .map_err(|e| Error::Cluster { url: format!("{base}/openapi/v3"), message: e.to_string() })?;
     let version: Version = serde_json::from_value(decode("/version", &get("/version".into()).await?)?)
         .map_err(|e| Error::Cluster { url: format!("{base}/version"), message: e.to_string() })?;
     let minor: String = version.minor.chars().take_while(char::is_ascii_digit).collect();
     let label = format!("kubernetes/{}.{minor}", version.major);
 
-    let listing = get("/openapi/v3".into()).await?;
-    let discovery: Discovery = serde_json::from_value(decode("/openapi/v3", &listing)?)
-        .map_err(|e| Error::Cluster { url: format!("{base}/openapi/v3"), message: e.to_string() })?;
     let wanted: Vec<String> =
         source.groups.iter().map(|g| if g == "core" { String::new() } else { g.clone() }).collect();
     let mut documents = Vec::new();
@@ -111,8 +111,12 @@ async fn fetch_async(source: &Source) -> Result<Fetched> {
             continue;
         }
         seen_groups.push(group);
-        let bytes = get(entry.server_relative_url.clone()).await?;
-        let url = format!("{base}{}", entry.server_relative_url);
+        // Without the listing's `hash`, which only makes the answer
+        // cacheable: a document republished since the listing (a CRD was
+        // just added) is answered with a redirect to its new hash otherwise.
+        let path = entry.server_relative_url.split('?').next().unwrap_or_default().to_owned();
+        let bytes = get(path.clone()).await?;
+        let url = format!("{base}{path}");
         documents.push(spec::parse_document(&bytes, &PathBuf::from(url), rel_path)?);
     }
     for g in &wanted {

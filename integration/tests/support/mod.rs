@@ -33,3 +33,54 @@ pub fn clientset() -> Clientset {
 pub fn namespace(prefix: &str) -> String {
     env().create_namespace(prefix)
 }
+
+/// Creates every CustomResourceDefinition in the YAML manifests `files`
+/// (other documents are ignored) through the generated clientset, and waits
+/// until the apiserver serves each of them. Returns the CRDs' names.
+pub async fn install_crds(files: &[std::path::PathBuf]) -> Vec<String> {
+    use k8s_client::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use k8s_client_runtime::rest::{CreateOptions, GetOptions};
+    use serde::Deserialize as _;
+
+    let crds = clientset().apiextensions_v1().custom_resource_definitions();
+    let mut names = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for doc in serde_yaml_ng::Deserializer::from_str(&text) {
+            let value = serde_json::Value::deserialize(doc).unwrap();
+            if value.get("kind").and_then(|k| k.as_str()) != Some("CustomResourceDefinition") {
+                continue;
+            }
+            let crd: CustomResourceDefinition = serde_json::from_value(value).unwrap();
+            let name = crd.metadata.name.clone().unwrap();
+            match crds.create(&crd, &CreateOptions::default()).await {
+                Ok(_) => {}
+                Err(e) if e.is_already_exists() => {}
+                Err(e) => panic!("creating {name}: {e}"),
+            }
+            names.push(name);
+        }
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    for name in &names {
+        loop {
+            let crd = crds.get(name, &GetOptions::default()).await.unwrap();
+            let established = crd
+                .status
+                .iter()
+                .flat_map(|s| s.conditions.iter().flatten())
+                .any(|c| c.type_ == "Established" && c.status == "True");
+            if established {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "{name} not Established within 60 s");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+    names
+}
+
+/// The manifests of the custom resource the tests use (`integration/crds`).
+pub fn test_crds() -> Vec<std::path::PathBuf> {
+    vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crds/widgets.yaml")]
+}
