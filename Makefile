@@ -13,7 +13,7 @@ OUT ?= generated
 
 GEN := target/release/k8s-client-gen
 
-.PHONY: generate generator crd test lint check-generated check-1.34 check-crds bench bench-build fuzz fmt
+.PHONY: generate generator crd test lint check-generated check-1.34 check-crds bench bench-build bench-crd fuzz fmt
 
 generator:
 	$(CARGO) build --release -p k8s-client-gen
@@ -91,6 +91,11 @@ bench:
 
 bench-build:
 	scripts/bench-build.sh
+
+# Generation time and lines for ../shared/crds; the Gateway API crate's
+# clean release build beside kopium's output (installed from crates.io).
+bench-crd:
+	scripts/bench-crd.sh
 
 # Bounded fuzzing of the watch decoder and the kubeconfig parser
 # (installs cargo-fuzz if missing): FUZZ_SECONDS per target, default 60.

@@ -101,6 +101,8 @@ struct Readme<'a> {
     crate_ident: String,
     type_count: usize,
     resource_count: usize,
+    /// For a crate of custom resources: each kind and its Rust path.
+    custom_kinds: Option<Vec<(String, String)>>,
     features: &'a [Feature],
 }
 
@@ -132,11 +134,29 @@ pub fn readme(api: &Api, opts: &Options, features: &[Feature]) -> Result<String>
             source: &opts.source_label,
             crate_name: &opts.crate_name,
             crate_ident: opts.crate_name.replace('-', "_"),
-            type_count: api.types.len(),
+            type_count: api.types.values().filter(|d| !d.external).count(),
             resource_count: api.resources.len(),
+            custom_kinds: api.external_crate.as_ref().map(|_| custom_kinds(api)),
             features,
         },
     )
+}
+
+/// `(group/version kind, Rust path)` of every served kind.
+fn custom_kinds(api: &Api) -> Vec<(String, String)> {
+    let mut kinds: Vec<(String, String)> = api
+        .resources
+        .values()
+        .filter_map(|r| {
+            let def = api.types.get(r.type_schema.as_deref()?)?;
+            let gvk = def.gvk.as_ref()?;
+            let path = [def.module.join("::"), def.rust_name.clone()].join("::");
+            Some((format!("{} {}", gvk.api_version(), gvk.kind), path))
+        })
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
 }
 
 /// `rustfmt.toml`: the generator already formats its output (prettyplease),
