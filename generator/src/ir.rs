@@ -110,6 +110,9 @@ pub struct Field {
     pub doc: Option<String>,
     /// Must be boxed to break a cycle of directly nested types.
     pub boxed: bool,
+    /// The fields not declared (`x-kubernetes-preserve-unknown-fields` at
+    /// the root of a kind): a map flattened into the object.
+    pub flatten: bool,
 }
 
 /// The type of a field, independent of Rust spelling.

@@ -9,6 +9,7 @@
 //! | object with `properties` | a struct; inline ones are named from their path (see [`nested`]) |
 //! | object with `additionalProperties: <schema>` / `true` | `BTreeMap<String, T>` / `BTreeMap<String, Value>` |
 //! | object without either, `x-kubernetes-preserve-unknown-fields` (also beside `properties`), no `type` | `serde_json::Value`, kept as received |
+//! | `x-kubernetes-preserve-unknown-fields` at a kind's root | its struct, with the undeclared fields in a flattened `extra` map |
 //! | `x-kubernetes-int-or-string` | `IntOrString` |
 //! | `x-kubernetes-embedded-resource` | a struct of its properties whose `metadata` is `ObjectMeta`; raw JSON when it also preserves unknown fields |
 //! | string `enum` (custom resources) | an enum with an `Other(String)` fallback for values a newer server sends |
@@ -164,7 +165,10 @@ impl<'a> Lowering<'a> {
             Shape::Special(special)
         } else if is_object(schema) {
             let place = Place { owner: &def, segments: Vec::new(), pointer: pointer.clone() };
-            let fields = self.fields(schema, &place)?;
+            let mut fields = self.fields(schema, &place)?;
+            if schema.preserves_unknown_fields() && !is_builtin_schema(name) {
+                fields.push(rest_field(&fields));
+            }
             Shape::Struct(fields)
         } else if is_unconstrained(schema) {
             Shape::Special(Special::JsonValue)
@@ -195,6 +199,7 @@ impl<'a> Lowering<'a> {
                 nullable: prop.nullable,
                 doc: field_doc(prop, !is_builtin_schema(&place.owner.schema_name)),
                 boxed: false,
+                flatten: false,
             });
         }
         let wire: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
@@ -342,6 +347,28 @@ impl<'a> Lowering<'a> {
         let key = def.schema_name.clone();
         self.nested.push(Nested { owner: place.owner.schema_name.clone(), segments: place.segments.clone(), def });
         FieldType::Ref(key)
+    }
+}
+
+/// The field keeping a kind's undeclared fields when its root schema
+/// preserves unknown fields: `extra`, numbered if a property takes the name.
+fn rest_field(fields: &[Field]) -> Field {
+    let taken = |n: &str| fields.iter().any(|f| f.rust_name == n);
+    let name = std::iter::once("extra".to_owned())
+        .chain((2..).map(|n| format!("extra_{n}")))
+        .find(|n| !taken(n))
+        .unwrap_or_default();
+    Field {
+        json_name: String::new(),
+        rust_name: name,
+        ty: FieldType::Map(Box::new(FieldType::Json)),
+        required: true,
+        nullable: false,
+        doc: Some(
+            "Fields the schema does not declare, kept as received (`x-kubernetes-preserve-unknown-fields`).".into(),
+        ),
+        boxed: false,
+        flatten: true,
     }
 }
 

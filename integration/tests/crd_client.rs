@@ -222,3 +222,33 @@ async fn informer_and_lister_see_changes() {
     assert_eq!(all[0].metadata.name.as_deref(), Some("before"));
     factory.shutdown();
 }
+
+/// A kind whose root keeps undeclared fields: they arrive in `extra`, and
+/// an update through the typed client keeps them on the server.
+#[tokio::test]
+async fn undeclared_root_fields_are_kept() {
+    installed().await;
+    let ns = support::namespace("crd-open");
+    let dynamic = k8s_client_runtime::dynamic::DynamicClient::namespaced_with(
+        support::client(),
+        &ns,
+        &k8s_client_runtime::object::DynamicResource::of::<v1::Gadget>(),
+    );
+    let raw = k8s_client_runtime::dynamic::DynamicObject::new(
+        &k8s_client_runtime::object::DynamicResource::of::<v1::Gadget>(),
+        "g",
+    )
+    .with_data(json!({"spec": {"size": 1}, "owner": "team-a", "limits": {"cpu": 2}}));
+    dynamic.create(&raw, &CreateOptions::default()).await.unwrap();
+
+    let client = widgets().example_v1().gadgets(&ns);
+    let mut gadget = client.get("g", &GetOptions::default()).await.unwrap();
+    assert_eq!(gadget.extra.get("owner"), Some(&json!("team-a")));
+    assert_eq!(gadget.extra.get("limits"), Some(&json!({"cpu": 2})));
+    gadget.spec.get_or_insert_default().size = Some(2);
+    let updated = client.update(&gadget, &UpdateOptions::default()).await.unwrap();
+    assert_eq!(updated.extra, gadget.extra);
+    let back = serde_json::to_value(dynamic.get("g", &GetOptions::default()).await.unwrap()).unwrap();
+    assert_eq!(back["owner"], json!("team-a"));
+    assert_eq!(back["spec"]["size"], json!(2));
+}

@@ -107,6 +107,14 @@ fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
     let name = ident(&f.rust_name);
     let json = &f.json_name;
     let doc = doc_attr(&f.doc);
+    if f.flatten {
+        let ty = rust_type(api, &f.ty);
+        return quote! {
+            #doc
+            #[serde(flatten)]
+            pub #name: #ty,
+        };
+    }
     let mut ty = rust_type(api, &f.ty);
     if f.boxed {
         ty = quote!(::std::boxed::Box<#ty>);
@@ -187,40 +195,54 @@ fn emit_struct(api: &Api, def: &TypeDef, resource: Option<&KindPlan>) -> TokenSt
         let api_version = gvk.api_version();
         let kind_name = &gvk.kind;
         let struct_name = &def.rust_name;
-        let writes = fields.iter().map(|f| {
+        // A kind keeping undeclared fields is written as a map, those fields
+        // after the declared ones; any other as a struct.
+        let rest = fields.iter().find(|f| f.flatten);
+        let put = if rest.is_some() { quote!(serialize_entry) } else { quote!(serialize_field) };
+        let writes = fields.iter().filter(|f| !f.flatten).map(|f| {
             let n = ident(&f.rust_name);
             let json = &f.json_name;
-            let embedded = embedded_kind(api, &f.ty);
-            match (is_plain(def, f) || writes_null(def, f), embedded) {
-                (true, None) => quote!(state.serialize_field(#json, &self.#n)?;),
-                (true, Some(Embedding::One)) => quote! {
-                    state.serialize_field(#json, &::k8s_client_runtime::codec::EmbeddedRef(&self.#n))?;
-                },
-                (true, Some(Embedding::Many)) => quote! {
-                    state.serialize_field(#json, &::k8s_client_runtime::codec::EmbeddedSeq(&self.#n))?;
-                },
-                (false, None) => quote! {
+            let wrap = |value: TokenStream| match embedded_kind(api, &f.ty) {
+                None => value,
+                Some(Embedding::One) => quote!(&::k8s_client_runtime::codec::EmbeddedRef(#value)),
+                Some(Embedding::Many) => quote!(&::k8s_client_runtime::codec::EmbeddedSeq(#value)),
+            };
+            if is_plain(def, f) || writes_null(def, f) {
+                let value = wrap(quote!(&self.#n));
+                quote!(state.#put(#json, #value)?;)
+            } else {
+                let value = wrap(quote!(value));
+                quote! {
                     if let ::std::option::Option::Some(value) = &self.#n {
-                        state.serialize_field(#json, value)?;
+                        state.#put(#json, #value)?;
                     }
-                },
-                (false, Some(Embedding::One)) => quote! {
-                    if let ::std::option::Option::Some(value) = &self.#n {
-                        state.serialize_field(#json, &::k8s_client_runtime::codec::EmbeddedRef(value))?;
-                    }
-                },
-                (false, Some(Embedding::Many)) => quote! {
-                    if let ::std::option::Option::Some(value) = &self.#n {
-                        state.serialize_field(#json, &::k8s_client_runtime::codec::EmbeddedSeq(value))?;
-                    }
-                },
+                }
             }
         });
-        let plain = fields.iter().filter(|f| is_plain(def, f) || writes_null(def, f)).count();
+        let rest_writes = rest.map(|f| {
+            let n = ident(&f.rust_name);
+            quote! {
+                for (key, value) in &self.#n {
+                    state.serialize_entry(key, value)?;
+                }
+            }
+        });
+        let plain = fields.iter().filter(|f| !f.flatten && (is_plain(def, f) || writes_null(def, f))).count();
         let optional = fields.iter().filter(|f| !is_plain(def, f) && !writes_null(def, f)).map(|f| {
             let n = ident(&f.rust_name);
             quote!(+ usize::from(self.#n.is_some()))
         });
+        let begin = match rest {
+            Some(_) => quote! {
+                use ::serde::ser::SerializeMap as _;
+                let mut state = serializer.serialize_map(::std::option::Option::None)?;
+            },
+            None => quote! {
+                use ::serde::ser::SerializeStruct as _;
+                let len = 2 * usize::from(type_meta) + #plain #(#optional)*;
+                let mut state = serializer.serialize_struct(#struct_name, len)?;
+            },
+        };
         // Served kinds have these constants through the `Resource` trait.
         let consts = resource.is_none().then(|| {
             quote! {
@@ -235,14 +257,13 @@ fn emit_struct(api: &Api, def: &TypeDef, resource: Option<&KindPlan>) -> TokenSt
                 #consts
 
                 fn serialize_fields<S: ::serde::Serializer>(&self, serializer: S, type_meta: bool) -> ::std::result::Result<S::Ok, S::Error> {
-                    use ::serde::ser::SerializeStruct as _;
-                    let len = 2 * usize::from(type_meta) + #plain #(#optional)*;
-                    let mut state = serializer.serialize_struct(#struct_name, len)?;
+                    #begin
                     if type_meta {
-                        state.serialize_field("apiVersion", #api_version)?;
-                        state.serialize_field("kind", #kind_name)?;
+                        state.#put("apiVersion", #api_version)?;
+                        state.#put("kind", #kind_name)?;
                     }
                     #(#writes)*
+                    #rest_writes
                     state.end()
                 }
             }
@@ -437,9 +458,21 @@ fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
     let name = ident(&def.rust_name);
     let doc = doc_attr(&def.doc);
     // The JSONSchemaProps that the schema-or-X types hold lives beside them.
-    let schema_props = || {
+    let props = {
         let modules = def.module.iter().map(|m| ident(m));
         quote!(crate #(:: #modules)* :: JSONSchemaProps)
+    };
+    // JSONSchemaProps or another JSON shape, told apart by the JSON itself.
+    let schema_or = |other: TokenStream| {
+        quote! {
+            #doc
+            #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+            #[serde(untagged)]
+            pub enum #name {
+                #other,
+                Schema(::std::boxed::Box<#props>),
+            }
+        }
     };
     match special {
         Special::IntOrString => quote! {
@@ -511,41 +544,8 @@ fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
             #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
             pub struct #name(pub ::serde_json::Value);
         },
-        Special::SchemaOrArray => {
-            let props = schema_props();
-            quote! {
-                #doc
-                #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-                #[serde(untagged)]
-                pub enum #name {
-                    Schemas(::std::vec::Vec<#props>),
-                    Schema(::std::boxed::Box<#props>),
-                }
-            }
-        }
-        Special::SchemaOrBool => {
-            let props = schema_props();
-            quote! {
-                #doc
-                #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-                #[serde(untagged)]
-                pub enum #name {
-                    Bool(bool),
-                    Schema(::std::boxed::Box<#props>),
-                }
-            }
-        }
-        Special::SchemaOrStringArray => {
-            let props = schema_props();
-            quote! {
-                #doc
-                #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-                #[serde(untagged)]
-                pub enum #name {
-                    Strings(::std::vec::Vec<::std::string::String>),
-                    Schema(::std::boxed::Box<#props>),
-                }
-            }
-        }
+        Special::SchemaOrArray => schema_or(quote!(Schemas(::std::vec::Vec<#props>))),
+        Special::SchemaOrBool => schema_or(quote!(Bool(bool))),
+        Special::SchemaOrStringArray => schema_or(quote!(Strings(::std::vec::Vec<::std::string::String>))),
     }
 }

@@ -31,6 +31,7 @@ fn field(json: &str, ty: FieldType, required: bool) -> Field {
         nullable: false,
         doc: None,
         boxed: false,
+        flatten: false,
     }
 }
 

@@ -80,7 +80,8 @@ pub async fn install_crds(files: &[std::path::PathBuf]) -> Vec<String> {
     names
 }
 
-/// The manifests of the custom resource the tests use (`integration/crds`).
+/// The manifests of the custom resources the tests use (`integration/crds`).
 pub fn test_crds() -> Vec<std::path::PathBuf> {
-    vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crds/widgets.yaml")]
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crds");
+    vec![dir.join("gadgets.yaml"), dir.join("widgets.yaml")]
 }

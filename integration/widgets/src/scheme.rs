@@ -6,6 +6,22 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
         version: "v1",
+        kind: "Gadget",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::com::example::v1::Gadget,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "example.com",
+        version: "v1",
+        kind: "GadgetList",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::com::example::v1::GadgetList,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "example.com",
+        version: "v1",
         kind: "Widget",
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::v1::Widget,

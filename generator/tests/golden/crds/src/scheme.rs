@@ -38,6 +38,22 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
         version: "v1",
+        kind: "Open",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::com::example::features::v1::Open,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "features.example.com",
+        version: "v1",
+        kind: "OpenList",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::com::example::features::v1::OpenList,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "features.example.com",
+        version: "v1",
         kind: "Scalars",
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::features::v1::Scalars,

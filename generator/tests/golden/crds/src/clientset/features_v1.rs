@@ -26,6 +26,14 @@ impl FeaturesV1Client {
             ::std::option::Option::Some(namespace),
         )
     }
+    /// `opens` in `namespace` (`""` for all namespaces).
+    #[inline]
+    pub fn opens(&self, namespace: &str) -> OpenClient {
+        ::k8s_client_runtime::rest::ResourceClient::new(
+            self.client.clone(),
+            ::std::option::Option::Some(namespace),
+        )
+    }
     /// `scalars` (cluster-scoped).
     #[inline]
     pub fn scalars(&self) -> ScalarsClient {
@@ -39,6 +47,10 @@ pub type DeepClient = ::k8s_client_runtime::rest::ResourceClient<
 /// The client of `objects` (Objects).
 pub type ObjectsClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::features::v1::Objects,
+>;
+/// The client of `opens` (Open).
+pub type OpenClient = ::k8s_client_runtime::rest::ResourceClient<
+    crate::com::example::features::v1::Open,
 >;
 /// The client of `scalars` (Scalars).
 pub type ScalarsClient = ::k8s_client_runtime::rest::ResourceClient<

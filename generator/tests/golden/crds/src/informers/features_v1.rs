@@ -20,6 +20,11 @@ impl<'f> FeaturesV1Informers<'f> {
     pub fn objects(&self) -> ObjectsInformer {
         ::k8s_client_runtime::cache::TypedInformer::new(self.factory)
     }
+    /// The shared informer of `opens` (client-go's `OpenInformer`).
+    #[inline]
+    pub fn opens(&self) -> OpenInformer {
+        ::k8s_client_runtime::cache::TypedInformer::new(self.factory)
+    }
     /// The shared informer of `scalars` (client-go's `ScalarsInformer`).
     #[inline]
     pub fn scalars(&self) -> ScalarsInformer {
@@ -33,6 +38,10 @@ pub type DeepInformer = ::k8s_client_runtime::cache::TypedInformer<
 /// The shared informer of `objects` (client-go's `ObjectsInformer`).
 pub type ObjectsInformer = ::k8s_client_runtime::cache::TypedInformer<
     crate::com::example::features::v1::Objects,
+>;
+/// The shared informer of `opens` (client-go's `OpenInformer`).
+pub type OpenInformer = ::k8s_client_runtime::cache::TypedInformer<
+    crate::com::example::features::v1::Open,
 >;
 /// The shared informer of `scalars` (client-go's `ScalarsInformer`).
 pub type ScalarsInformer = ::k8s_client_runtime::cache::TypedInformer<

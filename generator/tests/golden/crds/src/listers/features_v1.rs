@@ -16,6 +16,14 @@ pub type ObjectsLister = ::k8s_client_runtime::cache::Lister<
 pub type ObjectsNamespaceLister = ::k8s_client_runtime::cache::NamespaceLister<
     crate::com::example::features::v1::Objects,
 >;
+/// Reads `opens` from an informer's cache (client-go's `OpenLister`).
+pub type OpenLister = ::k8s_client_runtime::cache::Lister<
+    crate::com::example::features::v1::Open,
+>;
+/// Reads `opens` of one namespace from an informer's cache.
+pub type OpenNamespaceLister = ::k8s_client_runtime::cache::NamespaceLister<
+    crate::com::example::features::v1::Open,
+>;
 /// Reads `scalars` from an informer's cache (client-go's `ScalarsLister`).
 pub type ScalarsLister = ::k8s_client_runtime::cache::Lister<
     crate::com::example::features::v1::Scalars,

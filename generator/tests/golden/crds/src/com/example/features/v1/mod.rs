@@ -39,6 +39,10 @@ pub use self::objects::{
 };
 mod objects_list;
 pub use self::objects_list::ObjectsList;
+mod open;
+pub use self::open::{Open, OpenSpec};
+mod open_list;
+pub use self::open_list::OpenList;
 mod scalars;
 pub use self::scalars::{Scalars, ScalarsSpec, ScalarsSpecMode, ScalarsSpecWithNull};
 mod scalars_list;
