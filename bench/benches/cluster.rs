@@ -17,7 +17,7 @@ use k8s_client::clientset::Clientset;
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::prelude::*;
 use k8s_client_runtime::config::{Config, KubeconfigOptions};
-use k8s_client_runtime::rest::{Client, CreateOptions, ListOptions};
+use k8s_client_runtime::rest::{Client, ClientObject, CreateOptions, ListOptions, ResourceClient};
 use k8s_client_testenv::TestEnv;
 
 const OBJECTS: usize = 10_000;
@@ -43,17 +43,20 @@ fn client(env: &TestEnv) -> Client {
     Client::new(config).unwrap()
 }
 
-async fn create_all<T, F>(count: usize, make: F)
-where
-    F: Fn(usize) -> T,
-    T: std::future::Future<Output = bool>,
-{
-    let ok = futures_util::stream::iter((0..count).map(make))
-        .buffer_unordered(64)
-        .filter(|ok| std::future::ready(*ok))
-        .count()
-        .await;
-    assert_eq!(ok, count, "not every object was created");
+/// Creates `OBJECTS` objects in `client`'s namespace, `make(i)` the i-th,
+/// 64 at a time, and says how long that took.
+async fn create_all<K: ClientObject>(client: &ResourceClient<K>, what: &str, make: impl Fn(usize) -> K) {
+    let t = Instant::now();
+    let ok = futures_util::stream::iter((0..OBJECTS).map(|i| {
+        let object = make(i);
+        async move { client.create(&object, &CreateOptions::default()).await.is_ok() }
+    }))
+    .buffer_unordered(64)
+    .filter(|ok| std::future::ready(*ok))
+    .count()
+    .await;
+    assert_eq!(ok, OBJECTS, "not every object was created");
+    println!("created {OBJECTS} {what} in {:.1} s", t.elapsed().as_secs_f64());
 }
 
 #[tokio::main]
@@ -68,20 +71,12 @@ async fn main() {
     // 10,000 ConfigMaps with ~100 bytes of data each.
     let ns = env.create_namespace("bench-cm");
     let cms = clientset.core_v1().config_maps(&ns);
-    let t = Instant::now();
-    create_all(OBJECTS, |i| {
-        let cms = cms.clone();
-        async move {
-            let cm = ConfigMap {
-                metadata: ObjectMeta { name: Some(format!("cm-{i:05}")), ..Default::default() },
-                data: Some(BTreeMap::from([("payload".to_owned(), "x".repeat(100))])),
-                ..Default::default()
-            };
-            cms.create(&cm, &CreateOptions::default()).await.is_ok()
-        }
+    create_all(&cms, "ConfigMaps", |i| ConfigMap {
+        metadata: ObjectMeta { name: Some(format!("cm-{i:05}")), ..Default::default() },
+        data: Some(BTreeMap::from([("payload".to_owned(), "x".repeat(100))])),
+        ..Default::default()
     })
     .await;
-    println!("created {OBJECTS} ConfigMaps in {:.1} s", t.elapsed().as_secs_f64());
 
     let (rss_before, _) = rss_kib();
     let t = Instant::now();
@@ -108,31 +103,23 @@ async fn main() {
     // 10,000 pods (no kubelet: they stay Pending) for the informer sync.
     let ns = env.create_namespace("bench-pods");
     let pods = clientset.core_v1().pods(&ns);
-    let t = Instant::now();
-    create_all(OBJECTS, |i| {
-        let pods = pods.clone();
-        async move {
-            let pod = Pod {
-                metadata: ObjectMeta {
-                    name: Some(format!("pod-{i:05}")),
-                    labels: Some(BTreeMap::from([("app".to_owned(), format!("app-{}", i % 50))])),
-                    ..Default::default()
-                },
-                spec: Some(PodSpec {
-                    containers: vec![Container {
-                        name: "main".into(),
-                        image: Some("registry.invalid/app:1.0".into()),
-                        ..Default::default()
-                    }],
-                    ..Default::default()
-                }),
+    create_all(&pods, "pods", |i| Pod {
+        metadata: ObjectMeta {
+            name: Some(format!("pod-{i:05}")),
+            labels: Some(BTreeMap::from([("app".to_owned(), format!("app-{}", i % 50))])),
+            ..Default::default()
+        },
+        spec: Some(PodSpec {
+            containers: vec![Container {
+                name: "main".into(),
+                image: Some("registry.invalid/app:1.0".into()),
                 ..Default::default()
-            };
-            pods.create(&pod, &CreateOptions::default()).await.is_ok()
-        }
+            }],
+            ..Default::default()
+        }),
+        ..Default::default()
     })
     .await;
-    println!("created {OBJECTS} pods in {:.1} s", t.elapsed().as_secs_f64());
 
     let (rss_before, _) = rss_kib();
     let factory = SharedInformerFactory::builder(client(env)).namespace(ns.clone()).build();

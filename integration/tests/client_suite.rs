@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use k8s_client::api::core::v1::ConfigMap;
-use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_client_runtime::dynamic::{DynamicClient, DynamicObject};
 use k8s_client_runtime::object::{DynamicResource, Metadata as _};
 use k8s_client_runtime::rest::{
@@ -28,15 +27,7 @@ trait ConfigMapLike: ClientObject + std::fmt::Debug {
 
 impl ConfigMapLike for ConfigMap {
     fn build(name: &str, data: &[(&str, &str)]) -> Self {
-        ConfigMap {
-            metadata: ObjectMeta {
-                name: Some(name.into()),
-                labels: Some(BTreeMap::from([("suite".into(), "yes".into())])),
-                ..Default::default()
-            },
-            data: Some(data.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect()),
-            ..Default::default()
-        }
+        support::config_map(name, ("suite", "yes"), data)
     }
     fn data(&self) -> BTreeMap<String, String> {
         self.data.clone().unwrap_or_default()

@@ -19,15 +19,7 @@ use k8s_client_runtime::rest::{
 };
 
 fn config_map(name: &str, data: &[(&str, &str)]) -> ConfigMap {
-    ConfigMap {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            labels: Some(BTreeMap::from([("app".into(), "it".into())])),
-            ..Default::default()
-        },
-        data: Some(data.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect()),
-        ..Default::default()
-    }
+    support::config_map(name, ("app", "it"), data)
 }
 
 #[tokio::test]

@@ -26,8 +26,10 @@ fn widgets() -> Clientset {
     Clientset::new(support::client())
 }
 
-async fn installed() {
+/// A fresh namespace, once the test CRDs are served.
+async fn crd_namespace(prefix: &str) -> String {
     support::install_crds(&support::test_crds()).await;
+    support::namespace(prefix)
 }
 
 fn widget(name: &str) -> v1::Widget {
@@ -57,8 +59,7 @@ fn widget(name: &str) -> v1::Widget {
 
 #[tokio::test]
 async fn crud_watch_status_scale_and_apply() {
-    installed().await;
-    let ns = support::namespace("crd-crud");
+    let ns = crd_namespace("crd-crud").await;
     let client = widgets().example_v1().widgets(&ns);
     let start = client.list(&ListOptions::default()).await.unwrap().metadata.resource_version.unwrap();
     let mut watch = client.watch(&ListOptions::default().resource_version(start).timeout(60)).await.unwrap();
@@ -145,8 +146,7 @@ async fn crud_watch_status_scale_and_apply() {
 
 #[tokio::test]
 async fn a_value_unknown_to_the_enum_is_kept() {
-    installed().await;
-    let ns = support::namespace("crd-enum");
+    let ns = crd_namespace("crd-enum").await;
     let client = widgets().example_v1().widgets(&ns);
     client.create(&widget("w"), &CreateOptions::default()).await.unwrap();
     // The object as the server sends it, with a value a newer CRD might allow.
@@ -168,8 +168,7 @@ async fn a_value_unknown_to_the_enum_is_kept() {
 
 #[tokio::test]
 async fn both_served_versions_work() {
-    installed().await;
-    let ns = support::namespace("crd-versions");
+    let ns = crd_namespace("crd-versions").await;
     let cs = widgets();
     let v1_client = cs.example_v1().widgets(&ns);
     let beta_client = cs.example_v1beta1().widgets(&ns);
@@ -192,8 +191,7 @@ async fn both_served_versions_work() {
 
 #[tokio::test]
 async fn informer_and_lister_see_changes() {
-    installed().await;
-    let ns = support::namespace("crd-informer");
+    let ns = crd_namespace("crd-informer").await;
     let client = widgets().example_v1().widgets(&ns);
     client.create(&widget("before"), &CreateOptions::default()).await.unwrap();
 
@@ -227,8 +225,7 @@ async fn informer_and_lister_see_changes() {
 /// an update through the typed client keeps them on the server.
 #[tokio::test]
 async fn undeclared_root_fields_are_kept() {
-    installed().await;
-    let ns = support::namespace("crd-open");
+    let ns = crd_namespace("crd-open").await;
     let dynamic = k8s_client_runtime::dynamic::DynamicClient::namespaced_with(
         support::client(),
         &ns,

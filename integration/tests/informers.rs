@@ -18,7 +18,6 @@ use k8s_client::clientset::Clientset;
 use k8s_client_runtime::cache::{
     ListWatch, ReflectorOptions, ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
 };
-use k8s_client_runtime::config::{Config, KubeconfigOptions};
 use k8s_client_runtime::object::ObjectList;
 use k8s_client_runtime::rest::{self, Client, CreateOptions, DeleteOptions, ListOptions, ResourceClient, WatchStream};
 use k8s_client_testenv::TestEnv;
@@ -49,13 +48,6 @@ impl ListWatch<ConfigMap> for Counting {
     }
 }
 
-fn client_of(env: &TestEnv) -> Client {
-    let mut config = Config::from_kubeconfig_file(env.kubeconfig_path(), &KubeconfigOptions::default()).unwrap();
-    config.qps = 1000.0;
-    config.burst = 2000;
-    Client::new(config).unwrap()
-}
-
 fn cm(name: &str, value: &str) -> ConfigMap {
     ConfigMap {
         metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
@@ -82,35 +74,6 @@ fn informer(
 async fn synced(informer: &SharedIndexInformer<ConfigMap>, cancel: &CancellationToken) {
     let ok = tokio::time::timeout(Duration::from_secs(60), wait_for_cache_sync(cancel, &[informer])).await;
     assert!(matches!(ok, Ok(true)), "informer did not sync");
-}
-
-/// name → resourceVersion of the server's objects and of the cache.
-async fn server_state(cms: &ResourceClient<ConfigMap>) -> BTreeMap<String, String> {
-    let list = cms.list(&ListOptions::default()).await.unwrap();
-    list.items.into_iter().map(|c| (c.metadata.name.unwrap(), c.metadata.resource_version.unwrap())).collect()
-}
-
-fn cache_state(informer: &SharedIndexInformer<ConfigMap>) -> BTreeMap<String, String> {
-    informer
-        .store()
-        .list()
-        .iter()
-        .map(|c| (c.metadata.name.clone().unwrap(), c.metadata.resource_version.clone().unwrap()))
-        .collect()
-}
-
-async fn cache_converges(informer: &SharedIndexInformer<ConfigMap>, cms: &ResourceClient<ConfigMap>) {
-    let server = server_state(cms).await;
-    let start = Instant::now();
-    while cache_state(informer) != server {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "cache never matched the server:\ncache {} objects, server {}",
-            cache_state(informer).len(),
-            server.len()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -158,7 +121,7 @@ async fn cache_equals_server_after_1000_changes_and_late_handler_sees_all() {
         let results: Vec<_> = futures_util::stream::iter(batch).buffer_unordered(16).collect().await;
         assert!(results.iter().all(Result::is_ok), "{phase} failed: {:?}", results.iter().find(|r| r.is_err()));
     }
-    cache_converges(&informer, &cms).await;
+    support::cache_converges(&informer, &cms).await;
     assert_eq!(informer.store().list().len(), 350);
     assert!(informer.store().list().iter().filter(|c| c.metadata.name.as_deref().unwrap().starts_with("obj-")).all(
         |c| {
@@ -215,7 +178,7 @@ async fn watch_cuts_resume_without_relist_or_lost_events() {
         cms.create(&cm(&format!("c-{i}"), "x"), &CreateOptions::default()).await.unwrap();
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    cache_converges(&informer, &cms).await;
+    support::cache_converges(&informer, &cms).await;
     let watches = lw.watches.load(Ordering::SeqCst);
     assert!(watches >= 3, "expected the watch to be cut and resumed, saw {watches} watches");
     assert_eq!(lw.full_loads.load(Ordering::SeqCst), 1, "a watch cut must not cause a relist");
@@ -229,7 +192,7 @@ async fn watch_cuts_resume_without_relist_or_lost_events() {
 async fn restart_recovers_and_compaction_forces_a_relist() {
     // A private apiserver: this test restarts and compacts it.
     let env = TestEnv::start();
-    let client = client_of(&env);
+    let client = Client::new(support::config_for(&env, None)).unwrap();
     let ns = env.create_namespace("restart");
     let other = env.create_namespace("elsewhere");
     let cms = ResourceClient::<ConfigMap>::namespaced(client.clone(), &ns);
@@ -245,7 +208,7 @@ async fn restart_recovers_and_compaction_forces_a_relist() {
     env.restart_apiserver();
     cms.create(&cm("after-restart", "x"), &CreateOptions::default()).await.unwrap();
     cms.delete("a-0", &DeleteOptions::default()).await.unwrap();
-    cache_converges(&informer, &cms).await;
+    support::cache_converges(&informer, &cms).await;
     let loads_before = lw.full_loads.load(Ordering::SeqCst);
 
     // Move the store's revision on elsewhere, compact it, and restart: the
@@ -258,9 +221,9 @@ async fn restart_recovers_and_compaction_forces_a_relist() {
     env.restart_apiserver();
     cms.create(&cm("after-compaction", "x"), &CreateOptions::default()).await.unwrap();
     cms.delete("a-1", &DeleteOptions::default()).await.unwrap();
-    cache_converges(&informer, &cms).await;
+    support::cache_converges(&informer, &cms).await;
     assert!(lw.full_loads.load(Ordering::SeqCst) > loads_before, "a compacted resourceVersion must lead to a relist");
-    let names: BTreeSet<String> = cache_state(&informer).into_keys().collect();
+    let names: BTreeSet<String> = support::cache_state(&informer).into_keys().collect();
     assert!(names.contains("after-compaction") && !names.contains("a-1") && !names.contains("a-0"));
     cancel.cancel();
 }

@@ -82,6 +82,19 @@ fn elector(ns: &str, id: &str, leaders: Arc<Mutex<Vec<String>>>, recorder: Event
     LeaderElector::new(config, lock).unwrap()
 }
 
+/// Runs `e`'s election in a task until the sender is used.
+fn running(e: &LeaderElector<LeaseLock>) -> (tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let e = e.clone();
+    let task = tokio::spawn(async move {
+        e.run(async {
+            let _ = stopped.await;
+        })
+        .await
+    });
+    (stop, task)
+}
+
 #[tokio::test]
 async fn leadership_hands_over_between_two_electors() {
     let ns = support::namespace("leader");
@@ -91,28 +104,10 @@ async fn leadership_hands_over_between_two_electors() {
     let a = elector(&ns, "candidate-a", Arc::new(Mutex::new(Vec::new())), recorder.clone());
     let b = elector(&ns, "candidate-b", seen_by_b.clone(), recorder);
 
-    let (stop_a, stopped_a) = tokio::sync::oneshot::channel::<()>();
-    let run_a = tokio::spawn({
-        let a = a.clone();
-        async move {
-            a.run(async {
-                let _ = stopped_a.await;
-            })
-            .await
-        }
-    });
+    let (stop_a, run_a) = running(&a);
     eventually("a to lead", Duration::from_secs(20), || a.is_leader()).await;
 
-    let (stop_b, stopped_b) = tokio::sync::oneshot::channel::<()>();
-    let run_b = tokio::spawn({
-        let b = b.clone();
-        async move {
-            b.run(async {
-                let _ = stopped_b.await;
-            })
-            .await
-        }
-    });
+    let (stop_b, run_b) = running(&b);
     eventually("b to see a as leader", Duration::from_secs(10), || b.get_leader() == "candidate-a").await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(!b.is_leader(), "b must not lead while a renews");

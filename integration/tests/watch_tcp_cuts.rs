@@ -15,8 +15,7 @@ use std::time::{Duration, Instant};
 use k8s_client::api::core::v1::ConfigMap;
 use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_client_runtime::cache::{SharedIndexInformer, reflector, wait_for_cache_sync};
-use k8s_client_runtime::config::{Config, KubeconfigOptions};
-use k8s_client_runtime::rest::{self, Client, CreateOptions, DeleteOptions, ListOptions, ResourceClient};
+use k8s_client_runtime::rest::{self, Client, CreateOptions, DeleteOptions, ResourceClient};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
@@ -97,11 +96,8 @@ impl Drop for Proxy {
 
 /// An admin client whose connections go through `proxy`.
 fn client_via(proxy: &Proxy) -> Client {
-    let env = support::env();
-    let mut config = Config::from_kubeconfig_file(env.kubeconfig_path(), &KubeconfigOptions::default()).unwrap();
+    let mut config = support::config_for(support::env(), None);
     config.cluster_url = format!("https://{}", proxy.addr).parse().unwrap();
-    config.qps = 1000.0;
-    config.burst = 2000;
     Client::new(config).unwrap()
 }
 
@@ -119,20 +115,6 @@ fn cm(name: &str, round: usize) -> ConfigMap {
         data: Some(BTreeMap::from([("v".into(), format!("{round}-{}", "x".repeat(20 * 1024)))])),
         ..Default::default()
     }
-}
-
-async fn server_state(cms: &ResourceClient<ConfigMap>) -> BTreeMap<String, String> {
-    let list = cms.list(&ListOptions::default()).await.unwrap();
-    list.items.into_iter().map(|c| (c.metadata.name.unwrap(), c.metadata.resource_version.unwrap())).collect()
-}
-
-fn cache_state(informer: &SharedIndexInformer<ConfigMap>) -> BTreeMap<String, String> {
-    informer
-        .store()
-        .list()
-        .iter()
-        .map(|c| (c.metadata.name.clone().unwrap(), c.metadata.resource_version.clone().unwrap()))
-        .collect()
 }
 
 /// Creates, updates and deletes ConfigMaps until `stop`; returns how many
@@ -226,17 +208,7 @@ async fn severed_tcp_connections_rewatch_without_relisting() {
     stop.store(true, Ordering::SeqCst);
     let changes = churner.await.unwrap();
 
-    let server = server_state(&direct).await;
-    let start = Instant::now();
-    while cache_state(&informer) != server {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "cache never matched the server: cache {:?}, server {:?}",
-            cache_state(&informer).keys().collect::<Vec<_>>(),
-            server.keys().collect::<Vec<_>>()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    support::cache_converges(&informer, &direct).await;
 
     let (lists, watch_lists, watches) = (counters.lists(), counters.watch_lists(), counters.watches());
     println!(

@@ -4,6 +4,8 @@
 //! watch event to the handler having seen the last one. Decoding is not
 //! included: the scripted watch yields objects already built.
 
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -12,19 +14,12 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use futures_util::StreamExt as _;
 use futures_util::future::BoxFuture;
 use k8s_client_runtime::cache::{ListWatch, ReflectorOptions, ResourceEventHandler, SharedIndexInformer};
-use k8s_client_runtime::dynamic::{DynamicMeta, DynamicObject};
 use k8s_client_runtime::rest::{self, ListOptions, WatchEvent, WatchStream};
 use k8s_client_runtime::{ListMeta, ObjectList};
 use parking_lot::Mutex;
+use support::{CpuClock, EVENTS, OBJECTS, Thing, bench_runs, thing};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
-
-const EVENTS: u64 = 200_000;
-const OBJECTS: u64 = 10_000;
-
-/// The dynamic object: a real runtime kind with real metadata, so the
-/// benchmark needs no kind of its own.
-type Thing = DynamicObject;
 
 type Events = Vec<Result<WatchEvent<Thing>, rest::Error>>;
 
@@ -56,16 +51,8 @@ impl ListWatch<Thing> for Script {
 fn events() -> Events {
     (0..EVENTS)
         .map(|i| {
-            let o = i % OBJECTS;
-            let thing = Thing {
-                metadata: DynamicMeta {
-                    name: Some(format!("thing-{o}")),
-                    namespace: Some(format!("ns-{}", o % 10)),
-                    resource_version: Some((i + 2).to_string()),
-                    ..DynamicMeta::default()
-                },
-                ..Thing::default()
-            };
+            let mut thing = thing(i % OBJECTS);
+            thing.metadata.resource_version = Some((i + 2).to_string());
             Ok(if i < OBJECTS { WatchEvent::Added(thing) } else { WatchEvent::Modified(thing) })
         })
         .collect()
@@ -93,19 +80,11 @@ impl ResourceEventHandler<Thing> for Counter {
     }
 }
 
-/// CPU time of the calling thread (Linux `schedstat`), to measure on a
-/// machine shared with other work; `None` elsewhere.
-fn thread_cpu_time() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos: u64 = stat.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(nanos))
-}
-
 /// One run; returns the wall time from the watch opening to the last
 /// handler call, and the CPU time this thread spent from start to then.
 async fn run_informer() -> (Duration, Duration) {
     let script = Arc::new(Script { events: Mutex::new(Some(events())), started: Mutex::new(None) });
-    let cpu_start = thread_cpu_time().unwrap_or_default();
+    let cpu = CpuClock::start();
     let informer = SharedIndexInformer::builder(Arc::clone(&script))
         .reflector_options(ReflectorOptions { use_watch_list: false, ..ReflectorOptions::default() })
         .keep_managed_fields()
@@ -117,7 +96,7 @@ async fn run_informer() -> (Duration, Duration) {
     let task = informer.start(cancel.clone());
     done.notified().await;
     let end = Instant::now();
-    let cpu = thread_cpu_time().unwrap_or_default().saturating_sub(cpu_start);
+    let cpu = cpu.elapsed();
     cancel.cancel();
     task.await.expect("join").expect("run");
     assert_eq!(informer.store().len() as u64, OBJECTS);
@@ -130,40 +109,7 @@ fn informer_pipeline(c: &mut Criterion) {
     group.throughput(Throughput::Elements(EVENTS));
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(10));
-    let runtimes = [
-        ("current_thread", tokio::runtime::Builder::new_current_thread().enable_all().build()),
-        ("multi_thread", tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()),
-    ];
-    for (flavor, rt) in runtimes {
-        let rt = rt.expect("runtime");
-        group.bench_function(format!("watch_to_handler/{flavor}"), |b| {
-            b.iter_custom(|iters| {
-                rt.block_on(async {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        total += run_informer().await.0;
-                    }
-                    total
-                })
-            })
-        });
-    }
-    // On one thread everything runs on the caller: its CPU time is what the
-    // pipeline costs, whatever else the machine is doing.
-    if thread_cpu_time().is_some() {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-        group.bench_function("watch_to_handler/current_thread_cpu_time", |b| {
-            b.iter_custom(|iters| {
-                rt.block_on(async {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        total += run_informer().await.1;
-                    }
-                    total
-                })
-            })
-        });
-    }
+    bench_runs(&mut group, "watch_to_handler", run_informer);
     group.finish();
 }
 

@@ -2,40 +2,20 @@
 //! DeltaFifo (as the reflector does), a consumer pops, applies each delta
 //! to the indexed store and calls one handler. Measures events per second.
 
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use k8s_client_runtime::cache::{DeltaFifo, DeltaFifoOptions, DeltaType, Writer};
-use k8s_client_runtime::dynamic::{DynamicMeta, DynamicObject};
-
-const EVENTS: u64 = 200_000;
-const OBJECTS: u64 = 10_000;
-
-/// The dynamic object: a real runtime kind with real metadata, so the
-/// benchmark needs no kind of its own.
-type Thing = DynamicObject;
-
-/// Objects spread over 10 namespaces.
-fn objects() -> Vec<Arc<Thing>> {
-    (0..OBJECTS)
-        .map(|i| {
-            Arc::new(Thing {
-                metadata: DynamicMeta {
-                    name: Some(format!("thing-{i}")),
-                    namespace: Some(format!("ns-{}", i % 10)),
-                    ..DynamicMeta::default()
-                },
-                ..Thing::default()
-            })
-        })
-        .collect()
-}
+use support::{CpuClock, EVENTS, OBJECTS, Thing, bench_runs, thing};
 
 /// One run: `EVENTS` events (an add per object, then updates) through
 /// DeltaFifo → indexer → handler; returns the time until the handler saw
-/// them all.
-async fn run_pipeline(objects: &[Arc<Thing>]) -> Duration {
+/// them all, and the CPU time of the whole run.
+async fn run_pipeline(objects: &[Arc<Thing>]) -> (Duration, Duration) {
+    let cpu = CpuClock::start();
     let mut writer: Writer<Thing> = Writer::new();
     let fifo = DeltaFifo::new(DeltaFifoOptions::default().known_objects(Arc::new(writer.store())));
     let start = Instant::now();
@@ -83,56 +63,17 @@ async fn run_pipeline(objects: &[Arc<Thing>]) -> Duration {
     let elapsed = start.elapsed();
     producer.await.expect("producer");
     assert_eq!(writer.len() as u64, OBJECTS);
-    elapsed
-}
-
-/// CPU time of the calling thread (Linux `schedstat`), to measure on a
-/// machine shared with other work; `None` elsewhere.
-fn thread_cpu_time() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos: u64 = stat.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(nanos))
+    // Freeing the queue and the store is part of a run's cost.
+    drop((fifo, writer));
+    (elapsed, cpu.elapsed())
 }
 
 fn pipeline(c: &mut Criterion) {
-    let objects = objects();
+    // Built once, outside the timed runs.
+    let objects: Vec<Arc<Thing>> = (0..OBJECTS).map(|i| Arc::new(thing(i))).collect();
     let mut group = c.benchmark_group("informer_pipeline");
     group.throughput(Throughput::Elements(EVENTS));
-    // Producer and consumer on one thread (no lock contention) and on two.
-    let runtimes = [
-        ("current_thread", tokio::runtime::Builder::new_current_thread().enable_all().build()),
-        ("multi_thread", tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()),
-    ];
-    for (flavor, rt) in runtimes {
-        let rt = rt.expect("runtime");
-        group.bench_function(format!("delta_fifo_store_handler/{flavor}"), |b| {
-            b.iter_custom(|iters| {
-                rt.block_on(async {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        total += run_pipeline(&objects).await;
-                    }
-                    total
-                })
-            })
-        });
-    }
-    // The same single-thread run timed by the CPU time it used rather than
-    // the wall clock: what the code costs, whatever else the machine runs.
-    if thread_cpu_time().is_some() {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-        group.bench_function("delta_fifo_store_handler/current_thread_cpu_time", |b| {
-            b.iter_custom(|iters| {
-                rt.block_on(async {
-                    let before = thread_cpu_time().unwrap_or_default();
-                    for _ in 0..iters {
-                        run_pipeline(&objects).await;
-                    }
-                    thread_cpu_time().unwrap_or_default().saturating_sub(before)
-                })
-            })
-        });
-    }
+    bench_runs(&mut group, "delta_fifo_store_handler", || run_pipeline(&objects));
     group.finish();
 }
 

@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::object::{DynamicResource, Metadata, Object, Resource};
+use crate::object::{DynamicResource, Metadata, Object, Resource, metadata_field};
 use crate::rest::{HasScale, HasStatus, ResourceClient};
 
 /// Converting between dynamic and typed objects.
@@ -159,13 +159,7 @@ pub struct DynamicObject {
 }
 
 impl Object for DynamicObject {
-    type Meta = DynamicMeta;
-    fn metadata(&self) -> &DynamicMeta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut DynamicMeta {
-        &mut self.metadata
-    }
+    metadata_field!(DynamicMeta);
     fn set_type_meta(&mut self, api_version: &str, kind: &str) {
         if self.api_version.is_empty() {
             api_version.clone_into(&mut self.api_version);

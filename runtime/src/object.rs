@@ -133,6 +133,22 @@ pub trait Object {
     }
 }
 
+/// The [`Object`] items of a type that keeps its metadata, a `$meta`, in a
+/// field named `metadata`; the dynamic object and the test kinds differ only
+/// in what else they answer.
+macro_rules! metadata_field {
+    ($meta:ty) => {
+        type Meta = $meta;
+        fn metadata(&self) -> &$meta {
+            &self.metadata
+        }
+        fn metadata_mut(&mut self) -> &mut $meta {
+            &mut self.metadata
+        }
+    };
+}
+pub(crate) use metadata_field;
+
 /// Cached objects are shared `Arc`s: they answer for their metadata too,
 /// and changing one clones it first (copy on write), so another holder of
 /// the same `Arc` never sees the change.

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use crate::dynamic::DynamicMeta as Meta;
-use crate::object::{Object, Resource, Scope};
+use crate::object::{Object, Resource, Scope, metadata_field};
 
 /// core/v1 pods, reduced to what the tests look at.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -23,29 +23,6 @@ pub(crate) struct Pod {
     pub node: String,
 }
 
-impl Resource for Pod {
-    const GROUP: &'static str = "";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "v1";
-    const KIND: &'static str = "Pod";
-    const PLURAL: &'static str = "pods";
-    const SCOPE: Scope = Scope::Namespaced;
-    const LIST_KIND: &'static str = "PodList";
-}
-
-impl Object for Pod {
-    type Meta = Meta;
-    fn metadata(&self) -> &Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Meta {
-        &mut self.metadata
-    }
-    fn type_meta(&self) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
-        static_type_meta::<Self>()
-    }
-}
-
 /// A cluster-scoped kind of a named group.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Node {
@@ -53,33 +30,32 @@ pub(crate) struct Node {
     pub metadata: Meta,
 }
 
-impl Resource for Node {
-    const GROUP: &'static str = "example.io";
-    const VERSION: &'static str = "v1beta1";
-    const API_VERSION: &'static str = "example.io/v1beta1";
-    const KIND: &'static str = "Node";
-    const PLURAL: &'static str = "nodes";
-    const SCOPE: Scope = Scope::Cluster;
-    const LIST_KIND: &'static str = "NodeList";
+/// Implements [`Resource`] and [`Object`] for a test kind as the generator
+/// does for a generated one: `LIST_KIND` and `API_VERSION` follow from the
+/// kind, group and version, and `type_meta` answers with the constants.
+macro_rules! test_kind {
+    ($kind:ident, group: $group:literal, version: $version:literal, plural: $plural:literal, scope: $scope:ident) => {
+        impl Resource for $kind {
+            const GROUP: &'static str = $group;
+            const VERSION: &'static str = $version;
+            const API_VERSION: &'static str = if $group.is_empty() { $version } else { concat!($group, "/", $version) };
+            const KIND: &'static str = stringify!($kind);
+            const PLURAL: &'static str = $plural;
+            const SCOPE: Scope = Scope::$scope;
+            const LIST_KIND: &'static str = concat!(stringify!($kind), "List");
+        }
+
+        impl Object for $kind {
+            metadata_field!(Meta);
+            fn type_meta(&self) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
+                Some((Cow::Borrowed(Self::API_VERSION), Cow::Borrowed(Self::KIND)))
+            }
+        }
+    };
 }
 
-impl Object for Node {
-    type Meta = Meta;
-    fn metadata(&self) -> &Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Meta {
-        &mut self.metadata
-    }
-    fn type_meta(&self) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
-        static_type_meta::<Self>()
-    }
-}
-
-/// What every generated kind answers to [`Object::type_meta`].
-fn static_type_meta<K: Resource>() -> Option<(Cow<'static, str>, Cow<'static, str>)> {
-    Some((Cow::Borrowed(K::API_VERSION), Cow::Borrowed(K::KIND)))
-}
+test_kind!(Pod, group: "", version: "v1", plural: "pods", scope: Namespaced);
+test_kind!(Node, group: "example.io", version: "v1beta1", plural: "nodes", scope: Cluster);
 
 /// A pod in `namespace` (none if empty) on `node`.
 pub(crate) fn pod(namespace: &str, name: &str, node: &str) -> Pod {

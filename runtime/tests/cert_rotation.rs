@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use common::{make_pki, server_config};
+use common::{credential, pki, serve_h2, serve_tls, server_config};
 use k8s_client_runtime::config::{Auth, Config, ExecConfig, Proxy};
 use k8s_client_runtime::rest::Client;
 use rustls_pki_types::CertificateDer;
@@ -18,60 +18,31 @@ use rustls_pki_types::pem::PemObject;
 /// 401 unless the connection presented `client2.crt`, and records which
 /// certificate each new connection presented.
 async fn server(dir: &Path, seen: Arc<Mutex<Vec<String>>>) -> String {
-    use hyper_util::rt::{TokioExecutor, TokioIo};
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(server_config(dir, &[b"h2"])));
     let names: Vec<(String, CertificateDer<'static>)> = ["client", "client2"]
         .iter()
         .map(|n| (n.to_string(), CertificateDer::from_pem_file(dir.join(format!("{n}.crt"))).unwrap()))
         .collect();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("https://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        while let Ok((sock, _)) = listener.accept().await {
-            let (acceptor, names, seen) = (acceptor.clone(), names.clone(), seen.clone());
-            tokio::spawn(async move {
-                let Ok(tls) = acceptor.accept(sock).await else { return };
-                let peer = tls.get_ref().1.peer_certificates().and_then(|c| c.first().cloned());
-                let who = names.iter().find(|(_, c)| Some(c) == peer.as_ref()).map_or("none", |(n, _)| n.as_str());
-                seen.lock().unwrap().push(who.to_owned());
-                let ok = who == "client2";
-                let service =
-                    hyper::service::service_fn(move |_req: hyper::Request<hyper::body::Incoming>| async move {
-                        let mut resp =
-                            hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(b"{}")));
-                        if !ok {
-                            *resp.status_mut() = hyper::StatusCode::UNAUTHORIZED;
-                        }
-                        Ok::<_, std::convert::Infallible>(resp)
-                    });
-                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(tls), service)
-                    .await;
-            });
-        }
-    });
-    url
-}
-
-fn credential(dir: &Path, client: &str) -> String {
-    serde_json::json!({
-        "apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
-        "status": {
-            "clientCertificateData": std::fs::read_to_string(dir.join(format!("{client}.crt"))).unwrap(),
-            "clientKeyData": std::fs::read_to_string(dir.join(format!("{client}.key"))).unwrap(),
-        }
+    let addr = serve_tls(server_config(dir, &[b"h2"]), move |tls| {
+        let peer = tls.get_ref().1.peer_certificates().and_then(|c| c.first().cloned());
+        let who = names.iter().find(|(_, c)| Some(c) == peer.as_ref()).map_or("none", |(n, _)| n.as_str());
+        seen.lock().unwrap().push(who.to_owned());
+        let ok = who == "client2";
+        serve_h2(tls, move |_| {
+            let mut resp = hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(b"{}")));
+            if !ok {
+                *resp.status_mut() = hyper::StatusCode::UNAUTHORIZED;
+            }
+            resp
+        })
     })
-    .to_string()
+    .await;
+    format!("https://{addr}")
 }
 
 #[tokio::test]
 async fn retry_after_401_uses_a_new_connection_with_the_new_certificate() {
-    let dir = tempfile::tempdir().unwrap();
+    let Some(dir) = pki() else { return };
     let d = dir.path();
-    if !make_pki(d) {
-        eprintln!("openssl not available; skipping");
-        return;
-    }
     std::fs::write(d.join("cred1.json"), credential(d, "client")).unwrap();
     std::fs::write(d.join("cred2.json"), credential(d, "client2")).unwrap();
     // First run: the certificate the server rejects; later runs: the new one.

@@ -10,34 +10,18 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
-use common::{make_pki, server_config, server_config_for};
+use common::{pki, serve_h2, serve_tls, server_config, server_config_for};
 use k8s_client_runtime::config::{Config, Kubeconfig, KubeconfigOptions, Proxy, ProxyEnv};
 use k8s_client_runtime::rest::Client;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-/// Answers `{"ok":true}` over HTTP/1.1 or h2 to anything.
+/// Answers `{"ok":true}` over h2 to anything.
 async fn api_server(dir: &Path) -> std::net::SocketAddr {
-    use hyper_util::rt::{TokioExecutor, TokioIo};
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(server_config(dir, &[b"h2"])));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((sock, _)) = listener.accept().await {
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                let Ok(tls) = acceptor.accept(sock).await else { return };
-                let service = hyper::service::service_fn(|_req: hyper::Request<hyper::body::Incoming>| async {
-                    let body = bytes::Bytes::from_static(br#"{"ok":true}"#);
-                    Ok::<_, std::convert::Infallible>(hyper::Response::new(http_body_util::Full::new(body)))
-                });
-                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(tls), service)
-                    .await;
-            });
-        }
-    });
-    addr
+    serve_tls(server_config(dir, &[b"h2"]), |tls| {
+        serve_h2(tls, |_| hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(br#"{"ok":true}"#))))
+    })
+    .await
 }
 
 type Log = Arc<Mutex<Vec<String>>>;
@@ -144,12 +128,8 @@ async fn get(config: Config) -> Result<serde_json::Value, String> {
 
 #[tokio::test]
 async fn kubeconfig_proxy_url_and_environment_proxies_are_used() {
-    let dir = tempfile::tempdir().unwrap();
+    let Some(dir) = pki() else { return };
     let d = dir.path();
-    if !make_pki(d) {
-        eprintln!("openssl not available; skipping");
-        return;
-    }
     let api = api_server(d).await;
     let log: Log = Arc::default();
     let plain = connect_proxy(api, None, log.clone()).await;

@@ -5,41 +5,31 @@
 mod common;
 
 use std::path::Path;
-use std::sync::Arc;
 
-use common::{make_pki, server_config};
+use common::{credential, pki, serve_h2, serve_tls, server_config};
 use k8s_client_runtime::config::{Auth, Config, ExecConfig};
 use k8s_client_runtime::rest::Client;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Answers every request with `{"clientCert": <bool>}` over HTTP/1.1.
 async fn tls_server(dir: &Path) -> String {
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(server_config(dir, &[b"http/1.1"])));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("https://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        while let Ok((sock, _)) = listener.accept().await {
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                let Ok(mut tls) = acceptor.accept(sock).await else { return };
-                let mut buf = Vec::new();
-                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-                    let mut tmp = [0u8; 1024];
-                    match tls.read(&mut tmp).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => buf.extend_from_slice(&tmp[..n]),
-                    }
-                }
-                let has_cert = tls.get_ref().1.peer_certificates().is_some_and(|c| !c.is_empty());
-                let body = format!("{{\"clientCert\":{has_cert}}}");
-                let resp =
-                    format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
-                let _ = tls.write_all(resp.as_bytes()).await;
-                let _ = tls.shutdown().await;
-            });
+    let addr = serve_tls(server_config(dir, &[b"http/1.1"]), |mut tls| async move {
+        let mut buf = Vec::new();
+        while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+            let mut tmp = [0u8; 1024];
+            match tls.read(&mut tmp).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => buf.extend_from_slice(&tmp[..n]),
+            }
         }
-    });
-    url
+        let has_cert = tls.get_ref().1.peer_certificates().is_some_and(|c| !c.is_empty());
+        let body = format!("{{\"clientCert\":{has_cert}}}");
+        let resp = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+        let _ = tls.write_all(resp.as_bytes()).await;
+        let _ = tls.shutdown().await;
+    })
+    .await;
+    format!("https://{addr}")
 }
 
 async fn client_cert_seen(config: Config) -> Result<bool, String> {
@@ -50,11 +40,7 @@ async fn client_cert_seen(config: Config) -> Result<bool, String> {
 
 #[tokio::test]
 async fn tls_trust_server_name_insecure_and_client_certs() {
-    let dir = tempfile::tempdir().unwrap();
-    if !make_pki(dir.path()) {
-        eprintln!("openssl not available; skipping");
-        return;
-    }
+    let Some(dir) = pki() else { return };
     let url = tls_server(dir.path()).await;
     let ca = std::fs::read(dir.path().join("ca.crt")).unwrap();
     let base = || {
@@ -78,14 +64,7 @@ async fn tls_trust_server_name_insecure_and_client_certs() {
     c.client_key_pem = Some(std::fs::read_to_string(dir.path().join("client.key")).unwrap().into());
     assert_eq!(client_cert_seen(c).await, Ok(true));
     // Client certificate from an exec plugin, fed to the handshake.
-    let cred = serde_json::json!({
-        "apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
-        "status": {
-            "clientCertificateData": std::fs::read_to_string(dir.path().join("client.crt")).unwrap(),
-            "clientKeyData": std::fs::read_to_string(dir.path().join("client.key")).unwrap(),
-        }
-    });
-    std::fs::write(dir.path().join("cred.json"), cred.to_string()).unwrap();
+    std::fs::write(dir.path().join("cred.json"), credential(dir.path(), "client")).unwrap();
     let mut c = base();
     c.root_ca_pem = Some(ca.clone());
     c.tls_server_name = Some("kubernetes.example".into());
@@ -105,37 +84,19 @@ async fn tls_trust_server_name_insecure_and_client_certs() {
 /// A hyper server offering h2 and http/1.1 that reports the HTTP version
 /// each request arrived with.
 async fn h2_server(dir: &Path) -> String {
-    use hyper_util::rt::{TokioExecutor, TokioIo};
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(server_config(dir, &[b"h2", b"http/1.1"])));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("https://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        while let Ok((sock, _)) = listener.accept().await {
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                let Ok(tls) = acceptor.accept(sock).await else { return };
-                let service = hyper::service::service_fn(|req: hyper::Request<hyper::body::Incoming>| async move {
-                    let body = format!("{{\"version\":\"{:?}\"}}", req.version());
-                    Ok::<_, std::convert::Infallible>(hyper::Response::new(http_body_util::Full::new(
-                        bytes::Bytes::from(body),
-                    )))
-                });
-                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(tls), service)
-                    .await;
-            });
-        }
-    });
-    url
+    let addr = serve_tls(server_config(dir, &[b"h2", b"http/1.1"]), |tls| {
+        serve_h2(tls, |req| {
+            let body = format!("{{\"version\":\"{:?}\"}}", req.version());
+            hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from(body)))
+        })
+    })
+    .await;
+    format!("https://{addr}")
 }
 
 #[tokio::test]
 async fn http2_is_used_when_offered() {
-    let dir = tempfile::tempdir().unwrap();
-    if !make_pki(dir.path()) {
-        eprintln!("openssl not available; skipping");
-        return;
-    }
+    let Some(dir) = pki() else { return };
     let url = h2_server(dir.path()).await;
     let mut c = Config::new(url.parse().unwrap());
     c.qps = 0.0;

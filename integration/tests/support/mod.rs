@@ -2,23 +2,35 @@
 //! started by `k8s-client-testenv`, one namespace per test.
 #![allow(dead_code)]
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use k8s_client::api::core::v1::ConfigMap;
+use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_client::clientset::Clientset;
+use k8s_client_runtime::cache::SharedIndexInformer;
 use k8s_client_runtime::config::{Config, KubeconfigOptions};
-use k8s_client_runtime::rest::Client;
+use k8s_client_runtime::rest::{Client, ListOptions, ResourceClient};
 use k8s_client_testenv::TestEnv;
 
 pub fn env() -> &'static TestEnv {
     TestEnv::shared()
 }
 
+/// The configuration of a kubeconfig context of `env` (`None`: admin),
+/// with a rate limit high enough for bulk tests.
+pub fn config_for(env: &TestEnv, context: Option<&str>) -> Config {
+    let options = KubeconfigOptions { context: context.map(str::to_owned), ..Default::default() };
+    let mut config = Config::from_kubeconfig_file(env.kubeconfig_path(), &options).expect("testenv kubeconfig");
+    config.qps = 1000.0;
+    config.burst = 2000;
+    config
+}
+
 /// A REST client for a kubeconfig context of the testenv (`None`: admin),
 /// with a rate limit high enough for bulk tests.
 pub fn client_for(context: Option<&str>) -> Client {
-    let options = KubeconfigOptions { context: context.map(str::to_owned), ..Default::default() };
-    let mut config = Config::from_kubeconfig_file(env().kubeconfig_path(), &options).expect("testenv kubeconfig");
-    config.qps = 1000.0;
-    config.burst = 2000;
-    Client::new(config).expect("client")
+    Client::new(config_for(env(), context)).expect("client")
 }
 
 pub fn client() -> Client {
@@ -84,4 +96,55 @@ pub async fn install_crds(files: &[std::path::PathBuf]) -> Vec<String> {
 pub fn test_crds() -> Vec<std::path::PathBuf> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crds");
     vec![dir.join("gadgets.yaml"), dir.join("widgets.yaml")]
+}
+
+/// A ConfigMap named `name` with one label and `data`.
+pub fn config_map(name: &str, label: (&str, &str), data: &[(&str, &str)]) -> ConfigMap {
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            labels: Some(BTreeMap::from([(label.0.into(), label.1.into())])),
+            ..Default::default()
+        },
+        data: Some(data.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect()),
+        ..Default::default()
+    }
+}
+
+/// name → resourceVersion of the server's ConfigMaps.
+pub async fn server_state(cms: &ResourceClient<ConfigMap>) -> BTreeMap<String, String> {
+    let list = cms.list(&ListOptions::default()).await.unwrap();
+    list.items.into_iter().map(|c| (c.metadata.name.unwrap(), c.metadata.resource_version.unwrap())).collect()
+}
+
+/// name → resourceVersion of the informer's cache.
+pub fn cache_state(informer: &SharedIndexInformer<ConfigMap>) -> BTreeMap<String, String> {
+    informer
+        .store()
+        .list()
+        .iter()
+        .map(|c| (c.metadata.name.clone().unwrap(), c.metadata.resource_version.clone().unwrap()))
+        .collect()
+}
+
+/// Waits, up to 60 s, until the informer's cache holds what the server
+/// holds now.
+pub async fn cache_converges(informer: &SharedIndexInformer<ConfigMap>, cms: &ResourceClient<ConfigMap>) {
+    let server = server_state(cms).await;
+    let start = Instant::now();
+    loop {
+        let cache = cache_state(informer);
+        if cache == server {
+            return;
+        }
+        let differing: BTreeSet<&String> =
+            cache.keys().chain(server.keys()).filter(|k| cache.get(*k) != server.get(*k)).collect();
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "cache never matched the server: cache {} objects, server {}; differing: {differing:?}",
+            cache.len(),
+            server.len()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

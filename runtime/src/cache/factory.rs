@@ -37,13 +37,8 @@ struct Entry {
 }
 
 struct Inner {
-    client: Client,
-    namespace: Option<String>,
-    default_resync: Duration,
-    tweak: Option<Tweak>,
-    resync_for: HashMap<TypeId, Duration>,
-    transform_for: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
-    keep_managed_fields: bool,
+    /// What the factory was built with; fixed from then on.
+    options: FactoryBuilder,
     informers: Mutex<HashMap<TypeId, Entry>>,
     cancel: CancellationToken,
 }
@@ -57,8 +52,8 @@ pub struct SharedInformerFactory {
 impl fmt::Debug for SharedInformerFactory {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SharedInformerFactory")
-            .field("namespace", &self.inner.namespace)
-            .field("default_resync", &self.inner.default_resync)
+            .field("namespace", &self.inner.options.namespace)
+            .field("default_resync", &self.inner.options.default_resync)
             .field("informers", &self.inner.informers.lock().len())
             .finish()
     }
@@ -127,13 +122,7 @@ impl FactoryBuilder {
     pub fn build(self) -> SharedInformerFactory {
         SharedInformerFactory {
             inner: Arc::new(Inner {
-                client: self.client,
-                namespace: self.namespace,
-                default_resync: self.default_resync,
-                tweak: self.tweak,
-                resync_for: self.resync_for,
-                transform_for: self.transform_for,
-                keep_managed_fields: self.keep_managed_fields,
+                options: self,
                 informers: Mutex::new(HashMap::new()),
                 cancel: CancellationToken::new(),
             }),
@@ -164,7 +153,7 @@ impl SharedInformerFactory {
 
     /// The client the informers list and watch with.
     pub fn client(&self) -> &Client {
-        &self.inner.client
+        &self.inner.options.client
     }
 
     /// The informer of kind `K`, created on first use (client-go `InformerFor`).
@@ -193,20 +182,20 @@ impl SharedInformerFactory {
     }
 
     fn new_informer<K: ClientObject + Resource>(&self) -> SharedIndexInformer<K> {
-        let resources = ResourceClient::<K>::new(self.inner.client.clone(), self.inner.namespace.as_deref());
-        let tweak = self.inner.tweak.clone();
+        let options = &self.inner.options;
+        let resources = ResourceClient::<K>::new(options.client.clone(), options.namespace.as_deref());
+        let tweak = options.tweak.clone();
         let lw = FilteredListWatch::new(resources, move |opts: &mut ListOptions| {
             if let Some(tweak) = &tweak {
                 tweak(opts);
             }
         });
-        let resync = self.inner.resync_for.get(&TypeId::of::<K>()).copied().unwrap_or(self.inner.default_resync);
+        let resync = options.resync_for.get(&TypeId::of::<K>()).copied().unwrap_or(options.default_resync);
         let mut builder = SharedIndexInformer::builder(lw).resync_period(resync);
-        if self.inner.keep_managed_fields {
+        if options.keep_managed_fields {
             builder = builder.keep_managed_fields();
         }
-        let transform = self
-            .inner
+        let transform = options
             .transform_for
             .get(&TypeId::of::<K>())
             .and_then(|t| t.downcast_ref::<Arc<dyn Fn(&mut K) + Send + Sync>>())

@@ -42,11 +42,18 @@ fn legacy(path: &str) -> Reply {
     }
 }
 
-#[tokio::test]
-async fn aggregated_discovery_in_two_requests() {
-    let server = TestServer::start(|r, _| aggregated_or_stale(&r.path)).await;
+/// A client of a server that answers each path with `reply`, and what its
+/// first discovery found.
+async fn discovered(reply: fn(&str) -> Reply) -> (TestServer, DiscoveryClient, Arc<Discovery>) {
+    let server = TestServer::start(move |r, _| reply(&r.path)).await;
     let dc = DiscoveryClient::new(server.client());
     let d = dc.discover().await.unwrap();
+    (server, dc, d)
+}
+
+#[tokio::test]
+async fn aggregated_discovery_in_two_requests() {
+    let (server, dc, d) = discovered(aggregated_or_stale).await;
     assert!(d.aggregated);
     assert_eq!(d.groups.iter().map(|g| g.name.as_str()).collect::<Vec<_>>(), vec!["", "apps"]);
     assert_eq!(d.groups[1].preferred_version.as_deref(), Some("v1"));
@@ -85,9 +92,7 @@ fn aggregated_or_stale(path: &str) -> Reply {
 
 #[tokio::test]
 async fn legacy_fallback_with_partial_failure() {
-    let server = TestServer::start(|r, _| legacy(&r.path)).await;
-    let dc = DiscoveryClient::new(server.client());
-    let d = dc.discover().await.unwrap();
+    let (_server, dc, d) = discovered(legacy).await;
     assert!(!d.aggregated);
     assert_eq!(d.groups.len(), 3);
     assert_eq!(d.resources["v1"].len(), 2);

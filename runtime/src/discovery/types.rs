@@ -100,10 +100,9 @@ impl ApiResource {
 
 // ---- aggregated discovery v2 ----
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
 pub(super) struct AggregatedList {
-    #[serde(default)]
     pub items: Vec<AggregatedGroup>,
 }
 
@@ -113,12 +112,10 @@ pub(super) struct NameOnly {
     pub name: String,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
 pub(super) struct AggregatedGroup {
-    #[serde(default)]
     pub metadata: NameOnly,
-    #[serde(default)]
     pub versions: Vec<AggregatedVersion>,
 }
 
@@ -206,16 +203,15 @@ impl AggregatedVersion {
 
 // ---- legacy discovery ----
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
+#[serde(default)]
 pub(super) struct ApiVersions {
-    #[serde(default)]
     pub versions: Vec<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
 pub(super) struct GroupList {
-    #[serde(default)]
     pub groups: Vec<LegacyGroup>,
 }
 
@@ -229,17 +225,15 @@ pub(super) struct LegacyGroup {
     pub preferred_version: Option<GroupVersionForDiscovery>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
 pub(super) struct GroupVersionForDiscovery {
-    #[serde(default)]
     pub version: String,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
 pub(super) struct ResourceList {
-    #[serde(default)]
     pub resources: Vec<LegacyResource>,
 }
 

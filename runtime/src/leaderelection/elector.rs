@@ -419,16 +419,8 @@ impl<L: ResourceLock> LeaderElector<L> {
         let old = match lock.get().await {
             Ok(old) => old,
             Err(e) if e.is_not_found() => {
-                return match lock.create(&record).await {
-                    Ok(()) => {
-                        self.set_observed(record);
-                        true
-                    }
-                    Err(e) => {
-                        tracing::error!(lock = %lock.describe(), error = %e, "error initially creating leader election record");
-                        false
-                    }
-                };
+                let created = lock.create(&record).await;
+                return self.wrote(created, record, "error initially creating leader election record");
             }
             Err(e) => {
                 tracing::error!(lock = %lock.describe(), error = %e, "error retrieving resource lock");
@@ -455,13 +447,20 @@ impl<L: ResourceLock> LeaderElector<L> {
             }
         }
 
-        match lock.update(&record).await {
+        let updated = lock.update(&record).await;
+        self.wrote(updated, record, "failed to update lock")
+    }
+
+    /// Takes `record` as observed once the write of it succeeded, or logs
+    /// `failure`; whether it succeeded.
+    fn wrote(&self, result: Result<(), Error>, record: LeaderElectionRecord, failure: &str) -> bool {
+        match result {
             Ok(()) => {
                 self.set_observed(record);
                 true
             }
             Err(e) => {
-                tracing::error!(lock = %lock.describe(), error = %e, "failed to update lock");
+                tracing::error!(lock = %self.inner.lock.describe(), error = %e, "{failure}");
                 false
             }
         }

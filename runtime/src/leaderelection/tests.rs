@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -31,42 +31,50 @@ fn api_error(reason: &str, code: u16) -> Error {
     Error::Rest(RestError::Api(Box::new(Status { reason: reason.into(), code, ..Default::default() })))
 }
 
-impl ResourceLock for MemLock {
-    async fn get(&self) -> Result<LeaderElectionRecord, Error> {
+impl MemLock {
+    fn new(id: &str, store: &Arc<Mutex<Store>>) -> Self {
+        MemLock { identity: id.into(), store: store.clone(), seen_rv: Mutex::new(None) }
+    }
+
+    /// The store, unless it is down.
+    fn reach(&self) -> Result<MutexGuard<'_, Store>, Error> {
         let s = self.store.lock();
         if s.down {
             return Err(Error::Rest(RestError::Timeout(Duration::from_secs(1))));
         }
+        Ok(s)
+    }
+
+    /// Stores `record` as a new version, which this lock has then seen.
+    fn write(&self, s: &mut Store, record: &LeaderElectionRecord) -> Result<(), Error> {
+        s.record = Some(record.clone());
+        s.rv += 1;
+        *self.seen_rv.lock() = Some(s.rv);
+        Ok(())
+    }
+}
+
+impl ResourceLock for MemLock {
+    async fn get(&self) -> Result<LeaderElectionRecord, Error> {
+        let s = self.reach()?;
         let r = s.record.clone().ok_or_else(|| api_error("NotFound", 404))?;
         *self.seen_rv.lock() = Some(s.rv);
         Ok(r)
     }
     async fn create(&self, record: &LeaderElectionRecord) -> Result<(), Error> {
-        let mut s = self.store.lock();
-        if s.down {
-            return Err(Error::Rest(RestError::Timeout(Duration::from_secs(1))));
-        }
+        let mut s = self.reach()?;
         if s.record.is_some() {
             return Err(api_error("AlreadyExists", 409));
         }
-        s.record = Some(record.clone());
-        s.rv += 1;
-        *self.seen_rv.lock() = Some(s.rv);
-        Ok(())
+        self.write(&mut s, record)
     }
     async fn update(&self, record: &LeaderElectionRecord) -> Result<(), Error> {
-        let mut s = self.store.lock();
-        if s.down {
-            return Err(Error::Rest(RestError::Timeout(Duration::from_secs(1))));
-        }
+        let mut s = self.reach()?;
         let seen = self.seen_rv.lock().ok_or(Error::LockNotInitialized)?;
         if seen != s.rv {
             return Err(api_error("Conflict", 409));
         }
-        s.record = Some(record.clone());
-        s.rv += 1;
-        *self.seen_rv.lock() = Some(s.rv);
-        Ok(())
+        self.write(&mut s, record)
     }
     fn identity(&self) -> &str {
         &self.identity
@@ -77,27 +85,6 @@ impl ResourceLock for MemLock {
 }
 
 type Log = Arc<Mutex<Vec<String>>>;
-
-fn candidate(store: &Arc<Mutex<Store>>, id: &str, release_on_cancel: bool, log: &Log) -> LeaderElector<MemLock> {
-    let lock = MemLock { identity: id.into(), store: store.clone(), seen_rv: Mutex::new(None) };
-    let (l1, l2, l3) = (log.clone(), log.clone(), log.clone());
-    let me = id.to_owned();
-    let me2 = id.to_owned();
-    let callbacks = LeaderCallbacks::new()
-        .on_started_leading(move |token: LeadershipToken| {
-            let log = l1.clone();
-            let me = me.clone();
-            async move {
-                log.lock().push(format!("started:{me}"));
-                token.cancelled().await;
-                log.lock().push(format!("token-cancelled:{me}"));
-            }
-        })
-        .on_stopped_leading(move || l2.lock().push(format!("stopped:{me2}")))
-        .on_new_leader(move |leader| l3.lock().push(format!("new:{leader}")));
-    let config = LeaderElectionConfig { release_on_cancel, callbacks, ..Default::default() };
-    LeaderElector::new(config, lock).unwrap()
-}
 
 struct Running {
     cancel: Option<oneshot::Sender<()>>,
@@ -125,6 +112,56 @@ impl Running {
     }
 }
 
+/// Candidate `id` on `store`, running, with a log of its callbacks.
+fn started(store: &Arc<Mutex<Store>>, id: &str, release_on_cancel: bool) -> (LeaderElector<MemLock>, Log, Running) {
+    let log = Log::default();
+    let (l1, l2, l3) = (log.clone(), log.clone(), log.clone());
+    let me = id.to_owned();
+    let me2 = id.to_owned();
+    let callbacks = LeaderCallbacks::new()
+        .on_started_leading(move |token: LeadershipToken| {
+            let log = l1.clone();
+            let me = me.clone();
+            async move {
+                log.lock().push(format!("started:{me}"));
+                token.cancelled().await;
+                log.lock().push(format!("token-cancelled:{me}"));
+            }
+        })
+        .on_stopped_leading(move || l2.lock().push(format!("stopped:{me2}")))
+        .on_new_leader(move |leader| l3.lock().push(format!("new:{leader}")));
+    let config = LeaderElectionConfig { release_on_cancel, callbacks, ..Default::default() };
+    let elector = LeaderElector::new(config, MemLock::new(id, store)).unwrap();
+    let run = start(&elector);
+    (elector, log, run)
+}
+
+/// A store holding `record` at resourceVersion `rv`.
+fn store_with(record: Option<LeaderElectionRecord>, rv: u64) -> Arc<Mutex<Store>> {
+    Arc::new(Mutex::new(Store { record, rv, down: false }))
+}
+
+/// Candidate `id` alone on an empty store, started at `t0` (now).
+fn alone(id: &str, release_on_cancel: bool) -> (Instant, Arc<Mutex<Store>>, LeaderElector<MemLock>, Log, Running) {
+    let t0 = Instant::now();
+    let store = store_with(None, 0);
+    let (elector, log, run) = started(&store, id, release_on_cancel);
+    (t0, store, elector, log, run)
+}
+
+/// Candidates a and b on an empty store: a started at `t0` (now), b half
+/// a second later.
+async fn a_then_b(
+    release_on_cancel: bool,
+) -> (Instant, Arc<Mutex<Store>>, [(LeaderElector<MemLock>, Log, Running); 2]) {
+    let t0 = Instant::now();
+    let store = store_with(None, 0);
+    let a = started(&store, "a", release_on_cancel);
+    at(t0, 0.5).await;
+    let b = started(&store, "b", release_on_cancel);
+    (t0, store, [a, b])
+}
+
 /// Sleeps until `secs` after the test's start `t0` on the paused clock.
 async fn at(t0: Instant, secs: f64) {
     tokio::time::sleep_until(t0 + Duration::from_secs_f64(secs)).await;
@@ -148,12 +185,9 @@ async fn work_stopped(log: &Log, id: &str) -> bool {
 
 #[tokio::test(start_paused = true)]
 async fn acquires_by_creating_and_renews_every_retry_period() {
-    let t0 = Instant::now();
-    let store = Arc::new(Mutex::new(Store::default()));
-    let log = Log::default();
-    let a = candidate(&store, "a", false, &log);
+    let (t0, store, a, log, run) = alone("a", false);
+    // The election task has not run yet.
     assert!(!a.is_leader());
-    let run = start(&a);
     at(t0, 0.5).await;
     assert!(a.is_leader());
     assert_eq!(a.get_leader(), "a");
@@ -182,10 +216,8 @@ async fn takes_over_only_after_lease_duration_on_the_local_clock() {
         acquire_time: Some(jiff::Timestamp::UNIX_EPOCH),
         leader_transitions: 4,
     };
-    let store = Arc::new(Mutex::new(Store { record: Some(stale), rv: 7, down: false }));
-    let log = Log::default();
-    let b = candidate(&store, "b", false, &log);
-    let run = start(&b);
+    let store = store_with(Some(stale), 7);
+    let (b, log, run) = started(&store, "b", false);
     at(t0, 14.9).await;
     assert!(!b.is_leader());
     assert_eq!(b.get_leader(), "old");
@@ -200,11 +232,7 @@ async fn takes_over_only_after_lease_duration_on_the_local_clock() {
 
 #[tokio::test(start_paused = true)]
 async fn gives_up_when_renewal_fails_past_the_deadline() {
-    let t0 = Instant::now();
-    let store = Arc::new(Mutex::new(Store::default()));
-    let log = Log::default();
-    let a = candidate(&store, "a", false, &log);
-    let run = start(&a);
+    let (t0, store, a, log, run) = alone("a", false);
     at(t0, 1.0).await;
     assert!(a.is_leader());
     store.lock().down = true;
@@ -229,11 +257,7 @@ async fn gives_up_when_renewal_fails_past_the_deadline() {
 
 #[tokio::test(start_paused = true)]
 async fn loses_to_a_conflicting_writer() {
-    let t0 = Instant::now();
-    let store = Arc::new(Mutex::new(Store::default()));
-    let log = Log::default();
-    let a = candidate(&store, "a", false, &log);
-    let run = start(&a);
+    let (t0, store, a, log, run) = alone("a", false);
     at(t0, 1.0).await;
     {
         let mut s = store.lock();
@@ -256,14 +280,7 @@ async fn loses_to_a_conflicting_writer() {
 
 #[tokio::test(start_paused = true)]
 async fn release_on_cancel_hands_over_at_once() {
-    let t0 = Instant::now();
-    let store = Arc::new(Mutex::new(Store::default()));
-    let (log_a, log_b) = (Log::default(), Log::default());
-    let a = candidate(&store, "a", true, &log_a);
-    let run_a = start(&a);
-    at(t0, 0.5).await;
-    let b = candidate(&store, "b", true, &log_b);
-    let run_b = start(&b);
+    let (t0, store, [(a, log_a, run_a), (b, log_b, run_b)]) = a_then_b(true).await;
     at(t0, 3.0).await;
     assert!(a.is_leader() && !b.is_leader());
     run_a.stop().await;
@@ -283,14 +300,7 @@ async fn release_on_cancel_hands_over_at_once() {
 
 #[tokio::test(start_paused = true)]
 async fn without_release_the_successor_waits_for_expiry() {
-    let t0 = Instant::now();
-    let store = Arc::new(Mutex::new(Store::default()));
-    let (log_a, log_b) = (Log::default(), Log::default());
-    let a = candidate(&store, "a", false, &log_a);
-    let run_a = start(&a);
-    at(t0, 0.5).await;
-    let b = candidate(&store, "b", false, &log_b);
-    let run_b = start(&b);
+    let (t0, store, [(a, _, run_a), (b, _, run_b)]) = a_then_b(false).await;
     // Each renewal by a is a change b observes, restarting b's wait.
     at(t0, 21.0).await;
     assert!(a.is_leader() && !b.is_leader(), "no takeover while the leader renews");
@@ -309,10 +319,8 @@ async fn without_release_the_successor_waits_for_expiry() {
 async fn cancel_before_acquiring_still_reports_stopped() {
     let t0 = Instant::now();
     let held = LeaderElectionRecord { holder_identity: "x".into(), lease_duration_seconds: 15, ..Default::default() };
-    let store = Arc::new(Mutex::new(Store { record: Some(held), rv: 1, down: false }));
-    let log = Log::default();
-    let b = candidate(&store, "b", true, &log);
-    let run = start(&b);
+    let store = store_with(Some(held), 1);
+    let (_b, log, run) = started(&store, "b", true);
     at(t0, 5.0).await;
     run.stop().await;
     assert_eq!(entries(&log), ["new:x", "stopped:b"], "as client-go, OnStoppedLeading runs on every return");
@@ -321,8 +329,8 @@ async fn cancel_before_acquiring_still_reports_stopped() {
 
 #[test]
 fn config_is_validated() {
-    let store = Arc::new(Mutex::new(Store::default()));
-    let lock = |id: &str| MemLock { identity: id.into(), store: store.clone(), seen_rv: Mutex::new(None) };
+    let store = store_with(None, 0);
+    let lock = |id: &str| MemLock::new(id, &store);
     assert!(LeaderElector::new(LeaderElectionConfig::default(), lock("a")).is_ok());
     let bad = [
         LeaderElectionConfig { lease_duration: Duration::from_secs(10), ..Default::default() },
@@ -357,11 +365,7 @@ async fn lease_lock_records_leadership_events() {
 
 #[tokio::test(start_paused = true)]
 async fn dropping_run_cancels_the_token_without_release() {
-    let t0 = Instant::now();
-    let store = Arc::new(Mutex::new(Store::default()));
-    let log = Log::default();
-    let a = candidate(&store, "a", true, &log);
-    let run = start(&a);
+    let (t0, store, _a, log, run) = alone("a", true);
     at(t0, 1.0).await;
     run.task.abort();
     assert!(work_stopped(&log, "a").await);

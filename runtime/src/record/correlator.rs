@@ -103,46 +103,33 @@ fn join(parts: &[&str]) -> String {
     parts.join("\u{1f}")
 }
 
+/// The event's source and involved object: the spam filter's key, and the
+/// start of the other two.
+fn object_parts(e: &EventRecord) -> Vec<&str> {
+    let o = &e.involved_object;
+    [&e.source.component, &e.source.host, &o.kind, &o.namespace, &o.name, &o.uid, &o.api_version]
+        .map(String::as_str)
+        .to_vec()
+}
+
 /// Everything but the message: events with this key are "similar".
 fn aggregate_key(e: &EventRecord) -> String {
-    let o = &e.involved_object;
-    join(&[
-        &e.source.component,
-        &e.source.host,
-        &o.kind,
-        &o.namespace,
-        &o.name,
-        &o.uid,
-        &o.api_version,
-        &e.type_,
-        &e.reason,
-        &e.reporting_component,
-        &e.reporting_instance,
-    ])
+    let mut parts = object_parts(e);
+    parts.extend([&e.type_, &e.reason, &e.reporting_component, &e.reporting_instance].map(String::as_str));
+    join(&parts)
 }
 
 /// Everything including the message: events with this key are "the same".
+/// (client-go puts the field path before the uid; only equality matters.)
 fn event_key(e: &EventRecord) -> String {
-    let o = &e.involved_object;
-    join(&[
-        &e.source.component,
-        &e.source.host,
-        &o.kind,
-        &o.namespace,
-        &o.name,
-        &o.field_path,
-        &o.uid,
-        &o.api_version,
-        &e.type_,
-        &e.reason,
-        &e.message,
-    ])
+    let mut parts = object_parts(e);
+    parts.extend([&e.involved_object.field_path, &e.type_, &e.reason, &e.message].map(String::as_str));
+    join(&parts)
 }
 
 /// The spam filter's key: source and involved object only.
 fn spam_key(e: &EventRecord) -> String {
-    let o = &e.involved_object;
-    join(&[&e.source.component, &e.source.host, &o.kind, &o.namespace, &o.name, &o.uid, &o.api_version])
+    join(&object_parts(e))
 }
 
 #[derive(Debug)]
@@ -165,6 +152,18 @@ struct EventLog {
     first_timestamp: Option<String>,
     name: Option<String>,
     resource_version: Option<String>,
+}
+
+impl EventLog {
+    /// What to remember of `event`, as written or about to be.
+    fn of(event: &EventRecord) -> Self {
+        EventLog {
+            count: event.count,
+            first_timestamp: event.first_timestamp.clone(),
+            name: event.metadata.name.clone(),
+            resource_version: event.metadata.resource_version.clone(),
+        }
+    }
 }
 
 /// The outcome of [`EventCorrelator::correlate`] for one event.
@@ -238,13 +237,7 @@ impl EventCorrelator {
 
     /// [`update_state`](Self::update_state) with the record itself.
     pub(crate) fn update_record(&mut self, written: &EventRecord) {
-        let log = EventLog {
-            count: written.count,
-            first_timestamp: written.first_timestamp.clone(),
-            name: written.metadata.name.clone(),
-            resource_version: written.metadata.resource_version.clone(),
-        };
-        self.logs.insert(event_key(written), log);
+        self.logs.insert(event_key(written), EventLog::of(written));
     }
 
     fn aggregate(&mut self, event: EventRecord, now: Instant, wall: jiff::Timestamp) -> (EventRecord, String) {
@@ -310,13 +303,7 @@ impl EventCorrelator {
                 "message": event.message,
             }));
         }
-        let log = EventLog {
-            count: event.count,
-            first_timestamp: event.first_timestamp.clone(),
-            name: event.metadata.name.clone(),
-            resource_version: event.metadata.resource_version.clone(),
-        };
-        self.logs.insert(key.to_owned(), log);
+        self.logs.insert(key.to_owned(), EventLog::of(&event));
         (event, patch)
     }
 

@@ -90,6 +90,32 @@ async fn next(w: &mut EventWatcher) -> Option<EventRecord> {
     Some(EventRecord::from_object(&obj).unwrap())
 }
 
+/// `b` recording to a new sink that first fails as `failures` say, in
+/// order, and a recorder of `b`.
+fn recording(
+    b: &EventBroadcaster,
+    failures: impl IntoIterator<Item = (&'static str, RestError)>,
+) -> (MockSink, WatcherHandle, EventRecorder) {
+    let sink = MockSink::default();
+    for (verb, err) in failures {
+        sink.fail(verb, err);
+    }
+    let h = b.start_recording_to_sink(sink.clone()).unwrap();
+    (sink, h, b.new_recorder("ctrl"))
+}
+
+/// `n` failed creates, as when the apiserver cannot be reached.
+fn create_timeouts(n: usize) -> impl Iterator<Item = (&'static str, RestError)> {
+    (0..n).map(|_| ("create", RestError::Timeout(Duration::from_secs(1))))
+}
+
+/// Stops the sink's watcher and waits for it; what the sink was asked.
+async fn stopped(h: WatcherHandle, sink: &MockSink) -> Vec<Call> {
+    h.stop();
+    h.join().await;
+    sink.calls()
+}
+
 fn options(sleep: Duration) -> BroadcasterOptions {
     BroadcasterOptions { sleep_duration: sleep, ..Default::default() }
 }
@@ -137,16 +163,12 @@ async fn recorder_builds_client_go_shaped_events() {
 #[tokio::test(start_paused = true)]
 async fn repeated_event_is_patched_with_count() {
     let b = EventBroadcaster::new();
-    let sink = MockSink::default();
-    let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    let r = b.new_recorder("ctrl");
+    let (sink, h, r) = recording(&b, []);
     for _ in 0..3 {
         r.event(&pod(), EventType::Normal, "Synced", "synced");
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
-    h.stop();
-    h.join().await;
-    let calls = sink.calls();
+    let calls = stopped(h, &sink).await;
     let verbs: Vec<_> = calls.iter().map(|c| c.verb).collect();
     assert_eq!(verbs, ["create", "patch", "patch"]);
     let name = calls[0].event.metadata.name.clone();
@@ -160,18 +182,14 @@ async fn repeated_event_is_patched_with_count() {
 #[tokio::test(start_paused = true)]
 async fn patch_of_deleted_event_creates_it_anew() {
     let b = EventBroadcaster::new();
-    let sink = MockSink::default();
-    let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    let r = b.new_recorder("ctrl");
+    let (sink, h, r) = recording(&b, []);
     r.event(&pod(), EventType::Normal, "Synced", "synced");
     tokio::time::sleep(Duration::from_secs(1)).await;
     sink.fail("patch", api_error("NotFound", 404));
     r.event(&pod(), EventType::Normal, "Synced", "synced");
     tokio::time::sleep(Duration::from_secs(1)).await;
     r.event(&pod(), EventType::Normal, "Synced", "synced");
-    h.stop();
-    h.join().await;
-    let calls = sink.calls();
+    let calls = stopped(h, &sink).await;
     let verbs: Vec<_> = calls.iter().map(|c| c.verb).collect();
     assert_eq!(verbs, ["create", "patch", "create", "patch"]);
     assert_eq!(calls[2].event.count, 2, "client-go keeps the count when recreating");
@@ -183,15 +201,9 @@ async fn patch_of_deleted_event_creates_it_anew() {
 #[tokio::test(start_paused = true)]
 async fn transport_errors_retry_twelve_times_with_jittered_first_sleep() {
     let b = EventBroadcaster::new();
-    let sink = MockSink::default();
-    for _ in 0..20 {
-        sink.fail("create", RestError::Timeout(Duration::from_secs(1)));
-    }
-    let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    b.new_recorder("ctrl").event(&pod(), EventType::Normal, "X", "y");
-    h.stop();
-    h.join().await;
-    let calls = sink.calls();
+    let (sink, h, r) = recording(&b, create_timeouts(20));
+    r.event(&pod(), EventType::Normal, "X", "y");
+    let calls = stopped(h, &sink).await;
     assert_eq!(calls.len(), 12, "maxTriesPerEvent");
     let gaps: Vec<Duration> = calls.windows(2).map(|w| w[1].at - w[0].at).collect();
     assert!(gaps[0] <= Duration::from_secs(10), "first sleep is a random fraction: {:?}", gaps[0]);
@@ -203,15 +215,9 @@ async fn transport_errors_retry_twelve_times_with_jittered_first_sleep() {
 #[tokio::test(start_paused = true)]
 async fn retry_timing_is_configurable_and_success_ends_retries() {
     let b = EventBroadcaster::with_options(options(Duration::from_millis(500)));
-    let sink = MockSink::default();
-    for _ in 0..3 {
-        sink.fail("create", RestError::Timeout(Duration::from_secs(1)));
-    }
-    let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    b.new_recorder("ctrl").event(&pod(), EventType::Normal, "X", "y");
-    h.stop();
-    h.join().await;
-    let calls = sink.calls();
+    let (sink, h, r) = recording(&b, create_timeouts(3));
+    r.event(&pod(), EventType::Normal, "X", "y");
+    let calls = stopped(h, &sink).await;
     assert_eq!(calls.len(), 4);
     assert_eq!(calls[3].at - calls[2].at, Duration::from_millis(500));
     assert_eq!(calls[2].at - calls[1].at, Duration::from_millis(500));
@@ -220,16 +226,11 @@ async fn retry_timing_is_configurable_and_success_ends_retries() {
 #[tokio::test(start_paused = true)]
 async fn server_rejections_are_not_retried() {
     let b = EventBroadcaster::new();
-    let sink = MockSink::default();
-    sink.fail("create", api_error("Forbidden", 403));
-    sink.fail("create", api_error("AlreadyExists", 409));
-    let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    let r = b.new_recorder("ctrl");
+    let failures = [("create", api_error("Forbidden", 403)), ("create", api_error("AlreadyExists", 409))];
+    let (sink, h, r) = recording(&b, failures);
     r.event(&pod(), EventType::Normal, "A", "a");
     r.event(&pod(), EventType::Normal, "B", "b");
-    h.stop();
-    h.join().await;
-    assert_eq!(sink.calls().len(), 2);
+    assert_eq!(stopped(h, &sink).await.len(), 2);
 }
 
 #[tokio::test(start_paused = true)]
@@ -249,12 +250,7 @@ async fn full_queue_drops_instead_of_blocking() {
 #[tokio::test(start_paused = true)]
 async fn shutdown_ends_retry_sleep_and_discards_later_events() {
     let b = EventBroadcaster::new();
-    let sink = MockSink::default();
-    for _ in 0..20 {
-        sink.fail("create", RestError::Timeout(Duration::from_secs(1)));
-    }
-    let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    let r = b.new_recorder("ctrl");
+    let (sink, h, r) = recording(&b, create_timeouts(20));
     r.event(&pod(), EventType::Normal, "X", "y");
     tokio::time::sleep(Duration::from_secs(25)).await;
     let before = sink.calls().len();
@@ -272,16 +268,12 @@ async fn shutdown_ends_retry_sleep_and_discards_later_events() {
 #[tokio::test(start_paused = true)]
 async fn spam_filter_applies_on_the_sink_path() {
     let b = EventBroadcaster::new();
-    let sink = MockSink::default();
-    let h = b.start_recording_to_sink(sink.clone()).unwrap();
-    let r = b.new_recorder("ctrl");
+    let (sink, h, r) = recording(&b, []);
     for i in 0..40 {
         // Distinct reasons: neither counted nor aggregated, only rate-limited.
         r.event(&pod(), EventType::Normal, &format!("R{i}"), "m");
     }
-    h.stop();
-    h.join().await;
-    assert_eq!(sink.calls().len(), 25);
+    assert_eq!(stopped(h, &sink).await.len(), 25);
 }
 
 #[tokio::test]
@@ -304,13 +296,10 @@ async fn watchers_fan_out_and_need_a_runtime_only_to_start() {
 #[tokio::test(start_paused = true)]
 async fn drain_waits_for_queued_events_and_their_retries() {
     let b = EventBroadcaster::new();
-    let sink = MockSink::default();
-    sink.fail("create", RestError::Timeout(Duration::from_secs(1)));
-    b.start_recording_to_sink(sink.clone()).unwrap();
+    let (sink, _, r) = recording(&b, create_timeouts(1));
     let seen = Arc::new(Mutex::new(0));
     let s = seen.clone();
     b.start_event_watcher(move |_| *s.lock() += 1).unwrap();
-    let r = b.new_recorder("ctrl");
     r.event(&pod(), EventType::Normal, "A", "a");
     r.event(&pod(), EventType::Normal, "B", "b");
     b.drain().await;

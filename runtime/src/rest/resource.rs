@@ -245,7 +245,7 @@ impl<K: ClientObject> ResourceClient<K> {
     /// Replaces the object named by `obj.metadata.name`; set
     /// `metadata.resourceVersion` for optimistic concurrency.
     pub async fn update(&self, obj: &K, opts: &UpdateOptions) -> Result<K, Error> {
-        self.put(self.object_name(obj)?, "", object_namespace(obj), obj, opts).await
+        self.write(http::Method::PUT, self.object_name(obj)?, "", object_namespace(obj), obj, opts).await
     }
 
     /// Patches the object `name` (JSON, merge or strategic-merge patch).

@@ -39,12 +39,7 @@ impl<K: ClientObject> ResourceClient<K> {
         body: &B,
         opts: &CreateOptions,
     ) -> Result<R, Error> {
-        self.target
-            .item(http::Method::POST, name, subresource, None)?
-            .params(opts.query_pairs())
-            .json_body(body)
-            .json()
-            .await
+        self.write(http::Method::POST, name, subresource, None, body, opts).await
     }
 
     /// `PUT .../name/subresource` (status, scale, finalize).
@@ -55,7 +50,7 @@ impl<K: ClientObject> ResourceClient<K> {
         body: &B,
         opts: &UpdateOptions,
     ) -> Result<R, Error> {
-        self.put(name, subresource, None, body, opts).await
+        self.write(http::Method::PUT, name, subresource, None, body, opts).await
     }
 
     /// `PATCH .../name/subresource` with a JSON, merge or strategic-merge patch.
@@ -123,22 +118,19 @@ impl<K: ClientObject> ResourceClient<K> {
         self.target.item(http::Method::GET, name, subresource, None)?.params_from(params).no_timeout().stream().await
     }
 
-    /// `PUT` to the object or a subresource, in the object's namespace when
-    /// this client is for all namespaces.
-    pub(super) async fn put<B: Serialize + ?Sized, R: DeserializeOwned>(
+    /// `method` (`POST`, `PUT`) with a JSON body to the object or a
+    /// subresource, in the object's namespace when this client is for all
+    /// namespaces.
+    pub(super) async fn write<B: Serialize + ?Sized, R: DeserializeOwned>(
         &self,
+        method: http::Method,
         name: &str,
         subresource: &str,
         object_ns: Option<&str>,
         body: &B,
         opts: &WriteOptions,
     ) -> Result<R, Error> {
-        self.target
-            .item(http::Method::PUT, name, subresource, object_ns)?
-            .params(opts.query_pairs())
-            .json_body(body)
-            .json()
-            .await
+        self.target.item(method, name, subresource, object_ns)?.params(opts.query_pairs()).json_body(body).json().await
     }
 }
 
@@ -159,7 +151,7 @@ impl<K: HasStatus> ResourceClient<K> {
     /// Replaces the status of the object named by `obj.metadata.name`
     /// (the server ignores changes outside `status`).
     pub async fn update_status(&self, obj: &K, opts: &UpdateOptions) -> Result<K, Error> {
-        self.put(self.object_name(obj)?, "status", object_namespace(obj), obj, opts).await
+        self.write(http::Method::PUT, self.object_name(obj)?, "status", object_namespace(obj), obj, opts).await
     }
 
     /// Patches the status of the object `name`.

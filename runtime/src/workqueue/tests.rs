@@ -99,8 +99,9 @@ async fn after_shut_down_adds_are_ignored_but_queued_items_are_handed_out() {
     assert_eq!(q.get().await, None);
 }
 
-#[tokio::test(start_paused = true)]
-async fn shut_down_with_drain_waits_for_processing_items() {
+/// A queue with "a" handed out and not done yet, and a task that has
+/// started draining it.
+async fn draining_while_processing() -> (Queue<&'static str>, &'static str, tokio::task::JoinHandle<()>) {
     let q = Queue::new();
     q.add("a");
     let item = q.get().await.unwrap();
@@ -109,6 +110,12 @@ async fn shut_down_with_drain_waits_for_processing_items() {
         async move { q.shut_down_with_drain().await }
     });
     tokio::task::yield_now().await;
+    (q, item, drain)
+}
+
+#[tokio::test(start_paused = true)]
+async fn shut_down_with_drain_waits_for_processing_items() {
+    let (q, item, drain) = draining_while_processing().await;
     assert!(!drain.is_finished(), "drain returned while an item is processed");
     assert!(q.shutting_down());
     q.done(&item);
@@ -117,14 +124,7 @@ async fn shut_down_with_drain_waits_for_processing_items() {
 
 #[tokio::test(start_paused = true)]
 async fn shut_down_ends_a_pending_drain() {
-    let q = Queue::new();
-    q.add("a");
-    let _held = q.get().await.unwrap();
-    let drain = tokio::spawn({
-        let q = q.clone();
-        async move { q.shut_down_with_drain().await }
-    });
-    tokio::task::yield_now().await;
+    let (q, _held, drain) = draining_while_processing().await;
     q.shut_down();
     timeout(Duration::from_secs(1), drain).await.expect("drain did not finish").unwrap();
 }

@@ -33,6 +33,16 @@ fn setup(watch_list: bool) -> (Arc<Scripted<Pod>>, DeltaFifo<Pod>, Reflector<Pod
     (lw, fifo, r)
 }
 
+/// `r` with a watch error handler that counts the errors it is given.
+fn counting_errors(r: Reflector<Pod>) -> (Reflector<Pod>, Arc<AtomicUsize>) {
+    let reported = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&reported);
+    let r = r.watch_error_handler(Arc::new(move |_| {
+        seen.fetch_add(1, Ordering::SeqCst);
+    }));
+    (r, reported)
+}
+
 fn end_bookmark(rv: &str) -> WatchEvent<Pod> {
     WatchEvent::Bookmark(Bookmark {
         resource_version: rv.to_owned(),
@@ -127,11 +137,7 @@ async fn expired_continue_token_falls_back_to_one_full_list() {
 #[tokio::test(start_paused = true)]
 async fn gone_watch_relists_at_last_rv_and_expired_list_retries_at_empty_rv() {
     let (lw, fifo, r) = setup(false);
-    let errors = Arc::new(AtomicUsize::new(0));
-    let seen = Arc::clone(&errors);
-    let r = r.watch_error_handler(Arc::new(move |_| {
-        seen.fetch_add(1, Ordering::SeqCst);
-    }));
+    let (r, errors) = counting_errors(r);
     lw.push_list(Ok(page(vec![pod_rv("a", "3")], "10", None)));
     lw.push_watch(vec![Ok(WatchEvent::Added(pod_rv("b", "11"))), Err(api_error(410, "Expired"))], false);
     lw.push_list(Err(api_error(410, "Expired")));
@@ -379,11 +385,7 @@ async fn resync_period_queues_sync_deltas_for_known_objects() {
 #[tokio::test(start_paused = true)]
 async fn broken_watch_connection_resumes_without_relist_but_a_bad_event_relists() {
     let (lw, fifo, r) = setup(false);
-    let reported = Arc::new(AtomicUsize::new(0));
-    let seen = Arc::clone(&reported);
-    let r = r.watch_error_handler(Arc::new(move |_| {
-        seen.fetch_add(1, Ordering::SeqCst);
-    }));
+    let (r, reported) = counting_errors(r);
     let counters = r.counters();
     lw.push_list(Ok(page(vec![], "10", None)));
     lw.push_watch(
@@ -445,11 +447,7 @@ async fn counters_tell_watch_lists_from_watches() {
 #[tokio::test(start_paused = true)]
 async fn broken_watch_list_connection_streams_the_initial_events_again() {
     let (lw, fifo, r) = setup(true);
-    let reported = Arc::new(AtomicUsize::new(0));
-    let seen = Arc::clone(&reported);
-    let r = r.watch_error_handler(Arc::new(move |_| {
-        seen.fetch_add(1, Ordering::SeqCst);
-    }));
+    let (r, reported) = counting_errors(r);
     let counters = r.counters();
     lw.push_watch(
         vec![Ok(WatchEvent::Added(pod_rv("partial", "5"))), Err(rest::Error::WatchTruncated { buffered: 10 })],
