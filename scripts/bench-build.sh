@@ -3,7 +3,12 @@
 # core + apps only) beside k8s-openapi (crates.io, all types), in one run.
 # For each: the clean build with dependencies, and the crate alone once its
 # dependencies are built. Also counts lines of generated code.
+# With BASE=<git revision>, the generated crate of that revision (all
+# features) is built too, and each crate alone is also type-checked
+# (`cargo check`: the front end without code generation), for a before and
+# after in one run.
 # Usage: scripts/bench-build.sh   (from the repository root)
+#        BASE=<rev> scripts/bench-build.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -28,15 +33,32 @@ time_build() { # pkg, crate to rebuild alone
   local t2=$(date +%s.%N)
   (cd "$dir" && CARGO_TARGET_DIR="$target" cargo build --release --quiet)
   local t3=$(date +%s.%N)
-  printf '%-28s clean build %7.1f s   crate alone %7.1f s\n' "$1" "$(echo "$t1 - $t0" | bc)" "$(echo "$t3 - $t2" | bc)"
+  local check=""
+  if [ -n "${BASE:-}" ]; then
+    (cd "$dir" && CARGO_TARGET_DIR="$target" cargo check --quiet)
+    rm -rf "$target"/debug/.fingerprint/"$2"-* "$target"/debug/deps/lib"${2//-/_}"-*
+    local c0=$(date +%s.%N)
+    (cd "$dir" && CARGO_TARGET_DIR="$target" cargo check --quiet)
+    check=$(printf '   check alone %7.1f s' "$(echo "$(date +%s.%N) - $c0" | bc)")
+  fi
+  printf '%-28s clean build %7.1f s   crate alone %7.1f s%s\n' "$1" "$(echo "$t1 - $t0" | bc)" "$(echo "$t3 - $t2" | bc)" "$check"
 }
 
 make_pkg all-features "k8s-client = { path = \"$root/generated\" }"
 make_pkg core-apps "k8s-client = { path = \"$root/generated\", default-features = false, features = [\"core\", \"apps\"] }"
 make_pkg k8s-openapi "k8s-openapi = { version = \"$k8s_openapi_version\", features = [\"$k8s_openapi_feature\"] }"
 
+lines() { echo "$(find "$1/src" -name '*.rs' -print0 | xargs -0 cat | wc -l) in $(find "$1/src" -name '*.rs' | wc -l) files"; }
 echo "cores: $(nproc); rustc: $(rustc --version)"
+if [ -n "${BASE:-}" ]; then
+  # The revision's own generated crate on its own runtime.
+  git -C "$root" worktree add --quiet --detach "$work/base" "$BASE"
+  trap 'git -C "$root" worktree remove --force "$work/base"; rm -rf "$work"' EXIT
+  make_pkg base-all-features "k8s-client = { path = \"$work/base/generated\" }"
+  time_build base-all-features k8s-client
+  echo "generated lines at $BASE: $(lines "$work/base/generated")"
+fi
 time_build k8s-openapi k8s-openapi
 time_build all-features k8s-client
 time_build core-apps k8s-client
-echo "generated lines: $(find "$root/generated/src" -name '*.rs' -print0 | xargs -0 cat | wc -l) in $(find "$root/generated/src" -name '*.rs' | wc -l) files"
+echo "generated lines: $(lines "$root/generated")"
