@@ -49,10 +49,9 @@ crd: generator
 # Fails when the committed generated/ differs from what the generator makes.
 check-generated: generator
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-	$(GEN) --specs "$(SPECS)" --out "$$tmp/generated" --runtime-path ../runtime && \
-	diff -r "$$tmp/generated" generated >/dev/null || { echo "generated/ is stale: run 'make generate' and commit" >&2; diff -r "$$tmp/generated" generated | head -20; exit 1; } && \
-	$(GEN) $(TEST_CRD_ARGS) --out "$$tmp/widgets" && \
-	diff -r "$$tmp/widgets" integration/widgets >/dev/null || { echo "integration/widgets is stale: run 'make generate' and commit" >&2; diff -r "$$tmp/widgets" integration/widgets | head -20; exit 1; }
+	same() { diff -r "$$1" "$$2" >/dev/null || { echo "$$2 is stale: run 'make generate' and commit" >&2; diff -r "$$1" "$$2" | head -20; exit 1; }; } && \
+	$(GEN) --specs "$(SPECS)" --out "$$tmp/generated" --runtime-path ../runtime && same "$$tmp/generated" generated && \
+	$(GEN) $(TEST_CRD_ARGS) --out "$$tmp/widgets" && same "$$tmp/widgets" integration/widgets
 
 # The generator must also produce a crate that builds from the 1.34 spec.
 check-1.34: generator

@@ -85,12 +85,12 @@ for i in $(seq "$runs"); do
   alone_build "$theirs" "$work/t-theirs" gateway-kopium >>"$work/theirs.alone"
   echo "run $i/$runs done"
 done
+range_of() { sort -n "$1" | sed -n '1p;$p' | paste -sd-; }
 report() { # label, ours file, theirs file
   local a b
   a=$(median <"$2"); b=$(median <"$3")
-  printf '%-12s ours %7.1f s (%s)   kopium %7.1f s (%s)   ratio %.2f\n' "$1" "$a" \
-    "$(sort -n "$2" | sed -n '1p;$p' | paste -sd- | awk '{printf "%s", $0}')" "$b" \
-    "$(sort -n "$3" | sed -n '1p;$p' | paste -sd- | awk '{printf "%s", $0}')" "$(echo "$a / $b" | bc -l)"
+  printf '%-12s ours %7.1f s (%s)   kopium %7.1f s (%s)   ratio %.2f\n' \
+    "$1" "$a" "$(range_of "$2")" "$b" "$(range_of "$3")" "$(echo "$a / $b" | bc -l)"
 }
 report "clean" "$work/ours.clean" "$work/theirs.clean"
 report "crate alone" "$work/ours.alone" "$work/theirs.alone"

@@ -75,29 +75,14 @@ pub fn fetch(source: &Source) -> Result<Fetched> {
 async fn fetch_async(source: &Source) -> Result<Fetched> {
     let client = client(source)?;
     let base = client.base_url();
+    // Every path is plain (no query): one GET, its errors naming the URL.
     let get = |path: String| {
-        let client = client.clone();
-        let base = base.clone();
-        async move {
-            let (path_only, query) = path.split_once('?').unwrap_or((path.as_str(), ""));
-            let mut request = client.get(path_only.to_owned());
-            for pair in query.split('&').filter(|p| !p.is_empty()) {
-                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                request = request.param(k, v.to_owned());
-            }
-            request.bytes().await.map_err(|e| Error::Cluster { url: format!("{base}{path}"), message: e.to_string() })
-        }
+        let request = client.get(path.clone());
+        let url = format!("{base}{path}");
+        async move { request.bytes().await.map_err(|e| Error::Cluster { url, message: e.to_string() }) }
     };
-    let decode = |url: &str, bytes: &[u8]| -> Result<serde_json::Value> {
-        serde_json::from_slice(bytes)
-            .map_err(|e| Error::Cluster { url: url.to_owned(), message: format!("not JSON: {e}") })
-    };
-
-    let listing = get("/openapi/v3".into()).await?;
-    let discovery: Discovery = serde_json::from_value(decode("/openapi/v3", &listing)?)
-        .map_err(|e| Error::Cluster { url: format!("{base}/openapi/v3"), message: e.to_string() })?;
-    let version: Version = serde_json::from_value(decode("/version", &get("/version".into()).await?)?)
-        .map_err(|e| Error::Cluster { url: format!("{base}/version"), message: e.to_string() })?;
+    let discovery: Discovery = decode(&base, "/openapi/v3", &get("/openapi/v3".into()).await?)?;
+    let version: Version = decode(&base, "/version", &get("/version".into()).await?)?;
     let minor: String = version.minor.chars().take_while(char::is_ascii_digit).collect();
     let label = format!("kubernetes/{}.{minor}", version.major);
 
@@ -135,6 +120,12 @@ async fn fetch_async(source: &Source) -> Result<Fetched> {
             })
         });
     Ok(Fetched { documents, label, has_builtin_group })
+}
+
+/// The answer at `path` as a `T`, or an error naming its URL.
+fn decode<T: serde::de::DeserializeOwned>(base: &str, path: &str, bytes: &[u8]) -> Result<T> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| Error::Cluster { url: format!("{base}{path}"), message: format!("unexpected answer: {e}") })
 }
 
 fn client(source: &Source) -> Result<Client> {

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::error::{Error, Result, pointer_token};
+use crate::error::{Error, Result, pointer_of, pointer_token};
 use crate::lower::{OBJECT_META, known};
 use crate::naming;
 use crate::schema::{OpenApi, Schema};
@@ -199,8 +199,8 @@ fn read_object(path: &Path, label: &str, index: usize, value: Value, out: &mut M
             format!("{api_version} CRDs are not supported; convert to apiextensions.k8s.io/v1"),
         ));
     }
-    let crd: Crd = serde_path_to_error::deserialize(value)
-        .map_err(|e| err(&path_pointer(e.path()), e.into_inner().to_string()))?;
+    let crd: Crd =
+        serde_path_to_error::deserialize(value).map_err(|e| err(&pointer_of(e.path()), e.into_inner().to_string()))?;
     let crd_name = if crd.metadata.name.is_empty() { crd.spec.names.plural.clone() } else { crd.metadata.name.clone() };
     if naming::kind_name(&crd.spec.names.kind).is_none() {
         return Err(err(
@@ -227,7 +227,9 @@ fn read_object(path: &Path, label: &str, index: usize, value: Value, out: &mut M
             return Err(err(&at, "$ref is not allowed in a CRD schema".into()));
         }
         let rel_path = format!("{label} (document {index}, {})", version.name);
-        out.documents.push(Document { rel_path, path: path.to_owned(), openapi: published(&crd, version, schema) });
+        let openapi =
+            published(&crd, version, schema).map_err(|e| err(&pointer, format!("making its document: {e}")))?;
+        out.documents.push(Document { rel_path, path: path.to_owned(), openapi });
     }
     Ok(())
 }
@@ -260,22 +262,8 @@ fn find_ref(schema: &Schema, pointer: &str) -> Option<String> {
     None
 }
 
-fn path_pointer(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut out = String::new();
-    for seg in path.iter() {
-        match seg {
-            Segment::Seq { index } => out.push_str(&format!("/{index}")),
-            Segment::Map { key } => out.push_str(&format!("/{}", pointer_token(key))),
-            Segment::Enum { variant } => out.push_str(&format!("/{}", pointer_token(variant))),
-            Segment::Unknown => out.push_str("/?"),
-        }
-    }
-    out
-}
-
 /// The document the apiserver publishes for one served version of a CRD.
-fn published(crd: &Crd, version: &Version, schema: &Schema) -> OpenApi {
+fn published(crd: &Crd, version: &Version, schema: &Schema) -> serde_json::Result<OpenApi> {
     let spec = &crd.spec;
     let (group, v, kind) = (spec.group.as_str(), version.name.as_str(), spec.names.kind.as_str());
     let list_kind = spec.names.list_kind.clone().unwrap_or_else(|| format!("{kind}List"));
@@ -332,10 +320,10 @@ fn published(crd: &Crd, version: &Version, schema: &Schema) -> OpenApi {
     };
 
     let paths = paths(crd, version, &name, &list_name);
-    let mut doc: OpenApi = serde_json::from_value(json!({ "paths": paths })).unwrap_or_default();
+    let mut doc: OpenApi = serde_json::from_value(json!({ "paths": paths }))?;
     doc.components.schemas.insert(name, kind_schema);
     doc.components.schemas.insert(list_name, list_schema);
-    doc
+    Ok(doc)
 }
 
 const CONVENTIONS: &str = "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md";

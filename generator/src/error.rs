@@ -48,3 +48,19 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub fn pointer_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
+
+/// The JSON pointer of the node a `serde_path_to_error` path leads to
+/// (`""` for the root).
+pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for seg in path.iter() {
+        match seg {
+            Segment::Seq { index } => out.push_str(&format!("/{index}")),
+            Segment::Map { key } => out.push_str(&format!("/{}", pointer_token(key))),
+            Segment::Enum { variant } => out.push_str(&format!("/{}", pointer_token(variant))),
+            Segment::Unknown => out.push_str("/?"),
+        }
+    }
+    out
+}

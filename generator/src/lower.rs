@@ -110,6 +110,16 @@ pub struct Lowering<'a> {
     pub reusable: Vec<(&'static str, Vec<Field>)>,
 }
 
+/// The schema a `$ref` names, which must be one of `known`.
+pub fn resolve_ref(known: &BTreeSet<String>, reference: &str) -> std::result::Result<String, String> {
+    let name =
+        reference.strip_prefix("#/components/schemas/").ok_or_else(|| format!("unsupported $ref {reference:?}"))?;
+    if !known.contains(name) {
+        return Err(format!("$ref to a schema that does not exist: {reference:?}"));
+    }
+    Ok(name.to_owned())
+}
+
 /// The schema name of an inline type: its owner and JSON pointer, which no
 /// real schema name contains.
 pub fn nested_key(owner: &str, pointer: &str) -> String {
@@ -122,13 +132,7 @@ impl<'a> Lowering<'a> {
     }
 
     fn reference(&self, reference: &str, pointer: &str) -> Result<String> {
-        let name = reference
-            .strip_prefix("#/components/schemas/")
-            .ok_or_else(|| self.err(pointer, format!("unsupported $ref {reference:?}")))?;
-        if !self.known.contains(name) {
-            return Err(self.err(pointer, format!("$ref to a schema that does not exist: {reference:?}")));
-        }
-        Ok(name.to_owned())
+        resolve_ref(self.known, reference).map_err(|m| self.err(pointer, m))
     }
 
     /// One named schema (`components.schemas[name]`) as a type definition.
@@ -181,9 +185,9 @@ impl<'a> Lowering<'a> {
     fn fields(&mut self, schema: &Schema, place: &Place) -> Result<Vec<Field>> {
         let required: BTreeSet<&str> = schema.required.iter().map(String::as_str).collect();
         let mut fields = Vec::with_capacity(schema.properties.len());
+        let holds_object = (place.segments.is_empty() || schema.embedded_resource) && is_kind_like(schema);
         for (json_name, prop) in &schema.properties {
             let p = place.child(Some(json_name), &format!("/properties/{}", pointer_token(json_name)));
-            let holds_object = (place.segments.is_empty() || schema.embedded_resource) && is_kind_like(schema);
             let ty = if json_name == "metadata" && holds_object {
                 // A kind's (or embedded resource's) metadata is always
                 // ObjectMeta, whatever the CRD says of it.
@@ -334,7 +338,7 @@ impl<'a> Lowering<'a> {
             rust_name: String::new(),
             source: owner.source.clone(),
             feature: owner.feature.clone(),
-            doc: type_doc(schema),
+            doc: schema.description.clone(),
             gvk: None,
             gvks: Vec::new(),
             shape: Shape::Special(Special::JsonValue),
@@ -427,11 +431,6 @@ pub fn gvks(value: Option<&Value>) -> std::result::Result<Vec<Gvk>, String> {
         Value::Array(items) => items.iter().map(|v| parse_one(v).ok_or_else(bad)).collect(),
         v => Ok(vec![parse_one(v).ok_or_else(bad)?]),
     }
-}
-
-/// A type's doc: the description.
-fn type_doc(schema: &Schema) -> Option<String> {
-    schema.description.clone()
 }
 
 /// A field's doc: the description and, for custom resources, what else the

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result, pointer_token};
+use crate::error::{Error, Result, pointer_of, pointer_token};
 use crate::ir::{Api, FieldType, Gvk, Param, Resource, Shape, Subresource, TypeDef, Verb};
 use crate::lower::{self, Lowering};
 use crate::schema::{OpenApi, Operation, Parameter, Schema};
@@ -72,30 +72,11 @@ pub fn load_file(path: &Path, rel_path: String) -> Result<Document> {
 pub fn parse_document(bytes: &[u8], path: &Path, rel_path: String) -> Result<Document> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let openapi: OpenApi = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let pointer = path_to_pointer(e.path());
+        let pointer = pointer_of(e.path());
+        let pointer = if pointer.is_empty() { "/".to_owned() } else { pointer };
         Error::Json { path: path.to_owned(), pointer, source: e.into_inner() }
     })?;
     Ok(Document { rel_path, path: path.to_owned(), openapi })
-}
-
-fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut out = String::new();
-    for seg in path.iter() {
-        match seg {
-            Segment::Seq { index } => out.push_str(&format!("/{index}")),
-            Segment::Map { key } => {
-                out.push('/');
-                out.push_str(&pointer_token(key));
-            }
-            Segment::Enum { variant } => {
-                out.push('/');
-                out.push_str(&pointer_token(variant));
-            }
-            Segment::Unknown => out.push_str("/?"),
-        }
-    }
-    if out.is_empty() { "/".to_owned() } else { out }
 }
 
 /// How to build the IR.
@@ -238,13 +219,7 @@ impl Paths<'_> {
     /// The schema a body names by `$ref`; `None` for inline bodies.
     fn schema_ref(&self, schema: &Schema, pointer: &str) -> Result<Option<String>> {
         let Some(reference) = &schema.reference else { return Ok(None) };
-        let name = reference
-            .strip_prefix("#/components/schemas/")
-            .ok_or_else(|| self.err(pointer, format!("unsupported $ref {reference:?}")))?;
-        if !self.known.contains(name) {
-            return Err(self.err(pointer, format!("$ref to a schema that does not exist: {reference:?}")));
-        }
-        Ok(Some(name.to_owned()))
+        lower::resolve_ref(self.known, reference).map(Some).map_err(|m| self.err(pointer, m))
     }
 
     fn request_schema(&self, op: &Operation, pointer: &str) -> Result<Option<String>> {

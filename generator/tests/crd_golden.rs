@@ -211,11 +211,11 @@ fn property_names_are_escaped_by_one_rule() {
         ("foo_bar", "foo_bar_3"),
         ("größe", "gr_u00f6_u00df_e"),
     ] {
+        // The field declared right after the property's `rename`.
         let attr = format!("rename = \"{wire}\"");
         let at = n.find(&attr).unwrap_or_else(|| panic!("{wire} missing"));
-        let field = &n[at..];
-        assert!(field.contains(&format!("pub {rust}: ")), "{wire} is not {rust}");
-        assert!(field.find(&format!("pub {rust}: ")) < field[attr.len()..].find("rename = ").map(|i| i + attr.len()));
+        let decl = n[at..].lines().map(str::trim_start).find(|l| l.starts_with("pub ")).unwrap();
+        assert!(decl.starts_with(&format!("pub {rust}: ")), "{wire} is declared as {decl}");
     }
     // Two paths that spell the same name: the shallower keeps it.
     assert!(n.contains("pub nested_inner: Option<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner>,"), "{n}");

@@ -18,7 +18,6 @@ pub const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
 pub const CONDITION: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Condition";
 pub const LABEL_SELECTOR: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector";
 pub const LABEL_SELECTOR_REQUIREMENT: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement";
-pub const MICRO_TIME: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime";
 pub const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
 pub const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
 
@@ -104,7 +103,6 @@ pub fn external_types() -> Vec<TypeDef> {
         def(LIST_META, Shape::Struct(Vec::new()), None),
         def(STATUS, Shape::Struct(Vec::new()), None),
         def(super::TIME, Shape::Special(Special::Time), None),
-        def(MICRO_TIME, Shape::Special(Special::MicroTime), None),
         def(super::INT_OR_STRING, Shape::Special(Special::IntOrString), None),
         def(SCALE, type_meta(vec![field("metadata", r(super::OBJECT_META), false)]), Some(scale_gvk)),
     ];
