@@ -116,7 +116,10 @@ fn apimachinery_shapes_are_taken_from_k8s_client() {
     // The condition's status enum went with it.
     assert!(!widget.contains("Status {\n    /// `\"True\"`"));
     let objects = kind_file("src/com/example/features/v1/objects.rs");
-    assert!(objects.contains("Option<::k8s_client::apimachinery::pkg::apis::meta::v1::LabelSelector>"), "{objects}");
+    assert!(
+        objects.contains("::std::boxed::Box<::k8s_client::apimachinery::pkg::apis::meta::v1::LabelSelector>,"),
+        "{objects}"
+    );
     let list = kind_file("src/com/example/v1/widget_list.rs");
     assert!(list.contains("::k8s_client::apimachinery::pkg::apis::meta::v1::ListMeta"), "{list}");
 }
@@ -183,7 +186,7 @@ fn objects_maps_raw_json_and_nesting() {
         "::std::vec::Vec<crate::com::example::features::v1::ObjectsSpecGrid>,",
         "pub choice: Option<::serde_json::Value>,",
         "pub struct ObjectsSpecTypedTemplate {",
-        "pub metadata: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta>,",
+        "pub metadata: Option<\n        ::std::boxed::Box<::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta>,\n    >,",
         "pub struct ObjectsSpecEntries {",
     ] {
         assert!(o.contains(needle), "{needle} not in\n{o}");
@@ -218,8 +221,8 @@ fn property_names_are_escaped_by_one_rule() {
         assert!(decl.starts_with(&format!("pub {rust}: ")), "{wire} is declared as {decl}");
     }
     // Two paths that spell the same name: the shallower keeps it.
-    assert!(n.contains("pub nested_inner: Option<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner>,"), "{n}");
-    assert!(n.contains("pub inner: Option<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner_2>,"), "{n}");
+    assert!(n.contains("pub nested_inner: Option<\n        ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner>,\n    >,"), "{n}");
+    assert!(n.contains("pub inner: Option<\n        ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner_2>,\n    >,"), "{n}");
 }
 
 #[test]

@@ -236,8 +236,8 @@ async fn subresources_status_scale_and_eviction() {
             replicas: Some(1),
             selector: LabelSelector { match_labels: Some(labels.clone()), ..Default::default() },
             template: PodTemplateSpec {
-                metadata: Some(ObjectMeta { labels: Some(labels), ..Default::default() }),
-                spec: Some(pod("x").spec.unwrap()),
+                metadata: Some(Box::new(ObjectMeta { labels: Some(labels), ..Default::default() })),
+                spec: Some(Box::new(pod("x").spec.unwrap())),
             },
             ..Default::default()
         }),

@@ -98,6 +98,18 @@ fn is_plain(def: &TypeDef, f: &Field) -> bool {
     (f.required && !f.nullable) || is_kind_metadata(def, f)
 }
 
+/// Whether a field holds its value behind a `Box`: to break a cycle, or
+/// because it is an optional object. An absent optional object then costs a
+/// pointer instead of its whole size (a `Volume` holds some thirty optional
+/// sources, a `Container` three optional probes). A kind's `spec` and
+/// `status` stay inline: they are present on nearly every object.
+fn is_boxed(api: &Api, def: &TypeDef, f: &Field) -> bool {
+    let optional_object = !is_plain(def, f)
+        && matches!(&f.ty, FieldType::Ref(r) if matches!(api.types[r.as_str()].shape, Shape::Struct(_)))
+        && !(is_kind(def) && (f.json_name == "spec" || f.json_name == "status"));
+    f.boxed || optional_object
+}
+
 /// Optional fields written even when `None`, as `null`: required but nullable.
 fn writes_null(def: &TypeDef, f: &Field) -> bool {
     f.required && f.nullable && !is_plain(def, f)
@@ -116,7 +128,7 @@ fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
         };
     }
     let mut ty = rust_type(api, &f.ty);
-    if f.boxed {
+    if is_boxed(api, def, f) {
         ty = quote!(::std::boxed::Box<#ty>);
     }
     // A kind's Serialize is written by hand (`serialize_fields`): its fields
@@ -124,11 +136,10 @@ fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
     let derives_serialize = !is_kind(def);
     let embedded = if f.boxed || !derives_serialize { None } else { embedded_kind(api, &f.ty) };
     if is_plain(def, f) {
-        let null_tolerant = matches!(f.ty, FieldType::Array(_) | FieldType::Map(_));
-        let de = if null_tolerant {
-            quote!(, deserialize_with = "::k8s_client_runtime::codec::null_as_default")
-        } else {
-            quote!()
+        let de = match &f.ty {
+            FieldType::Array(_) => quote!(, deserialize_with = "::k8s_client_runtime::codec::exact_vec"),
+            FieldType::Map(_) => quote!(, deserialize_with = "::k8s_client_runtime::codec::null_as_default"),
+            _ => quote!(),
         };
         let ser = match embedded {
             None => quote!(),
@@ -153,9 +164,11 @@ fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
             (quote!(Option), "Option::is_none")
         };
         let skip = (derives_serialize && !writes_null(def, f)).then(|| quote!(, skip_serializing_if = #is_none));
+        let de = matches!(f.ty, FieldType::Array(_))
+            .then(|| quote!(, deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"));
         quote! {
             #doc
-            #[serde(rename = #json, default #skip #ser)]
+            #[serde(rename = #json, default #skip #de #ser)]
             pub #name: #option<#ty>,
         }
     }

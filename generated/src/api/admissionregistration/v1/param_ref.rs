@@ -36,5 +36,7 @@ pub struct ParamRef {
     ///
     /// One of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset.
     #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    >,
 }

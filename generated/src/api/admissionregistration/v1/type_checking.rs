@@ -7,7 +7,8 @@ pub struct TypeChecking {
     #[serde(
         rename = "expressionWarnings",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub expression_warnings: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1::ExpressionWarning>,

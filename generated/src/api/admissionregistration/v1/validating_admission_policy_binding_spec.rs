@@ -5,10 +5,14 @@
 pub struct ValidatingAdmissionPolicyBindingSpec {
     /// MatchResources declares what resources match this binding and will be validated by it. Note that this is intersected with the policy's matchConstraints, so only requests that are matched by the policy can be selected by this. If this is unset, all resources matched by the policy are validated by this binding When resourceRules is unset, it does not constrain resource matching. If a resource is matched by the other fields of this object, it will be validated. Note that this is differs from ValidatingAdmissionPolicy matchConstraints, where resourceRules are required.
     #[serde(rename = "matchResources", default, skip_serializing_if = "Option::is_none")]
-    pub match_resources: Option<crate::api::admissionregistration::v1::MatchResources>,
+    pub match_resources: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1::MatchResources>,
+    >,
     /// paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in ParamKind of the bound ValidatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the ValidatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param.
     #[serde(rename = "paramRef", default, skip_serializing_if = "Option::is_none")]
-    pub param_ref: Option<crate::api::admissionregistration::v1::ParamRef>,
+    pub param_ref: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1::ParamRef>,
+    >,
     /// PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required.
     #[serde(rename = "policyName", default, skip_serializing_if = "Option::is_none")]
     pub policy_name: Option<::std::string::String>,
@@ -34,7 +38,8 @@ pub struct ValidatingAdmissionPolicyBindingSpec {
     #[serde(
         rename = "validationActions",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub validation_actions: Option<::std::vec::Vec<::std::string::String>>,
 }

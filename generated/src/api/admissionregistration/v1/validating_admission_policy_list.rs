@@ -7,7 +7,7 @@ pub struct ValidatingAdmissionPolicyList {
     #[serde(
         rename = "items",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub items: ::std::vec::Vec<
         crate::api::admissionregistration::v1::ValidatingAdmissionPolicy,

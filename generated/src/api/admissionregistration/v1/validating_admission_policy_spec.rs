@@ -7,7 +7,8 @@ pub struct ValidatingAdmissionPolicySpec {
     #[serde(
         rename = "auditAnnotations",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub audit_annotations: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1::AuditAnnotation>,
@@ -21,10 +22,6 @@ pub struct ValidatingAdmissionPolicySpec {
     /// When failurePolicy is set to Fail, ValidatingAdmissionPolicyBinding validationActions define how failures are enforced.
     ///
     /// Allowed values are Ignore or Fail. Defaults to Fail.
-    ///
-    /// Possible enum values:
-    ///  - `"Fail"` means that an error calling the webhook causes the admission to fail.
-    ///  - `"Ignore"` means that an error calling the webhook is ignored.
     #[serde(rename = "failurePolicy", default, skip_serializing_if = "Option::is_none")]
     pub failure_policy: Option<::std::string::String>,
     /// MatchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
@@ -40,7 +37,8 @@ pub struct ValidatingAdmissionPolicySpec {
     #[serde(
         rename = "matchConditions",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub match_conditions: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1::MatchCondition>,
@@ -51,19 +49,33 @@ pub struct ValidatingAdmissionPolicySpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub match_constraints: Option<crate::api::admissionregistration::v1::MatchResources>,
+    pub match_constraints: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1::MatchResources>,
+    >,
     /// ParamKind specifies the kind of resources used to parameterize this policy. If absent, there are no parameters for this policy and the param CEL variable will not be provided to validation expressions. If ParamKind refers to a non-existent kind, this policy definition is mis-configured and the FailurePolicy is applied. If paramKind is specified but paramRef is unset in ValidatingAdmissionPolicyBinding, the params variable will be null.
     #[serde(rename = "paramKind", default, skip_serializing_if = "Option::is_none")]
-    pub param_kind: Option<crate::api::admissionregistration::v1::ParamKind>,
+    pub param_kind: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1::ParamKind>,
+    >,
     /// Validations contain CEL expressions which is used to apply the validation. Validations and AuditAnnotations may not both be empty; a minimum of one Validations or AuditAnnotations is required.
-    #[serde(rename = "validations", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "validations",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub validations: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1::Validation>,
     >,
     /// Variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except MatchConditions because MatchConditions are evaluated before the rest of the policy.
     ///
     /// The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, Variables must be sorted by the order of first appearance and acyclic.
-    #[serde(rename = "variables", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "variables",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub variables: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1::Variable>,
     >,

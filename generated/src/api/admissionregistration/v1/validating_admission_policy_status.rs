@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ValidatingAdmissionPolicyStatus {
     /// The conditions represent the latest available observations of a policy's current state.
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
@@ -17,5 +22,7 @@ pub struct ValidatingAdmissionPolicyStatus {
     pub observed_generation: Option<i64>,
     /// The results of type checking for each expression. Presence of this field indicates the completion of the type checking.
     #[serde(rename = "typeChecking", default, skip_serializing_if = "Option::is_none")]
-    pub type_checking: Option<crate::api::admissionregistration::v1::TypeChecking>,
+    pub type_checking: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1::TypeChecking>,
+    >,
 }

@@ -7,7 +7,11 @@ pub struct ValidatingWebhookConfiguration {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Webhooks is a list of webhooks and the affected resources and operations.
-    #[serde(rename = "webhooks", default)]
+    #[serde(
+        rename = "webhooks",
+        default,
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub webhooks: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1::ValidatingWebhook>,
     >,

@@ -10,7 +10,9 @@ pub struct WebhookClientConfig {
     ///
     /// If the webhook is running within the cluster, then you should use `service`.
     #[serde(rename = "service", default, skip_serializing_if = "Option::is_none")]
-    pub service: Option<crate::api::admissionregistration::v1::ServiceReference>,
+    pub service: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1::ServiceReference>,
+    >,
     /// `url` gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified.
     ///
     /// The `host` should not refer to a service running in the cluster; use the `service` field instead. The host might be resolved via external DNS in some apiservers (e.g., `kube-apiserver` cannot resolve in-cluster DNS as that would be a layering violation). `host` may also be an IP address.

@@ -7,7 +7,8 @@ pub struct MatchResources {
     #[serde(
         rename = "excludeResourceRules",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub exclude_resource_rules: Option<
         ::std::vec::Vec<
@@ -21,10 +22,6 @@ pub struct MatchResources {
     /// - Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, the admission policy **does** consider requests made to apps/v1beta1 or extensions/v1beta1 API groups. The API server translates the request to a matched resource API if necessary.
     ///
     /// Defaults to "Equivalent"
-    ///
-    /// Possible enum values:
-    ///  - `"Equivalent"` means requests should be sent to the admission webhook or admission policy if they modify a resource listed in rules via an equivalent API group or version. For example, `autoscaling/v1` and `autoscaling/v2` HorizontalPodAutoscalers are equivalent: the same set of resources appear via both APIs.
-    ///  - `"Exact"` means requests should only be sent to the admission webhook or admission policy if they exactly match a given rule.
     #[serde(rename = "matchPolicy", default, skip_serializing_if = "Option::is_none")]
     pub match_policy: Option<::std::string::String>,
     /// NamespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the policy.
@@ -64,13 +61,20 @@ pub struct MatchResources {
         skip_serializing_if = "Option::is_none"
     )]
     pub namespace_selector: Option<
-        crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     >,
     /// ObjectSelector decides whether to run the policy based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the policy's expression (CEL), and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.
     #[serde(rename = "objectSelector", default, skip_serializing_if = "Option::is_none")]
-    pub object_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub object_selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    >,
     /// ResourceRules describes what operations on what resources/subresources the admission policy matches. The policy cares about an operation if it matches _any_ Rule.
-    #[serde(rename = "resourceRules", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resourceRules",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resource_rules: Option<
         ::std::vec::Vec<
             crate::api::admissionregistration::v1alpha1::NamedRuleWithOperations,

@@ -10,10 +10,6 @@ pub struct MutatingAdmissionPolicySpec {
     /// failurePolicy does not define how validations that evaluate to false are handled.
     ///
     /// Allowed values are Ignore or Fail. Defaults to Fail.
-    ///
-    /// Possible enum values:
-    ///  - `"Fail"` means that an error calling the admission webhook or admission policy causes resource admission to fail.
-    ///  - `"Ignore"` means that an error calling the admission webhook or admission policy is ignored.
     #[serde(rename = "failurePolicy", default, skip_serializing_if = "Option::is_none")]
     pub failure_policy: Option<::std::string::String>,
     /// matchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the matchConstraints. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
@@ -29,7 +25,8 @@ pub struct MutatingAdmissionPolicySpec {
     #[serde(
         rename = "matchConditions",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub match_conditions: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1alpha1::MatchCondition>,
@@ -41,25 +38,28 @@ pub struct MutatingAdmissionPolicySpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub match_constraints: Option<
-        crate::api::admissionregistration::v1alpha1::MatchResources,
+        ::std::boxed::Box<crate::api::admissionregistration::v1alpha1::MatchResources>,
     >,
     /// mutations contain operations to perform on matching objects. mutations may not be empty; a minimum of one mutation is required. mutations are evaluated in order, and are reinvoked according to the reinvocationPolicy. The mutations of a policy are invoked for each binding of this policy and reinvocation of mutations occurs on a per binding basis.
-    #[serde(rename = "mutations", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "mutations",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub mutations: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1alpha1::Mutation>,
     >,
     /// paramKind specifies the kind of resources used to parameterize this policy. If absent, there are no parameters for this policy and the param CEL variable will not be provided to validation expressions. If paramKind refers to a non-existent kind, this policy definition is mis-configured and the FailurePolicy is applied. If paramKind is specified but paramRef is unset in MutatingAdmissionPolicyBinding, the params variable will be null.
     #[serde(rename = "paramKind", default, skip_serializing_if = "Option::is_none")]
-    pub param_kind: Option<crate::api::admissionregistration::v1alpha1::ParamKind>,
+    pub param_kind: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1alpha1::ParamKind>,
+    >,
     /// reinvocationPolicy indicates whether mutations may be called multiple times per MutatingAdmissionPolicyBinding as part of a single admission evaluation. Allowed values are "Never" and "IfNeeded".
     ///
     /// Never: These mutations will not be called more than once per binding in a single admission evaluation.
     ///
     /// IfNeeded: These mutations may be invoked more than once per binding for a single admission request and there is no guarantee of order with respect to other admission plugins, admission webhooks, bindings of this policy and admission policies.  Mutations are only reinvoked when mutations change the object after this mutation is invoked. Required.
-    ///
-    /// Possible enum values:
-    ///  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
-    ///  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
     #[serde(
         rename = "reinvocationPolicy",
         default,
@@ -69,7 +69,12 @@ pub struct MutatingAdmissionPolicySpec {
     /// variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except matchConditions because matchConditions are evaluated before the rest of the policy.
     ///
     /// The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, variables must be sorted by the order of first appearance and acyclic.
-    #[serde(rename = "variables", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "variables",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub variables: Option<
         ::std::vec::Vec<crate::api::admissionregistration::v1alpha1::Variable>,
     >,

@@ -10,17 +10,16 @@ pub struct Mutation {
         skip_serializing_if = "Option::is_none"
     )]
     pub apply_configuration: Option<
-        crate::api::admissionregistration::v1alpha1::ApplyConfiguration,
+        ::std::boxed::Box<
+            crate::api::admissionregistration::v1alpha1::ApplyConfiguration,
+        >,
     >,
     /// jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation to the object. A CEL expression is used to create the JSON patch.
     #[serde(rename = "jsonPatch", default, skip_serializing_if = "Option::is_none")]
-    pub json_patch: Option<crate::api::admissionregistration::v1alpha1::JSONPatch>,
+    pub json_patch: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1alpha1::JSONPatch>,
+    >,
     /// patchType indicates the patch strategy used. Allowed values are "ApplyConfiguration" and "JSONPatch". Required.
-    ///
-    ///
-    /// Possible enum values:
-    ///  - `"ApplyConfiguration"` ApplyConfiguration indicates that the mutation is using apply configuration to mutate the object.
-    ///  - `"JSONPatch"` JSONPatch indicates that the object is mutated through JSON Patch.
     #[serde(rename = "patchType", default)]
     pub patch_type: ::std::string::String,
 }

@@ -20,10 +20,6 @@ pub struct ParamRef {
     /// `parameterNotFoundAction` controls the behavior of the binding when the resource exists, and name or selector is valid, but there are no parameters matched by the binding. If the value is set to `Allow`, then no matched parameters will be treated as successful validation by the binding. If set to `Deny`, then no matched parameters will be subject to the `failurePolicy` of the policy.
     ///
     /// Allowed values are `Allow` or `Deny` Default to `Deny`
-    ///
-    /// Possible enum values:
-    ///  - `"Allow"` Ignore means that an error finding params for a binding is ignored
-    ///  - `"Deny"` Fail means that an error finding params for a binding is ignored
     #[serde(
         rename = "parameterNotFoundAction",
         default,
@@ -36,5 +32,7 @@ pub struct ParamRef {
     ///
     /// One of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset.
     #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    >,
 }

@@ -7,7 +7,8 @@ pub struct MatchResources {
     #[serde(
         rename = "excludeResourceRules",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub exclude_resource_rules: Option<
         ::std::vec::Vec<
@@ -60,13 +61,20 @@ pub struct MatchResources {
         skip_serializing_if = "Option::is_none"
     )]
     pub namespace_selector: Option<
-        crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     >,
     /// ObjectSelector decides whether to run the validation based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the cel validation, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.
     #[serde(rename = "objectSelector", default, skip_serializing_if = "Option::is_none")]
-    pub object_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub object_selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    >,
     /// ResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy matches. The policy cares about an operation if it matches _any_ Rule.
-    #[serde(rename = "resourceRules", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resourceRules",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resource_rules: Option<
         ::std::vec::Vec<
             crate::api::admissionregistration::v1beta1::NamedRuleWithOperations,

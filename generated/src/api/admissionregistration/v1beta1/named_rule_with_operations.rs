@@ -4,16 +4,36 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NamedRuleWithOperations {
     /// APIGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required.
-    #[serde(rename = "apiGroups", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "apiGroups",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub api_groups: Option<::std::vec::Vec<::std::string::String>>,
     /// APIVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required.
-    #[serde(rename = "apiVersions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "apiVersions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub api_versions: Option<::std::vec::Vec<::std::string::String>>,
     /// Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required.
-    #[serde(rename = "operations", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "operations",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub operations: Option<::std::vec::Vec<::std::string::String>>,
     /// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.
-    #[serde(rename = "resourceNames", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resourceNames",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resource_names: Option<::std::vec::Vec<::std::string::String>>,
     /// Resources is a list of resources this rule applies to.
     ///
@@ -22,15 +42,14 @@ pub struct NamedRuleWithOperations {
     /// If wildcard is present, the validation rule will ensure resources do not overlap with each other.
     ///
     /// Depending on the enclosing object, subresources might not be allowed. Required.
-    #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resources",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resources: Option<::std::vec::Vec<::std::string::String>>,
     /// scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
-    ///
-    ///
-    /// Possible enum values:
-    ///  - `"*"` means that all scopes are included.
-    ///  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
-    ///  - `"Namespaced"` means that scope is limited to namespaced objects.
     #[serde(rename = "scope", default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<::std::string::String>,
 }

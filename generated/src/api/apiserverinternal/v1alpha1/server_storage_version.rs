@@ -10,7 +10,8 @@ pub struct ServerStorageVersion {
     #[serde(
         rename = "decodableVersions",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub decodable_versions: Option<::std::vec::Vec<::std::string::String>>,
     /// The API server encodes the object to this version when persisting it in the backend (e.g., etcd).
@@ -21,6 +22,11 @@ pub struct ServerStorageVersion {
     )]
     pub encoding_version: Option<::std::string::String>,
     /// The API server can serve these versions. DecodableVersions must include all ServedVersions.
-    #[serde(rename = "servedVersions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "servedVersions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub served_versions: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -11,7 +11,12 @@ pub struct StorageVersionStatus {
     )]
     pub common_encoding_version: Option<::std::string::String>,
     /// The latest available observations of the storageVersion's state.
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<
         ::std::vec::Vec<crate::api::apiserverinternal::v1alpha1::StorageVersionCondition>,
     >,
@@ -19,7 +24,8 @@ pub struct StorageVersionStatus {
     #[serde(
         rename = "storageVersions",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub storage_versions: Option<
         ::std::vec::Vec<crate::api::apiserverinternal::v1alpha1::ServerStorageVersion>,

@@ -25,5 +25,7 @@ pub struct DaemonSetSpec {
     pub template: crate::api::core::v1::PodTemplateSpec,
     /// An update strategy to replace existing DaemonSet pods with new pods.
     #[serde(rename = "updateStrategy", default, skip_serializing_if = "Option::is_none")]
-    pub update_strategy: Option<crate::api::apps::v1::DaemonSetUpdateStrategy>,
+    pub update_strategy: Option<
+        ::std::boxed::Box<crate::api::apps::v1::DaemonSetUpdateStrategy>,
+    >,
 }

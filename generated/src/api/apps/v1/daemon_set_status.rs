@@ -7,7 +7,12 @@ pub struct DaemonSetStatus {
     #[serde(rename = "collisionCount", default, skip_serializing_if = "Option::is_none")]
     pub collision_count: Option<i32>,
     /// Represents the latest available observations of a DaemonSet's current state.
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<::std::vec::Vec<crate::api::apps::v1::DaemonSetCondition>>,
     /// The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/
     #[serde(rename = "currentNumberScheduled", default)]

@@ -5,12 +5,10 @@
 pub struct DaemonSetUpdateStrategy {
     /// Rolling update config params. Present only if type = "RollingUpdate".
     #[serde(rename = "rollingUpdate", default, skip_serializing_if = "Option::is_none")]
-    pub rolling_update: Option<crate::api::apps::v1::RollingUpdateDaemonSet>,
+    pub rolling_update: Option<
+        ::std::boxed::Box<crate::api::apps::v1::RollingUpdateDaemonSet>,
+    >,
     /// Type of daemon set update. Can be "RollingUpdate" or "OnDelete". Default is RollingUpdate.
-    ///
-    /// Possible enum values:
-    ///  - `"OnDelete"` Replace the old daemons only when it's killed
-    ///  - `"RollingUpdate"` Replace the old daemons by new ones using rolling update i.e replace them on each node one after the other.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
 }

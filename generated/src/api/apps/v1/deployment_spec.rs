@@ -35,7 +35,7 @@ pub struct DeploymentSpec {
     pub selector: crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
     /// The deployment strategy to use to replace existing pods with new ones.
     #[serde(rename = "strategy", default, skip_serializing_if = "Option::is_none")]
-    pub strategy: Option<crate::api::apps::v1::DeploymentStrategy>,
+    pub strategy: Option<::std::boxed::Box<crate::api::apps::v1::DeploymentStrategy>>,
     /// Template describes the pods that will be created. The only allowed template.spec.restartPolicy value is "Always".
     #[serde(rename = "template", default)]
     pub template: crate::api::core::v1::PodTemplateSpec,

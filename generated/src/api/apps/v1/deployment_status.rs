@@ -14,7 +14,12 @@ pub struct DeploymentStatus {
     #[serde(rename = "collisionCount", default, skip_serializing_if = "Option::is_none")]
     pub collision_count: Option<i32>,
     /// Represents the latest available observations of a deployment's current state.
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<::std::vec::Vec<crate::api::apps::v1::DeploymentCondition>>,
     /// The generation observed by the deployment controller.
     #[serde(

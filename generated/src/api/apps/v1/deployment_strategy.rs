@@ -5,12 +5,10 @@
 pub struct DeploymentStrategy {
     /// Rolling update config params. Present only if DeploymentStrategyType = RollingUpdate.
     #[serde(rename = "rollingUpdate", default, skip_serializing_if = "Option::is_none")]
-    pub rolling_update: Option<crate::api::apps::v1::RollingUpdateDeployment>,
+    pub rolling_update: Option<
+        ::std::boxed::Box<crate::api::apps::v1::RollingUpdateDeployment>,
+    >,
     /// Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate.
-    ///
-    /// Possible enum values:
-    ///  - `"Recreate"` Kill all existing pods before creating new ones.
-    ///  - `"RollingUpdate"` Replace the old ReplicaSets by new one using rolling update i.e gradually scale down the old ReplicaSets and scale up the new one.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
 }

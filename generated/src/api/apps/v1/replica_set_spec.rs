@@ -18,5 +18,5 @@ pub struct ReplicaSetSpec {
     pub selector: crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
     /// Template is the object that describes the pod that will be created if insufficient replicas are detected. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template
     #[serde(rename = "template", default, skip_serializing_if = "Option::is_none")]
-    pub template: Option<crate::api::core::v1::PodTemplateSpec>,
+    pub template: Option<::std::boxed::Box<crate::api::core::v1::PodTemplateSpec>>,
 }

@@ -11,7 +11,12 @@ pub struct ReplicaSetStatus {
     )]
     pub available_replicas: Option<i32>,
     /// Represents the latest available observations of a replica set's current state.
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<::std::vec::Vec<crate::api::apps::v1::ReplicaSetCondition>>,
     /// The number of non-terminating pods that have labels matching the labels of the pod template of the replicaset.
     #[serde(

@@ -12,7 +12,7 @@ pub struct StatefulSetSpec {
     pub min_ready_seconds: Option<i32>,
     /// ordinals controls the numbering of replica indices in a StatefulSet. The default ordinals behavior assigns a "0" index to the first replica and increments the index by one for each additional replica requested.
     #[serde(rename = "ordinals", default, skip_serializing_if = "Option::is_none")]
-    pub ordinals: Option<crate::api::apps::v1::StatefulSetOrdinals>,
+    pub ordinals: Option<::std::boxed::Box<crate::api::apps::v1::StatefulSetOrdinals>>,
     /// persistentVolumeClaimRetentionPolicy describes the lifecycle of persistent volume claims created from volumeClaimTemplates. By default, all persistent volume claims are created as needed and retained until manually deleted. This policy allows the lifecycle to be altered, for example by deleting persistent volume claims when their stateful set is deleted, or when their pod is scaled down.
     #[serde(
         rename = "persistentVolumeClaimRetentionPolicy",
@@ -20,13 +20,11 @@ pub struct StatefulSetSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub persistent_volume_claim_retention_policy: Option<
-        crate::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy,
+        ::std::boxed::Box<
+            crate::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy,
+        >,
     >,
     /// podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down. The default policy is `OrderedReady`, where pods are created in increasing order (pod-0, then pod-1, etc) and the controller will wait until each pod is ready before continuing. When scaling down, the pods are removed in the opposite order. The alternative policy is `Parallel` which will create pods in parallel to match the desired scale without waiting, and on scale down will delete all pods at once.
-    ///
-    /// Possible enum values:
-    ///  - `"OrderedReady"` will create pods in strictly increasing order on scale up and strictly decreasing order on scale down, progressing only when the previous pod is ready or terminated. At most one pod will be changed at any time.
-    ///  - `"Parallel"` will create and delete pods as soon as the stateful set replica count is changed, and will not wait for pods to be ready or complete termination.
     #[serde(
         rename = "podManagementPolicy",
         default,
@@ -54,12 +52,15 @@ pub struct StatefulSetSpec {
     pub template: crate::api::core::v1::PodTemplateSpec,
     /// updateStrategy indicates the StatefulSetUpdateStrategy that will be employed to update Pods in the StatefulSet when a revision is made to Template.
     #[serde(rename = "updateStrategy", default, skip_serializing_if = "Option::is_none")]
-    pub update_strategy: Option<crate::api::apps::v1::StatefulSetUpdateStrategy>,
+    pub update_strategy: Option<
+        ::std::boxed::Box<crate::api::apps::v1::StatefulSetUpdateStrategy>,
+    >,
     /// volumeClaimTemplates is a list of claims that pods are allowed to reference. The StatefulSet controller is responsible for mapping network identities to claims in a way that maintains the identity of a pod. Every claim in this list must have at least one matching (by name) volumeMount in one container in the template. A claim in this list takes precedence over any volumes in the template, with the same name.
     #[serde(
         rename = "volumeClaimTemplates",
         default,
         skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option",
         serialize_with = "::k8s_client_runtime::codec::embedded_option_vec"
     )]
     pub volume_claim_templates: Option<

@@ -5,5 +5,5 @@
 pub struct SelfSubjectReviewStatus {
     /// User attributes of the user making this request.
     #[serde(rename = "userInfo", default, skip_serializing_if = "Option::is_none")]
-    pub user_info: Option<crate::api::authentication::v1::UserInfo>,
+    pub user_info: Option<::std::boxed::Box<crate::api::authentication::v1::UserInfo>>,
 }

@@ -7,12 +7,14 @@ pub struct TokenRequestSpec {
     #[serde(
         rename = "audiences",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub audiences: ::std::vec::Vec<::std::string::String>,
     /// BoundObjectRef is a reference to an object that the token will be bound to. The token will only be valid for as long as the bound object exists. NOTE: The API server's TokenReview endpoint will validate the BoundObjectRef, but other audiences may not. Keep ExpirationSeconds small if you want prompt revocation.
     #[serde(rename = "boundObjectRef", default, skip_serializing_if = "Option::is_none")]
-    pub bound_object_ref: Option<crate::api::authentication::v1::BoundObjectReference>,
+    pub bound_object_ref: Option<
+        ::std::boxed::Box<crate::api::authentication::v1::BoundObjectReference>,
+    >,
     /// ExpirationSeconds is the requested duration of validity of the request. The token issuer may return a token with a different validity duration so a client needs to check the 'expiration' field in a response.
     #[serde(
         rename = "expirationSeconds",

@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct TokenReviewSpec {
     /// Audiences is a list of the identifiers that the resource server presented with the token identifies as. Audience-aware token authenticators will verify that the token was intended for at least one of the audiences in this list. If no audiences are provided, the audience will default to the audience of the Kubernetes apiserver.
-    #[serde(rename = "audiences", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "audiences",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub audiences: Option<::std::vec::Vec<::std::string::String>>,
     /// Token is the opaque bearer token.
     #[serde(rename = "token", default, skip_serializing_if = "Option::is_none")]

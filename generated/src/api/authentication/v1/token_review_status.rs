@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct TokenReviewStatus {
     /// Audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token. An identifier is any identifier in the intersection of the TokenReviewSpec audiences and the token's audiences. A client of the TokenReview API that sets the spec.audiences field should validate that a compatible audience identifier is returned in the status.audiences field to ensure that the TokenReview server is audience aware. If a TokenReview returns an empty status.audience field where status.authenticated is "true", the token is valid against the audience of the Kubernetes API server.
-    #[serde(rename = "audiences", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "audiences",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub audiences: Option<::std::vec::Vec<::std::string::String>>,
     /// Authenticated indicates that the token was associated with a known user.
     #[serde(rename = "authenticated", default, skip_serializing_if = "Option::is_none")]
@@ -14,5 +19,5 @@ pub struct TokenReviewStatus {
     pub error: Option<::std::string::String>,
     /// User is the UserInfo associated with the provided token.
     #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
-    pub user: Option<crate::api::authentication::v1::UserInfo>,
+    pub user: Option<::std::boxed::Box<crate::api::authentication::v1::UserInfo>>,
 }

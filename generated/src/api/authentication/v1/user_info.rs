@@ -12,7 +12,12 @@ pub struct UserInfo {
         >,
     >,
     /// The names of groups this user is a part of.
-    #[serde(rename = "groups", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "groups",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub groups: Option<::std::vec::Vec<::std::string::String>>,
     /// A unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.
     #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]

@@ -7,7 +7,12 @@ pub struct FieldSelectorAttributes {
     #[serde(rename = "rawSelector", default, skip_serializing_if = "Option::is_none")]
     pub raw_selector: Option<::std::string::String>,
     /// requirements is the parsed interpretation of a field selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.
-    #[serde(rename = "requirements", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "requirements",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub requirements: Option<
         ::std::vec::Vec<
             crate::apimachinery::pkg::apis::meta::v1::FieldSelectorRequirement,

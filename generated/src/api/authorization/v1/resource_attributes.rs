@@ -5,13 +5,17 @@
 pub struct ResourceAttributes {
     /// fieldSelector describes the limitation on access based on field.  It can only limit access, not broaden it.
     #[serde(rename = "fieldSelector", default, skip_serializing_if = "Option::is_none")]
-    pub field_selector: Option<crate::api::authorization::v1::FieldSelectorAttributes>,
+    pub field_selector: Option<
+        ::std::boxed::Box<crate::api::authorization::v1::FieldSelectorAttributes>,
+    >,
     /// Group is the API Group of the Resource.  "*" means all.
     #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
     pub group: Option<::std::string::String>,
     /// labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it.
     #[serde(rename = "labelSelector", default, skip_serializing_if = "Option::is_none")]
-    pub label_selector: Option<crate::api::authorization::v1::LabelSelectorAttributes>,
+    pub label_selector: Option<
+        ::std::boxed::Box<crate::api::authorization::v1::LabelSelectorAttributes>,
+    >,
     /// Name is the name of the resource being requested for a "get" or deleted for a "delete". "" (empty) means all.
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,

@@ -4,20 +4,35 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceRule {
     /// APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  "*" means all.
-    #[serde(rename = "apiGroups", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "apiGroups",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub api_groups: Option<::std::vec::Vec<::std::string::String>>,
     /// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  "*" means all.
-    #[serde(rename = "resourceNames", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resourceNames",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resource_names: Option<::std::vec::Vec<::std::string::String>>,
     /// Resources is a list of resources this rule applies to.  "*" means all in the specified apiGroups.
     ///  "*/foo" represents the subresource 'foo' for all resources in the specified apiGroups.
-    #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resources",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resources: Option<::std::vec::Vec<::std::string::String>>,
     /// Verb is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  "*" means all.
     #[serde(
         rename = "verbs",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub verbs: ::std::vec::Vec<::std::string::String>,
 }

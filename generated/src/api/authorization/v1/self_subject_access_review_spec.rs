@@ -10,7 +10,7 @@ pub struct SelfSubjectAccessReviewSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub non_resource_attributes: Option<
-        crate::api::authorization::v1::NonResourceAttributes,
+        ::std::boxed::Box<crate::api::authorization::v1::NonResourceAttributes>,
     >,
     /// ResourceAuthorizationAttributes describes information for a resource access request
     #[serde(
@@ -18,5 +18,7 @@ pub struct SelfSubjectAccessReviewSpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_attributes: Option<crate::api::authorization::v1::ResourceAttributes>,
+    pub resource_attributes: Option<
+        ::std::boxed::Box<crate::api::authorization::v1::ResourceAttributes>,
+    >,
 }

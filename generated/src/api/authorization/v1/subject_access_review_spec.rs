@@ -12,7 +12,12 @@ pub struct SubjectAccessReviewSpec {
         >,
     >,
     /// Groups is the groups you're testing for.
-    #[serde(rename = "groups", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "groups",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub groups: Option<::std::vec::Vec<::std::string::String>>,
     /// NonResourceAttributes describes information for a non-resource access request
     #[serde(
@@ -21,7 +26,7 @@ pub struct SubjectAccessReviewSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub non_resource_attributes: Option<
-        crate::api::authorization::v1::NonResourceAttributes,
+        ::std::boxed::Box<crate::api::authorization::v1::NonResourceAttributes>,
     >,
     /// ResourceAuthorizationAttributes describes information for a resource access request
     #[serde(
@@ -29,7 +34,9 @@ pub struct SubjectAccessReviewSpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_attributes: Option<crate::api::authorization::v1::ResourceAttributes>,
+    pub resource_attributes: Option<
+        ::std::boxed::Box<crate::api::authorization::v1::ResourceAttributes>,
+    >,
     /// UID information about the requesting user.
     #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
     pub uid: Option<::std::string::String>,

@@ -17,7 +17,7 @@ pub struct SubjectRulesReviewStatus {
     #[serde(
         rename = "nonResourceRules",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub non_resource_rules: ::std::vec::Vec<
         crate::api::authorization::v1::NonResourceRule,
@@ -26,7 +26,7 @@ pub struct SubjectRulesReviewStatus {
     #[serde(
         rename = "resourceRules",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub resource_rules: ::std::vec::Vec<crate::api::authorization::v1::ResourceRule>,
 }

@@ -5,11 +5,15 @@
 pub struct HorizontalPodAutoscalerBehavior {
     /// scaleDown is scaling policy for scaling Down. If not set, the default value is to allow to scale down to minReplicas pods, with a 300 second stabilization window (i.e., the highest recommendation for the last 300sec is used).
     #[serde(rename = "scaleDown", default, skip_serializing_if = "Option::is_none")]
-    pub scale_down: Option<crate::api::autoscaling::v2::HPAScalingRules>,
+    pub scale_down: Option<
+        ::std::boxed::Box<crate::api::autoscaling::v2::HPAScalingRules>,
+    >,
     /// scaleUp is scaling policy for scaling Up. If not set, the default value is the higher of:
     ///   * increase no more than 4 pods per 60 seconds
     ///   * double the number of pods per 60 seconds
     /// No stabilization is used.
     #[serde(rename = "scaleUp", default, skip_serializing_if = "Option::is_none")]
-    pub scale_up: Option<crate::api::autoscaling::v2::HPAScalingRules>,
+    pub scale_up: Option<
+        ::std::boxed::Box<crate::api::autoscaling::v2::HPAScalingRules>,
+    >,
 }

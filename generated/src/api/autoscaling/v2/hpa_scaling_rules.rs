@@ -8,7 +8,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct HPAScalingRules {
     /// policies is a list of potential scaling polices which can be used during scaling. If not set, use the default values: - For scale up: allow doubling the number of pods, or an absolute change of 4 pods in a 15s window. - For scale down: allow all pods to be removed in a 15s window.
-    #[serde(rename = "policies", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "policies",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub policies: Option<::std::vec::Vec<crate::api::autoscaling::v2::HPAScalingPolicy>>,
     /// selectPolicy is used to specify which policy should be used. If not set, the default value Max is used.
     #[serde(rename = "selectPolicy", default, skip_serializing_if = "Option::is_none")]

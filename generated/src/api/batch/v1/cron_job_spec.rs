@@ -6,11 +6,6 @@ pub struct CronJobSpec {
     /// Specifies how to treat concurrent executions of a Job. Valid values are:
     ///
     /// - "Allow" (default): allows CronJobs to run concurrently; - "Forbid": forbids concurrent runs, skipping next run if previous run hasn't finished yet; - "Replace": cancels currently running job and replaces it with a new one
-    ///
-    /// Possible enum values:
-    ///  - `"Allow"` allows CronJobs to run concurrently.
-    ///  - `"Forbid"` forbids concurrent runs, skipping next run if previous hasn't finished yet.
-    ///  - `"Replace"` cancels currently running job and replaces it with a new one.
     #[serde(
         rename = "concurrencyPolicy",
         default,

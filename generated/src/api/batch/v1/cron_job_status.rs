@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct CronJobStatus {
     /// A list of pointers to currently running jobs.
-    #[serde(rename = "active", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "active",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub active: Option<::std::vec::Vec<crate::api::core::v1::ObjectReference>>,
     /// Information when was the last time the job was successfully scheduled.
     #[serde(

@@ -21,7 +21,12 @@ pub struct JobStatus {
     /// A job is considered finished when it is in a terminal condition, either "Complete" or "Failed". A Job cannot have both the "Complete" and "Failed" conditions. Additionally, it cannot be in the "Complete" and "FailureTarget" conditions. The "Complete", "Failed" and "FailureTarget" conditions cannot be disabled.
     ///
     /// More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<::std::vec::Vec<crate::api::batch::v1::JobCondition>>,
     /// The number of pods which reached phase Failed. The value increases monotonically.
     #[serde(rename = "failed", default, skip_serializing_if = "Option::is_none")]
@@ -59,6 +64,6 @@ pub struct JobStatus {
         skip_serializing_if = "Option::is_none"
     )]
     pub uncounted_terminated_pods: Option<
-        crate::api::batch::v1::UncountedTerminatedPods,
+        ::std::boxed::Box<crate::api::batch::v1::UncountedTerminatedPods>,
     >,
 }

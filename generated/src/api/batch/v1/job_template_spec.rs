@@ -5,8 +5,10 @@
 pub struct JobTemplateSpec {
     /// Standard object's metadata of the jobs created from this template. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    pub metadata: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    >,
     /// Specification of the desired behavior of the job. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
     #[serde(rename = "spec", default, skip_serializing_if = "Option::is_none")]
-    pub spec: Option<crate::api::batch::v1::JobSpec>,
+    pub spec: Option<::std::boxed::Box<crate::api::batch::v1::JobSpec>>,
 }

@@ -7,7 +7,7 @@ pub struct PodFailurePolicy {
     #[serde(
         rename = "rules",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub rules: ::std::vec::Vec<crate::api::batch::v1::PodFailurePolicyRule>,
 }

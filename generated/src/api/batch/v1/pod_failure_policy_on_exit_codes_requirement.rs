@@ -15,17 +15,13 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
     ///   (might be multiple if there are multiple containers not restricted
     ///   by the 'containerName' field) is not in the set of specified values.
     /// Additional values are considered to be added in the future. Clients should react to an unknown operator by assuming the requirement is not satisfied.
-    ///
-    /// Possible enum values:
-    ///  - `"In"`
-    ///  - `"NotIn"`
     #[serde(rename = "operator", default)]
     pub operator: ::std::string::String,
     /// Specifies the set of values. Each returned container exit code (might be multiple in case of multiple containers) is checked against this set of values with respect to the operator. The list of values must be ordered and must not contain duplicates. Value '0' cannot be used for the In operator. At least one element is required. At most 255 elements are allowed.
     #[serde(
         rename = "values",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub values: ::std::vec::Vec<i32>,
 }

@@ -14,24 +14,19 @@ pub struct PodFailurePolicyRule {
     /// - Count: indicates that the pod is handled in the default way - the
     ///   counter towards the .backoffLimit is incremented.
     /// Additional values are considered to be added in the future. Clients should react to an unknown action by skipping the rule.
-    ///
-    /// Possible enum values:
-    ///  - `"Count"` This is an action which might be taken on a pod failure - the pod failure is handled in the default way - the counter towards .backoffLimit, represented by the job's .status.failed field, is incremented.
-    ///  - `"FailIndex"` This is an action which might be taken on a pod failure - mark the Job's index as failed to avoid restarts within this index. This action can only be used when backoffLimitPerIndex is set.
-    ///  - `"FailJob"` This is an action which might be taken on a pod failure - mark the pod's job as Failed and terminate all running pods.
-    ///  - `"Ignore"` This is an action which might be taken on a pod failure - the counter towards .backoffLimit, represented by the job's .status.failed field, is not incremented and a replacement pod is created.
     #[serde(rename = "action", default)]
     pub action: ::std::string::String,
     /// Represents the requirement on the container exit codes.
     #[serde(rename = "onExitCodes", default, skip_serializing_if = "Option::is_none")]
     pub on_exit_codes: Option<
-        crate::api::batch::v1::PodFailurePolicyOnExitCodesRequirement,
+        ::std::boxed::Box<crate::api::batch::v1::PodFailurePolicyOnExitCodesRequirement>,
     >,
     /// Represents the requirement on the pod conditions. The requirement is represented as a list of pod condition patterns. The requirement is satisfied if at least one pattern matches an actual pod condition. At most 20 elements are allowed.
     #[serde(
         rename = "onPodConditions",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub on_pod_conditions: Option<
         ::std::vec::Vec<crate::api::batch::v1::PodFailurePolicyOnPodConditionsPattern>,

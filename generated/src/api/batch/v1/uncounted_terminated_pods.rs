@@ -4,9 +4,19 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct UncountedTerminatedPods {
     /// failed holds UIDs of failed Pods.
-    #[serde(rename = "failed", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "failed",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub failed: Option<::std::vec::Vec<::std::string::String>>,
     /// succeeded holds UIDs of succeeded Pods.
-    #[serde(rename = "succeeded", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "succeeded",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub succeeded: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -30,7 +30,12 @@ pub struct CertificateSigningRequestSpec {
         >,
     >,
     /// groups contains group membership of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
-    #[serde(rename = "groups", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "groups",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub groups: Option<::std::vec::Vec<::std::string::String>>,
     /// request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block. When serialized as JSON or YAML, the data is additionally base64-encoded.
     #[serde(rename = "request", default)]
@@ -75,7 +80,12 @@ pub struct CertificateSigningRequestSpec {
     ///  "code signing", "email protection", "s/mime",
     ///  "ipsec end system", "ipsec tunnel", "ipsec user",
     ///  "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"
-    #[serde(rename = "usages", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "usages",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub usages: Option<::std::vec::Vec<::std::string::String>>,
     /// username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
     #[serde(rename = "username", default, skip_serializing_if = "Option::is_none")]

@@ -28,7 +28,12 @@ pub struct CertificateSigningRequestStatus {
     #[serde(rename = "certificate", default, skip_serializing_if = "Option::is_none")]
     pub certificate: Option<::k8s_client_runtime::codec::ByteString>,
     /// conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed".
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<
         ::std::vec::Vec<crate::api::certificates::v1::CertificateSigningRequestCondition>,
     >,

@@ -5,15 +5,17 @@
 pub struct Affinity {
     /// Describes node affinity scheduling rules for the pod.
     #[serde(rename = "nodeAffinity", default, skip_serializing_if = "Option::is_none")]
-    pub node_affinity: Option<crate::api::core::v1::NodeAffinity>,
+    pub node_affinity: Option<::std::boxed::Box<crate::api::core::v1::NodeAffinity>>,
     /// Describes pod affinity scheduling rules (e.g. co-locate this pod in the same node, zone, etc. as some other pod(s)).
     #[serde(rename = "podAffinity", default, skip_serializing_if = "Option::is_none")]
-    pub pod_affinity: Option<crate::api::core::v1::PodAffinity>,
+    pub pod_affinity: Option<::std::boxed::Box<crate::api::core::v1::PodAffinity>>,
     /// Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in the same node, zone, etc. as some other pod(s)).
     #[serde(
         rename = "podAntiAffinity",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub pod_anti_affinity: Option<crate::api::core::v1::PodAntiAffinity>,
+    pub pod_anti_affinity: Option<
+        ::std::boxed::Box<crate::api::core::v1::PodAntiAffinity>,
+    >,
 }

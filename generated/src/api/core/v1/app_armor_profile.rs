@@ -14,11 +14,6 @@ pub struct AppArmorProfile {
     ///   Localhost - a profile pre-loaded on the node.
     ///   RuntimeDefault - the container runtime's default profile.
     ///   Unconfined - no AppArmor enforcement.
-    ///
-    /// Possible enum values:
-    ///  - `"Localhost"` indicates that a profile pre-loaded on the node should be used.
-    ///  - `"RuntimeDefault"` indicates that the container runtime's default AppArmor profile should be used.
-    ///  - `"Unconfined"` indicates that no AppArmor profile should be enforced.
     #[serde(rename = "type", default)]
     pub type_: ::std::string::String,
 }

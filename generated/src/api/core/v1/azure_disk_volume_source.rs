@@ -4,11 +4,6 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct AzureDiskVolumeSource {
     /// cachingMode is the Host Caching mode: None, Read Only, Read Write.
-    ///
-    /// Possible enum values:
-    ///  - `"None"`
-    ///  - `"ReadOnly"`
-    ///  - `"ReadWrite"`
     #[serde(rename = "cachingMode", default, skip_serializing_if = "Option::is_none")]
     pub caching_mode: Option<::std::string::String>,
     /// diskName is the Name of the data disk in the blob storage
@@ -21,11 +16,6 @@ pub struct AzureDiskVolumeSource {
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
     pub fs_type: Option<::std::string::String>,
     /// kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared
-    ///
-    /// Possible enum values:
-    ///  - `"Dedicated"`
-    ///  - `"Managed"`
-    ///  - `"Shared"`
     #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<::std::string::String>,
     /// readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.

@@ -4,9 +4,19 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Capabilities {
     /// Added capabilities
-    #[serde(rename = "add", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "add",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub add: Option<::std::vec::Vec<::std::string::String>>,
     /// Removed capabilities
-    #[serde(rename = "drop", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "drop",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub drop: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -7,7 +7,7 @@ pub struct CephFSVolumeSource {
     #[serde(
         rename = "monitors",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub monitors: ::std::vec::Vec<::std::string::String>,
     /// path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
@@ -21,7 +21,9 @@ pub struct CephFSVolumeSource {
     pub secret_file: Option<::std::string::String>,
     /// secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-    pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
+    pub secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::LocalObjectReference>,
+    >,
     /// user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
     pub user: Option<::std::string::String>,

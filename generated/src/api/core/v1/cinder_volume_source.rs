@@ -11,7 +11,9 @@ pub struct CinderVolumeSource {
     pub read_only: Option<bool>,
     /// secretRef is optional: points to a secret object containing parameters used to connect to OpenStack.
     #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-    pub secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
+    pub secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::LocalObjectReference>,
+    >,
     /// volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
     #[serde(rename = "volumeID", default)]
     pub volume_id: ::std::string::String,

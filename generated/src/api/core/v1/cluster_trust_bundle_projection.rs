@@ -5,7 +5,9 @@
 pub struct ClusterTrustBundleProjection {
     /// Select all ClusterTrustBundles that match this label selector.  Only has effect if signerName is set.  Mutually-exclusive with name.  If unset, interpreted as "match nothing".  If set but empty, interpreted as "match everything".
     #[serde(rename = "labelSelector", default, skip_serializing_if = "Option::is_none")]
-    pub label_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub label_selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    >,
     /// Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector.
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,

@@ -4,7 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct ComponentStatus {
     /// List of component conditions observed
-    #[serde(rename = "conditions", default)]
+    #[serde(
+        rename = "conditions",
+        default,
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<::std::vec::Vec<crate::api::core::v1::ComponentCondition>>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     #[serde(rename = "metadata", default)]

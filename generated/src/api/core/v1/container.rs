@@ -4,26 +4,41 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Container {
     /// Arguments to the entrypoint. The container image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
-    #[serde(rename = "args", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "args",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub args: Option<::std::vec::Vec<::std::string::String>>,
     /// Entrypoint array. Not executed within a shell. The container image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
-    #[serde(rename = "command", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "command",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub command: Option<::std::vec::Vec<::std::string::String>>,
     /// List of environment variables to set in the container. Cannot be updated.
-    #[serde(rename = "env", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "env",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub env: Option<::std::vec::Vec<crate::api::core::v1::EnvVar>>,
     /// List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
-    #[serde(rename = "envFrom", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "envFrom",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub env_from: Option<::std::vec::Vec<crate::api::core::v1::EnvFromSource>>,
     /// Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
     #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
     pub image: Option<::std::string::String>,
     /// Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
-    ///
-    /// Possible enum values:
-    ///  - `"Always"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.
-    ///  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
-    ///  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
     #[serde(
         rename = "imagePullPolicy",
         default,
@@ -32,27 +47,37 @@ pub struct Container {
     pub image_pull_policy: Option<::std::string::String>,
     /// Actions that the management system should take in response to container lifecycle events. Cannot be updated.
     #[serde(rename = "lifecycle", default, skip_serializing_if = "Option::is_none")]
-    pub lifecycle: Option<crate::api::core::v1::Lifecycle>,
+    pub lifecycle: Option<::std::boxed::Box<crate::api::core::v1::Lifecycle>>,
     /// Periodic probe of container liveness. Container will be restarted if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
     #[serde(rename = "livenessProbe", default, skip_serializing_if = "Option::is_none")]
-    pub liveness_probe: Option<crate::api::core::v1::Probe>,
+    pub liveness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// List of ports to expose from the container. Not specifying a port here DOES NOT prevent that port from being exposed. Any port which is listening on the default "0.0.0.0" address inside a container will be accessible from the network. Modifying this array with strategic merge patch may corrupt the data. For more information See https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated.
-    #[serde(rename = "ports", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "ports",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub ports: Option<::std::vec::Vec<crate::api::core::v1::ContainerPort>>,
     /// Periodic probe of container service readiness. Container will be removed from service endpoints if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
     #[serde(rename = "readinessProbe", default, skip_serializing_if = "Option::is_none")]
-    pub readiness_probe: Option<crate::api::core::v1::Probe>,
+    pub readiness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Resources resize policy for the container. This field cannot be set on ephemeral containers.
-    #[serde(rename = "resizePolicy", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resizePolicy",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resize_policy: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerResizePolicy>,
     >,
     /// Compute Resources required by this container. Cannot be updated. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
     #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<crate::api::core::v1::ResourceRequirements>,
+    pub resources: Option<::std::boxed::Box<crate::api::core::v1::ResourceRequirements>>,
     /// RestartPolicy defines the restart behavior of individual containers in a pod. This overrides the pod-level restart policy. When this field is not specified, the restart behavior is defined by the Pod's restart policy and the container type. Additionally, setting the RestartPolicy as "Always" for the init container will have the following effect: this init container will be continually restarted on exit until all regular containers have terminated. Once all regular containers have completed, all init containers with restartPolicy "Always" will be shut down. This lifecycle differs from normal init containers and is often referred to as a "sidecar" container. Although this init container still starts in the init container sequence, it does not wait for the container to complete before proceeding to the next init container. Instead, the next init container starts immediately after this init container is started, or after any startupProbe has successfully completed.
     #[serde(rename = "restartPolicy", default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<::std::string::String>,
@@ -60,7 +85,8 @@ pub struct Container {
     #[serde(
         rename = "restartPolicyRules",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub restart_policy_rules: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerRestartRule>,
@@ -71,10 +97,12 @@ pub struct Container {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub security_context: Option<crate::api::core::v1::SecurityContext>,
+    pub security_context: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecurityContext>,
+    >,
     /// StartupProbe indicates that the Pod has successfully initialized. If specified, no other probes are executed until this completes successfully. If this probe fails, the Pod will be restarted, just as if the livenessProbe failed. This can be used to provide different probe parameters at the beginning of a Pod's lifecycle, when it might take a long time to load data or warm a cache, than during steady-state operation. This cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
     #[serde(rename = "startupProbe", default, skip_serializing_if = "Option::is_none")]
-    pub startup_probe: Option<crate::api::core::v1::Probe>,
+    pub startup_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.
     #[serde(rename = "stdin", default, skip_serializing_if = "Option::is_none")]
     pub stdin: Option<bool>,
@@ -89,10 +117,6 @@ pub struct Container {
     )]
     pub termination_message_path: Option<::std::string::String>,
     /// Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
-    ///
-    /// Possible enum values:
-    ///  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
-    ///  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
     #[serde(
         rename = "terminationMessagePolicy",
         default,
@@ -103,10 +127,20 @@ pub struct Container {
     #[serde(rename = "tty", default, skip_serializing_if = "Option::is_none")]
     pub tty: Option<bool>,
     /// volumeDevices is the list of block devices to be used by the container.
-    #[serde(rename = "volumeDevices", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "volumeDevices",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub volume_devices: Option<::std::vec::Vec<crate::api::core::v1::VolumeDevice>>,
     /// Pod volumes to mount into the container's filesystem. Cannot be updated.
-    #[serde(rename = "volumeMounts", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "volumeMounts",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub volume_mounts: Option<::std::vec::Vec<crate::api::core::v1::VolumeMount>>,
     /// Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
     #[serde(rename = "workingDir", default, skip_serializing_if = "Option::is_none")]

@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ContainerImage {
     /// Names by which this image is known. e.g. ["kubernetes.example/hyperkube:v1.0.7", "cloud-vendor.registry.example/cloud-vendor/hyperkube:v1.0.7"]
-    #[serde(rename = "names", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "names",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub names: Option<::std::vec::Vec<::std::string::String>>,
     /// The size of the image in bytes.
     #[serde(rename = "sizeBytes", default, skip_serializing_if = "Option::is_none")]

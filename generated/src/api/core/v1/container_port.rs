@@ -16,11 +16,6 @@ pub struct ContainerPort {
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     /// Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
-    ///
-    /// Possible enum values:
-    ///  - `"SCTP"` is the SCTP protocol.
-    ///  - `"TCP"` is the TCP protocol.
-    ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<::std::string::String>,
 }

@@ -8,5 +8,7 @@ pub struct ContainerRestartRule {
     pub action: ::std::string::String,
     /// Represents the exit codes to check on container exits.
     #[serde(rename = "exitCodes", default, skip_serializing_if = "Option::is_none")]
-    pub exit_codes: Option<crate::api::core::v1::ContainerRestartRuleOnExitCodes>,
+    pub exit_codes: Option<
+        ::std::boxed::Box<crate::api::core::v1::ContainerRestartRuleOnExitCodes>,
+    >,
 }

@@ -10,6 +10,11 @@ pub struct ContainerRestartRuleOnExitCodes {
     #[serde(rename = "operator", default)]
     pub operator: ::std::string::String,
     /// Specifies the set of values to check for container exit codes. At most 255 elements are allowed.
-    #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "values",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub values: Option<::std::vec::Vec<i32>>,
 }

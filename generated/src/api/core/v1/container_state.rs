@@ -5,11 +5,13 @@
 pub struct ContainerState {
     /// Details about a running container
     #[serde(rename = "running", default, skip_serializing_if = "Option::is_none")]
-    pub running: Option<crate::api::core::v1::ContainerStateRunning>,
+    pub running: Option<::std::boxed::Box<crate::api::core::v1::ContainerStateRunning>>,
     /// Details about a terminated container
     #[serde(rename = "terminated", default, skip_serializing_if = "Option::is_none")]
-    pub terminated: Option<crate::api::core::v1::ContainerStateTerminated>,
+    pub terminated: Option<
+        ::std::boxed::Box<crate::api::core::v1::ContainerStateTerminated>,
+    >,
     /// Details about a waiting container
     #[serde(rename = "waiting", default, skip_serializing_if = "Option::is_none")]
-    pub waiting: Option<crate::api::core::v1::ContainerStateWaiting>,
+    pub waiting: Option<::std::boxed::Box<crate::api::core::v1::ContainerStateWaiting>>,
 }

@@ -19,7 +19,8 @@ pub struct ContainerStatus {
     #[serde(
         rename = "allocatedResourcesStatus",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub allocated_resources_status: Option<
         ::std::vec::Vec<crate::api::core::v1::ResourceStatus>,
@@ -35,7 +36,7 @@ pub struct ContainerStatus {
     pub image_id: ::std::string::String,
     /// LastTerminationState holds the last termination state of the container to help debug container crashes and restarts. This field is not populated if the container is still running and RestartCount is 0.
     #[serde(rename = "lastState", default, skip_serializing_if = "Option::is_none")]
-    pub last_state: Option<crate::api::core::v1::ContainerState>,
+    pub last_state: Option<::std::boxed::Box<crate::api::core::v1::ContainerState>>,
     /// Name is a DNS_LABEL representing the unique name of the container. Each container in a pod must have a unique name across all container types. Cannot be updated.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
@@ -46,7 +47,7 @@ pub struct ContainerStatus {
     pub ready: bool,
     /// Resources represents the compute resource requests and limits that have been successfully enacted on the running container after it has been started or has been successfully resized.
     #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<crate::api::core::v1::ResourceRequirements>,
+    pub resources: Option<::std::boxed::Box<crate::api::core::v1::ResourceRequirements>>,
     /// RestartCount holds the number of times the container has been restarted. Kubelet makes an effort to always increment the value, but there are cases when the state may be lost due to node restarts and then the value may be reset to 0. The value is never negative.
     #[serde(rename = "restartCount", default)]
     pub restart_count: i32,
@@ -55,81 +56,19 @@ pub struct ContainerStatus {
     pub started: Option<bool>,
     /// State holds details about the container's current condition.
     #[serde(rename = "state", default, skip_serializing_if = "Option::is_none")]
-    pub state: Option<crate::api::core::v1::ContainerState>,
+    pub state: Option<::std::boxed::Box<crate::api::core::v1::ContainerState>>,
     /// StopSignal reports the effective stop signal for this container
-    ///
-    /// Possible enum values:
-    ///  - `"SIGABRT"`
-    ///  - `"SIGALRM"`
-    ///  - `"SIGBUS"`
-    ///  - `"SIGCHLD"`
-    ///  - `"SIGCLD"`
-    ///  - `"SIGCONT"`
-    ///  - `"SIGFPE"`
-    ///  - `"SIGHUP"`
-    ///  - `"SIGILL"`
-    ///  - `"SIGINT"`
-    ///  - `"SIGIO"`
-    ///  - `"SIGIOT"`
-    ///  - `"SIGKILL"`
-    ///  - `"SIGPIPE"`
-    ///  - `"SIGPOLL"`
-    ///  - `"SIGPROF"`
-    ///  - `"SIGPWR"`
-    ///  - `"SIGQUIT"`
-    ///  - `"SIGRTMAX"`
-    ///  - `"SIGRTMAX-1"`
-    ///  - `"SIGRTMAX-10"`
-    ///  - `"SIGRTMAX-11"`
-    ///  - `"SIGRTMAX-12"`
-    ///  - `"SIGRTMAX-13"`
-    ///  - `"SIGRTMAX-14"`
-    ///  - `"SIGRTMAX-2"`
-    ///  - `"SIGRTMAX-3"`
-    ///  - `"SIGRTMAX-4"`
-    ///  - `"SIGRTMAX-5"`
-    ///  - `"SIGRTMAX-6"`
-    ///  - `"SIGRTMAX-7"`
-    ///  - `"SIGRTMAX-8"`
-    ///  - `"SIGRTMAX-9"`
-    ///  - `"SIGRTMIN"`
-    ///  - `"SIGRTMIN+1"`
-    ///  - `"SIGRTMIN+10"`
-    ///  - `"SIGRTMIN+11"`
-    ///  - `"SIGRTMIN+12"`
-    ///  - `"SIGRTMIN+13"`
-    ///  - `"SIGRTMIN+14"`
-    ///  - `"SIGRTMIN+15"`
-    ///  - `"SIGRTMIN+2"`
-    ///  - `"SIGRTMIN+3"`
-    ///  - `"SIGRTMIN+4"`
-    ///  - `"SIGRTMIN+5"`
-    ///  - `"SIGRTMIN+6"`
-    ///  - `"SIGRTMIN+7"`
-    ///  - `"SIGRTMIN+8"`
-    ///  - `"SIGRTMIN+9"`
-    ///  - `"SIGSEGV"`
-    ///  - `"SIGSTKFLT"`
-    ///  - `"SIGSTOP"`
-    ///  - `"SIGSYS"`
-    ///  - `"SIGTERM"`
-    ///  - `"SIGTRAP"`
-    ///  - `"SIGTSTP"`
-    ///  - `"SIGTTIN"`
-    ///  - `"SIGTTOU"`
-    ///  - `"SIGURG"`
-    ///  - `"SIGUSR1"`
-    ///  - `"SIGUSR2"`
-    ///  - `"SIGVTALRM"`
-    ///  - `"SIGWINCH"`
-    ///  - `"SIGXCPU"`
-    ///  - `"SIGXFSZ"`
     #[serde(rename = "stopSignal", default, skip_serializing_if = "Option::is_none")]
     pub stop_signal: Option<::std::string::String>,
     /// User represents user identity information initially attached to the first process of the container
     #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
-    pub user: Option<crate::api::core::v1::ContainerUser>,
+    pub user: Option<::std::boxed::Box<crate::api::core::v1::ContainerUser>>,
     /// Status of volume mounts.
-    #[serde(rename = "volumeMounts", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "volumeMounts",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub volume_mounts: Option<::std::vec::Vec<crate::api::core::v1::VolumeMountStatus>>,
 }

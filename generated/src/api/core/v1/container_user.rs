@@ -5,5 +5,5 @@
 pub struct ContainerUser {
     /// Linux holds user identity information initially attached to the first process of the containers in Linux. Note that the actual running identity can be changed if the process has enough privilege to do so.
     #[serde(rename = "linux", default, skip_serializing_if = "Option::is_none")]
-    pub linux: Option<crate::api::core::v1::LinuxContainerUser>,
+    pub linux: Option<::std::boxed::Box<crate::api::core::v1::LinuxContainerUser>>,
 }

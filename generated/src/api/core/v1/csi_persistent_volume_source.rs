@@ -9,14 +9,18 @@ pub struct CSIPersistentVolumeSource {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub controller_expand_secret_ref: Option<crate::api::core::v1::SecretReference>,
+    pub controller_expand_secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecretReference>,
+    >,
     /// controllerPublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI ControllerPublishVolume and ControllerUnpublishVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed.
     #[serde(
         rename = "controllerPublishSecretRef",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub controller_publish_secret_ref: Option<crate::api::core::v1::SecretReference>,
+    pub controller_publish_secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecretReference>,
+    >,
     /// driver is the name of the driver to use for this volume. Required.
     #[serde(rename = "driver", default)]
     pub driver: ::std::string::String,
@@ -29,21 +33,27 @@ pub struct CSIPersistentVolumeSource {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub node_expand_secret_ref: Option<crate::api::core::v1::SecretReference>,
+    pub node_expand_secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecretReference>,
+    >,
     /// nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed.
     #[serde(
         rename = "nodePublishSecretRef",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub node_publish_secret_ref: Option<crate::api::core::v1::SecretReference>,
+    pub node_publish_secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecretReference>,
+    >,
     /// nodeStageSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodeStageVolume and NodeStageVolume and NodeUnstageVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed.
     #[serde(
         rename = "nodeStageSecretRef",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub node_stage_secret_ref: Option<crate::api::core::v1::SecretReference>,
+    pub node_stage_secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecretReference>,
+    >,
     /// readOnly value to pass to ControllerPublishVolumeRequest. Defaults to false (read/write).
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,

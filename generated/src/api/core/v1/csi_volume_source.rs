@@ -15,7 +15,9 @@ pub struct CSIVolumeSource {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub node_publish_secret_ref: Option<crate::api::core::v1::LocalObjectReference>,
+    pub node_publish_secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::LocalObjectReference>,
+    >,
     /// readOnly specifies a read-only configuration for the volume. Defaults to false (read/write).
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,

@@ -4,6 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DownwardAPIProjection {
     /// Items is a list of DownwardAPIVolume file
-    #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "items",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub items: Option<::std::vec::Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
 }

@@ -5,7 +5,7 @@
 pub struct DownwardAPIVolumeFile {
     /// Required: Selects a field of the pod: only annotations, labels, name, namespace and uid are supported.
     #[serde(rename = "fieldRef", default, skip_serializing_if = "Option::is_none")]
-    pub field_ref: Option<crate::api::core::v1::ObjectFieldSelector>,
+    pub field_ref: Option<::std::boxed::Box<crate::api::core::v1::ObjectFieldSelector>>,
     /// Optional: mode bits used to set permissions on this file, must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
     #[serde(rename = "mode", default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<i32>,
@@ -18,5 +18,7 @@ pub struct DownwardAPIVolumeFile {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_field_ref: Option<crate::api::core::v1::ResourceFieldSelector>,
+    pub resource_field_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::ResourceFieldSelector>,
+    >,
 }

@@ -7,6 +7,11 @@ pub struct DownwardAPIVolumeSource {
     #[serde(rename = "defaultMode", default, skip_serializing_if = "Option::is_none")]
     pub default_mode: Option<i32>,
     /// Items is a list of downward API volume file
-    #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "items",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub items: Option<::std::vec::Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
 }

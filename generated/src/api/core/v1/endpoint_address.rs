@@ -14,5 +14,5 @@ pub struct EndpointAddress {
     pub node_name: Option<::std::string::String>,
     /// Reference to object providing the endpoint.
     #[serde(rename = "targetRef", default, skip_serializing_if = "Option::is_none")]
-    pub target_ref: Option<crate::api::core::v1::ObjectReference>,
+    pub target_ref: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
 }

@@ -16,18 +16,29 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct EndpointSubset {
     /// IP addresses which offer the related ports that are marked as ready. These endpoints should be considered safe for load balancers and clients to utilize.
-    #[serde(rename = "addresses", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "addresses",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub addresses: Option<::std::vec::Vec<crate::api::core::v1::EndpointAddress>>,
     /// IP addresses which offer the related ports but are not currently marked as ready because they have not yet finished starting, have recently failed a readiness check, or have recently failed a liveness check.
     #[serde(
         rename = "notReadyAddresses",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub not_ready_addresses: Option<
         ::std::vec::Vec<crate::api::core::v1::EndpointAddress>,
     >,
     /// Port numbers available on the related IP addresses.
-    #[serde(rename = "ports", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "ports",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub ports: Option<::std::vec::Vec<crate::api::core::v1::EndpointPort>>,
 }

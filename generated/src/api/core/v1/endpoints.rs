@@ -23,7 +23,11 @@ pub struct Endpoints {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.
-    #[serde(rename = "subsets", default)]
+    #[serde(
+        rename = "subsets",
+        default,
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub subsets: Option<::std::vec::Vec<crate::api::core::v1::EndpointSubset>>,
 }
 impl Endpoints {

@@ -5,11 +5,13 @@
 pub struct EnvFromSource {
     /// The ConfigMap to select from
     #[serde(rename = "configMapRef", default, skip_serializing_if = "Option::is_none")]
-    pub config_map_ref: Option<crate::api::core::v1::ConfigMapEnvSource>,
+    pub config_map_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::ConfigMapEnvSource>,
+    >,
     /// Optional text to prepend to the name of each environment variable. May consist of any printable ASCII characters except '='.
     #[serde(rename = "prefix", default, skip_serializing_if = "Option::is_none")]
     pub prefix: Option<::std::string::String>,
     /// The Secret to select from
     #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-    pub secret_ref: Option<crate::api::core::v1::SecretEnvSource>,
+    pub secret_ref: Option<::std::boxed::Box<crate::api::core::v1::SecretEnvSource>>,
 }

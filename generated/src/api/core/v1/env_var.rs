@@ -11,5 +11,5 @@ pub struct EnvVar {
     pub value: Option<::std::string::String>,
     /// Source for the environment variable's value. Cannot be used if value is not empty.
     #[serde(rename = "valueFrom", default, skip_serializing_if = "Option::is_none")]
-    pub value_from: Option<crate::api::core::v1::EnvVarSource>,
+    pub value_from: Option<::std::boxed::Box<crate::api::core::v1::EnvVarSource>>,
 }

@@ -6,26 +6,41 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct EphemeralContainer {
     /// Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
-    #[serde(rename = "args", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "args",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub args: Option<::std::vec::Vec<::std::string::String>>,
     /// Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
-    #[serde(rename = "command", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "command",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub command: Option<::std::vec::Vec<::std::string::String>>,
     /// List of environment variables to set in the container. Cannot be updated.
-    #[serde(rename = "env", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "env",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub env: Option<::std::vec::Vec<crate::api::core::v1::EnvVar>>,
     /// List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
-    #[serde(rename = "envFrom", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "envFrom",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub env_from: Option<::std::vec::Vec<crate::api::core::v1::EnvFromSource>>,
     /// Container image name. More info: https://kubernetes.io/docs/concepts/containers/images
     #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
     pub image: Option<::std::string::String>,
     /// Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
-    ///
-    /// Possible enum values:
-    ///  - `"Always"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.
-    ///  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
-    ///  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
     #[serde(
         rename = "imagePullPolicy",
         default,
@@ -34,27 +49,37 @@ pub struct EphemeralContainer {
     pub image_pull_policy: Option<::std::string::String>,
     /// Lifecycle is not allowed for ephemeral containers.
     #[serde(rename = "lifecycle", default, skip_serializing_if = "Option::is_none")]
-    pub lifecycle: Option<crate::api::core::v1::Lifecycle>,
+    pub lifecycle: Option<::std::boxed::Box<crate::api::core::v1::Lifecycle>>,
     /// Probes are not allowed for ephemeral containers.
     #[serde(rename = "livenessProbe", default, skip_serializing_if = "Option::is_none")]
-    pub liveness_probe: Option<crate::api::core::v1::Probe>,
+    pub liveness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// Ports are not allowed for ephemeral containers.
-    #[serde(rename = "ports", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "ports",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub ports: Option<::std::vec::Vec<crate::api::core::v1::ContainerPort>>,
     /// Probes are not allowed for ephemeral containers.
     #[serde(rename = "readinessProbe", default, skip_serializing_if = "Option::is_none")]
-    pub readiness_probe: Option<crate::api::core::v1::Probe>,
+    pub readiness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Resources resize policy for the container.
-    #[serde(rename = "resizePolicy", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resizePolicy",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resize_policy: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerResizePolicy>,
     >,
     /// Resources are not allowed for ephemeral containers. Ephemeral containers use spare resources already allocated to the pod.
     #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<crate::api::core::v1::ResourceRequirements>,
+    pub resources: Option<::std::boxed::Box<crate::api::core::v1::ResourceRequirements>>,
     /// Restart policy for the container to manage the restart behavior of each container within a pod. You cannot set this field on ephemeral containers.
     #[serde(rename = "restartPolicy", default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<::std::string::String>,
@@ -62,7 +87,8 @@ pub struct EphemeralContainer {
     #[serde(
         rename = "restartPolicyRules",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub restart_policy_rules: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerRestartRule>,
@@ -73,10 +99,12 @@ pub struct EphemeralContainer {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub security_context: Option<crate::api::core::v1::SecurityContext>,
+    pub security_context: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecurityContext>,
+    >,
     /// Probes are not allowed for ephemeral containers.
     #[serde(rename = "startupProbe", default, skip_serializing_if = "Option::is_none")]
-    pub startup_probe: Option<crate::api::core::v1::Probe>,
+    pub startup_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.
     #[serde(rename = "stdin", default, skip_serializing_if = "Option::is_none")]
     pub stdin: Option<bool>,
@@ -100,10 +128,6 @@ pub struct EphemeralContainer {
     )]
     pub termination_message_path: Option<::std::string::String>,
     /// Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
-    ///
-    /// Possible enum values:
-    ///  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
-    ///  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
     #[serde(
         rename = "terminationMessagePolicy",
         default,
@@ -114,10 +138,20 @@ pub struct EphemeralContainer {
     #[serde(rename = "tty", default, skip_serializing_if = "Option::is_none")]
     pub tty: Option<bool>,
     /// volumeDevices is the list of block devices to be used by the container.
-    #[serde(rename = "volumeDevices", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "volumeDevices",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub volume_devices: Option<::std::vec::Vec<crate::api::core::v1::VolumeDevice>>,
     /// Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated.
-    #[serde(rename = "volumeMounts", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "volumeMounts",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub volume_mounts: Option<::std::vec::Vec<crate::api::core::v1::VolumeMount>>,
     /// Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
     #[serde(rename = "workingDir", default, skip_serializing_if = "Option::is_none")]

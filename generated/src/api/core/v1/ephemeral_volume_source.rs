@@ -16,6 +16,6 @@ pub struct EphemeralVolumeSource {
         skip_serializing_if = "Option::is_none"
     )]
     pub volume_claim_template: Option<
-        crate::api::core::v1::PersistentVolumeClaimTemplate,
+        ::std::boxed::Box<crate::api::core::v1::PersistentVolumeClaimTemplate>,
     >,
 }

@@ -32,7 +32,7 @@ pub struct Event {
     pub reason: Option<::std::string::String>,
     /// Optional secondary object for more complex actions.
     #[serde(rename = "related", default)]
-    pub related: Option<crate::api::core::v1::ObjectReference>,
+    pub related: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.
     #[serde(rename = "reportingComponent", default)]
     pub reporting_component: Option<::std::string::String>,
@@ -41,10 +41,10 @@ pub struct Event {
     pub reporting_instance: Option<::std::string::String>,
     /// Data about the Event series this event represents or nil if it's a singleton Event.
     #[serde(rename = "series", default)]
-    pub series: Option<crate::api::core::v1::EventSeries>,
+    pub series: Option<::std::boxed::Box<crate::api::core::v1::EventSeries>>,
     /// The component reporting this event. Should be a short machine understandable string.
     #[serde(rename = "source", default)]
-    pub source: Option<crate::api::core::v1::EventSource>,
+    pub source: Option<::std::boxed::Box<crate::api::core::v1::EventSource>>,
     /// Type of this event (Normal, Warning), new types could be added in the future
     #[serde(rename = "type", default)]
     pub type_: Option<::std::string::String>,

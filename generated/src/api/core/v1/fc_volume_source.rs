@@ -13,9 +13,19 @@ pub struct FCVolumeSource {
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// targetWWNs is Optional: FC target worldwide names (WWNs)
-    #[serde(rename = "targetWWNs", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "targetWWNs",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub target_wwns: Option<::std::vec::Vec<::std::string::String>>,
     /// wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously.
-    #[serde(rename = "wwids", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "wwids",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub wwids: Option<::std::vec::Vec<::std::string::String>>,
 }

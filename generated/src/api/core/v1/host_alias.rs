@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct HostAlias {
     /// Hostnames for the above IP address.
-    #[serde(rename = "hostnames", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "hostnames",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub hostnames: Option<::std::vec::Vec<::std::string::String>>,
     /// IP address of the host file entry.
     #[serde(rename = "ip", default)]

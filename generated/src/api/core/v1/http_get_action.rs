@@ -7,7 +7,12 @@ pub struct HTTPGetAction {
     #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
     pub host: Option<::std::string::String>,
     /// Custom headers to set in the request. HTTP allows repeated headers.
-    #[serde(rename = "httpHeaders", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "httpHeaders",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub http_headers: Option<::std::vec::Vec<crate::api::core::v1::HTTPHeader>>,
     /// Path to access on the HTTP server.
     #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
@@ -16,10 +21,6 @@ pub struct HTTPGetAction {
     #[serde(rename = "port", default)]
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
     /// Scheme to use for connecting to the host. Defaults to HTTP.
-    ///
-    /// Possible enum values:
-    ///  - `"HTTP"` means that the scheme used will be http://
-    ///  - `"HTTPS"` means that the scheme used will be https://
     #[serde(rename = "scheme", default, skip_serializing_if = "Option::is_none")]
     pub scheme: Option<::std::string::String>,
 }

@@ -33,14 +33,19 @@ pub struct ISCSIPersistentVolumeSource {
     #[serde(rename = "lun", default)]
     pub lun: i32,
     /// portals is the iSCSI Target Portal List. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
-    #[serde(rename = "portals", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "portals",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub portals: Option<::std::vec::Vec<::std::string::String>>,
     /// readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false.
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// secretRef is the CHAP Secret for iSCSI target and initiator authentication
     #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-    pub secret_ref: Option<crate::api::core::v1::SecretReference>,
+    pub secret_ref: Option<::std::boxed::Box<crate::api::core::v1::SecretReference>>,
     /// targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
     #[serde(rename = "targetPortal", default)]
     pub target_portal: ::std::string::String,

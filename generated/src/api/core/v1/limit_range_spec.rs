@@ -7,7 +7,7 @@ pub struct LimitRangeSpec {
     #[serde(
         rename = "limits",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub limits: ::std::vec::Vec<crate::api::core::v1::LimitRangeItem>,
 }

@@ -10,7 +10,8 @@ pub struct LinuxContainerUser {
     #[serde(
         rename = "supplementalGroups",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub supplemental_groups: Option<::std::vec::Vec<i64>>,
     /// UID is the primary uid initially attached to the first process in the container

@@ -13,6 +13,11 @@ pub struct LoadBalancerIngress {
     #[serde(rename = "ipMode", default, skip_serializing_if = "Option::is_none")]
     pub ip_mode: Option<::std::string::String>,
     /// Ports is a list of records of service ports If used, every port defined in the service should have an entry in it
-    #[serde(rename = "ports", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "ports",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub ports: Option<::std::vec::Vec<crate::api::core::v1::PortStatus>>,
 }

@@ -4,6 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct LoadBalancerStatus {
     /// Ingress is a list containing ingress points for the load-balancer. Traffic intended for the service should be sent to these ingress points.
-    #[serde(rename = "ingress", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "ingress",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub ingress: Option<::std::vec::Vec<crate::api::core::v1::LoadBalancerIngress>>,
 }

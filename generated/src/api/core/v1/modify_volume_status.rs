@@ -13,11 +13,6 @@ pub struct ModifyVolumeStatus {
     ///   Infeasible indicates that the request has been rejected as invalid by the CSI driver. To
     /// 	  resolve the error, a valid VolumeAttributesClass needs to be specified.
     /// Note: New statuses can be added in the future. Consumers should check for unknown statuses and fail appropriately.
-    ///
-    /// Possible enum values:
-    ///  - `"InProgress"` InProgress indicates that the volume is being modified
-    ///  - `"Infeasible"` Infeasible indicates that the request has been rejected as invalid by the CSI driver. To resolve the error, a valid VolumeAttributesClass needs to be specified
-    ///  - `"Pending"` Pending indicates that the PersistentVolumeClaim cannot be modified due to unmet requirements, such as the specified VolumeAttributesClass not existing
     #[serde(rename = "status", default)]
     pub status: ::std::string::String,
     /// targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled

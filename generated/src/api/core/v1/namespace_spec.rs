@@ -4,6 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NamespaceSpec {
     /// Finalizers is an opaque list of values that must be empty to permanently remove object from storage. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
-    #[serde(rename = "finalizers", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "finalizers",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub finalizers: Option<::std::vec::Vec<::std::string::String>>,
 }

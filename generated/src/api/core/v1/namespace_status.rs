@@ -4,13 +4,14 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NamespaceStatus {
     /// Represents the latest available observations of a namespace's current state.
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<::std::vec::Vec<crate::api::core::v1::NamespaceCondition>>,
     /// Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
-    ///
-    /// Possible enum values:
-    ///  - `"Active"` means the namespace is available for use in the system
-    ///  - `"Terminating"` means the namespace is undergoing graceful termination
     #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<::std::string::String>,
 }

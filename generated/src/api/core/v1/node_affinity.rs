@@ -7,7 +7,8 @@ pub struct NodeAffinity {
     #[serde(
         rename = "preferredDuringSchedulingIgnoredDuringExecution",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub preferred_during_scheduling_ignored_during_execution: Option<
         ::std::vec::Vec<crate::api::core::v1::PreferredSchedulingTerm>,
@@ -19,6 +20,6 @@ pub struct NodeAffinity {
         skip_serializing_if = "Option::is_none"
     )]
     pub required_during_scheduling_ignored_during_execution: Option<
-        crate::api::core::v1::NodeSelector,
+        ::std::boxed::Box<crate::api::core::v1::NodeSelector>,
     >,
 }

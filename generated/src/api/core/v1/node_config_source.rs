@@ -5,5 +5,7 @@
 pub struct NodeConfigSource {
     /// ConfigMap is a reference to a Node's ConfigMap
     #[serde(rename = "configMap", default, skip_serializing_if = "Option::is_none")]
-    pub config_map: Option<crate::api::core::v1::ConfigMapNodeConfigSource>,
+    pub config_map: Option<
+        ::std::boxed::Box<crate::api::core::v1::ConfigMapNodeConfigSource>,
+    >,
 }

@@ -9,5 +9,7 @@ pub struct NodeDaemonEndpoints {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub kubelet_endpoint: Option<crate::api::core::v1::DaemonEndpoint>,
+    pub kubelet_endpoint: Option<
+        ::std::boxed::Box<crate::api::core::v1::DaemonEndpoint>,
+    >,
 }

@@ -5,7 +5,9 @@
 pub struct NodeRuntimeHandler {
     /// Supported features.
     #[serde(rename = "features", default, skip_serializing_if = "Option::is_none")]
-    pub features: Option<crate::api::core::v1::NodeRuntimeHandlerFeatures>,
+    pub features: Option<
+        ::std::boxed::Box<crate::api::core::v1::NodeRuntimeHandlerFeatures>,
+    >,
     /// Runtime handler name. Empty for the default runtime handler.
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,

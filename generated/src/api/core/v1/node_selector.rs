@@ -7,7 +7,7 @@ pub struct NodeSelector {
     #[serde(
         rename = "nodeSelectorTerms",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub node_selector_terms: ::std::vec::Vec<crate::api::core::v1::NodeSelectorTerm>,
 }

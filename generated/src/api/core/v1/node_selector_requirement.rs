@@ -7,17 +7,14 @@ pub struct NodeSelectorRequirement {
     #[serde(rename = "key", default)]
     pub key: ::std::string::String,
     /// Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt.
-    ///
-    /// Possible enum values:
-    ///  - `"DoesNotExist"`
-    ///  - `"Exists"`
-    ///  - `"Gt"`
-    ///  - `"In"`
-    ///  - `"Lt"`
-    ///  - `"NotIn"`
     #[serde(rename = "operator", default)]
     pub operator: ::std::string::String,
     /// An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch.
-    #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "values",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub values: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -7,13 +7,19 @@ pub struct NodeSelectorTerm {
     #[serde(
         rename = "matchExpressions",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub match_expressions: Option<
         ::std::vec::Vec<crate::api::core::v1::NodeSelectorRequirement>,
     >,
     /// A list of node selector requirements by node's fields.
-    #[serde(rename = "matchFields", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "matchFields",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub match_fields: Option<
         ::std::vec::Vec<crate::api::core::v1::NodeSelectorRequirement>,
     >,

@@ -5,7 +5,7 @@
 pub struct NodeSpec {
     /// Deprecated: Previously used to specify the source of the node's configuration for the DynamicKubeletConfig feature. This feature is removed.
     #[serde(rename = "configSource", default, skip_serializing_if = "Option::is_none")]
-    pub config_source: Option<crate::api::core::v1::NodeConfigSource>,
+    pub config_source: Option<::std::boxed::Box<crate::api::core::v1::NodeConfigSource>>,
     /// Deprecated. Not all kubelets will set this field. Remove field after 1.13. see: https://issues.k8s.io/61966
     #[serde(rename = "externalID", default, skip_serializing_if = "Option::is_none")]
     pub external_id: Option<::std::string::String>,
@@ -13,13 +13,23 @@ pub struct NodeSpec {
     #[serde(rename = "podCIDR", default, skip_serializing_if = "Option::is_none")]
     pub pod_cidr: Option<::std::string::String>,
     /// podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node. If this field is specified, the 0th entry must match the podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6.
-    #[serde(rename = "podCIDRs", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "podCIDRs",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub pod_cidrs: Option<::std::vec::Vec<::std::string::String>>,
     /// ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>
     #[serde(rename = "providerID", default, skip_serializing_if = "Option::is_none")]
     pub provider_id: Option<::std::string::String>,
     /// If specified, the node's taints.
-    #[serde(rename = "taints", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "taints",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub taints: Option<::std::vec::Vec<crate::api::core::v1::Taint>>,
     /// Unschedulable controls node schedulability of new pods. By default, node is schedulable. More info: https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration
     #[serde(rename = "unschedulable", default, skip_serializing_if = "Option::is_none")]

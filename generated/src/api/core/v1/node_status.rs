@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct NodeStatus {
     /// List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).
-    #[serde(rename = "addresses", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "addresses",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub addresses: Option<::std::vec::Vec<crate::api::core::v1::NodeAddress>>,
     /// Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity.
     #[serde(rename = "allocatable", default, skip_serializing_if = "Option::is_none")]
@@ -23,47 +28,56 @@ pub struct NodeStatus {
         >,
     >,
     /// Conditions is an array of current observed node conditions. More info: https://kubernetes.io/docs/reference/node/node-status/#condition
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<::std::vec::Vec<crate::api::core::v1::NodeCondition>>,
     /// Status of the config assigned to the node via the dynamic Kubelet config feature.
     #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
-    pub config: Option<crate::api::core::v1::NodeConfigStatus>,
+    pub config: Option<::std::boxed::Box<crate::api::core::v1::NodeConfigStatus>>,
     /// Endpoints of daemons running on the Node.
     #[serde(
         rename = "daemonEndpoints",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub daemon_endpoints: Option<crate::api::core::v1::NodeDaemonEndpoints>,
+    pub daemon_endpoints: Option<
+        ::std::boxed::Box<crate::api::core::v1::NodeDaemonEndpoints>,
+    >,
     /// DeclaredFeatures represents the features related to feature gates that are declared by the node.
     #[serde(
         rename = "declaredFeatures",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub declared_features: Option<::std::vec::Vec<::std::string::String>>,
     /// Features describes the set of features implemented by the CRI implementation.
     #[serde(rename = "features", default, skip_serializing_if = "Option::is_none")]
-    pub features: Option<crate::api::core::v1::NodeFeatures>,
+    pub features: Option<::std::boxed::Box<crate::api::core::v1::NodeFeatures>>,
     /// List of container images on this node
-    #[serde(rename = "images", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "images",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub images: Option<::std::vec::Vec<crate::api::core::v1::ContainerImage>>,
     /// Set of ids/uuids to uniquely identify the node. More info: https://kubernetes.io/docs/reference/node/node-status/#info
     #[serde(rename = "nodeInfo", default, skip_serializing_if = "Option::is_none")]
-    pub node_info: Option<crate::api::core::v1::NodeSystemInfo>,
+    pub node_info: Option<::std::boxed::Box<crate::api::core::v1::NodeSystemInfo>>,
     /// NodePhase is the recently observed lifecycle phase of the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never populated, and now is deprecated.
-    ///
-    /// Possible enum values:
-    ///  - `"Pending"` means the node has been created/added by the system, but not configured.
-    ///  - `"Running"` means the node has been configured and has Kubernetes components running.
-    ///  - `"Terminated"` means the node has been removed from the cluster.
     #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<::std::string::String>,
     /// The available runtime handlers.
     #[serde(
         rename = "runtimeHandlers",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub runtime_handlers: Option<
         ::std::vec::Vec<crate::api::core::v1::NodeRuntimeHandler>,
@@ -72,10 +86,16 @@ pub struct NodeStatus {
     #[serde(
         rename = "volumesAttached",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub volumes_attached: Option<::std::vec::Vec<crate::api::core::v1::AttachedVolume>>,
     /// List of attachable volumes in use (mounted) by the node.
-    #[serde(rename = "volumesInUse", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "volumesInUse",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub volumes_in_use: Option<::std::vec::Vec<::std::string::String>>,
 }

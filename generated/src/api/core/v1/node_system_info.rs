@@ -32,7 +32,7 @@ pub struct NodeSystemInfo {
     pub os_image: ::std::string::String,
     /// Swap Info reported by the node.
     #[serde(rename = "swap", default, skip_serializing_if = "Option::is_none")]
-    pub swap: Option<crate::api::core::v1::NodeSwapStatus>,
+    pub swap: Option<::std::boxed::Box<crate::api::core::v1::NodeSwapStatus>>,
     /// SystemUUID reported by the node. For unique machine identification MachineID is preferred. This field is specific to Red Hat hosts https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid
     #[serde(rename = "systemUUID", default)]
     pub system_uuid: ::std::string::String,

@@ -4,11 +4,18 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PersistentVolumeClaimSpec {
     /// accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
-    #[serde(rename = "accessModes", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "accessModes",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub access_modes: Option<::std::vec::Vec<::std::string::String>>,
     /// dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source. When the AnyVolumeDataSource feature gate is enabled, dataSource contents will be copied to dataSourceRef, and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified. If the namespace is specified, then dataSourceRef will not be copied to dataSource.
     #[serde(rename = "dataSource", default, skip_serializing_if = "Option::is_none")]
-    pub data_source: Option<crate::api::core::v1::TypedLocalObjectReference>,
+    pub data_source: Option<
+        ::std::boxed::Box<crate::api::core::v1::TypedLocalObjectReference>,
+    >,
     /// dataSourceRef specifies the object from which to populate the volume with data, if a non-empty volume is desired. This may be any object from a non-empty API group (non core object) or a PersistentVolumeClaim object. When this field is specified, volume binding will only succeed if the type of the specified object matches some installed volume populator or dynamic provisioner. This field will replace the functionality of the dataSource field and as such if both fields are non-empty, they must have the same value. For backwards compatibility, when namespace isn't specified in dataSourceRef, both fields (dataSource and dataSourceRef) will be set to the same value automatically if one of them is empty and the other is non-empty. When namespace is specified in dataSourceRef, dataSource isn't set to the same value and must be empty. There are three important differences between dataSource and dataSourceRef: * While dataSource only allows two specific types of objects, dataSourceRef
     ///   allows any non-core object, as well as PersistentVolumeClaim objects.
     /// * While dataSource ignores disallowed values (dropping them), dataSourceRef
@@ -18,13 +25,19 @@ pub struct PersistentVolumeClaimSpec {
     ///   in any namespaces.
     /// (Beta) Using this field requires the AnyVolumeDataSource feature gate to be enabled. (Alpha) Using the namespace field of dataSourceRef requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
     #[serde(rename = "dataSourceRef", default, skip_serializing_if = "Option::is_none")]
-    pub data_source_ref: Option<crate::api::core::v1::TypedObjectReference>,
+    pub data_source_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::TypedObjectReference>,
+    >,
     /// resources represents the minimum resources the volume should have. Users are allowed to specify resource requirements that are lower than previous value but must still be higher than capacity recorded in the status field of the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources
     #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<crate::api::core::v1::VolumeResourceRequirements>,
+    pub resources: Option<
+        ::std::boxed::Box<crate::api::core::v1::VolumeResourceRequirements>,
+    >,
     /// selector is a label query over volumes to consider for binding.
     #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    >,
     /// storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1
     #[serde(
         rename = "storageClassName",
@@ -40,10 +53,6 @@ pub struct PersistentVolumeClaimSpec {
     )]
     pub volume_attributes_class_name: Option<::std::string::String>,
     /// volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.
-    ///
-    /// Possible enum values:
-    ///  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
-    ///  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
     #[serde(rename = "volumeMode", default, skip_serializing_if = "Option::is_none")]
     pub volume_mode: Option<::std::string::String>,
     /// volumeName is the binding reference to the PersistentVolume backing this claim.

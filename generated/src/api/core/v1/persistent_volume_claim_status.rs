@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PersistentVolumeClaimStatus {
     /// accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
-    #[serde(rename = "accessModes", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "accessModes",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub access_modes: Option<::std::vec::Vec<::std::string::String>>,
     /// allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follow standard Kubernetes label syntax. Valid values are either:
     /// 	* Un-prefixed keys:
@@ -71,7 +76,12 @@ pub struct PersistentVolumeClaimStatus {
         >,
     >,
     /// conditions is the current Condition of persistent volume claim. If underlying persistent volume is being resized then the Condition will be set to 'Resizing'.
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<
         ::std::vec::Vec<crate::api::core::v1::PersistentVolumeClaimCondition>,
     >,
@@ -88,13 +98,10 @@ pub struct PersistentVolumeClaimStatus {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub modify_volume_status: Option<crate::api::core::v1::ModifyVolumeStatus>,
+    pub modify_volume_status: Option<
+        ::std::boxed::Box<crate::api::core::v1::ModifyVolumeStatus>,
+    >,
     /// phase represents the current phase of PersistentVolumeClaim.
-    ///
-    /// Possible enum values:
-    ///  - `"Bound"` used for PersistentVolumeClaims that are bound
-    ///  - `"Lost"` used for PersistentVolumeClaims that lost their underlying PersistentVolume. The claim was bound to a PersistentVolume and this volume does not exist any longer and all data on it was lost.
-    ///  - `"Pending"` used for PersistentVolumeClaims that are not yet bound
     #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<::std::string::String>,
 }

@@ -5,7 +5,9 @@
 pub struct PersistentVolumeClaimTemplate {
     /// May contain labels and annotations that will be copied into the PVC when creating it. No other fields are allowed and will be rejected during validation.
     #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    pub metadata: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    >,
     /// The specification for the PersistentVolumeClaim. The entire content is copied unchanged into the PVC that gets created from this template. The same fields as in a PersistentVolumeClaim are also valid here.
     #[serde(rename = "spec", default)]
     pub spec: crate::api::core::v1::PersistentVolumeClaimSpec,

@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PersistentVolumeSpec {
     /// accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes
-    #[serde(rename = "accessModes", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "accessModes",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub access_modes: Option<::std::vec::Vec<::std::string::String>>,
     /// awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
     #[serde(
@@ -13,14 +18,18 @@ pub struct PersistentVolumeSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub aws_elastic_block_store: Option<
-        crate::api::core::v1::AWSElasticBlockStoreVolumeSource,
+        ::std::boxed::Box<crate::api::core::v1::AWSElasticBlockStoreVolumeSource>,
     >,
     /// azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type are redirected to the disk.csi.azure.com CSI driver.
     #[serde(rename = "azureDisk", default, skip_serializing_if = "Option::is_none")]
-    pub azure_disk: Option<crate::api::core::v1::AzureDiskVolumeSource>,
+    pub azure_disk: Option<
+        ::std::boxed::Box<crate::api::core::v1::AzureDiskVolumeSource>,
+    >,
     /// azureFile represents an Azure File Service mount on the host and bind mount to the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type are redirected to the file.csi.azure.com CSI driver.
     #[serde(rename = "azureFile", default, skip_serializing_if = "Option::is_none")]
-    pub azure_file: Option<crate::api::core::v1::AzureFilePersistentVolumeSource>,
+    pub azure_file: Option<
+        ::std::boxed::Box<crate::api::core::v1::AzureFilePersistentVolumeSource>,
+    >,
     /// capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity
     #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<
@@ -31,59 +40,73 @@ pub struct PersistentVolumeSpec {
     >,
     /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime. Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
     #[serde(rename = "cephfs", default, skip_serializing_if = "Option::is_none")]
-    pub cephfs: Option<crate::api::core::v1::CephFSPersistentVolumeSource>,
+    pub cephfs: Option<
+        ::std::boxed::Box<crate::api::core::v1::CephFSPersistentVolumeSource>,
+    >,
     /// cinder represents a cinder volume attached and mounted on kubelets host machine. Deprecated: Cinder is deprecated. All operations for the in-tree cinder type are redirected to the cinder.csi.openstack.org CSI driver. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
     #[serde(rename = "cinder", default, skip_serializing_if = "Option::is_none")]
-    pub cinder: Option<crate::api::core::v1::CinderPersistentVolumeSource>,
+    pub cinder: Option<
+        ::std::boxed::Box<crate::api::core::v1::CinderPersistentVolumeSource>,
+    >,
     /// claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding
     #[serde(rename = "claimRef", default, skip_serializing_if = "Option::is_none")]
-    pub claim_ref: Option<crate::api::core::v1::ObjectReference>,
+    pub claim_ref: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// csi represents storage that is handled by an external CSI driver.
     #[serde(rename = "csi", default, skip_serializing_if = "Option::is_none")]
-    pub csi: Option<crate::api::core::v1::CSIPersistentVolumeSource>,
+    pub csi: Option<::std::boxed::Box<crate::api::core::v1::CSIPersistentVolumeSource>>,
     /// fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
     #[serde(rename = "fc", default, skip_serializing_if = "Option::is_none")]
-    pub fc: Option<crate::api::core::v1::FCVolumeSource>,
+    pub fc: Option<::std::boxed::Box<crate::api::core::v1::FCVolumeSource>>,
     /// flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead.
     #[serde(rename = "flexVolume", default, skip_serializing_if = "Option::is_none")]
-    pub flex_volume: Option<crate::api::core::v1::FlexPersistentVolumeSource>,
+    pub flex_volume: Option<
+        ::std::boxed::Box<crate::api::core::v1::FlexPersistentVolumeSource>,
+    >,
     /// flocker represents a Flocker volume attached to a kubelet's host machine and exposed to the pod for its usage. This depends on the Flocker control service being running. Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported.
     #[serde(rename = "flocker", default, skip_serializing_if = "Option::is_none")]
-    pub flocker: Option<crate::api::core::v1::FlockerVolumeSource>,
+    pub flocker: Option<::std::boxed::Box<crate::api::core::v1::FlockerVolumeSource>>,
     /// gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Provisioned by an admin. Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
     #[serde(
         rename = "gcePersistentDisk",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub gce_persistent_disk: Option<crate::api::core::v1::GCEPersistentDiskVolumeSource>,
+    pub gce_persistent_disk: Option<
+        ::std::boxed::Box<crate::api::core::v1::GCEPersistentDiskVolumeSource>,
+    >,
     /// glusterfs represents a Glusterfs volume that is attached to a host and exposed to the pod. Provisioned by an admin. Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported. More info: https://examples.k8s.io/volumes/glusterfs/README.md
     #[serde(rename = "glusterfs", default, skip_serializing_if = "Option::is_none")]
-    pub glusterfs: Option<crate::api::core::v1::GlusterfsPersistentVolumeSource>,
+    pub glusterfs: Option<
+        ::std::boxed::Box<crate::api::core::v1::GlusterfsPersistentVolumeSource>,
+    >,
     /// hostPath represents a directory on the host. Provisioned by a developer or tester. This is useful for single-node development and testing only! On-host storage is not supported in any way and WILL NOT WORK in a multi-node cluster. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
     #[serde(rename = "hostPath", default, skip_serializing_if = "Option::is_none")]
-    pub host_path: Option<crate::api::core::v1::HostPathVolumeSource>,
+    pub host_path: Option<::std::boxed::Box<crate::api::core::v1::HostPathVolumeSource>>,
     /// iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Provisioned by an admin.
     #[serde(rename = "iscsi", default, skip_serializing_if = "Option::is_none")]
-    pub iscsi: Option<crate::api::core::v1::ISCSIPersistentVolumeSource>,
+    pub iscsi: Option<
+        ::std::boxed::Box<crate::api::core::v1::ISCSIPersistentVolumeSource>,
+    >,
     /// local represents directly-attached storage with node affinity
     #[serde(rename = "local", default, skip_serializing_if = "Option::is_none")]
-    pub local: Option<crate::api::core::v1::LocalVolumeSource>,
+    pub local: Option<::std::boxed::Box<crate::api::core::v1::LocalVolumeSource>>,
     /// mountOptions is the list of mount options, e.g. ["ro", "soft"]. Not validated - mount will simply fail if one is invalid. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#mount-options
-    #[serde(rename = "mountOptions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "mountOptions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub mount_options: Option<::std::vec::Vec<::std::string::String>>,
     /// nfs represents an NFS mount on the host. Provisioned by an admin. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "nfs", default, skip_serializing_if = "Option::is_none")]
-    pub nfs: Option<crate::api::core::v1::NFSVolumeSource>,
+    pub nfs: Option<::std::boxed::Box<crate::api::core::v1::NFSVolumeSource>>,
     /// nodeAffinity defines constraints that limit what nodes this volume can be accessed from. This field influences the scheduling of pods that use this volume. This field is mutable if MutablePVNodeAffinity feature gate is enabled.
     #[serde(rename = "nodeAffinity", default, skip_serializing_if = "Option::is_none")]
-    pub node_affinity: Option<crate::api::core::v1::VolumeNodeAffinity>,
+    pub node_affinity: Option<
+        ::std::boxed::Box<crate::api::core::v1::VolumeNodeAffinity>,
+    >,
     /// persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming
-    ///
-    /// Possible enum values:
-    ///  - `"Delete"` means the volume will be deleted from Kubernetes on release from its claim. The volume plugin must support Deletion.
-    ///  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
-    ///  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
     #[serde(
         rename = "persistentVolumeReclaimPolicy",
         default,
@@ -97,20 +120,24 @@ pub struct PersistentVolumeSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub photon_persistent_disk: Option<
-        crate::api::core::v1::PhotonPersistentDiskVolumeSource,
+        ::std::boxed::Box<crate::api::core::v1::PhotonPersistentDiskVolumeSource>,
     >,
     /// portworxVolume represents a portworx volume attached and mounted on kubelets host machine. Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver when the CSIMigrationPortworx feature-gate is on.
     #[serde(rename = "portworxVolume", default, skip_serializing_if = "Option::is_none")]
-    pub portworx_volume: Option<crate::api::core::v1::PortworxVolumeSource>,
+    pub portworx_volume: Option<
+        ::std::boxed::Box<crate::api::core::v1::PortworxVolumeSource>,
+    >,
     /// quobyte represents a Quobyte mount on the host that shares a pod's lifetime. Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported.
     #[serde(rename = "quobyte", default, skip_serializing_if = "Option::is_none")]
-    pub quobyte: Option<crate::api::core::v1::QuobyteVolumeSource>,
+    pub quobyte: Option<::std::boxed::Box<crate::api::core::v1::QuobyteVolumeSource>>,
     /// rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported. More info: https://examples.k8s.io/volumes/rbd/README.md
     #[serde(rename = "rbd", default, skip_serializing_if = "Option::is_none")]
-    pub rbd: Option<crate::api::core::v1::RBDPersistentVolumeSource>,
+    pub rbd: Option<::std::boxed::Box<crate::api::core::v1::RBDPersistentVolumeSource>>,
     /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
     #[serde(rename = "scaleIO", default, skip_serializing_if = "Option::is_none")]
-    pub scale_io: Option<crate::api::core::v1::ScaleIOPersistentVolumeSource>,
+    pub scale_io: Option<
+        ::std::boxed::Box<crate::api::core::v1::ScaleIOPersistentVolumeSource>,
+    >,
     /// storageClassName is the name of StorageClass to which this persistent volume belongs. Empty value means that this volume does not belong to any StorageClass.
     #[serde(
         rename = "storageClassName",
@@ -120,7 +147,9 @@ pub struct PersistentVolumeSpec {
     pub storage_class_name: Option<::std::string::String>,
     /// storageOS represents a StorageOS volume that is attached to the kubelet's host machine and mounted into the pod. Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported. More info: https://examples.k8s.io/volumes/storageos/README.md
     #[serde(rename = "storageos", default, skip_serializing_if = "Option::is_none")]
-    pub storageos: Option<crate::api::core::v1::StorageOSPersistentVolumeSource>,
+    pub storageos: Option<
+        ::std::boxed::Box<crate::api::core::v1::StorageOSPersistentVolumeSource>,
+    >,
     /// Name of VolumeAttributesClass to which this persistent volume belongs. Empty value is not allowed. When this field is not set, it indicates that this volume does not belong to any VolumeAttributesClass. This field is mutable and can be changed by the CSI driver after a volume has been updated successfully to a new class. For an unbound PersistentVolume, the volumeAttributesClassName will be matched with unbound PersistentVolumeClaims during the binding process.
     #[serde(
         rename = "volumeAttributesClassName",
@@ -129,13 +158,11 @@ pub struct PersistentVolumeSpec {
     )]
     pub volume_attributes_class_name: Option<::std::string::String>,
     /// volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.
-    ///
-    /// Possible enum values:
-    ///  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
-    ///  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
     #[serde(rename = "volumeMode", default, skip_serializing_if = "Option::is_none")]
     pub volume_mode: Option<::std::string::String>,
     /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver.
     #[serde(rename = "vsphereVolume", default, skip_serializing_if = "Option::is_none")]
-    pub vsphere_volume: Option<crate::api::core::v1::VsphereVirtualDiskVolumeSource>,
+    pub vsphere_volume: Option<
+        ::std::boxed::Box<crate::api::core::v1::VsphereVirtualDiskVolumeSource>,
+    >,
 }

@@ -7,7 +7,8 @@ pub struct PodAffinity {
     #[serde(
         rename = "preferredDuringSchedulingIgnoredDuringExecution",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub preferred_during_scheduling_ignored_during_execution: Option<
         ::std::vec::Vec<crate::api::core::v1::WeightedPodAffinityTerm>,
@@ -16,7 +17,8 @@ pub struct PodAffinity {
     #[serde(
         rename = "requiredDuringSchedulingIgnoredDuringExecution",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub required_during_scheduling_ignored_during_execution: Option<
         ::std::vec::Vec<crate::api::core::v1::PodAffinityTerm>,

@@ -4,12 +4,27 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PodDNSConfig {
     /// A list of DNS name server IP addresses. This will be appended to the base nameservers generated from DNSPolicy. Duplicated nameservers will be removed.
-    #[serde(rename = "nameservers", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "nameservers",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub nameservers: Option<::std::vec::Vec<::std::string::String>>,
     /// A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy.
-    #[serde(rename = "options", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "options",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub options: Option<::std::vec::Vec<crate::api::core::v1::PodDNSConfigOption>>,
     /// A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed.
-    #[serde(rename = "searches", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "searches",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub searches: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -7,7 +7,7 @@ pub struct PodExtendedResourceClaimStatus {
     #[serde(
         rename = "requestMappings",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub request_mappings: ::std::vec::Vec<
         crate::api::core::v1::ContainerExtendedResourceRequest,

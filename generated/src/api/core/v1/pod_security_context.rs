@@ -9,7 +9,9 @@ pub struct PodSecurityContext {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub app_armor_profile: Option<crate::api::core::v1::AppArmorProfile>,
+    pub app_armor_profile: Option<
+        ::std::boxed::Box<crate::api::core::v1::AppArmorProfile>,
+    >,
     /// A special supplemental group that applies to all containers in a pod. Some volume types allow the Kubelet to change the ownership of that volume to be owned by the pod:
     ///
     /// 1. The owning GID will be the FSGroup 2. The setgid bit is set (new files created in the volume will be owned by FSGroup) 3. The permission bits are OR'd with rw-rw----
@@ -18,10 +20,6 @@ pub struct PodSecurityContext {
     #[serde(rename = "fsGroup", default, skip_serializing_if = "Option::is_none")]
     pub fs_group: Option<i64>,
     /// fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are "OnRootMismatch" and "Always". If not specified, "Always" is used. Note that this field cannot be set when spec.os.name is windows.
-    ///
-    /// Possible enum values:
-    ///  - `"Always"` indicates that volume's ownership and permissions should always be changed whenever volume is mounted inside a Pod. This the default behavior.
-    ///  - `"OnRootMismatch"` indicates that volume's ownership and permissions will be changed only when permission and ownership of root directory does not match with expected permissions on the volume. This can help shorten the time it takes to change ownership and permissions of a volume.
     #[serde(
         rename = "fsGroupChangePolicy",
         default,
@@ -56,22 +54,21 @@ pub struct PodSecurityContext {
     pub se_linux_change_policy: Option<::std::string::String>,
     /// The SELinux context to be applied to all containers. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "seLinuxOptions", default, skip_serializing_if = "Option::is_none")]
-    pub se_linux_options: Option<crate::api::core::v1::SELinuxOptions>,
+    pub se_linux_options: Option<
+        ::std::boxed::Box<crate::api::core::v1::SELinuxOptions>,
+    >,
     /// The seccomp options to use by the containers in this pod. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "seccompProfile", default, skip_serializing_if = "Option::is_none")]
-    pub seccomp_profile: Option<crate::api::core::v1::SeccompProfile>,
+    pub seccomp_profile: Option<::std::boxed::Box<crate::api::core::v1::SeccompProfile>>,
     /// A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows.
     #[serde(
         rename = "supplementalGroups",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub supplemental_groups: Option<::std::vec::Vec<i64>>,
     /// Defines how supplemental groups of the first container processes are calculated. Valid values are "Merge" and "Strict". If not specified, "Merge" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows.
-    ///
-    /// Possible enum values:
-    ///  - `"Merge"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be merged with the primary user's groups as defined in the container image (in /etc/group).
-    ///  - `"Strict"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be used instead of any groups defined in the container image.
     #[serde(
         rename = "supplementalGroupsPolicy",
         default,
@@ -79,9 +76,16 @@ pub struct PodSecurityContext {
     )]
     pub supplemental_groups_policy: Option<::std::string::String>,
     /// Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows.
-    #[serde(rename = "sysctls", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "sysctls",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub sysctls: Option<::std::vec::Vec<crate::api::core::v1::Sysctl>>,
     /// The Windows specific settings applied to all containers. If unspecified, the options within a container's SecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
     #[serde(rename = "windowsOptions", default, skip_serializing_if = "Option::is_none")]
-    pub windows_options: Option<crate::api::core::v1::WindowsSecurityContextOptions>,
+    pub windows_options: Option<
+        ::std::boxed::Box<crate::api::core::v1::WindowsSecurityContextOptions>,
+    >,
 }

@@ -12,7 +12,7 @@ pub struct PodSpec {
     pub active_deadline_seconds: Option<i64>,
     /// If specified, the pod's scheduling constraints
     #[serde(rename = "affinity", default, skip_serializing_if = "Option::is_none")]
-    pub affinity: Option<crate::api::core::v1::Affinity>,
+    pub affinity: Option<::std::boxed::Box<crate::api::core::v1::Affinity>>,
     /// AutomountServiceAccountToken indicates whether a service account token should be automatically mounted.
     #[serde(
         rename = "automountServiceAccountToken",
@@ -24,19 +24,13 @@ pub struct PodSpec {
     #[serde(
         rename = "containers",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub containers: ::std::vec::Vec<crate::api::core::v1::Container>,
     /// Specifies the DNS parameters of a pod. Parameters specified here will be merged to the generated DNS configuration based on DNSPolicy.
     #[serde(rename = "dnsConfig", default, skip_serializing_if = "Option::is_none")]
-    pub dns_config: Option<crate::api::core::v1::PodDNSConfig>,
+    pub dns_config: Option<::std::boxed::Box<crate::api::core::v1::PodDNSConfig>>,
     /// Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.
-    ///
-    /// Possible enum values:
-    ///  - `"ClusterFirst"` indicates that the pod should use cluster DNS first unless hostNetwork is true, if it is available, then fall back on the default (as determined by kubelet) DNS settings.
-    ///  - `"ClusterFirstWithHostNet"` indicates that the pod should use cluster DNS first, if it is available, then fall back on the default (as determined by kubelet) DNS settings.
-    ///  - `"Default"` indicates that the pod should use the default (as determined by kubelet) DNS settings.
-    ///  - `"None"` indicates that the pod should use empty DNS settings. DNS parameters such as nameservers and search paths should be defined via DNSConfig.
     #[serde(rename = "dnsPolicy", default, skip_serializing_if = "Option::is_none")]
     pub dns_policy: Option<::std::string::String>,
     /// EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true.
@@ -50,13 +44,19 @@ pub struct PodSpec {
     #[serde(
         rename = "ephemeralContainers",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub ephemeral_containers: Option<
         ::std::vec::Vec<crate::api::core::v1::EphemeralContainer>,
     >,
     /// HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified.
-    #[serde(rename = "hostAliases", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "hostAliases",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub host_aliases: Option<::std::vec::Vec<crate::api::core::v1::HostAlias>>,
     /// Use the host's ipc namespace. Optional: Default to false.
     #[serde(rename = "hostIPC", default, skip_serializing_if = "Option::is_none")]
@@ -86,13 +86,19 @@ pub struct PodSpec {
     #[serde(
         rename = "imagePullSecrets",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub image_pull_secrets: Option<
         ::std::vec::Vec<crate::api::core::v1::LocalObjectReference>,
     >,
     /// List of initialization containers belonging to the pod. Init containers are executed in order prior to containers being started. If any init container fails, the pod is considered to have failed and is handled according to its restartPolicy. The name for an init container or normal container must be unique among all containers. Init containers may not have Lifecycle actions, Readiness probes, Liveness probes, or Startup probes. The resourceRequirements of an init container are taken into account during scheduling by finding the highest request/limit for each resource type, and then using the max of that value or the sum of the normal containers. Limits are applied to init containers in a similar fashion. Init containers cannot currently be added or removed. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/init-containers/
-    #[serde(rename = "initContainers", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "initContainers",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub init_containers: Option<::std::vec::Vec<crate::api::core::v1::Container>>,
     /// NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename
     #[serde(rename = "nodeName", default, skip_serializing_if = "Option::is_none")]
@@ -108,7 +114,7 @@ pub struct PodSpec {
     ///
     /// If the OS field is set to windows, following fields must be unset: - spec.hostPID - spec.hostIPC - spec.hostUsers - spec.resources - spec.securityContext.appArmorProfile - spec.securityContext.seLinuxOptions - spec.securityContext.seccompProfile - spec.securityContext.fsGroup - spec.securityContext.fsGroupChangePolicy - spec.securityContext.sysctls - spec.shareProcessNamespace - spec.securityContext.runAsUser - spec.securityContext.runAsGroup - spec.securityContext.supplementalGroups - spec.securityContext.supplementalGroupsPolicy - spec.containers[*].securityContext.appArmorProfile - spec.containers[*].securityContext.seLinuxOptions - spec.containers[*].securityContext.seccompProfile - spec.containers[*].securityContext.capabilities - spec.containers[*].securityContext.readOnlyRootFilesystem - spec.containers[*].securityContext.privileged - spec.containers[*].securityContext.allowPrivilegeEscalation - spec.containers[*].securityContext.procMount - spec.containers[*].securityContext.runAsUser - spec.containers[*].securityContext.runAsGroup
     #[serde(rename = "os", default, skip_serializing_if = "Option::is_none")]
-    pub os: Option<crate::api::core::v1::PodOS>,
+    pub os: Option<::std::boxed::Box<crate::api::core::v1::PodOS>>,
     /// Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md
     #[serde(rename = "overhead", default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<
@@ -118,10 +124,6 @@ pub struct PodSpec {
         >,
     >,
     /// PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.
-    ///
-    /// Possible enum values:
-    ///  - `"Never"` means that pod never preempts other pods with lower priority.
-    ///  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
     #[serde(
         rename = "preemptionPolicy",
         default,
@@ -139,14 +141,24 @@ pub struct PodSpec {
     )]
     pub priority_class_name: Option<::std::string::String>,
     /// If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates
-    #[serde(rename = "readinessGates", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "readinessGates",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub readiness_gates: Option<::std::vec::Vec<crate::api::core::v1::PodReadinessGate>>,
     /// ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start. The resources will be made available to those containers which consume them by name.
     ///
     /// This is a stable field but requires that the DynamicResourceAllocation feature gate is enabled.
     ///
     /// This field is immutable.
-    #[serde(rename = "resourceClaims", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resourceClaims",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resource_claims: Option<::std::vec::Vec<crate::api::core::v1::PodResourceClaim>>,
     /// Resources is the total amount of CPU and Memory resources required by all containers in the pod. It supports specifying Requests and Limits for "cpu", "memory" and "hugepages-" resource names only. ResourceClaims are not supported.
     ///
@@ -154,13 +166,8 @@ pub struct PodSpec {
     ///
     /// This is an alpha field and requires enabling the PodLevelResources feature gate.
     #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<crate::api::core::v1::ResourceRequirements>,
+    pub resources: Option<::std::boxed::Box<crate::api::core::v1::ResourceRequirements>>,
     /// Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy
-    ///
-    /// Possible enum values:
-    ///  - `"Always"`
-    ///  - `"Never"`
-    ///  - `"OnFailure"`
     #[serde(rename = "restartPolicy", default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<::std::string::String>,
     /// RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the "legacy" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class
@@ -179,7 +186,8 @@ pub struct PodSpec {
     #[serde(
         rename = "schedulingGates",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub scheduling_gates: Option<
         ::std::vec::Vec<crate::api::core::v1::PodSchedulingGate>,
@@ -190,7 +198,9 @@ pub struct PodSpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub security_context: Option<crate::api::core::v1::PodSecurityContext>,
+    pub security_context: Option<
+        ::std::boxed::Box<crate::api::core::v1::PodSecurityContext>,
+    >,
     /// DeprecatedServiceAccount is a deprecated alias for ServiceAccountName. Deprecated: Use serviceAccountName instead.
     #[serde(rename = "serviceAccount", default, skip_serializing_if = "Option::is_none")]
     pub service_account: Option<::std::string::String>,
@@ -226,21 +236,32 @@ pub struct PodSpec {
     )]
     pub termination_grace_period_seconds: Option<i64>,
     /// If specified, the pod's tolerations.
-    #[serde(rename = "tolerations", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "tolerations",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub tolerations: Option<::std::vec::Vec<crate::api::core::v1::Toleration>>,
     /// TopologySpreadConstraints describes how a group of pods ought to spread across topology domains. Scheduler will schedule pods in a way which abides by the constraints. All topologySpreadConstraints are ANDed.
     #[serde(
         rename = "topologySpreadConstraints",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub topology_spread_constraints: Option<
         ::std::vec::Vec<crate::api::core::v1::TopologySpreadConstraint>,
     >,
     /// List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes
-    #[serde(rename = "volumes", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "volumes",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub volumes: Option<::std::vec::Vec<crate::api::core::v1::Volume>>,
     /// WorkloadRef provides a reference to the Workload object that this Pod belongs to. This field is used by the scheduler to identify the PodGroup and apply the correct group scheduling policies. The Workload object referenced by this field may not exist at the time the Pod is created. This field is immutable, but a Workload object with the same name may be recreated with different policies. Doing this during pod scheduling may result in the placement not conforming to the expected policies.
     #[serde(rename = "workloadRef", default, skip_serializing_if = "Option::is_none")]
-    pub workload_ref: Option<crate::api::core::v1::WorkloadReference>,
+    pub workload_ref: Option<::std::boxed::Box<crate::api::core::v1::WorkloadReference>>,
 }

@@ -16,13 +16,19 @@ pub struct PodStatus {
         >,
     >,
     /// Current service state of pod. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<::std::vec::Vec<crate::api::core::v1::PodCondition>>,
     /// Statuses of containers in this pod. Each container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
     #[serde(
         rename = "containerStatuses",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub container_statuses: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerStatus>,
@@ -31,7 +37,8 @@ pub struct PodStatus {
     #[serde(
         rename = "ephemeralContainerStatuses",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub ephemeral_container_statuses: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerStatus>,
@@ -43,19 +50,25 @@ pub struct PodStatus {
         skip_serializing_if = "Option::is_none"
     )]
     pub extended_resource_claim_status: Option<
-        crate::api::core::v1::PodExtendedResourceClaimStatus,
+        ::std::boxed::Box<crate::api::core::v1::PodExtendedResourceClaimStatus>,
     >,
     /// hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns mean that HostIP will not be updated even if there is a node is assigned to pod
     #[serde(rename = "hostIP", default, skip_serializing_if = "Option::is_none")]
     pub host_ip: Option<::std::string::String>,
     /// hostIPs holds the IP addresses allocated to the host. If this field is specified, the first entry must match the hostIP field. This list is empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns means that HostIPs will not be updated even if there is a node is assigned to this pod.
-    #[serde(rename = "hostIPs", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "hostIPs",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub host_ips: Option<::std::vec::Vec<crate::api::core::v1::HostIP>>,
     /// Statuses of init containers in this pod. The most recent successful non-restartable init container will have ready = true, the most recently started container will have startTime set. Each init container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-and-container-status
     #[serde(
         rename = "initContainerStatuses",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub init_container_statuses: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerStatus>,
@@ -82,27 +95,20 @@ pub struct PodStatus {
     /// Pending: The pod has been accepted by the Kubernetes system, but one or more of the container images has not been created. This includes time before being scheduled as well as time spent downloading images over the network, which could take a while. Running: The pod has been bound to a node, and all of the containers have been created. At least one container is still running, or is in the process of starting or restarting. Succeeded: All containers in the pod have terminated in success, and will not be restarted. Failed: All containers in the pod have terminated, and at least one container has terminated in failure. The container either exited with non-zero status or was terminated by the system. Unknown: For some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod.
     ///
     /// More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-phase
-    ///
-    /// Possible enum values:
-    ///  - `"Failed"` means that all containers in the pod have terminated, and at least one container has terminated in a failure (exited with a non-zero exit code or was stopped by the system).
-    ///  - `"Pending"` means the pod has been accepted by the system, but one or more of the containers has not been started. This includes time before being bound to a node, as well as time spent pulling images onto the host.
-    ///  - `"Running"` means the pod has been bound to a node and all of the containers have been started. At least one container is still running or is in the process of being restarted.
-    ///  - `"Succeeded"` means that all containers in the pod have voluntarily terminated with a container exit code of 0, and the system is not going to restart any of these containers.
-    ///  - `"Unknown"` means that for some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod. Deprecated: It isn't being set since 2015 (74da3b14b0c0f658b3bb8d2def5094686d0e9095)
     #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<::std::string::String>,
     /// podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.
     #[serde(rename = "podIP", default, skip_serializing_if = "Option::is_none")]
     pub pod_ip: Option<::std::string::String>,
     /// podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet.
-    #[serde(rename = "podIPs", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "podIPs",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub pod_ips: Option<::std::vec::Vec<crate::api::core::v1::PodIP>>,
     /// The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes
-    ///
-    /// Possible enum values:
-    ///  - `"BestEffort"` is the BestEffort qos class.
-    ///  - `"Burstable"` is the Burstable qos class.
-    ///  - `"Guaranteed"` is the Guaranteed qos class.
     #[serde(rename = "qosClass", default, skip_serializing_if = "Option::is_none")]
     pub qos_class: Option<::std::string::String>,
     /// A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted'
@@ -115,14 +121,15 @@ pub struct PodStatus {
     #[serde(
         rename = "resourceClaimStatuses",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub resource_claim_statuses: Option<
         ::std::vec::Vec<crate::api::core::v1::PodResourceClaimStatus>,
     >,
     /// Resources represents the compute resource requests and limits that have been applied at the pod level if pod-level requests or limits are set in PodSpec.Resources
     #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<crate::api::core::v1::ResourceRequirements>,
+    pub resources: Option<::std::boxed::Box<crate::api::core::v1::ResourceRequirements>>,
     /// RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod.
     #[serde(rename = "startTime", default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,

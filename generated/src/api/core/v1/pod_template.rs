@@ -8,7 +8,7 @@ pub struct PodTemplate {
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Template defines the pods that will be created from this pod template. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
     #[serde(rename = "template", default)]
-    pub template: Option<crate::api::core::v1::PodTemplateSpec>,
+    pub template: Option<::std::boxed::Box<crate::api::core::v1::PodTemplateSpec>>,
 }
 impl PodTemplate {
     fn serialize_fields<S: ::serde::Serializer>(

@@ -13,11 +13,6 @@ pub struct PortStatus {
     #[serde(rename = "port", default)]
     pub port: i32,
     /// Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP"
-    ///
-    /// Possible enum values:
-    ///  - `"SCTP"` is the SCTP protocol.
-    ///  - `"TCP"` is the TCP protocol.
-    ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", default)]
     pub protocol: ::std::string::String,
 }

@@ -5,7 +5,7 @@
 pub struct Probe {
     /// Exec specifies a command to execute in the container.
     #[serde(rename = "exec", default, skip_serializing_if = "Option::is_none")]
-    pub exec: Option<crate::api::core::v1::ExecAction>,
+    pub exec: Option<::std::boxed::Box<crate::api::core::v1::ExecAction>>,
     /// Minimum consecutive failures for the probe to be considered failed after having succeeded. Defaults to 3. Minimum value is 1.
     #[serde(
         rename = "failureThreshold",
@@ -15,10 +15,10 @@ pub struct Probe {
     pub failure_threshold: Option<i32>,
     /// GRPC specifies a GRPC HealthCheckRequest.
     #[serde(rename = "grpc", default, skip_serializing_if = "Option::is_none")]
-    pub grpc: Option<crate::api::core::v1::GRPCAction>,
+    pub grpc: Option<::std::boxed::Box<crate::api::core::v1::GRPCAction>>,
     /// HTTPGet specifies an HTTP GET request to perform.
     #[serde(rename = "httpGet", default, skip_serializing_if = "Option::is_none")]
-    pub http_get: Option<crate::api::core::v1::HTTPGetAction>,
+    pub http_get: Option<::std::boxed::Box<crate::api::core::v1::HTTPGetAction>>,
     /// Number of seconds after the container has started before liveness probes are initiated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
     #[serde(
         rename = "initialDelaySeconds",
@@ -38,7 +38,7 @@ pub struct Probe {
     pub success_threshold: Option<i32>,
     /// TCPSocket specifies a connection to a TCP port.
     #[serde(rename = "tcpSocket", default, skip_serializing_if = "Option::is_none")]
-    pub tcp_socket: Option<crate::api::core::v1::TCPSocketAction>,
+    pub tcp_socket: Option<::std::boxed::Box<crate::api::core::v1::TCPSocketAction>>,
     /// Optional duration in seconds the pod needs to terminate gracefully upon probe failure. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this value overrides the value provided by the pod spec. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate. Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset.
     #[serde(
         rename = "terminationGracePeriodSeconds",

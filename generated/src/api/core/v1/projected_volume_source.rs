@@ -7,6 +7,11 @@ pub struct ProjectedVolumeSource {
     #[serde(rename = "defaultMode", default, skip_serializing_if = "Option::is_none")]
     pub default_mode: Option<i32>,
     /// sources is the list of volume projections. Each entry in this list handles one source.
-    #[serde(rename = "sources", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "sources",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub sources: Option<::std::vec::Vec<crate::api::core::v1::VolumeProjection>>,
 }

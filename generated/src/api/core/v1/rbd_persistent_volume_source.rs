@@ -16,7 +16,7 @@ pub struct RBDPersistentVolumeSource {
     #[serde(
         rename = "monitors",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub monitors: ::std::vec::Vec<::std::string::String>,
     /// pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
@@ -27,7 +27,7 @@ pub struct RBDPersistentVolumeSource {
     pub read_only: Option<bool>,
     /// secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-    pub secret_ref: Option<crate::api::core::v1::SecretReference>,
+    pub secret_ref: Option<::std::boxed::Box<crate::api::core::v1::SecretReference>>,
     /// user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
     pub user: Option<::std::string::String>,

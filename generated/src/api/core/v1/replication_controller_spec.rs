@@ -20,5 +20,5 @@ pub struct ReplicationControllerSpec {
     >,
     /// Template is the object that describes the pod that will be created if insufficient replicas are detected. This takes precedence over a TemplateRef. The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template
     #[serde(rename = "template", default, skip_serializing_if = "Option::is_none")]
-    pub template: Option<crate::api::core::v1::PodTemplateSpec>,
+    pub template: Option<::std::boxed::Box<crate::api::core::v1::PodTemplateSpec>>,
 }

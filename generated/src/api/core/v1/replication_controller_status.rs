@@ -11,7 +11,12 @@ pub struct ReplicationControllerStatus {
     )]
     pub available_replicas: Option<i32>,
     /// Represents the latest available observations of a replication controller's current state.
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<
         ::std::vec::Vec<crate::api::core::v1::ReplicationControllerCondition>,
     >,

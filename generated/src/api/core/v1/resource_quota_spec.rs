@@ -13,8 +13,13 @@ pub struct ResourceQuotaSpec {
     >,
     /// scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values. For a resource to match, both scopes AND scopeSelector (if specified in spec), must be matched.
     #[serde(rename = "scopeSelector", default, skip_serializing_if = "Option::is_none")]
-    pub scope_selector: Option<crate::api::core::v1::ScopeSelector>,
+    pub scope_selector: Option<::std::boxed::Box<crate::api::core::v1::ScopeSelector>>,
     /// A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects.
-    #[serde(rename = "scopes", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "scopes",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub scopes: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -8,7 +8,12 @@ pub struct ResourceRequirements {
     /// This field depends on the DynamicResourceAllocation feature gate.
     ///
     /// This field is immutable. It can only be set for containers.
-    #[serde(rename = "claims", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "claims",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub claims: Option<::std::vec::Vec<crate::api::core::v1::ResourceClaim>>,
     /// Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
     #[serde(rename = "limits", default, skip_serializing_if = "Option::is_none")]

@@ -7,6 +7,11 @@ pub struct ResourceStatus {
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// List of unique resources health. Each element in the list contains an unique resource ID and its health. At a minimum, for the lifetime of a Pod, resource ID must uniquely identify the resource allocated to the Pod on the Node. If other Pod on the same Node reports the status with the same resource ID, it must be the same resource they share. See ResourceID type definition for a specific format it has in various use cases.
-    #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resources",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resources: Option<::std::vec::Vec<crate::api::core::v1::ResourceHealth>>,
 }

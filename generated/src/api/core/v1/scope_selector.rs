@@ -7,7 +7,8 @@ pub struct ScopeSelector {
     #[serde(
         rename = "matchExpressions",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub match_expressions: Option<
         ::std::vec::Vec<crate::api::core::v1::ScopedResourceSelectorRequirement>,

@@ -16,18 +16,16 @@ pub struct SecurityContext {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub app_armor_profile: Option<crate::api::core::v1::AppArmorProfile>,
+    pub app_armor_profile: Option<
+        ::std::boxed::Box<crate::api::core::v1::AppArmorProfile>,
+    >,
     /// The capabilities to add/drop when running containers. Defaults to the default set of capabilities granted by the container runtime. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "capabilities", default, skip_serializing_if = "Option::is_none")]
-    pub capabilities: Option<crate::api::core::v1::Capabilities>,
+    pub capabilities: Option<::std::boxed::Box<crate::api::core::v1::Capabilities>>,
     /// Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "privileged", default, skip_serializing_if = "Option::is_none")]
     pub privileged: Option<bool>,
     /// procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. This requires the ProcMountType feature flag to be enabled. Note that this field cannot be set when spec.os.name is windows.
-    ///
-    /// Possible enum values:
-    ///  - `"Default"` uses the container runtime defaults for readonly and masked paths for /proc. Most container runtimes mask certain paths in /proc to avoid accidental security exposure of special devices or information.
-    ///  - `"Unmasked"` bypasses the default masking behavior of the container runtime and ensures the newly created /proc the container stays in tact with no modifications.
     #[serde(rename = "procMount", default, skip_serializing_if = "Option::is_none")]
     pub proc_mount: Option<::std::string::String>,
     /// Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows.
@@ -48,11 +46,15 @@ pub struct SecurityContext {
     pub run_as_user: Option<i64>,
     /// The SELinux context to be applied to the container. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "seLinuxOptions", default, skip_serializing_if = "Option::is_none")]
-    pub se_linux_options: Option<crate::api::core::v1::SELinuxOptions>,
+    pub se_linux_options: Option<
+        ::std::boxed::Box<crate::api::core::v1::SELinuxOptions>,
+    >,
     /// The seccomp options to use by this container. If seccomp options are provided at both the pod & container level, the container options override the pod options. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "seccompProfile", default, skip_serializing_if = "Option::is_none")]
-    pub seccomp_profile: Option<crate::api::core::v1::SeccompProfile>,
+    pub seccomp_profile: Option<::std::boxed::Box<crate::api::core::v1::SeccompProfile>>,
     /// The Windows specific settings applied to all containers. If unspecified, the options from the PodSecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
     #[serde(rename = "windowsOptions", default, skip_serializing_if = "Option::is_none")]
-    pub windows_options: Option<crate::api::core::v1::WindowsSecurityContextOptions>,
+    pub windows_options: Option<
+        ::std::boxed::Box<crate::api::core::v1::WindowsSecurityContextOptions>,
+    >,
 }

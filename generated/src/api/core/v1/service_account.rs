@@ -7,7 +7,11 @@ pub struct ServiceAccount {
     #[serde(rename = "automountServiceAccountToken", default)]
     pub automount_service_account_token: Option<bool>,
     /// ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount. ImagePullSecrets are distinct from Secrets because Secrets can be mounted in the pod, but ImagePullSecrets are only accessed by the kubelet. More info: https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod
-    #[serde(rename = "imagePullSecrets", default)]
+    #[serde(
+        rename = "imagePullSecrets",
+        default,
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub image_pull_secrets: Option<
         ::std::vec::Vec<crate::api::core::v1::LocalObjectReference>,
     >,
@@ -15,7 +19,11 @@ pub struct ServiceAccount {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret
-    #[serde(rename = "secrets", default)]
+    #[serde(
+        rename = "secrets",
+        default,
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub secrets: Option<::std::vec::Vec<crate::api::core::v1::ObjectReference>>,
 }
 impl ServiceAccount {

@@ -25,11 +25,6 @@ pub struct ServicePort {
     #[serde(rename = "port", default)]
     pub port: i32,
     /// The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP.
-    ///
-    /// Possible enum values:
-    ///  - `"SCTP"` is the SCTP protocol.
-    ///  - `"TCP"` is the TCP protocol.
-    ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<::std::string::String>,
     /// Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service

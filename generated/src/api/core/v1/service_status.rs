@@ -4,11 +4,18 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ServiceStatus {
     /// Current service state
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
     /// LoadBalancer contains the current status of the load-balancer, if one is present.
     #[serde(rename = "loadBalancer", default, skip_serializing_if = "Option::is_none")]
-    pub load_balancer: Option<crate::api::core::v1::LoadBalancerStatus>,
+    pub load_balancer: Option<
+        ::std::boxed::Box<crate::api::core::v1::LoadBalancerStatus>,
+    >,
 }

@@ -5,5 +5,5 @@
 pub struct SessionAffinityConfig {
     /// clientIP contains the configurations of Client IP based session affinity.
     #[serde(rename = "clientIP", default, skip_serializing_if = "Option::is_none")]
-    pub client_ip: Option<crate::api::core::v1::ClientIPConfig>,
+    pub client_ip: Option<::std::boxed::Box<crate::api::core::v1::ClientIPConfig>>,
 }

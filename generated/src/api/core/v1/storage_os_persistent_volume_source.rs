@@ -11,7 +11,7 @@ pub struct StorageOSPersistentVolumeSource {
     pub read_only: Option<bool>,
     /// secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted.
     #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-    pub secret_ref: Option<crate::api::core::v1::ObjectReference>,
+    pub secret_ref: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace.
     #[serde(rename = "volumeName", default, skip_serializing_if = "Option::is_none")]
     pub volume_name: Option<::std::string::String>,

@@ -10,7 +10,7 @@ pub struct TopologySelectorLabelRequirement {
     #[serde(
         rename = "values",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub values: ::std::vec::Vec<::std::string::String>,
 }

@@ -10,32 +10,40 @@ pub struct Volume {
         skip_serializing_if = "Option::is_none"
     )]
     pub aws_elastic_block_store: Option<
-        crate::api::core::v1::AWSElasticBlockStoreVolumeSource,
+        ::std::boxed::Box<crate::api::core::v1::AWSElasticBlockStoreVolumeSource>,
     >,
     /// azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type are redirected to the disk.csi.azure.com CSI driver.
     #[serde(rename = "azureDisk", default, skip_serializing_if = "Option::is_none")]
-    pub azure_disk: Option<crate::api::core::v1::AzureDiskVolumeSource>,
+    pub azure_disk: Option<
+        ::std::boxed::Box<crate::api::core::v1::AzureDiskVolumeSource>,
+    >,
     /// azureFile represents an Azure File Service mount on the host and bind mount to the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type are redirected to the file.csi.azure.com CSI driver.
     #[serde(rename = "azureFile", default, skip_serializing_if = "Option::is_none")]
-    pub azure_file: Option<crate::api::core::v1::AzureFileVolumeSource>,
+    pub azure_file: Option<
+        ::std::boxed::Box<crate::api::core::v1::AzureFileVolumeSource>,
+    >,
     /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime. Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
     #[serde(rename = "cephfs", default, skip_serializing_if = "Option::is_none")]
-    pub cephfs: Option<crate::api::core::v1::CephFSVolumeSource>,
+    pub cephfs: Option<::std::boxed::Box<crate::api::core::v1::CephFSVolumeSource>>,
     /// cinder represents a cinder volume attached and mounted on kubelets host machine. Deprecated: Cinder is deprecated. All operations for the in-tree cinder type are redirected to the cinder.csi.openstack.org CSI driver. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
     #[serde(rename = "cinder", default, skip_serializing_if = "Option::is_none")]
-    pub cinder: Option<crate::api::core::v1::CinderVolumeSource>,
+    pub cinder: Option<::std::boxed::Box<crate::api::core::v1::CinderVolumeSource>>,
     /// configMap represents a configMap that should populate this volume
     #[serde(rename = "configMap", default, skip_serializing_if = "Option::is_none")]
-    pub config_map: Option<crate::api::core::v1::ConfigMapVolumeSource>,
+    pub config_map: Option<
+        ::std::boxed::Box<crate::api::core::v1::ConfigMapVolumeSource>,
+    >,
     /// csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers.
     #[serde(rename = "csi", default, skip_serializing_if = "Option::is_none")]
-    pub csi: Option<crate::api::core::v1::CSIVolumeSource>,
+    pub csi: Option<::std::boxed::Box<crate::api::core::v1::CSIVolumeSource>>,
     /// downwardAPI represents downward API about the pod that should populate this volume
     #[serde(rename = "downwardAPI", default, skip_serializing_if = "Option::is_none")]
-    pub downward_api: Option<crate::api::core::v1::DownwardAPIVolumeSource>,
+    pub downward_api: Option<
+        ::std::boxed::Box<crate::api::core::v1::DownwardAPIVolumeSource>,
+    >,
     /// emptyDir represents a temporary directory that shares a pod's lifetime. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
     #[serde(rename = "emptyDir", default, skip_serializing_if = "Option::is_none")]
-    pub empty_dir: Option<crate::api::core::v1::EmptyDirVolumeSource>,
+    pub empty_dir: Option<::std::boxed::Box<crate::api::core::v1::EmptyDirVolumeSource>>,
     /// ephemeral represents a volume that is handled by a cluster storage driver. The volume's lifecycle is tied to the pod that defines it - it will be created before the pod starts, and deleted when the pod is removed.
     ///
     /// Use this if: a) the volume is only needed while the pod runs, b) features of normal volumes like restoring from snapshot or capacity
@@ -51,48 +59,54 @@ pub struct Volume {
     ///
     /// A pod can use both types of ephemeral volumes and persistent volumes at the same time.
     #[serde(rename = "ephemeral", default, skip_serializing_if = "Option::is_none")]
-    pub ephemeral: Option<crate::api::core::v1::EphemeralVolumeSource>,
+    pub ephemeral: Option<
+        ::std::boxed::Box<crate::api::core::v1::EphemeralVolumeSource>,
+    >,
     /// fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
     #[serde(rename = "fc", default, skip_serializing_if = "Option::is_none")]
-    pub fc: Option<crate::api::core::v1::FCVolumeSource>,
+    pub fc: Option<::std::boxed::Box<crate::api::core::v1::FCVolumeSource>>,
     /// flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead.
     #[serde(rename = "flexVolume", default, skip_serializing_if = "Option::is_none")]
-    pub flex_volume: Option<crate::api::core::v1::FlexVolumeSource>,
+    pub flex_volume: Option<::std::boxed::Box<crate::api::core::v1::FlexVolumeSource>>,
     /// flocker represents a Flocker volume attached to a kubelet's host machine. This depends on the Flocker control service being running. Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported.
     #[serde(rename = "flocker", default, skip_serializing_if = "Option::is_none")]
-    pub flocker: Option<crate::api::core::v1::FlockerVolumeSource>,
+    pub flocker: Option<::std::boxed::Box<crate::api::core::v1::FlockerVolumeSource>>,
     /// gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
     #[serde(
         rename = "gcePersistentDisk",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub gce_persistent_disk: Option<crate::api::core::v1::GCEPersistentDiskVolumeSource>,
+    pub gce_persistent_disk: Option<
+        ::std::boxed::Box<crate::api::core::v1::GCEPersistentDiskVolumeSource>,
+    >,
     /// gitRepo represents a git repository at a particular revision. Deprecated: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.
     #[serde(rename = "gitRepo", default, skip_serializing_if = "Option::is_none")]
-    pub git_repo: Option<crate::api::core::v1::GitRepoVolumeSource>,
+    pub git_repo: Option<::std::boxed::Box<crate::api::core::v1::GitRepoVolumeSource>>,
     /// glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime. Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported.
     #[serde(rename = "glusterfs", default, skip_serializing_if = "Option::is_none")]
-    pub glusterfs: Option<crate::api::core::v1::GlusterfsVolumeSource>,
+    pub glusterfs: Option<
+        ::std::boxed::Box<crate::api::core::v1::GlusterfsVolumeSource>,
+    >,
     /// hostPath represents a pre-existing file or directory on the host machine that is directly exposed to the container. This is generally used for system agents or other privileged things that are allowed to see the host machine. Most containers will NOT need this. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
     #[serde(rename = "hostPath", default, skip_serializing_if = "Option::is_none")]
-    pub host_path: Option<crate::api::core::v1::HostPathVolumeSource>,
+    pub host_path: Option<::std::boxed::Box<crate::api::core::v1::HostPathVolumeSource>>,
     /// image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine. The volume is resolved at pod startup depending on which PullPolicy value is provided:
     ///
     /// - Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. - Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. - IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails.
     ///
     /// The volume gets re-resolved if the pod gets deleted and recreated, which means that new remote content will become available on pod recreation. A failure to resolve or pull the image during pod startup will block containers from starting and may add significant latency. Failures will be retried using normal volume backoff and will be reported on the pod reason and message. The types of objects that may be mounted by this volume are defined by the container runtime implementation on a host machine and at minimum must include all valid types supported by the container image field. The OCI object gets mounted in a single directory (spec.containers[*].volumeMounts.mountPath) by merging the manifest layers in the same way as for container images. The volume will be mounted read-only (ro) and non-executable files (noexec). Sub path mounts for containers are not supported (spec.containers[*].volumeMounts.subpath) before 1.33. The field spec.securityContext.fsGroupChangePolicy has no effect on this volume type.
     #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
-    pub image: Option<crate::api::core::v1::ImageVolumeSource>,
+    pub image: Option<::std::boxed::Box<crate::api::core::v1::ImageVolumeSource>>,
     /// iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes/#iscsi
     #[serde(rename = "iscsi", default, skip_serializing_if = "Option::is_none")]
-    pub iscsi: Option<crate::api::core::v1::ISCSIVolumeSource>,
+    pub iscsi: Option<::std::boxed::Box<crate::api::core::v1::ISCSIVolumeSource>>,
     /// name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// nfs represents an NFS mount on the host that shares a pod's lifetime More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "nfs", default, skip_serializing_if = "Option::is_none")]
-    pub nfs: Option<crate::api::core::v1::NFSVolumeSource>,
+    pub nfs: Option<::std::boxed::Box<crate::api::core::v1::NFSVolumeSource>>,
     /// persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the same namespace. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
     #[serde(
         rename = "persistentVolumeClaim",
@@ -100,7 +114,7 @@ pub struct Volume {
         skip_serializing_if = "Option::is_none"
     )]
     pub persistent_volume_claim: Option<
-        crate::api::core::v1::PersistentVolumeClaimVolumeSource,
+        ::std::boxed::Box<crate::api::core::v1::PersistentVolumeClaimVolumeSource>,
     >,
     /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
     #[serde(
@@ -109,30 +123,38 @@ pub struct Volume {
         skip_serializing_if = "Option::is_none"
     )]
     pub photon_persistent_disk: Option<
-        crate::api::core::v1::PhotonPersistentDiskVolumeSource,
+        ::std::boxed::Box<crate::api::core::v1::PhotonPersistentDiskVolumeSource>,
     >,
     /// portworxVolume represents a portworx volume attached and mounted on kubelets host machine. Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver when the CSIMigrationPortworx feature-gate is on.
     #[serde(rename = "portworxVolume", default, skip_serializing_if = "Option::is_none")]
-    pub portworx_volume: Option<crate::api::core::v1::PortworxVolumeSource>,
+    pub portworx_volume: Option<
+        ::std::boxed::Box<crate::api::core::v1::PortworxVolumeSource>,
+    >,
     /// projected items for all in one resources secrets, configmaps, and downward API
     #[serde(rename = "projected", default, skip_serializing_if = "Option::is_none")]
-    pub projected: Option<crate::api::core::v1::ProjectedVolumeSource>,
+    pub projected: Option<
+        ::std::boxed::Box<crate::api::core::v1::ProjectedVolumeSource>,
+    >,
     /// quobyte represents a Quobyte mount on the host that shares a pod's lifetime. Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported.
     #[serde(rename = "quobyte", default, skip_serializing_if = "Option::is_none")]
-    pub quobyte: Option<crate::api::core::v1::QuobyteVolumeSource>,
+    pub quobyte: Option<::std::boxed::Box<crate::api::core::v1::QuobyteVolumeSource>>,
     /// rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported.
     #[serde(rename = "rbd", default, skip_serializing_if = "Option::is_none")]
-    pub rbd: Option<crate::api::core::v1::RBDVolumeSource>,
+    pub rbd: Option<::std::boxed::Box<crate::api::core::v1::RBDVolumeSource>>,
     /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
     #[serde(rename = "scaleIO", default, skip_serializing_if = "Option::is_none")]
-    pub scale_io: Option<crate::api::core::v1::ScaleIOVolumeSource>,
+    pub scale_io: Option<::std::boxed::Box<crate::api::core::v1::ScaleIOVolumeSource>>,
     /// secret represents a secret that should populate this volume. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
     #[serde(rename = "secret", default, skip_serializing_if = "Option::is_none")]
-    pub secret: Option<crate::api::core::v1::SecretVolumeSource>,
+    pub secret: Option<::std::boxed::Box<crate::api::core::v1::SecretVolumeSource>>,
     /// storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes. Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported.
     #[serde(rename = "storageos", default, skip_serializing_if = "Option::is_none")]
-    pub storageos: Option<crate::api::core::v1::StorageOSVolumeSource>,
+    pub storageos: Option<
+        ::std::boxed::Box<crate::api::core::v1::StorageOSVolumeSource>,
+    >,
     /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver.
     #[serde(rename = "vsphereVolume", default, skip_serializing_if = "Option::is_none")]
-    pub vsphere_volume: Option<crate::api::core::v1::VsphereVirtualDiskVolumeSource>,
+    pub vsphere_volume: Option<
+        ::std::boxed::Box<crate::api::core::v1::VsphereVirtualDiskVolumeSource>,
+    >,
 }

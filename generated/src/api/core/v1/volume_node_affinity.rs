@@ -5,5 +5,5 @@
 pub struct VolumeNodeAffinity {
     /// required specifies hard node constraints that must be met.
     #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
-    pub required: Option<crate::api::core::v1::NodeSelector>,
+    pub required: Option<::std::boxed::Box<crate::api::core::v1::NodeSelector>>,
 }

@@ -15,13 +15,17 @@ pub struct VolumeProjection {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub cluster_trust_bundle: Option<crate::api::core::v1::ClusterTrustBundleProjection>,
+    pub cluster_trust_bundle: Option<
+        ::std::boxed::Box<crate::api::core::v1::ClusterTrustBundleProjection>,
+    >,
     /// configMap information about the configMap data to project
     #[serde(rename = "configMap", default, skip_serializing_if = "Option::is_none")]
-    pub config_map: Option<crate::api::core::v1::ConfigMapProjection>,
+    pub config_map: Option<::std::boxed::Box<crate::api::core::v1::ConfigMapProjection>>,
     /// downwardAPI information about the downwardAPI data to project
     #[serde(rename = "downwardAPI", default, skip_serializing_if = "Option::is_none")]
-    pub downward_api: Option<crate::api::core::v1::DownwardAPIProjection>,
+    pub downward_api: Option<
+        ::std::boxed::Box<crate::api::core::v1::DownwardAPIProjection>,
+    >,
     /// Projects an auto-rotating credential bundle (private key and certificate chain) that the pod can use either as a TLS client or server.
     ///
     /// Kubelet generates a private key and uses it to send a PodCertificateRequest to the named signer.  Once the signer approves the request and issues a certificate chain, Kubelet writes the key and certificate chain to the pod filesystem.  The pod does not start until certificates have been issued for each podCertificate projected volume source in its spec.
@@ -36,10 +40,12 @@ pub struct VolumeProjection {
     ///
     /// The named signer controls chooses the format of the certificate it issues; consult the signer implementation's documentation to learn how to use the certificates it issues.
     #[serde(rename = "podCertificate", default, skip_serializing_if = "Option::is_none")]
-    pub pod_certificate: Option<crate::api::core::v1::PodCertificateProjection>,
+    pub pod_certificate: Option<
+        ::std::boxed::Box<crate::api::core::v1::PodCertificateProjection>,
+    >,
     /// secret information about the secret data to project
     #[serde(rename = "secret", default, skip_serializing_if = "Option::is_none")]
-    pub secret: Option<crate::api::core::v1::SecretProjection>,
+    pub secret: Option<::std::boxed::Box<crate::api::core::v1::SecretProjection>>,
     /// serviceAccountToken is information about the serviceAccountToken data to project
     #[serde(
         rename = "serviceAccountToken",
@@ -47,6 +53,6 @@ pub struct VolumeProjection {
         skip_serializing_if = "Option::is_none"
     )]
     pub service_account_token: Option<
-        crate::api::core::v1::ServiceAccountTokenProjection,
+        ::std::boxed::Box<crate::api::core::v1::ServiceAccountTokenProjection>,
     >,
 }

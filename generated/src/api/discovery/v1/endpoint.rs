@@ -7,12 +7,14 @@ pub struct Endpoint {
     #[serde(
         rename = "addresses",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub addresses: ::std::vec::Vec<::std::string::String>,
     /// conditions contains information about the current status of the endpoint.
     #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
-    pub conditions: Option<crate::api::discovery::v1::EndpointConditions>,
+    pub conditions: Option<
+        ::std::boxed::Box<crate::api::discovery::v1::EndpointConditions>,
+    >,
     /// deprecatedTopology contains topology information part of the v1beta1 API. This field is deprecated, and will be removed when the v1beta1 API is removed (no sooner than kubernetes v1.24).  While this field can hold values, it is not writable through the v1 API, and any attempts to write to it will be silently ignored. Topology information can be found in the zone and nodeName fields instead.
     #[serde(
         rename = "deprecatedTopology",
@@ -24,7 +26,7 @@ pub struct Endpoint {
     >,
     /// hints contains information associated with how an endpoint should be consumed.
     #[serde(rename = "hints", default, skip_serializing_if = "Option::is_none")]
-    pub hints: Option<crate::api::discovery::v1::EndpointHints>,
+    pub hints: Option<::std::boxed::Box<crate::api::discovery::v1::EndpointHints>>,
     /// hostname of this endpoint. This field may be used by consumers of endpoints to distinguish endpoints from each other (e.g. in DNS names). Multiple endpoints which use the same hostname should be considered fungible (e.g. multiple A values in DNS). Must be lowercase and pass DNS Label (RFC 1123) validation.
     #[serde(rename = "hostname", default, skip_serializing_if = "Option::is_none")]
     pub hostname: Option<::std::string::String>,
@@ -33,7 +35,7 @@ pub struct Endpoint {
     pub node_name: Option<::std::string::String>,
     /// targetRef is a reference to a Kubernetes object that represents this endpoint.
     #[serde(rename = "targetRef", default, skip_serializing_if = "Option::is_none")]
-    pub target_ref: Option<crate::api::core::v1::ObjectReference>,
+    pub target_ref: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// zone is the name of the Zone this endpoint exists in.
     #[serde(rename = "zone", default, skip_serializing_if = "Option::is_none")]
     pub zone: Option<::std::string::String>,

@@ -4,9 +4,19 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct EndpointHints {
     /// forNodes indicates the node(s) this endpoint should be consumed by when using topology aware routing. May contain a maximum of 8 entries.
-    #[serde(rename = "forNodes", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "forNodes",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub for_nodes: Option<::std::vec::Vec<crate::api::discovery::v1::ForNode>>,
     /// forZones indicates the zone(s) this endpoint should be consumed by when using topology aware routing. May contain a maximum of 8 entries.
-    #[serde(rename = "forZones", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "forZones",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub for_zones: Option<::std::vec::Vec<crate::api::discovery::v1::ForZone>>,
 }

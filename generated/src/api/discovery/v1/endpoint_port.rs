@@ -22,11 +22,6 @@ pub struct EndpointPort {
     #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
     /// protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
-    ///
-    /// Possible enum values:
-    ///  - `"SCTP"` is the SCTP protocol.
-    ///  - `"TCP"` is the TCP protocol.
-    ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<::std::string::String>,
 }

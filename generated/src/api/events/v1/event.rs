@@ -21,7 +21,7 @@ pub struct Event {
     >,
     /// deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type.
     #[serde(rename = "deprecatedSource", default)]
-    pub deprecated_source: Option<crate::api::core::v1::EventSource>,
+    pub deprecated_source: Option<::std::boxed::Box<crate::api::core::v1::EventSource>>,
     /// eventTime is the time when this Event was first observed. It is required.
     #[serde(rename = "eventTime", default)]
     pub event_time: crate::apimachinery::pkg::apis::meta::v1::MicroTime,
@@ -36,10 +36,10 @@ pub struct Event {
     pub reason: Option<::std::string::String>,
     /// regarding contains the object this Event is about. In most cases it's an Object reporting controller implements, e.g. ReplicaSetController implements ReplicaSets and this event is emitted because it acts on some changes in a ReplicaSet object.
     #[serde(rename = "regarding", default)]
-    pub regarding: Option<crate::api::core::v1::ObjectReference>,
+    pub regarding: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// related is the optional secondary object for more complex actions. E.g. when regarding object triggers a creation or deletion of related object.
     #[serde(rename = "related", default)]
-    pub related: Option<crate::api::core::v1::ObjectReference>,
+    pub related: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events.
     #[serde(rename = "reportingController", default)]
     pub reporting_controller: Option<::std::string::String>,
@@ -48,7 +48,7 @@ pub struct Event {
     pub reporting_instance: Option<::std::string::String>,
     /// series is data about the Event series this event represents or nil if it's a singleton Event.
     #[serde(rename = "series", default)]
-    pub series: Option<crate::api::events::v1::EventSeries>,
+    pub series: Option<::std::boxed::Box<crate::api::events::v1::EventSeries>>,
     /// type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.
     #[serde(rename = "type", default)]
     pub type_: Option<::std::string::String>,

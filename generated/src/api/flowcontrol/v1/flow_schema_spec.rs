@@ -10,7 +10,7 @@ pub struct FlowSchemaSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub distinguisher_method: Option<
-        crate::api::flowcontrol::v1::FlowDistinguisherMethod,
+        ::std::boxed::Box<crate::api::flowcontrol::v1::FlowDistinguisherMethod>,
     >,
     /// `matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.
     #[serde(
@@ -23,7 +23,12 @@ pub struct FlowSchemaSpec {
     #[serde(rename = "priorityLevelConfiguration", default)]
     pub priority_level_configuration: crate::api::flowcontrol::v1::PriorityLevelConfigurationReference,
     /// `rules` describes which requests will match this flow schema. This FlowSchema matches a request if and only if at least one member of rules matches the request. if it is an empty slice, there will be no requests matching the FlowSchema.
-    #[serde(rename = "rules", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "rules",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub rules: Option<
         ::std::vec::Vec<crate::api::flowcontrol::v1::PolicyRulesWithSubjects>,
     >,

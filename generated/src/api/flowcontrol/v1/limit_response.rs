@@ -5,7 +5,9 @@
 pub struct LimitResponse {
     /// `queuing` holds the configuration parameters for queuing. This field may be non-empty only if `type` is `"Queue"`.
     #[serde(rename = "queuing", default, skip_serializing_if = "Option::is_none")]
-    pub queuing: Option<crate::api::flowcontrol::v1::QueuingConfiguration>,
+    pub queuing: Option<
+        ::std::boxed::Box<crate::api::flowcontrol::v1::QueuingConfiguration>,
+    >,
     /// `type` is "Queue" or "Reject". "Queue" means that requests that can not be executed upon arrival are held in a queue until they can be executed or a queuing limit is reached. "Reject" means that requests that can not be executed upon arrival are rejected. Required.
     #[serde(rename = "type", default)]
     pub type_: ::std::string::String,

@@ -13,14 +13,14 @@ pub struct NonResourcePolicyRule {
     #[serde(
         rename = "nonResourceURLs",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub non_resource_urls: ::std::vec::Vec<::std::string::String>,
     /// `verbs` is a list of matching verbs and may not be empty. "*" matches all verbs. If it is present, it must be the only entry. Required.
     #[serde(
         rename = "verbs",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub verbs: ::std::vec::Vec<::std::string::String>,
 }

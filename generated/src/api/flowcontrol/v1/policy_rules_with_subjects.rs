@@ -7,13 +7,19 @@ pub struct PolicyRulesWithSubjects {
     #[serde(
         rename = "nonResourceRules",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub non_resource_rules: Option<
         ::std::vec::Vec<crate::api::flowcontrol::v1::NonResourcePolicyRule>,
     >,
     /// `resourceRules` is a slice of ResourcePolicyRules that identify matching requests according to their verb and the target resource. At least one of `resourceRules` and `nonResourceRules` has to be non-empty.
-    #[serde(rename = "resourceRules", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resourceRules",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resource_rules: Option<
         ::std::vec::Vec<crate::api::flowcontrol::v1::ResourcePolicyRule>,
     >,
@@ -21,7 +27,7 @@ pub struct PolicyRulesWithSubjects {
     #[serde(
         rename = "subjects",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub subjects: ::std::vec::Vec<crate::api::flowcontrol::v1::Subject>,
 }

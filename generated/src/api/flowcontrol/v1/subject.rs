@@ -5,14 +5,16 @@
 pub struct Subject {
     /// `group` matches based on user group name.
     #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<crate::api::flowcontrol::v1::GroupSubject>,
+    pub group: Option<::std::boxed::Box<crate::api::flowcontrol::v1::GroupSubject>>,
     /// `kind` indicates which one of the other fields is non-empty. Required
     #[serde(rename = "kind", default)]
     pub kind: ::std::string::String,
     /// `serviceAccount` matches ServiceAccounts.
     #[serde(rename = "serviceAccount", default, skip_serializing_if = "Option::is_none")]
-    pub service_account: Option<crate::api::flowcontrol::v1::ServiceAccountSubject>,
+    pub service_account: Option<
+        ::std::boxed::Box<crate::api::flowcontrol::v1::ServiceAccountSubject>,
+    >,
     /// `user` matches based on username.
     #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
-    pub user: Option<crate::api::flowcontrol::v1::UserSubject>,
+    pub user: Option<::std::boxed::Box<crate::api::flowcontrol::v1::UserSubject>>,
 }

@@ -7,7 +7,7 @@ pub struct HTTPIngressRuleValue {
     #[serde(
         rename = "paths",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub paths: ::std::vec::Vec<crate::api::networking::v1::HTTPIngressPath>,
 }

@@ -5,8 +5,12 @@
 pub struct IngressBackend {
     /// resource is an ObjectRef to another Kubernetes resource in the namespace of the Ingress object. If resource is specified, a service.Name and service.Port must not be specified. This is a mutually exclusive setting with "Service".
     #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
-    pub resource: Option<crate::api::core::v1::TypedLocalObjectReference>,
+    pub resource: Option<
+        ::std::boxed::Box<crate::api::core::v1::TypedLocalObjectReference>,
+    >,
     /// service references a service as a backend. This is a mutually exclusive setting with "Resource".
     #[serde(rename = "service", default, skip_serializing_if = "Option::is_none")]
-    pub service: Option<crate::api::networking::v1::IngressServiceBackend>,
+    pub service: Option<
+        ::std::boxed::Box<crate::api::networking::v1::IngressServiceBackend>,
+    >,
 }

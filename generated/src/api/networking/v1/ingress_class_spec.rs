@@ -8,5 +8,7 @@ pub struct IngressClassSpec {
     pub controller: Option<::std::string::String>,
     /// parameters is a link to a custom resource containing additional configuration for the controller. This is optional if the controller does not require extra parameters.
     #[serde(rename = "parameters", default, skip_serializing_if = "Option::is_none")]
-    pub parameters: Option<crate::api::networking::v1::IngressClassParametersReference>,
+    pub parameters: Option<
+        ::std::boxed::Box<crate::api::networking::v1::IngressClassParametersReference>,
+    >,
 }

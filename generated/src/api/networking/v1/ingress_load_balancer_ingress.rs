@@ -10,6 +10,11 @@ pub struct IngressLoadBalancerIngress {
     #[serde(rename = "ip", default, skip_serializing_if = "Option::is_none")]
     pub ip: Option<::std::string::String>,
     /// ports provides information about the ports exposed by this LoadBalancer.
-    #[serde(rename = "ports", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "ports",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub ports: Option<::std::vec::Vec<crate::api::networking::v1::IngressPortStatus>>,
 }

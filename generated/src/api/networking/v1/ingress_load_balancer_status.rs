@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct IngressLoadBalancerStatus {
     /// ingress is a list containing ingress points for the load-balancer.
-    #[serde(rename = "ingress", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "ingress",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub ingress: Option<
         ::std::vec::Vec<crate::api::networking::v1::IngressLoadBalancerIngress>,
     >,

@@ -13,11 +13,6 @@ pub struct IngressPortStatus {
     #[serde(rename = "port", default)]
     pub port: i32,
     /// protocol is the protocol of the ingress port. The supported values are: "TCP", "UDP", "SCTP"
-    ///
-    /// Possible enum values:
-    ///  - `"SCTP"` is the SCTP protocol.
-    ///  - `"TCP"` is the TCP protocol.
-    ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", default)]
     pub protocol: ::std::string::String,
 }

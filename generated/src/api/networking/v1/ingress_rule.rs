@@ -14,5 +14,7 @@ pub struct IngressRule {
     #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
     pub host: Option<::std::string::String>,
     #[serde(rename = "http", default, skip_serializing_if = "Option::is_none")]
-    pub http: Option<crate::api::networking::v1::HTTPIngressRuleValue>,
+    pub http: Option<
+        ::std::boxed::Box<crate::api::networking::v1::HTTPIngressRuleValue>,
+    >,
 }

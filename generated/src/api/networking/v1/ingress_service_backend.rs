@@ -8,5 +8,5 @@ pub struct IngressServiceBackend {
     pub name: ::std::string::String,
     /// port of the referenced service. A port name or port number is required for a IngressServiceBackend.
     #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
-    pub port: Option<crate::api::networking::v1::ServiceBackendPort>,
+    pub port: Option<::std::boxed::Box<crate::api::networking::v1::ServiceBackendPort>>,
 }

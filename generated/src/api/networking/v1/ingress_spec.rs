@@ -5,7 +5,9 @@
 pub struct IngressSpec {
     /// defaultBackend is the backend that should handle requests that don't match any rule. If Rules are not specified, DefaultBackend must be specified. If DefaultBackend is not set, the handling of requests that do not match any of the rules will be up to the Ingress controller.
     #[serde(rename = "defaultBackend", default, skip_serializing_if = "Option::is_none")]
-    pub default_backend: Option<crate::api::networking::v1::IngressBackend>,
+    pub default_backend: Option<
+        ::std::boxed::Box<crate::api::networking::v1::IngressBackend>,
+    >,
     /// ingressClassName is the name of an IngressClass cluster resource. Ingress controller implementations use this field to know whether they should be serving this Ingress resource, by a transitive connection (controller -> IngressClass -> Ingress resource). Although the `kubernetes.io/ingress.class` annotation (simple constant name) was never formally defined, it was widely supported by Ingress controllers to create a direct binding between Ingress controller and Ingress resources. Newly created Ingress resources should prefer using the field. However, even though the annotation is officially deprecated, for backwards compatibility reasons, ingress controllers should still honor that annotation if present.
     #[serde(
         rename = "ingressClassName",
@@ -14,9 +16,19 @@ pub struct IngressSpec {
     )]
     pub ingress_class_name: Option<::std::string::String>,
     /// rules is a list of host rules used to configure the Ingress. If unspecified, or no rule matches, all traffic is sent to the default backend.
-    #[serde(rename = "rules", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "rules",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub rules: Option<::std::vec::Vec<crate::api::networking::v1::IngressRule>>,
     /// tls represents the TLS configuration. Currently the Ingress only supports a single TLS port, 443. If multiple members of this list specify different hosts, they will be multiplexed on the same port according to the hostname specified through the SNI TLS extension, if the ingress controller fulfilling the ingress supports SNI.
-    #[serde(rename = "tls", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "tls",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub tls: Option<::std::vec::Vec<crate::api::networking::v1::IngressTLS>>,
 }

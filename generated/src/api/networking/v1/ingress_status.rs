@@ -5,5 +5,7 @@
 pub struct IngressStatus {
     /// loadBalancer contains the current status of the load-balancer.
     #[serde(rename = "loadBalancer", default, skip_serializing_if = "Option::is_none")]
-    pub load_balancer: Option<crate::api::networking::v1::IngressLoadBalancerStatus>,
+    pub load_balancer: Option<
+        ::std::boxed::Box<crate::api::networking::v1::IngressLoadBalancerStatus>,
+    >,
 }

@@ -7,6 +7,11 @@ pub struct IPBlock {
     #[serde(rename = "cidr", default)]
     pub cidr: ::std::string::String,
     /// except is a slice of CIDRs that should not be included within an IPBlock Valid examples are "192.168.1.0/24" or "2001:db8::/64" Except values will be rejected if they are outside the cidr range
-    #[serde(rename = "except", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "except",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub except: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -5,7 +5,7 @@
 pub struct NetworkPolicyPeer {
     /// ipBlock defines policy on a particular IPBlock. If this field is set then neither of the other fields can be.
     #[serde(rename = "ipBlock", default, skip_serializing_if = "Option::is_none")]
-    pub ip_block: Option<crate::api::networking::v1::IPBlock>,
+    pub ip_block: Option<::std::boxed::Box<crate::api::networking::v1::IPBlock>>,
     /// namespaceSelector selects namespaces using cluster-scoped labels. This field follows standard label selector semantics; if present but empty, it selects all namespaces.
     ///
     /// If podSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the namespaces selected by namespaceSelector. Otherwise it selects all pods in the namespaces selected by namespaceSelector.
@@ -15,11 +15,13 @@ pub struct NetworkPolicyPeer {
         skip_serializing_if = "Option::is_none"
     )]
     pub namespace_selector: Option<
-        crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     >,
     /// podSelector is a label selector which selects pods. This field follows standard label selector semantics; if present but empty, it selects all pods.
     ///
     /// If namespaceSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the Namespaces selected by NamespaceSelector. Otherwise it selects the pods matching podSelector in the policy's own namespace.
     #[serde(rename = "podSelector", default, skip_serializing_if = "Option::is_none")]
-    pub pod_selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub pod_selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    >,
 }

@@ -12,10 +12,10 @@ pub struct RuntimeClass {
     /// overhead represents the resource overhead associated with running a pod for a given RuntimeClass. For more details, see
     ///  https://kubernetes.io/docs/concepts/scheduling-eviction/pod-overhead/
     #[serde(rename = "overhead", default)]
-    pub overhead: Option<crate::api::node::v1::Overhead>,
+    pub overhead: Option<::std::boxed::Box<crate::api::node::v1::Overhead>>,
     /// scheduling holds the scheduling constraints to ensure that pods running with this RuntimeClass are scheduled to nodes that support it. If scheduling is nil, this RuntimeClass is assumed to be supported by all nodes.
     #[serde(rename = "scheduling", default)]
-    pub scheduling: Option<crate::api::node::v1::Scheduling>,
+    pub scheduling: Option<::std::boxed::Box<crate::api::node::v1::Scheduling>>,
 }
 impl RuntimeClass {
     fn serialize_fields<S: ::serde::Serializer>(

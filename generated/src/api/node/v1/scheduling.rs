@@ -9,6 +9,11 @@ pub struct Scheduling {
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     /// tolerations are appended (excluding duplicates) to pods running with this RuntimeClass during admission, effectively unioning the set of nodes tolerated by the pod and the RuntimeClass.
-    #[serde(rename = "tolerations", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "tolerations",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub tolerations: Option<::std::vec::Vec<crate::api::core::v1::Toleration>>,
 }

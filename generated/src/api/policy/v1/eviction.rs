@@ -5,7 +5,9 @@
 pub struct Eviction {
     /// DeleteOptions may be provided
     #[serde(rename = "deleteOptions", default)]
-    pub delete_options: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+    pub delete_options: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+    >,
     /// ObjectMeta describes the pod that is being evicted.
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,

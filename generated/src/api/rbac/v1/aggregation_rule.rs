@@ -7,7 +7,8 @@ pub struct AggregationRule {
     #[serde(
         rename = "clusterRoleSelectors",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub cluster_role_selectors: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,

@@ -5,12 +5,18 @@
 pub struct ClusterRole {
     /// AggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller.
     #[serde(rename = "aggregationRule", default)]
-    pub aggregation_rule: Option<crate::api::rbac::v1::AggregationRule>,
+    pub aggregation_rule: Option<
+        ::std::boxed::Box<crate::api::rbac::v1::AggregationRule>,
+    >,
     /// Standard object's metadata.
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Rules holds all the PolicyRules for this ClusterRole
-    #[serde(rename = "rules", default)]
+    #[serde(
+        rename = "rules",
+        default,
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub rules: Option<::std::vec::Vec<crate::api::rbac::v1::PolicyRule>>,
 }
 impl ClusterRole {

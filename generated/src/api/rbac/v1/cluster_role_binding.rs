@@ -10,7 +10,11 @@ pub struct ClusterRoleBinding {
     #[serde(rename = "roleRef", default)]
     pub role_ref: crate::api::rbac::v1::RoleRef,
     /// Subjects holds references to the objects the role applies to.
-    #[serde(rename = "subjects", default)]
+    #[serde(
+        rename = "subjects",
+        default,
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub subjects: Option<::std::vec::Vec<crate::api::rbac::v1::Subject>>,
 }
 impl ClusterRoleBinding {

@@ -4,26 +4,42 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PolicyRule {
     /// APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups.
-    #[serde(rename = "apiGroups", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "apiGroups",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub api_groups: Option<::std::vec::Vec<::std::string::String>>,
     /// NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"),  but not both.
     #[serde(
         rename = "nonResourceURLs",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub non_resource_urls: Option<::std::vec::Vec<::std::string::String>>,
     /// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.
-    #[serde(rename = "resourceNames", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resourceNames",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resource_names: Option<::std::vec::Vec<::std::string::String>>,
     /// Resources is a list of resources this rule applies to. '*' represents all resources.
-    #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "resources",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub resources: Option<::std::vec::Vec<::std::string::String>>,
     /// Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs.
     #[serde(
         rename = "verbs",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub verbs: ::std::vec::Vec<::std::string::String>,
 }

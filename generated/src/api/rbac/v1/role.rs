@@ -7,7 +7,11 @@ pub struct Role {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Rules holds all the PolicyRules for this Role
-    #[serde(rename = "rules", default)]
+    #[serde(
+        rename = "rules",
+        default,
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub rules: Option<::std::vec::Vec<crate::api::rbac::v1::PolicyRule>>,
 }
 impl Role {

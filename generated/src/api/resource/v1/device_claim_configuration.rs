@@ -5,10 +5,17 @@
 pub struct DeviceClaimConfiguration {
     /// Opaque provides driver-specific configuration parameters.
     #[serde(rename = "opaque", default, skip_serializing_if = "Option::is_none")]
-    pub opaque: Option<crate::api::resource::v1::OpaqueDeviceConfiguration>,
+    pub opaque: Option<
+        ::std::boxed::Box<crate::api::resource::v1::OpaqueDeviceConfiguration>,
+    >,
     /// Requests lists the names of requests where the configuration applies. If empty, it applies to all requests.
     ///
     /// References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests.
-    #[serde(rename = "requests", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "requests",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub requests: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -6,7 +6,12 @@ pub struct DeviceClassSpec {
     /// Config defines configuration parameters that apply to each device that is claimed via this class. Some classses may potentially be satisfied by multiple drivers, so each instance of a vendor configuration applies to exactly one driver.
     ///
     /// They are passed to the driver, but are not considered while allocating the claim.
-    #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "config",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub config: Option<
         ::std::vec::Vec<crate::api::resource::v1::DeviceClassConfiguration>,
     >,
@@ -20,6 +25,11 @@ pub struct DeviceClassSpec {
     )]
     pub extended_resource_name: Option<::std::string::String>,
     /// Each selector must be satisfied by a device which is claimed via this class.
-    #[serde(rename = "selectors", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "selectors",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub selectors: Option<::std::vec::Vec<crate::api::resource::v1::DeviceSelector>>,
 }

@@ -18,11 +18,6 @@ pub struct DeviceSubRequest {
     /// If AllocationMode is not specified, the default mode is ExactCount. If the mode is ExactCount and count is not specified, the default count is one. Any other subrequests must specify this field.
     ///
     /// More modes may get added in the future. Clients must refuse to handle requests with unknown modes.
-    ///
-    ///
-    /// Possible enum values:
-    ///  - `"All"`
-    ///  - `"ExactCount"`
     #[serde(rename = "allocationMode", default, skip_serializing_if = "Option::is_none")]
     pub allocation_mode: Option<::std::string::String>,
     /// Capacity define resource requirements against each capacity.
@@ -31,7 +26,9 @@ pub struct DeviceSubRequest {
     ///
     /// Applies to each device allocation. If Count > 1, the request fails if there aren't enough devices that meet the requirements. If AllocationMode is set to All, the request fails if there are devices that otherwise match the request, and have this capacity, with a value >= the requested amount, but which cannot be allocated to this request.
     #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<crate::api::resource::v1::CapacityRequirements>,
+    pub capacity: Option<
+        ::std::boxed::Box<crate::api::resource::v1::CapacityRequirements>,
+    >,
     /// Count is used only when the count mode is "ExactCount". Must be greater than zero. If AllocationMode is ExactCount and this field is not specified, the default is one.
     #[serde(rename = "count", default, skip_serializing_if = "Option::is_none")]
     pub count: Option<i64>,
@@ -48,7 +45,12 @@ pub struct DeviceSubRequest {
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this subrequest. All selectors must be satisfied for a device to be considered.
-    #[serde(rename = "selectors", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "selectors",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub selectors: Option<::std::vec::Vec<crate::api::resource::v1::DeviceSelector>>,
     /// If specified, the request's tolerations.
     ///
@@ -59,6 +61,11 @@ pub struct DeviceSubRequest {
     /// The maximum number of tolerations is 16.
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
-    #[serde(rename = "tolerations", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "tolerations",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub tolerations: Option<::std::vec::Vec<crate::api::resource::v1::DeviceToleration>>,
 }

@@ -4,23 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeviceToleration {
     /// Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule and NoExecute.
-    ///
-    ///
-    /// Possible enum values:
-    ///  - `"NoExecute"` Evict any already-running pods that do not tolerate the device taint.
-    ///  - `"NoSchedule"` Do not allow new pods to schedule which use a tainted device unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running.
-    ///  - `"None"` No effect, the taint is purely informational.
     #[serde(rename = "effect", default, skip_serializing_if = "Option::is_none")]
     pub effect: Option<::std::string::String>,
     /// Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys. Must be a label name.
     #[serde(rename = "key", default, skip_serializing_if = "Option::is_none")]
     pub key: Option<::std::string::String>,
     /// Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a ResourceClaim can tolerate all taints of a particular category.
-    ///
-    ///
-    /// Possible enum values:
-    ///  - `"Equal"`
-    ///  - `"Exists"`
     #[serde(rename = "operator", default, skip_serializing_if = "Option::is_none")]
     pub operator: Option<::std::string::String>,
     /// TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system. If larger than zero, the time when the pod needs to be evicted is calculated as <time when taint was adedd> + <toleration seconds>.

@@ -5,7 +5,9 @@
 pub struct ResourceClaimTemplateSpec {
     /// ObjectMeta may contain labels and annotations that will be copied into the ResourceClaim when creating it. No other fields are allowed and will be rejected during validation.
     #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    pub metadata: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    >,
     /// Spec for the ResourceClaim. The entire content is copied unchanged into the ResourceClaim that gets created from this template. The same fields as in a ResourceClaim are also valid here.
     #[serde(rename = "spec", default)]
     pub spec: crate::api::resource::v1::ResourceClaimSpec,

@@ -5,7 +5,9 @@
 pub struct DeviceTaintRuleSpec {
     /// DeviceSelector defines which device(s) the taint is applied to. All selector criteria must be satisfied for a device to match. The empty selector matches all devices. Without a selector, no devices are matches.
     #[serde(rename = "deviceSelector", default, skip_serializing_if = "Option::is_none")]
-    pub device_selector: Option<crate::api::resource::v1alpha3::DeviceTaintSelector>,
+    pub device_selector: Option<
+        ::std::boxed::Box<crate::api::resource::v1alpha3::DeviceTaintSelector>,
+    >,
     /// The taint that gets applied to matching devices.
     #[serde(rename = "taint", default)]
     pub taint: crate::api::resource::v1alpha3::DeviceTaint,

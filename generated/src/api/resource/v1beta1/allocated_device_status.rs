@@ -8,7 +8,12 @@ pub struct AllocatedDeviceStatus {
     /// Conditions contains the latest observation of the device's state. If the device has been configured according to the class and claim config references, the `Ready` condition should be True.
     ///
     /// Must not contain more than 8 entries.
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
@@ -27,7 +32,9 @@ pub struct AllocatedDeviceStatus {
     pub driver: ::std::string::String,
     /// NetworkData contains network-related information specific to the device.
     #[serde(rename = "networkData", default, skip_serializing_if = "Option::is_none")]
-    pub network_data: Option<crate::api::resource::v1beta1::NetworkDeviceData>,
+    pub network_data: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta1::NetworkDeviceData>,
+    >,
     /// This name together with the driver name and the device name field identify which device was allocated (`<driver name>/<pool name>/<device name>`).
     ///
     /// Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes.

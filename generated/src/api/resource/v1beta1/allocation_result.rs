@@ -14,8 +14,10 @@ pub struct AllocationResult {
     pub allocation_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Devices is the result of allocating devices.
     #[serde(rename = "devices", default, skip_serializing_if = "Option::is_none")]
-    pub devices: Option<crate::api::resource::v1beta1::DeviceAllocationResult>,
+    pub devices: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta1::DeviceAllocationResult>,
+    >,
     /// NodeSelector defines where the allocated resources are available. If unset, they are available everywhere.
     #[serde(rename = "nodeSelector", default, skip_serializing_if = "Option::is_none")]
-    pub node_selector: Option<crate::api::core::v1::NodeSelector>,
+    pub node_selector: Option<::std::boxed::Box<crate::api::core::v1::NodeSelector>>,
 }

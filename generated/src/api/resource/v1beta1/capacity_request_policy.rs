@@ -16,7 +16,9 @@ pub struct CapacityRequestPolicy {
     ///
     /// If the request doesn't contain this capacity entry, Default value is used.
     #[serde(rename = "validRange", default, skip_serializing_if = "Option::is_none")]
-    pub valid_range: Option<crate::api::resource::v1beta1::CapacityRequestPolicyRange>,
+    pub valid_range: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta1::CapacityRequestPolicyRange>,
+    >,
     /// ValidValues defines a set of acceptable quantity values in consuming requests.
     ///
     /// Must not contain more than 10 entries. Must be sorted in ascending order.
@@ -26,7 +28,12 @@ pub struct CapacityRequestPolicy {
     /// If the requested amount does not match any valid value but smaller than some valid values, the scheduler calculates the smallest valid value that is greater than or equal to the request. That is: min(ceil(requestedValue) ∈ validValues), where requestedValue ≤ max(validValues).
     ///
     /// If the requested amount exceeds all valid values, the request violates the policy, and this device cannot be allocated.
-    #[serde(rename = "validValues", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "validValues",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub valid_values: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::api::resource::Quantity>,
     >,

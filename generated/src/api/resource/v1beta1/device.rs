@@ -5,7 +5,7 @@
 pub struct Device {
     /// Basic defines one device instance.
     #[serde(rename = "basic", default, skip_serializing_if = "Option::is_none")]
-    pub basic: Option<crate::api::resource::v1beta1::BasicDevice>,
+    pub basic: Option<::std::boxed::Box<crate::api::resource::v1beta1::BasicDevice>>,
     /// Name is unique identifier among all devices managed by the driver in the pool. It must be a DNS label.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,

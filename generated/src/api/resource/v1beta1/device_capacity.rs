@@ -9,7 +9,9 @@ pub struct DeviceCapacity {
     ///
     /// If unset, capacity requests are unconstrained: requests can consume any amount of capacity, as long as the total consumed across all allocations does not exceed the device's defined capacity. If request is also unset, default is the full capacity value.
     #[serde(rename = "requestPolicy", default, skip_serializing_if = "Option::is_none")]
-    pub request_policy: Option<crate::api::resource::v1beta1::CapacityRequestPolicy>,
+    pub request_policy: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta1::CapacityRequestPolicy>,
+    >,
     /// Value defines how much of a certain capacity that device has.
     ///
     /// This field reflects the fixed total capacity and does not change. The consumed amount is tracked separately by scheduler and does not affect this value.

@@ -26,6 +26,11 @@ pub struct DeviceConstraint {
     /// Requests is a list of the one or more requests in this claim which must co-satisfy this constraint. If a request is fulfilled by multiple devices, then all of the devices must satisfy the constraint. If this is not specified, this constraint applies to all requests in this claim.
     ///
     /// References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the constraint applies to all subrequests.
-    #[serde(rename = "requests", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "requests",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub requests: Option<::std::vec::Vec<::std::string::String>>,
 }

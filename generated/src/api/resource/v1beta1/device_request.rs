@@ -26,11 +26,6 @@ pub struct DeviceRequest {
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
     ///
     /// More modes may get added in the future. Clients must refuse to handle requests with unknown modes.
-    ///
-    ///
-    /// Possible enum values:
-    ///  - `"All"`
-    ///  - `"ExactCount"`
     #[serde(rename = "allocationMode", default, skip_serializing_if = "Option::is_none")]
     pub allocation_mode: Option<::std::string::String>,
     /// Capacity define resource requirements against each capacity.
@@ -39,7 +34,9 @@ pub struct DeviceRequest {
     ///
     /// Applies to each device allocation. If Count > 1, the request fails if there aren't enough devices that meet the requirements. If AllocationMode is set to All, the request fails if there are devices that otherwise match the request, and have this capacity, with a value >= the requested amount, but which cannot be allocated to this request.
     #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<crate::api::resource::v1beta1::CapacityRequirements>,
+    pub capacity: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta1::CapacityRequirements>,
+    >,
     /// Count is used only when the count mode is "ExactCount". Must be greater than zero. If AllocationMode is ExactCount and this field is not specified, the default is one.
     ///
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
@@ -61,7 +58,12 @@ pub struct DeviceRequest {
     /// This field may only be set in the entries of DeviceClaim.Requests.
     ///
     /// DRA does not yet implement scoring, so the scheduler will select the first set of devices that satisfies all the requests in the claim. And if the requirements can be satisfied on more than one node, other scheduling features will determine which node is chosen. This means that the set of devices allocated to a claim might not be the optimal set available to the cluster. Scoring will be implemented later.
-    #[serde(rename = "firstAvailable", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "firstAvailable",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub first_available: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::DeviceSubRequest>,
     >,
@@ -73,7 +75,12 @@ pub struct DeviceRequest {
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this request. All selectors must be satisfied for a device to be considered.
     ///
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
-    #[serde(rename = "selectors", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "selectors",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub selectors: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::DeviceSelector>,
     >,
@@ -88,7 +95,12 @@ pub struct DeviceRequest {
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
-    #[serde(rename = "tolerations", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "tolerations",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub tolerations: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::DeviceToleration>,
     >,

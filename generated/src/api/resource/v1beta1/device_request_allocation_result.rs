@@ -14,7 +14,8 @@ pub struct DeviceRequestAllocationResult {
     #[serde(
         rename = "bindingConditions",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub binding_conditions: Option<::std::vec::Vec<::std::string::String>>,
     /// BindingFailureConditions contains a copy of the BindingFailureConditions from the corresponding ResourceSlice at the time of allocation.
@@ -23,7 +24,8 @@ pub struct DeviceRequestAllocationResult {
     #[serde(
         rename = "bindingFailureConditions",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub binding_failure_conditions: Option<::std::vec::Vec<::std::string::String>>,
     /// ConsumedCapacity tracks the amount of capacity consumed per device as part of the claim request. The consumed amount may differ from the requested amount: it is rounded up to the nearest valid value based on the device’s requestPolicy if applicable (i.e., may not be less than the requested amount).
@@ -68,7 +70,12 @@ pub struct DeviceRequestAllocationResult {
     /// The maximum number of tolerations is 16.
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
-    #[serde(rename = "tolerations", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "tolerations",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub tolerations: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::DeviceToleration>,
     >,

@@ -5,5 +5,5 @@
 pub struct DeviceSelector {
     /// CEL contains a CEL expression for selecting a device.
     #[serde(rename = "cel", default, skip_serializing_if = "Option::is_none")]
-    pub cel: Option<crate::api::resource::v1beta1::CELDeviceSelector>,
+    pub cel: Option<::std::boxed::Box<crate::api::resource::v1beta1::CELDeviceSelector>>,
 }

@@ -5,5 +5,5 @@
 pub struct ResourceClaimSpec {
     /// Devices defines how to request devices.
     #[serde(rename = "devices", default, skip_serializing_if = "Option::is_none")]
-    pub devices: Option<crate::api::resource::v1beta1::DeviceClaim>,
+    pub devices: Option<::std::boxed::Box<crate::api::resource::v1beta1::DeviceClaim>>,
 }

@@ -5,9 +5,16 @@
 pub struct ResourceClaimStatus {
     /// Allocation is set once the claim has been allocated successfully.
     #[serde(rename = "allocation", default, skip_serializing_if = "Option::is_none")]
-    pub allocation: Option<crate::api::resource::v1beta1::AllocationResult>,
+    pub allocation: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta1::AllocationResult>,
+    >,
     /// Devices contains the status of each device allocated for this claim, as reported by the driver. This can include driver-specific information. Entries are owned by their respective drivers.
-    #[serde(rename = "devices", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "devices",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub devices: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::AllocatedDeviceStatus>,
     >,
@@ -18,7 +25,12 @@ pub struct ResourceClaimStatus {
     /// Both schedulers try to add their pod to the claim.status.reservedFor field, but only the update that reaches the API server first gets stored. The other one fails with an error and the scheduler which issued it knows that it must put the pod back into the queue, waiting for the ResourceClaim to become usable again.
     ///
     /// There can be at most 256 such reservations. This may get increased in the future, but not reduced.
-    #[serde(rename = "reservedFor", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "reservedFor",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub reserved_for: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::ResourceClaimConsumerReference>,
     >,

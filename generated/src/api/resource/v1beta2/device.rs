@@ -37,7 +37,8 @@ pub struct Device {
     #[serde(
         rename = "bindingConditions",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub binding_conditions: Option<::std::vec::Vec<::std::string::String>>,
     /// BindingFailureConditions defines the conditions for binding failure. They may be set in the per-device status conditions. If any is set to "True", a binding failure occurred.
@@ -50,7 +51,8 @@ pub struct Device {
     #[serde(
         rename = "bindingFailureConditions",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub binding_failure_conditions: Option<::std::vec::Vec<::std::string::String>>,
     /// BindsToNode indicates if the usage of an allocation involving this device has to be limited to exactly the node that was chosen when allocating the claim. If set to true, the scheduler will set the ResourceClaim.Status.Allocation.NodeSelector to match the node where the allocation was made.
@@ -76,7 +78,8 @@ pub struct Device {
     #[serde(
         rename = "consumesCounters",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub consumes_counters: Option<
         ::std::vec::Vec<crate::api::resource::v1beta2::DeviceCounterConsumption>,
@@ -95,12 +98,17 @@ pub struct Device {
     ///
     /// Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
     #[serde(rename = "nodeSelector", default, skip_serializing_if = "Option::is_none")]
-    pub node_selector: Option<crate::api::core::v1::NodeSelector>,
+    pub node_selector: Option<::std::boxed::Box<crate::api::core::v1::NodeSelector>>,
     /// If specified, these are the driver-defined taints.
     ///
     /// The maximum number of taints is 16. If taints are set for any device in a ResourceSlice, then the maximum number of allowed devices per ResourceSlice is 64 instead of 128.
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
-    #[serde(rename = "taints", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "taints",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub taints: Option<::std::vec::Vec<crate::api::resource::v1beta2::DeviceTaint>>,
 }

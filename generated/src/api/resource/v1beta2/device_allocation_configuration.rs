@@ -5,18 +5,20 @@
 pub struct DeviceAllocationConfiguration {
     /// Opaque provides driver-specific configuration parameters.
     #[serde(rename = "opaque", default, skip_serializing_if = "Option::is_none")]
-    pub opaque: Option<crate::api::resource::v1beta2::OpaqueDeviceConfiguration>,
+    pub opaque: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta2::OpaqueDeviceConfiguration>,
+    >,
     /// Requests lists the names of requests where the configuration applies. If empty, its applies to all requests.
     ///
     /// References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests.
-    #[serde(rename = "requests", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "requests",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub requests: Option<::std::vec::Vec<::std::string::String>>,
     /// Source records whether the configuration comes from a class and thus is not something that a normal user would have been able to set or from a claim.
-    ///
-    ///
-    /// Possible enum values:
-    ///  - `"FromClaim"`
-    ///  - `"FromClass"`
     #[serde(rename = "source", default)]
     pub source: ::std::string::String,
 }

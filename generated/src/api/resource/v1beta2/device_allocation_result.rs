@@ -6,12 +6,22 @@ pub struct DeviceAllocationResult {
     /// This field is a combination of all the claim and class configuration parameters. Drivers can distinguish between those based on a flag.
     ///
     /// This includes configuration parameters for drivers which have no allocated devices in the result because it is up to the drivers which configuration parameters they support. They can silently ignore unknown configuration parameters.
-    #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "config",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub config: Option<
         ::std::vec::Vec<crate::api::resource::v1beta2::DeviceAllocationConfiguration>,
     >,
     /// Results lists all allocated devices.
-    #[serde(rename = "results", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "results",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub results: Option<
         ::std::vec::Vec<crate::api::resource::v1beta2::DeviceRequestAllocationResult>,
     >,

@@ -4,16 +4,31 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeviceClaim {
     /// This field holds configuration for multiple potential drivers which could satisfy requests in this claim. It is ignored while allocating the claim.
-    #[serde(rename = "config", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "config",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub config: Option<
         ::std::vec::Vec<crate::api::resource::v1beta2::DeviceClaimConfiguration>,
     >,
     /// These constraints must be satisfied by the set of devices that get allocated for the claim.
-    #[serde(rename = "constraints", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "constraints",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub constraints: Option<
         ::std::vec::Vec<crate::api::resource::v1beta2::DeviceConstraint>,
     >,
     /// Requests represent individual requests for distinct devices which must all be satisfied. If empty, nothing needs to be allocated.
-    #[serde(rename = "requests", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "requests",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub requests: Option<::std::vec::Vec<crate::api::resource::v1beta2::DeviceRequest>>,
 }

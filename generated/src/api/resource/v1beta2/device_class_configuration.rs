@@ -5,5 +5,7 @@
 pub struct DeviceClassConfiguration {
     /// Opaque provides driver-specific configuration parameters.
     #[serde(rename = "opaque", default, skip_serializing_if = "Option::is_none")]
-    pub opaque: Option<crate::api::resource::v1beta2::OpaqueDeviceConfiguration>,
+    pub opaque: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta2::OpaqueDeviceConfiguration>,
+    >,
 }

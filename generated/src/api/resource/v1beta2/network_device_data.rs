@@ -18,6 +18,11 @@ pub struct NetworkDeviceData {
     #[serde(rename = "interfaceName", default, skip_serializing_if = "Option::is_none")]
     pub interface_name: Option<::std::string::String>,
     /// IPs lists the network addresses assigned to the device's network interface. This can include both IPv4 and IPv6 addresses. The IPs are in the CIDR notation, which includes both the address and the associated subnet mask. e.g.: "192.0.2.5/24" for IPv4 and "2001:db8::5/64" for IPv6.
-    #[serde(rename = "ips", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "ips",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub ips: Option<::std::vec::Vec<::std::string::String>>,
 }

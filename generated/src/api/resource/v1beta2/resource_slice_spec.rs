@@ -13,7 +13,12 @@ pub struct ResourceSliceSpec {
     /// Must not have more than 128 entries. If any device uses taints or consumes counters the limit is 64.
     ///
     /// Only one of Devices and SharedCounters can be set in a ResourceSlice.
-    #[serde(rename = "devices", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "devices",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub devices: Option<::std::vec::Vec<crate::api::resource::v1beta2::Device>>,
     /// Driver identifies the DRA driver providing the capacity information. A field selector can be used to list only ResourceSlice objects with a certain driver name.
     ///
@@ -33,7 +38,7 @@ pub struct ResourceSliceSpec {
     ///
     /// Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set.
     #[serde(rename = "nodeSelector", default, skip_serializing_if = "Option::is_none")]
-    pub node_selector: Option<crate::api::core::v1::NodeSelector>,
+    pub node_selector: Option<::std::boxed::Box<crate::api::core::v1::NodeSelector>>,
     /// PerDeviceNodeSelection defines whether the access from nodes to resources in the pool is set on the ResourceSlice level or on each device. If it is set to true, every device defined the ResourceSlice must specify this individually.
     ///
     /// Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set.
@@ -53,7 +58,12 @@ pub struct ResourceSliceSpec {
     /// Only one of Devices and SharedCounters can be set in a ResourceSlice.
     ///
     /// The maximum number of counter sets is 8.
-    #[serde(rename = "sharedCounters", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "sharedCounters",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub shared_counters: Option<
         ::std::vec::Vec<crate::api::resource::v1beta2::CounterSet>,
     >,

@@ -13,10 +13,6 @@ pub struct PriorityClass {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.
-    ///
-    /// Possible enum values:
-    ///  - `"Never"` means that pod never preempts other pods with lower priority.
-    ///  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
     #[serde(rename = "preemptionPolicy", default)]
     pub preemption_policy: Option<::std::string::String>,
     /// value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.

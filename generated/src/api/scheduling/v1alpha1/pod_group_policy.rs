@@ -5,8 +5,12 @@
 pub struct PodGroupPolicy {
     /// Basic specifies that the pods in this group should be scheduled using standard Kubernetes scheduling behavior.
     #[serde(rename = "basic", default, skip_serializing_if = "Option::is_none")]
-    pub basic: Option<crate::api::scheduling::v1alpha1::BasicSchedulingPolicy>,
+    pub basic: Option<
+        ::std::boxed::Box<crate::api::scheduling::v1alpha1::BasicSchedulingPolicy>,
+    >,
     /// Gang specifies that the pods in this group should be scheduled using all-or-nothing semantics.
     #[serde(rename = "gang", default, skip_serializing_if = "Option::is_none")]
-    pub gang: Option<crate::api::scheduling::v1alpha1::GangSchedulingPolicy>,
+    pub gang: Option<
+        ::std::boxed::Box<crate::api::scheduling::v1alpha1::GangSchedulingPolicy>,
+    >,
 }

@@ -6,13 +6,13 @@ pub struct WorkloadSpec {
     /// ControllerRef is an optional reference to the controlling object, such as a Deployment or Job. This field is intended for use by tools like CLIs to provide a link back to the original workload definition. When set, it cannot be changed.
     #[serde(rename = "controllerRef", default, skip_serializing_if = "Option::is_none")]
     pub controller_ref: Option<
-        crate::api::scheduling::v1alpha1::TypedLocalObjectReference,
+        ::std::boxed::Box<crate::api::scheduling::v1alpha1::TypedLocalObjectReference>,
     >,
     /// PodGroups is the list of pod groups that make up the Workload. The maximum number of pod groups is 8. This field is immutable.
     #[serde(
         rename = "podGroups",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub pod_groups: ::std::vec::Vec<crate::api::scheduling::v1alpha1::PodGroup>,
 }

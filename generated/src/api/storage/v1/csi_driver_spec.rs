@@ -93,7 +93,12 @@ pub struct CSIDriverSpec {
     /// }
     ///
     /// Note: Audience in each TokenRequest should be different and at most one token is empty string. To receive a new token after expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically.
-    #[serde(rename = "tokenRequests", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "tokenRequests",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub token_requests: Option<::std::vec::Vec<crate::api::storage::v1::TokenRequest>>,
     /// volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the list is empty is "Persistent", which is the usage defined by the CSI specification and implemented in Kubernetes via the usual PV/PVC mechanism.
     ///
@@ -105,7 +110,8 @@ pub struct CSIDriverSpec {
     #[serde(
         rename = "volumeLifecycleModes",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub volume_lifecycle_modes: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -5,7 +5,9 @@
 pub struct CSINodeDriver {
     /// allocatable represents the volume resources of a node that are available for scheduling. This field is beta.
     #[serde(rename = "allocatable", default, skip_serializing_if = "Option::is_none")]
-    pub allocatable: Option<crate::api::storage::v1::VolumeNodeResources>,
+    pub allocatable: Option<
+        ::std::boxed::Box<crate::api::storage::v1::VolumeNodeResources>,
+    >,
     /// name represents the name of the CSI driver that this object refers to. This MUST be the same name returned by the CSI GetPluginName() call for that driver.
     #[serde(rename = "name", default)]
     pub name: ::std::string::String,
@@ -13,6 +15,11 @@ pub struct CSINodeDriver {
     #[serde(rename = "nodeID", default)]
     pub node_id: ::std::string::String,
     /// topologyKeys is the list of keys supported by the driver. When a driver is initialized on a cluster, it provides a set of topology keys that it understands (e.g. "company.com/zone", "company.com/region"). When a driver is initialized on a node, it provides the same topology keys along with values. Kubelet will expose these topology keys as labels on its own node object. When Kubernetes does topology aware provisioning, it can use this list to determine which labels it should retrieve from the node object and pass back to the driver. It is possible for different nodes to use different topology keys. This can be empty if driver does not support topology.
-    #[serde(rename = "topologyKeys", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "topologyKeys",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub topology_keys: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -7,7 +7,7 @@ pub struct CSINodeSpec {
     #[serde(
         rename = "drivers",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub drivers: ::std::vec::Vec<crate::api::storage::v1::CSINodeDriver>,
 }

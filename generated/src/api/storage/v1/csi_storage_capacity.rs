@@ -30,7 +30,9 @@ pub struct CSIStorageCapacity {
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// nodeTopology defines which nodes have access to the storage for which capacity was reported. If not set, the storage is not accessible from any node in the cluster. If empty, the storage is accessible from all nodes. This field is immutable.
     #[serde(rename = "nodeTopology", default)]
-    pub node_topology: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub node_topology: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    >,
     /// storageClassName represents the name of the StorageClass that the reported capacity applies to. It must meet the same requirements as the name of a StorageClass object (non-empty, DNS subdomain). If that object no longer exists, the CSIStorageCapacity object is obsolete and should be removed by its creator. This field is immutable.
     #[serde(rename = "storageClassName", default)]
     pub storage_class_name: ::std::string::String,

@@ -9,7 +9,11 @@ pub struct StorageClass {
     #[serde(rename = "allowVolumeExpansion", default)]
     pub allow_volume_expansion: Option<bool>,
     /// allowedTopologies restrict the node topologies where volumes can be dynamically provisioned. Each volume plugin defines its own supported topology specifications. An empty TopologySelectorTerm list means there is no topology restriction. This field is only honored by servers that enable the VolumeScheduling feature.
-    #[serde(rename = "allowedTopologies", default)]
+    #[serde(
+        rename = "allowedTopologies",
+        default,
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub allowed_topologies: Option<
         ::std::vec::Vec<crate::api::core::v1::TopologySelectorTerm>,
     >,
@@ -17,7 +21,11 @@ pub struct StorageClass {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// mountOptions controls the mountOptions for dynamically provisioned PersistentVolumes of this storage class. e.g. ["ro", "soft"]. Not validated - mount of the PVs will simply fail if one is invalid.
-    #[serde(rename = "mountOptions", default)]
+    #[serde(
+        rename = "mountOptions",
+        default,
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub mount_options: Option<::std::vec::Vec<::std::string::String>>,
     /// parameters holds the parameters for the provisioner that should create volumes of this storage class.
     #[serde(rename = "parameters", default)]
@@ -28,18 +36,9 @@ pub struct StorageClass {
     #[serde(rename = "provisioner", default)]
     pub provisioner: ::std::string::String,
     /// reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.
-    ///
-    /// Possible enum values:
-    ///  - `"Delete"` means the volume will be deleted from Kubernetes on release from its claim. The volume plugin must support Deletion.
-    ///  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
-    ///  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
     #[serde(rename = "reclaimPolicy", default)]
     pub reclaim_policy: Option<::std::string::String>,
     /// volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.
-    ///
-    /// Possible enum values:
-    ///  - `"Immediate"` indicates that PersistentVolumeClaims should be immediately provisioned and bound. This is the default mode.
-    ///  - `"WaitForFirstConsumer"` indicates that PersistentVolumeClaims should not be provisioned and bound until the first Pod is created that references the PeristentVolumeClaim. The volume provisioning and binding will occur during Pod scheduing.
     #[serde(rename = "volumeBindingMode", default)]
     pub volume_binding_mode: Option<::std::string::String>,
 }

@@ -9,7 +9,9 @@ pub struct VolumeAttachmentSource {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub inline_volume_spec: Option<crate::api::core::v1::PersistentVolumeSpec>,
+    pub inline_volume_spec: Option<
+        ::std::boxed::Box<crate::api::core::v1::PersistentVolumeSpec>,
+    >,
     /// persistentVolumeName represents the name of the persistent volume to attach.
     #[serde(
         rename = "persistentVolumeName",

@@ -5,7 +5,7 @@
 pub struct VolumeAttachmentStatus {
     /// attachError represents the last error encountered during attach operation, if any. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.
     #[serde(rename = "attachError", default, skip_serializing_if = "Option::is_none")]
-    pub attach_error: Option<crate::api::storage::v1::VolumeError>,
+    pub attach_error: Option<::std::boxed::Box<crate::api::storage::v1::VolumeError>>,
     /// attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.
     #[serde(rename = "attached", default)]
     pub attached: bool,
@@ -20,5 +20,5 @@ pub struct VolumeAttachmentStatus {
     >,
     /// detachError represents the last error encountered during detach operation, if any. This field must only be set by the entity completing the detach operation, i.e. the external-attacher.
     #[serde(rename = "detachError", default, skip_serializing_if = "Option::is_none")]
-    pub detach_error: Option<crate::api::storage::v1::VolumeError>,
+    pub detach_error: Option<::std::boxed::Box<crate::api::storage::v1::VolumeError>>,
 }

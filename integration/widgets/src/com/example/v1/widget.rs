@@ -98,13 +98,23 @@ pub struct WidgetSpec {
     >,
     #[serde(rename = "notBefore", default, skip_serializing_if = "Option::is_none")]
     pub not_before: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::Time>,
-    #[serde(rename = "ports", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "ports",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub ports: Option<::std::vec::Vec<crate::com::example::v1::WidgetSpecPorts>>,
     #[serde(rename = "replicas", default)]
     pub replicas: i32,
     #[serde(rename = "size", default, skip_serializing_if = "Option::is_none")]
     pub size: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,
-    #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "tags",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub tags: Option<::std::vec::Vec<::std::string::String>>,
     #[serde(rename = "template", default, skip_serializing_if = "Option::is_none")]
     pub template: Option<::serde_json::Value>,
@@ -238,7 +248,12 @@ impl<'de> ::serde::Deserialize<'de> for WidgetSpecPortsProtocol {
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct WidgetStatus {
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<
         ::std::vec::Vec<::k8s_client::apimachinery::pkg::apis::meta::v1::Condition>,
     >,

@@ -10,6 +10,8 @@ pub struct CustomResourceConversion {
     /// webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.
     #[serde(rename = "webhook", default, skip_serializing_if = "Option::is_none")]
     pub webhook: Option<
-        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversion,
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversion,
+        >,
     >,
 }

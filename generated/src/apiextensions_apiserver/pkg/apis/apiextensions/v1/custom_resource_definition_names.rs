@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct CustomResourceDefinitionNames {
     /// categories is a list of grouped resources this custom resource belongs to (e.g. 'all'). This is published in API discovery documents, and used by clients to support invocations like `kubectl get all`.
-    #[serde(rename = "categories", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "categories",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub categories: Option<::std::vec::Vec<::std::string::String>>,
     /// kind is the serialized kind of the resource. It is normally CamelCase and singular. Custom resource instances will use this value as the `kind` attribute in API calls.
     #[serde(rename = "kind", default)]
@@ -16,7 +21,12 @@ pub struct CustomResourceDefinitionNames {
     #[serde(rename = "plural", default)]
     pub plural: ::std::string::String,
     /// shortNames are short names for the resource, exposed in API discovery documents, and used by clients to support invocations like `kubectl get <shortname>`. It must be all lowercase.
-    #[serde(rename = "shortNames", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "shortNames",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub short_names: Option<::std::vec::Vec<::std::string::String>>,
     /// singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.
     #[serde(rename = "singular", default, skip_serializing_if = "Option::is_none")]

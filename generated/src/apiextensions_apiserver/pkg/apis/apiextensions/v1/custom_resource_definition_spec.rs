@@ -6,7 +6,9 @@ pub struct CustomResourceDefinitionSpec {
     /// conversion defines conversion settings for the CRD.
     #[serde(rename = "conversion", default, skip_serializing_if = "Option::is_none")]
     pub conversion: Option<
-        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceConversion,
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceConversion,
+        >,
     >,
     /// group is the API group of the defined custom resource. The custom resources are served under `/apis/<group>/...`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).
     #[serde(rename = "group", default)]
@@ -28,7 +30,7 @@ pub struct CustomResourceDefinitionSpec {
     #[serde(
         rename = "versions",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub versions: ::std::vec::Vec<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion,

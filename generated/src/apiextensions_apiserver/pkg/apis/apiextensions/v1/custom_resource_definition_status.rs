@@ -6,10 +6,17 @@ pub struct CustomResourceDefinitionStatus {
     /// acceptedNames are the names that are actually being used to serve discovery. They may be different than the names in spec.
     #[serde(rename = "acceptedNames", default, skip_serializing_if = "Option::is_none")]
     pub accepted_names: Option<
-        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames,
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames,
+        >,
     >,
     /// conditions indicate state for particular aspects of a CustomResourceDefinition
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionCondition,
@@ -23,6 +30,11 @@ pub struct CustomResourceDefinitionStatus {
     )]
     pub observed_generation: Option<i64>,
     /// storedVersions lists all versions of CustomResources that were ever persisted. Tracking these versions allows a migration path for stored versions in etcd. The field is mutable so a migration controller can finish a migration to another version (ensuring no old objects are left in storage), and then remove the rest of the versions from this list. Versions may not be removed from `spec.versions` while they exist in this list.
-    #[serde(rename = "storedVersions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "storedVersions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub stored_versions: Option<::std::vec::Vec<::std::string::String>>,
 }

@@ -7,7 +7,8 @@ pub struct CustomResourceDefinitionVersion {
     #[serde(
         rename = "additionalPrinterColumns",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub additional_printer_columns: Option<
         ::std::vec::Vec<
@@ -30,13 +31,16 @@ pub struct CustomResourceDefinitionVersion {
     /// schema describes the schema used for validation, pruning, and defaulting of this version of the custom resource.
     #[serde(rename = "schema", default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<
-        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidation,
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidation,
+        >,
     >,
     /// selectableFields specifies paths to fields that may be used as field selectors. A maximum of 8 selectable fields are allowed. See https://kubernetes.io/docs/concepts/overview/working-with-objects/field-selectors
     #[serde(
         rename = "selectableFields",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub selectable_fields: Option<
         ::std::vec::Vec<
@@ -52,6 +56,8 @@ pub struct CustomResourceDefinitionVersion {
     /// subresources specify what subresources this version of the defined custom resource have.
     #[serde(rename = "subresources", default, skip_serializing_if = "Option::is_none")]
     pub subresources: Option<
-        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresources,
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresources,
+        >,
     >,
 }

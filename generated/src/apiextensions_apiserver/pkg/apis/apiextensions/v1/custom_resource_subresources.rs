@@ -6,11 +6,15 @@ pub struct CustomResourceSubresources {
     /// scale indicates the custom resource should serve a `/scale` subresource that returns an `autoscaling/v1` Scale object.
     #[serde(rename = "scale", default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<
-        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScale,
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScale,
+        >,
     >,
     /// status indicates the custom resource should serve a `/status` subresource. When enabled: 1. requests to the custom resource primary endpoint ignore changes to the `status` stanza of the object. 2. requests to the custom resource `/status` subresource ignore changes to anything other than the `status` stanza of the object.
     #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
     pub status: Option<
-        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatus,
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatus,
+        >,
     >,
 }

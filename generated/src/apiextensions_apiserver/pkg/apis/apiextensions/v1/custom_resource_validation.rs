@@ -10,6 +10,8 @@ pub struct CustomResourceValidation {
         skip_serializing_if = "Option::is_none"
     )]
     pub open_apiv3_schema: Option<
-        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
+        >,
     >,
 }

@@ -23,13 +23,23 @@ pub struct JSONSchemaProps {
     pub additional_properties: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool,
     >,
-    #[serde(rename = "allOf", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "allOf",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub all_of: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
-    #[serde(rename = "anyOf", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "anyOf",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub any_of: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
@@ -56,7 +66,12 @@ pub struct JSONSchemaProps {
     >,
     #[serde(rename = "description", default, skip_serializing_if = "Option::is_none")]
     pub description: Option<::std::string::String>,
-    #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "enum",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub enum_: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON,
@@ -80,7 +95,9 @@ pub struct JSONSchemaProps {
     pub exclusive_minimum: Option<bool>,
     #[serde(rename = "externalDocs", default, skip_serializing_if = "Option::is_none")]
     pub external_docs: Option<
-        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ExternalDocumentation,
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ExternalDocumentation,
+        >,
     >,
     /// format is an OpenAPI v3 format string. Unknown formats are ignored. The following formats are validated:
     ///
@@ -119,7 +136,12 @@ pub struct JSONSchemaProps {
     >,
     #[serde(rename = "nullable", default, skip_serializing_if = "Option::is_none")]
     pub nullable: Option<bool>,
-    #[serde(rename = "oneOf", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "oneOf",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub one_of: Option<
         ::std::vec::Vec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
@@ -145,7 +167,12 @@ pub struct JSONSchemaProps {
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
-    #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "required",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub required: Option<::std::vec::Vec<::std::string::String>>,
     #[serde(rename = "title", default, skip_serializing_if = "Option::is_none")]
     pub title: Option<::std::string::String>,
@@ -184,7 +211,8 @@ pub struct JSONSchemaProps {
     #[serde(
         rename = "x-kubernetes-list-map-keys",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub x_kubernetes_list_map_keys: Option<::std::vec::Vec<::std::string::String>>,
     /// x-kubernetes-list-type annotates an array to further describe its topology. This extension must only be used on lists and may have 3 possible values:
@@ -232,7 +260,8 @@ pub struct JSONSchemaProps {
     #[serde(
         rename = "x-kubernetes-validations",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub x_kubernetes_validations: Option<
         ::std::vec::Vec<

@@ -11,7 +11,9 @@ pub struct WebhookClientConfig {
     /// If the webhook is running within the cluster, then you should use `service`.
     #[serde(rename = "service", default, skip_serializing_if = "Option::is_none")]
     pub service: Option<
-        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ServiceReference,
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ServiceReference,
+        >,
     >,
     /// url gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified.
     ///

@@ -6,13 +6,15 @@ pub struct WebhookConversion {
     /// clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.
     #[serde(rename = "clientConfig", default, skip_serializing_if = "Option::is_none")]
     pub client_config: Option<
-        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfig,
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfig,
+        >,
     >,
     /// conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects. The API server will use the first version in the list which it supports. If none of the versions specified in this list are supported by API server, conversion will fail for the custom resource. If a persisted Webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail.
     #[serde(
         rename = "conversionReviewVersions",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub conversion_review_versions: ::std::vec::Vec<::std::string::String>,
 }

@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct APIResource {
     /// categories is a list of the grouped resources this resource belongs to (e.g. 'all')
-    #[serde(rename = "categories", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "categories",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub categories: Option<::std::vec::Vec<::std::string::String>>,
     /// group is the preferred group of the resource.  Empty implies the group of the containing resource list. For subresources, this may have a different value, for example: Scale".
     #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
@@ -19,7 +24,12 @@ pub struct APIResource {
     #[serde(rename = "namespaced", default)]
     pub namespaced: bool,
     /// shortNames is a list of suggested short names of the resource.
-    #[serde(rename = "shortNames", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "shortNames",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub short_names: Option<::std::vec::Vec<::std::string::String>>,
     /// singularName is the singular name of the resource.  This allows clients to handle plural and singular opaquely. The singularName is more correct for reporting status on a single item and both singular and plural are allowed from the kubectl CLI interface.
     #[serde(rename = "singularName", default)]
@@ -35,7 +45,7 @@ pub struct APIResource {
     #[serde(
         rename = "verbs",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub verbs: ::std::vec::Vec<::std::string::String>,
     /// version is the preferred version of the resource.  Empty implies the version of the containing resource list For subresources, this may have a different value, for example: v1 (while inside a v1beta1 version of the core resource's group)".

@@ -10,7 +10,7 @@ pub struct APIResourceList {
     #[serde(
         rename = "resources",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub resources: ::std::vec::Vec<
         crate::apimachinery::pkg::apis::meta::v1::APIResource,

@@ -7,7 +7,12 @@ pub struct DeleteOptions {
     #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
     pub api_version: Option<::std::string::String>,
     /// When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed
-    #[serde(rename = "dryRun", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "dryRun",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub dry_run: Option<::std::vec::Vec<::std::string::String>>,
     /// The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately.
     #[serde(
@@ -35,7 +40,9 @@ pub struct DeleteOptions {
     pub orphan_dependents: Option<bool>,
     /// Must be fulfilled before a deletion is carried out. If not possible, a 409 Conflict status will be returned.
     #[serde(rename = "preconditions", default, skip_serializing_if = "Option::is_none")]
-    pub preconditions: Option<crate::apimachinery::pkg::apis::meta::v1::Preconditions>,
+    pub preconditions: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::Preconditions>,
+    >,
     /// Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground.
     #[serde(
         rename = "propagationPolicy",

@@ -10,6 +10,11 @@ pub struct LabelSelectorRequirement {
     #[serde(rename = "operator", default)]
     pub operator: ::std::string::String,
     /// values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.
-    #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "values",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub values: Option<::std::vec::Vec<::std::string::String>>,
 }

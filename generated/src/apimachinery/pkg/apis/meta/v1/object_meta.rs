@@ -34,7 +34,12 @@ pub struct ObjectMeta {
     )]
     pub deletion_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Must be empty before the object is deleted from the registry. Each entry is an identifier for the responsible component that will remove the entry from the list. If the deletionTimestamp of the object is non-nil, entries in this list can only be removed. Finalizers may be processed and removed in any order.  Order is NOT enforced because it introduces significant risk of stuck finalizers. finalizers is a shared field, any actor with permission can reorder it. If the finalizer list is processed in order, then this can lead to a situation in which the component responsible for the first finalizer in the list is waiting for a signal (field value, external system, or other) produced by a component responsible for a finalizer later in the list, resulting in a deadlock. Without enforced ordering finalizers are free to order amongst themselves and are not vulnerable to ordering changes in the list.
-    #[serde(rename = "finalizers", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "finalizers",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub finalizers: Option<::std::vec::Vec<::std::string::String>>,
     /// GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided. If this field is used, the name returned to the client will be different than the name passed. This value will also be combined with a unique suffix. The provided value has the same validation rules as the Name field, and may be truncated by the length of the suffix required to make the value unique on the server.
     ///
@@ -52,7 +57,12 @@ pub struct ObjectMeta {
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     /// ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow. This is mostly for internal housekeeping, and users typically shouldn't need to set or understand this field. A workflow can be the user's name, a controller's name, or the name of a specific apply path like "ci-cd". The set of fields is always in the version that the workflow used when modifying the object.
-    #[serde(rename = "managedFields", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "managedFields",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub managed_fields: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
     >,
@@ -68,7 +78,8 @@ pub struct ObjectMeta {
     #[serde(
         rename = "ownerReferences",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
     pub owner_references: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::OwnerReference>,

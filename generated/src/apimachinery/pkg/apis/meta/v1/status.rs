@@ -8,7 +8,9 @@ pub struct Status {
     pub code: Option<i32>,
     /// Extended data associated with the reason.  Each reason may define its own extended details. This field is optional and the data returned is not guaranteed to conform to any schema except that defined by the reason type.
     #[serde(rename = "details", default)]
-    pub details: Option<crate::apimachinery::pkg::apis::meta::v1::StatusDetails>,
+    pub details: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::StatusDetails>,
+    >,
     /// A human-readable description of the status of this operation.
     #[serde(rename = "message", default)]
     pub message: Option<::std::string::String>,

@@ -4,7 +4,12 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct StatusDetails {
     /// The Causes array includes more details associated with the StatusReason failure. Not all StatusReasons may provide detailed causes.
-    #[serde(rename = "causes", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "causes",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub causes: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::StatusCause>,
     >,

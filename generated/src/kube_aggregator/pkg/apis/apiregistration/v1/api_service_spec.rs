@@ -22,7 +22,9 @@ pub struct APIServiceSpec {
     /// Service is a reference to the service for this API server.  It must communicate on port 443. If the Service is nil, that means the handling for the API groupversion is handled locally on this server. The call will simply delegate to the normal handler chain to be fulfilled.
     #[serde(rename = "service", default, skip_serializing_if = "Option::is_none")]
     pub service: Option<
-        crate::kube_aggregator::pkg::apis::apiregistration::v1::ServiceReference,
+        ::std::boxed::Box<
+            crate::kube_aggregator::pkg::apis::apiregistration::v1::ServiceReference,
+        >,
     >,
     /// Version is the API version this server hosts.  For example, "v1"
     #[serde(rename = "version", default, skip_serializing_if = "Option::is_none")]

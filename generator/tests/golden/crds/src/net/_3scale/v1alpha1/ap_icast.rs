@@ -110,9 +110,13 @@ pub struct APIcastSpec {
     #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
     pub match_: Option<bool>,
     #[serde(rename = "nested", default, skip_serializing_if = "Option::is_none")]
-    pub nested: Option<crate::net::_3scale::v1alpha1::APIcastSpecNested>,
+    pub nested: Option<
+        ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNested>,
+    >,
     #[serde(rename = "nestedInner", default, skip_serializing_if = "Option::is_none")]
-    pub nested_inner: Option<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner>,
+    pub nested_inner: Option<
+        ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner>,
+    >,
     #[serde(rename = "self", default, skip_serializing_if = "Option::is_none")]
     pub self_2: Option<::std::string::String>,
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
@@ -127,7 +131,9 @@ pub struct APIcastSpec {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct APIcastSpecNested {
     #[serde(rename = "inner", default, skip_serializing_if = "Option::is_none")]
-    pub inner: Option<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner_2>,
+    pub inner: Option<
+        ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner_2>,
+    >,
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct APIcastSpecNestedInner_2 {

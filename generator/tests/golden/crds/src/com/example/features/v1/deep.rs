@@ -80,35 +80,45 @@ impl ::k8s_client_runtime::object::Object for Deep {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeepSpec {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
-    pub next: Option<crate::com::example::features::v1::DeepSpecNext>,
+    pub next: Option<::std::boxed::Box<crate::com::example::features::v1::DeepSpecNext>>,
     #[serde(rename = "value0", default, skip_serializing_if = "Option::is_none")]
     pub value0: Option<i64>,
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeepSpecNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
-    pub next: Option<crate::com::example::features::v1::DeepSpecNextNext>,
+    pub next: Option<
+        ::std::boxed::Box<crate::com::example::features::v1::DeepSpecNextNext>,
+    >,
     #[serde(rename = "value1", default, skip_serializing_if = "Option::is_none")]
     pub value1: Option<i64>,
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeepSpecNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
-    pub next: Option<crate::com::example::features::v1::DeepSpecNextNextNext>,
+    pub next: Option<
+        ::std::boxed::Box<crate::com::example::features::v1::DeepSpecNextNextNext>,
+    >,
     #[serde(rename = "value2", default, skip_serializing_if = "Option::is_none")]
     pub value2: Option<i64>,
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeepSpecNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
-    pub next: Option<crate::com::example::features::v1::DeepSpecNextNextNextNext>,
+    pub next: Option<
+        ::std::boxed::Box<crate::com::example::features::v1::DeepSpecNextNextNextNext>,
+    >,
     #[serde(rename = "value3", default, skip_serializing_if = "Option::is_none")]
     pub value3: Option<i64>,
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeepSpecNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
-    pub next: Option<crate::com::example::features::v1::DeepSpecNextNextNextNextNext>,
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNext,
+        >,
+    >,
     #[serde(rename = "value4", default, skip_serializing_if = "Option::is_none")]
     pub value4: Option<i64>,
 }
@@ -116,7 +126,9 @@ pub struct DeepSpecNextNextNextNext {
 pub struct DeepSpecNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value5", default, skip_serializing_if = "Option::is_none")]
     pub value5: Option<i64>,
@@ -125,7 +137,9 @@ pub struct DeepSpecNextNextNextNextNext {
 pub struct DeepSpecNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value6", default, skip_serializing_if = "Option::is_none")]
     pub value6: Option<i64>,
@@ -134,7 +148,9 @@ pub struct DeepSpecNextNextNextNextNextNext {
 pub struct DeepSpecNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value7", default, skip_serializing_if = "Option::is_none")]
     pub value7: Option<i64>,
@@ -143,7 +159,9 @@ pub struct DeepSpecNextNextNextNextNextNextNext {
 pub struct DeepSpecNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value8", default, skip_serializing_if = "Option::is_none")]
     pub value8: Option<i64>,
@@ -152,7 +170,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNext {
 pub struct DeepSpecNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value9", default, skip_serializing_if = "Option::is_none")]
     pub value9: Option<i64>,
@@ -161,7 +181,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNext {
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value10", default, skip_serializing_if = "Option::is_none")]
     pub value10: Option<i64>,
@@ -170,7 +192,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNext {
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value11", default, skip_serializing_if = "Option::is_none")]
     pub value11: Option<i64>,
@@ -179,7 +203,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value12", default, skip_serializing_if = "Option::is_none")]
     pub value12: Option<i64>,
@@ -188,7 +214,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext {
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value13", default, skip_serializing_if = "Option::is_none")]
     pub value13: Option<i64>,
@@ -197,7 +225,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value14", default, skip_serializing_if = "Option::is_none")]
     pub value14: Option<i64>,
@@ -206,7 +236,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value15", default, skip_serializing_if = "Option::is_none")]
     pub value15: Option<i64>,
@@ -215,7 +247,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext 
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value16", default, skip_serializing_if = "Option::is_none")]
     pub value16: Option<i64>,
@@ -224,7 +258,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value17", default, skip_serializing_if = "Option::is_none")]
     pub value17: Option<i64>,
@@ -233,7 +269,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value18", default, skip_serializing_if = "Option::is_none")]
     pub value18: Option<i64>,
@@ -242,7 +280,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value19", default, skip_serializing_if = "Option::is_none")]
     pub value19: Option<i64>,
@@ -251,7 +291,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value20", default, skip_serializing_if = "Option::is_none")]
     pub value20: Option<i64>,
@@ -260,7 +302,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value21", default, skip_serializing_if = "Option::is_none")]
     pub value21: Option<i64>,
@@ -268,7 +312,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
-    pub next: Option<crate::com::example::features::v1::DeepSpecNextNext_2>,
+    pub next: Option<
+        ::std::boxed::Box<crate::com::example::features::v1::DeepSpecNextNext_2>,
+    >,
     #[serde(rename = "value22", default, skip_serializing_if = "Option::is_none")]
     pub value22: Option<i64>,
 }
@@ -276,7 +322,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 pub struct DeepSpecNextNext_2 {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value23", default, skip_serializing_if = "Option::is_none")]
     pub value23: Option<i64>,
@@ -285,7 +333,9 @@ pub struct DeepSpecNextNext_2 {
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value24", default, skip_serializing_if = "Option::is_none")]
     pub value24: Option<i64>,
@@ -294,7 +344,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value25", default, skip_serializing_if = "Option::is_none")]
     pub value25: Option<i64>,
@@ -303,7 +355,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value26", default, skip_serializing_if = "Option::is_none")]
     pub value26: Option<i64>,
@@ -312,7 +366,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value27", default, skip_serializing_if = "Option::is_none")]
     pub value27: Option<i64>,
@@ -321,7 +377,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value28", default, skip_serializing_if = "Option::is_none")]
     pub value28: Option<i64>,
@@ -330,7 +388,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value29", default, skip_serializing_if = "Option::is_none")]
     pub value29: Option<i64>,
@@ -339,7 +399,9 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
     pub next: Option<
-        crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
+        >,
     >,
     #[serde(rename = "value30", default, skip_serializing_if = "Option::is_none")]
     pub value30: Option<i64>,

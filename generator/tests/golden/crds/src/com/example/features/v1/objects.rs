@@ -122,13 +122,15 @@ pub struct ObjectsSpec {
     >,
     /// A metav1.LabelSelector, taken from k8s-client.
     #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub selector: Option<
+        ::std::boxed::Box<::k8s_client::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    >,
     /// A whole Kubernetes object.
     #[serde(rename = "template", default, skip_serializing_if = "Option::is_none")]
     pub template: Option<::serde_json::Value>,
     #[serde(rename = "typedTemplate", default, skip_serializing_if = "Option::is_none")]
     pub typed_template: Option<
-        crate::com::example::features::v1::ObjectsSpecTypedTemplate,
+        ::std::boxed::Box<crate::com::example::features::v1::ObjectsSpecTypedTemplate>,
     >,
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -220,5 +222,7 @@ pub struct ObjectsSpecTypedTemplate {
     #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<::std::string::String>,
     #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    pub metadata: Option<
+        ::std::boxed::Box<::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+    >,
 }
