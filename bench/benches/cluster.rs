@@ -72,7 +72,7 @@ async fn main() {
     let ns = env.create_namespace("bench-cm");
     let cms = clientset.core_v1().config_maps(&ns);
     create_all(&cms, "ConfigMaps", |i| ConfigMap {
-        metadata: ObjectMeta { name: Some(format!("cm-{i:05}")), ..Default::default() },
+        metadata: ObjectMeta { name: Some(format!("cm-{i:05}").into()), ..Default::default() },
         data: Some(BTreeMap::from([("payload".to_owned(), "x".repeat(100))])),
         ..Default::default()
     })
@@ -105,7 +105,7 @@ async fn main() {
     let pods = clientset.core_v1().pods(&ns);
     create_all(&pods, "pods", |i| Pod {
         metadata: ObjectMeta {
-            name: Some(format!("pod-{i:05}")),
+            name: Some(format!("pod-{i:05}").into()),
             labels: Some(BTreeMap::from([("app".to_owned(), format!("app-{}", i % 50))])),
             ..Default::default()
         },

@@ -8,13 +8,14 @@ use std::time::Duration;
 
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::prelude::*;
+use k8s_client_runtime::CompactString;
 use k8s_client_runtime::object::object_key;
 use k8s_client_runtime::rest::Client;
 use k8s_client_runtime::selector::LabelSelector;
 
 fn owned_by(
     owners: &Option<Vec<k8s_client::apimachinery::pkg::apis::meta::v1::OwnerReference>>,
-    uid: &Option<String>,
+    uid: &Option<CompactString>,
 ) -> bool {
     owners.iter().flatten().any(|o| o.controller == Some(true) && Some(&o.uid) == uid.as_ref())
 }
@@ -37,7 +38,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut list = deployments.namespace(namespace).list(&LabelSelector::everything());
     list.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
-    for deployment in list.iter().filter(|d| only.is_none() || d.metadata.name.as_ref() == only) {
+    for deployment in list.iter().filter(|d| only.is_none() || d.metadata.name.as_deref() == only.map(String::as_str)) {
         println!("deployment {}", object_key(deployment));
         let Some(spec) = &deployment.spec else { continue };
         let selector = spec.selector.to_selector()?;

@@ -50,11 +50,11 @@ impl Controller {
         }
         let greeting = ConfigMap {
             metadata: ObjectMeta {
-                name: Some(greeting_name.clone()),
+                name: Some(greeting_name.as_str().into()),
                 owner_references: Some(vec![OwnerReference {
                     api_version: "v1".into(),
                     kind: "ConfigMap".into(),
-                    name: name.to_owned(),
+                    name: name.into(),
                     uid: cm.metadata.uid.clone().unwrap_or_default(),
                     controller: Some(true),
                     ..Default::default()

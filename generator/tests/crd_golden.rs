@@ -133,15 +133,15 @@ fn scalars_formats_nullable_and_enums() {
         "pub max_surge: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,",
         // formats
         "pub created_at: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::Time>,",
-        "pub day: Option<::std::string::String>,",
+        "pub day: Option<::k8s_client_runtime::CompactString>,",
         "pub small: Option<i32>,",
         "pub big: Option<i64>,",
         "pub plain: Option<i64>,",
         "pub ratio: Option<f64>,",
         "pub blob: Option<::k8s_client_runtime::codec::ByteString>,",
         // required is plain; required and nullable is an Option written as null
-        "pub name: ::std::string::String,",
-        "#[serde(rename = \"nullableButRequired\", default)]\n    pub nullable_but_required: Option<::std::string::String>,",
+        "pub name: ::k8s_client_runtime::CompactString,",
+        "#[serde(rename = \"nullableButRequired\", default)]\n    pub nullable_but_required: Option<::k8s_client_runtime::CompactString>,",
         // defaults are documented
         "/// Default: `\"30s\"`.",
         // string enums are enums with a fallback; others the plain type

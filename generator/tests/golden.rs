@@ -37,7 +37,7 @@ use support::file;
 fn acronym_plurals_and_keywords_are_named_well() {
     let out = fixture_output();
     let spec = file(&out, "src/api/core/v1/widget_spec.rs");
-    assert!(spec.contains("pub cluster_ips: Option<::std::vec::Vec<::std::string::String>>"), "{spec}");
+    assert!(spec.contains("pub cluster_ips: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>"), "{spec}");
     assert!(spec.contains("rename = \"clusterIPs\""));
     assert!(spec.contains("pub type_: "));
     // A required field is a plain value; IntOrString is the hand-designed enum.

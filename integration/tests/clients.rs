@@ -221,7 +221,7 @@ async fn subresources_status_scale_and_eviction() {
     assert_eq!(updated.status.unwrap().message.as_deref(), Some("set through /status"));
 
     let eviction = Eviction {
-        metadata: ObjectMeta { name: Some("p".into()), namespace: Some(ns.clone()), ..Default::default() },
+        metadata: ObjectMeta { name: Some("p".into()), namespace: Some(ns.as_str().into()), ..Default::default() },
         ..Default::default()
     };
     pods.create_eviction("p", &eviction, &CreateOptions::default()).await.unwrap();

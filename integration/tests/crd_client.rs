@@ -133,9 +133,9 @@ async fn crud_watch_status_scale_and_apply() {
     while !seen.contains(&("DELETED", "two".to_owned())) {
         let event = tokio::time::timeout(Duration::from_secs(30), watch.next()).await.expect("event in time");
         match event.expect("stream open").expect("watch error") {
-            WatchEvent::Added(w) => seen.push(("ADDED", w.metadata.name.unwrap())),
-            WatchEvent::Modified(w) => seen.push(("MODIFIED", w.metadata.name.unwrap())),
-            WatchEvent::Deleted(w) => seen.push(("DELETED", w.metadata.name.unwrap())),
+            WatchEvent::Added(w) => seen.push(("ADDED", w.metadata.name.unwrap().into())),
+            WatchEvent::Modified(w) => seen.push(("MODIFIED", w.metadata.name.unwrap().into())),
+            WatchEvent::Deleted(w) => seen.push(("DELETED", w.metadata.name.unwrap().into())),
             WatchEvent::Bookmark(_) => {}
         }
     }

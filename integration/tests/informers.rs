@@ -166,8 +166,9 @@ async fn watch_cuts_resume_without_relist_or_lost_events() {
     let seen = adds.clone();
     informer
         .add_event_handler(
-            ResourceEventHandlerFuncs::new()
-                .on_add(move |c: &Arc<ConfigMap>, _| seen.lock().unwrap().push(c.metadata.name.clone().unwrap())),
+            ResourceEventHandlerFuncs::new().on_add(move |c: &Arc<ConfigMap>, _| {
+                seen.lock().unwrap().push(c.metadata.name.clone().unwrap().into())
+            }),
         )
         .unwrap();
     let cancel = CancellationToken::new();

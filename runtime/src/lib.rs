@@ -28,6 +28,11 @@ pub mod workqueue;
 #[cfg(test)]
 pub(crate) mod testing;
 
+/// The string of generated objects' fields: up to 24 bytes are held inline,
+/// without an allocation, which most of a Kubernetes object's strings fit
+/// (names, namespaces, label values, enum values, IPs). It derefs to `str`
+/// and converts from `&str` and `String` with `.into()`.
+pub use compact_str::CompactString;
 pub use config::Config;
 pub use object::{DynamicResource, ListMeta, Metadata, Object, ObjectList, Resource, Scope};
 pub use rest::{Client, ResourceClient};

@@ -169,11 +169,22 @@ pub fn rustfmt_toml(source: &str) -> String {
     )
 }
 
-pub fn lib_rs(opts: &Options, modules: TokenStream) -> Result<String> {
+/// Types nested deeper than this (each level an `Option<Box<_>>` or a
+/// `Vec`) make the compiler's check that a type is `Send` overflow its
+/// default recursion limit of 128.
+const DEEP_NESTING: usize = 20;
+
+/// `src/lib.rs`; `nesting` is the deepest chain of types inside types.
+pub fn lib_rs(opts: &Options, nesting: usize, modules: TokenStream) -> Result<String> {
     let doc =
         format!(" Kubernetes API types and clients generated from `{}`. See the crate README.", opts.source_label);
+    let limit = (nesting > DEEP_NESTING).then(|| {
+        let limit = (nesting * 8).next_power_of_two().max(256).to_string();
+        quote!(#![recursion_limit = #limit])
+    });
     let tokens = quote! {
         #![doc = #doc]
+        #limit
         #![forbid(unsafe_code)]
         #![allow(clippy::all, clippy::pedantic, non_camel_case_types, rustdoc::all)]
 

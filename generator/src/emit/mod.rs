@@ -138,7 +138,7 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
         path.extend(module);
         path.push(if module.is_empty() { "lib.rs" } else { "mod.rs" });
         let text = if module.is_empty() {
-            crate_files::lib_rs(opts, contents.child_items(module))?
+            crate_files::lib_rs(opts, types::nesting_depth(api), contents.child_items(module))?
         } else {
             rust_file(&path.display().to_string(), &opts.source_label, contents.child_items(module))?
         };

@@ -1,6 +1,8 @@
 //! One Rust type per schema: serde structs for object schemas, and the
 //! hand-designed representations of [`Special`] schemas.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
@@ -30,7 +32,7 @@ pub fn type_path(api: &Api, schema: &str) -> TokenStream {
 
 pub fn rust_type(api: &Api, ty: &FieldType) -> TokenStream {
     match ty {
-        FieldType::String => quote!(::std::string::String),
+        FieldType::String => quote!(::k8s_client_runtime::CompactString),
         FieldType::Bool => quote!(bool),
         FieldType::I32 => quote!(i32),
         FieldType::I64 => quote!(i64),
@@ -43,7 +45,11 @@ pub fn rust_type(api: &Api, ty: &FieldType) -> TokenStream {
             quote!(::std::vec::Vec<#t>)
         }
         FieldType::Map(t) => {
-            let t = rust_type(api, t);
+            // Maps hold `String`s, as the runtime's `Metadata::labels` does.
+            let t = match t.as_ref() {
+                FieldType::String => quote!(::std::string::String),
+                t => rust_type(api, t),
+            };
             quote!(::std::collections::BTreeMap<::std::string::String, #t>)
         }
     }
@@ -108,6 +114,28 @@ fn is_boxed(api: &Api, def: &TypeDef, f: &Field) -> bool {
         && matches!(&f.ty, FieldType::Ref(r) if matches!(api.types[r.as_str()].shape, Shape::Struct(_)))
         && !(is_kind(def) && (f.json_name == "spec" || f.json_name == "status"));
     f.boxed || optional_object
+}
+
+/// The deepest chain of object types held inside one another, through
+/// fields, lists and maps (a cycle counts once).
+pub fn nesting_depth(api: &Api) -> usize {
+    fn depth(api: &Api, name: &str, memo: &mut BTreeMap<String, usize>, path: &mut BTreeSet<String>) -> usize {
+        if let Some(d) = memo.get(name) {
+            return *d;
+        }
+        let Some(TypeDef { shape: Shape::Struct(fields), .. }) = api.types.get(name) else { return 0 };
+        if !path.insert(name.to_owned()) {
+            return 0;
+        }
+        let mut refs = BTreeSet::new();
+        fields.iter().for_each(|f| f.ty.refs(&mut refs));
+        let d = 1 + refs.iter().map(|r| depth(api, r, memo, path)).max().unwrap_or(0);
+        path.remove(name);
+        memo.insert(name.to_owned(), d);
+        d
+    }
+    let mut memo = BTreeMap::new();
+    api.types.keys().map(|name| depth(api, name, &mut memo, &mut BTreeSet::new())).max().unwrap_or(0)
 }
 
 /// Optional fields written even when `None`, as `null`: required but nullable.
@@ -457,10 +485,12 @@ fn object_meta_impl() -> TokenStream {
                 self.annotations.as_ref()
             }
             fn is_being_deleted(&self) -> bool { self.deletion_timestamp.is_some() }
-            fn set_name(&mut self, name: ::std::option::Option<::std::string::String>) { self.name = name; }
-            fn set_namespace(&mut self, namespace: ::std::option::Option<::std::string::String>) { self.namespace = namespace; }
+            fn set_name(&mut self, name: ::std::option::Option<::std::string::String>) { self.name = name.map(::std::convert::Into::into); }
+            fn set_namespace(&mut self, namespace: ::std::option::Option<::std::string::String>) {
+                self.namespace = namespace.map(::std::convert::Into::into);
+            }
             fn set_resource_version(&mut self, resource_version: ::std::option::Option<::std::string::String>) {
-                self.resource_version = resource_version;
+                self.resource_version = resource_version.map(::std::convert::Into::into);
             }
             fn clear_managed_fields(&mut self) { self.managed_fields = ::std::option::Option::None; }
         }

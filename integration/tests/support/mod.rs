@@ -64,7 +64,7 @@ pub async fn install_crds(files: &[std::path::PathBuf]) -> Vec<String> {
                 continue;
             }
             let crd: CustomResourceDefinition = serde_json::from_value(value).unwrap();
-            let name = crd.metadata.name.clone().unwrap();
+            let name = crd.metadata.name.clone().unwrap().to_string();
             match crds.create(&crd, &CreateOptions::default()).await {
                 Ok(_) => {}
                 Err(e) if e.is_already_exists() => {}
@@ -114,7 +114,10 @@ pub fn config_map(name: &str, label: (&str, &str), data: &[(&str, &str)]) -> Con
 /// name → resourceVersion of the server's ConfigMaps.
 pub async fn server_state(cms: &ResourceClient<ConfigMap>) -> BTreeMap<String, String> {
     let list = cms.list(&ListOptions::default()).await.unwrap();
-    list.items.into_iter().map(|c| (c.metadata.name.unwrap(), c.metadata.resource_version.unwrap())).collect()
+    list.items
+        .into_iter()
+        .map(|c| (c.metadata.name.unwrap().into(), c.metadata.resource_version.unwrap().into()))
+        .collect()
 }
 
 /// name → resourceVersion of the informer's cache.
@@ -123,7 +126,7 @@ pub fn cache_state(informer: &SharedIndexInformer<ConfigMap>) -> BTreeMap<String
         .store()
         .list()
         .iter()
-        .map(|c| (c.metadata.name.clone().unwrap(), c.metadata.resource_version.clone().unwrap()))
+        .map(|c| (c.metadata.name.clone().unwrap().into(), c.metadata.resource_version.clone().unwrap().into()))
         .collect()
 }
 

@@ -11,12 +11,12 @@ pub struct AuditAnnotation {
     ///
     /// Required.
     #[serde(rename = "key", default)]
-    pub key: ::std::string::String,
+    pub key: ::k8s_client_runtime::CompactString,
     /// valueExpression represents the expression which is evaluated by CEL to produce an audit annotation value. The expression must evaluate to either a string or null value. If the expression evaluates to a string, the audit annotation is included with the string value. If the expression evaluates to null or empty string the audit annotation will be omitted. The valueExpression may be no longer than 5kb in length. If the result of the valueExpression is more than 10kb in length, it will be truncated to 10kb.
     ///
     /// If multiple ValidatingAdmissionPolicyBinding resources match an API request, then the valueExpression will be evaluated for each binding. All unique values produced by the valueExpressions will be joined together in a comma-separated list.
     ///
     /// Required.
     #[serde(rename = "valueExpression", default)]
-    pub value_expression: ::std::string::String,
+    pub value_expression: ::k8s_client_runtime::CompactString,
 }

@@ -5,8 +5,8 @@
 pub struct ExpressionWarning {
     /// The path to the field that refers the expression. For example, the reference to the expression of the first item of validations is "spec.validations[0].expression"
     #[serde(rename = "fieldRef", default)]
-    pub field_ref: ::std::string::String,
+    pub field_ref: ::k8s_client_runtime::CompactString,
     /// The content of type checking information in a human-readable form. Each line of the warning contains the type that the expression is checked against, followed by the type check error from the compiler.
     #[serde(rename = "warning", default)]
-    pub warning: ::std::string::String,
+    pub warning: ::k8s_client_runtime::CompactString,
 }

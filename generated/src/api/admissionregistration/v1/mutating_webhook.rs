@@ -9,13 +9,17 @@ pub struct MutatingWebhook {
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub admission_review_versions: ::std::vec::Vec<::std::string::String>,
+    pub admission_review_versions: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
     /// ClientConfig defines how to communicate with the hook. Required
     #[serde(rename = "clientConfig", default)]
     pub client_config: crate::api::admissionregistration::v1::WebhookClientConfig,
     /// FailurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail.
+    ///
+    /// Possible enum values:
+    ///  - `"Fail"` means that an error calling the webhook causes the admission to fail.
+    ///  - `"Ignore"` means that an error calling the webhook is ignored.
     #[serde(rename = "failurePolicy", default, skip_serializing_if = "Option::is_none")]
-    pub failure_policy: Option<::std::string::String>,
+    pub failure_policy: Option<::k8s_client_runtime::CompactString>,
     /// MatchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
     ///
     /// The exact matching logic is (in order):
@@ -40,11 +44,15 @@ pub struct MutatingWebhook {
     /// - Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the webhook.
     ///
     /// Defaults to "Equivalent"
+    ///
+    /// Possible enum values:
+    ///  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
+    ///  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
     #[serde(rename = "matchPolicy", default, skip_serializing_if = "Option::is_none")]
-    pub match_policy: Option<::std::string::String>,
+    pub match_policy: Option<::k8s_client_runtime::CompactString>,
     /// The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the webhook.
     ///
     /// For example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {
@@ -96,12 +104,16 @@ pub struct MutatingWebhook {
     /// IfNeeded: the webhook will be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial webhook call. Webhooks that specify this option *must* be idempotent, able to process objects they previously admitted. Note: * the number of additional invocations is not guaranteed to be exactly one. * if additional invocations result in further modifications to the object, webhooks are not guaranteed to be invoked again. * webhooks that use this option may be reordered to minimize the number of additional invocations. * to validate an object after all mutations are guaranteed complete, use a validating admission webhook instead.
     ///
     /// Defaults to "Never".
+    ///
+    /// Possible enum values:
+    ///  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
+    ///  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
     #[serde(
         rename = "reinvocationPolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub reinvocation_policy: Option<::std::string::String>,
+    pub reinvocation_policy: Option<::k8s_client_runtime::CompactString>,
     /// Rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects.
     #[serde(
         rename = "rules",
@@ -113,8 +125,14 @@ pub struct MutatingWebhook {
         ::std::vec::Vec<crate::api::admissionregistration::v1::RuleWithOperations>,
     >,
     /// SideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.
+    ///
+    /// Possible enum values:
+    ///  - `"None"` means that calling the webhook will have no side effects.
+    ///  - `"NoneOnDryRun"` means that calling the webhook will possibly have side effects, but if the request being reviewed has the dry-run attribute, the side effects will be suppressed.
+    ///  - `"Some"` means that calling the webhook will possibly have side effects. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
+    ///  - `"Unknown"` means that no information is known about the side effects of calling the webhook. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
     #[serde(rename = "sideEffects", default)]
-    pub side_effects: ::std::string::String,
+    pub side_effects: ::k8s_client_runtime::CompactString,
     /// TimeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.
     #[serde(rename = "timeoutSeconds", default, skip_serializing_if = "Option::is_none")]
     pub timeout_seconds: Option<i32>,

@@ -10,7 +10,7 @@ pub struct NamedRuleWithOperations {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub api_groups: Option<::std::vec::Vec<::std::string::String>>,
+    pub api_groups: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// APIVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required.
     #[serde(
         rename = "apiVersions",
@@ -18,7 +18,7 @@ pub struct NamedRuleWithOperations {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub api_versions: Option<::std::vec::Vec<::std::string::String>>,
+    pub api_versions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required.
     #[serde(
         rename = "operations",
@@ -26,7 +26,7 @@ pub struct NamedRuleWithOperations {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub operations: Option<::std::vec::Vec<::std::string::String>>,
+    pub operations: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.
     #[serde(
         rename = "resourceNames",
@@ -34,7 +34,7 @@ pub struct NamedRuleWithOperations {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub resource_names: Option<::std::vec::Vec<::std::string::String>>,
+    pub resource_names: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Resources is a list of resources this rule applies to.
     ///
     /// For example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.
@@ -48,8 +48,14 @@ pub struct NamedRuleWithOperations {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub resources: Option<::std::vec::Vec<::std::string::String>>,
+    pub resources: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"*"` means that all scopes are included.
+    ///  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
+    ///  - `"Namespaced"` means that scope is limited to namespaced objects.
     #[serde(rename = "scope", default, skip_serializing_if = "Option::is_none")]
-    pub scope: Option<::std::string::String>,
+    pub scope: Option<::k8s_client_runtime::CompactString>,
 }

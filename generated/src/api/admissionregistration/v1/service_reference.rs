@@ -5,13 +5,13 @@
 pub struct ServiceReference {
     /// `name` is the name of the service. Required
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// `namespace` is the namespace of the service. Required
     #[serde(rename = "namespace", default)]
-    pub namespace: ::std::string::String,
+    pub namespace: ::k8s_client_runtime::CompactString,
     /// `path` is an optional URL path which will be sent in any request to this service.
     #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<::std::string::String>,
+    pub path: Option<::k8s_client_runtime::CompactString>,
     /// If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive).
     #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,

@@ -15,7 +15,7 @@ pub struct ValidatingAdmissionPolicyBindingSpec {
     >,
     /// PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required.
     #[serde(rename = "policyName", default, skip_serializing_if = "Option::is_none")]
-    pub policy_name: Option<::std::string::String>,
+    pub policy_name: Option<::k8s_client_runtime::CompactString>,
     /// validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are enforced. If a validation evaluates to false it is always enforced according to these actions.
     ///
     /// Failures defined by the ValidatingAdmissionPolicy's FailurePolicy are enforced according to these actions only if the FailurePolicy is set to Fail, otherwise the failures are ignored. This includes compilation errors, runtime errors and misconfigurations of the policy.
@@ -41,5 +41,5 @@ pub struct ValidatingAdmissionPolicyBindingSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub validation_actions: Option<::std::vec::Vec<::std::string::String>>,
+    pub validation_actions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

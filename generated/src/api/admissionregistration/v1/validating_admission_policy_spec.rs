@@ -22,8 +22,12 @@ pub struct ValidatingAdmissionPolicySpec {
     /// When failurePolicy is set to Fail, ValidatingAdmissionPolicyBinding validationActions define how failures are enforced.
     ///
     /// Allowed values are Ignore or Fail. Defaults to Fail.
+    ///
+    /// Possible enum values:
+    ///  - `"Fail"` means that an error calling the webhook causes the admission to fail.
+    ///  - `"Ignore"` means that an error calling the webhook is ignored.
     #[serde(rename = "failurePolicy", default, skip_serializing_if = "Option::is_none")]
-    pub failure_policy: Option<::std::string::String>,
+    pub failure_policy: Option<::k8s_client_runtime::CompactString>,
     /// MatchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
     ///
     /// If a parameter object is provided, it can be accessed via the `params` handle in the same manner as validation expressions.

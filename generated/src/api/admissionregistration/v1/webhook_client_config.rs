@@ -25,5 +25,5 @@ pub struct WebhookClientConfig {
     ///
     /// Attempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either.
     #[serde(rename = "url", default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<::std::string::String>,
+    pub url: Option<::k8s_client_runtime::CompactString>,
 }

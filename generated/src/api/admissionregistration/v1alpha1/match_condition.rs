@@ -12,10 +12,10 @@ pub struct MatchCondition {
     ///
     /// Required.
     #[serde(rename = "expression", default)]
-    pub expression: ::std::string::String,
+    pub expression: ::k8s_client_runtime::CompactString,
     /// Name is an identifier for this match condition, used for strategic merging of MatchConditions, as well as providing an identifier for logging purposes. A good name should be descriptive of the associated expression. Name must be a qualified name consisting of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')
     ///
     /// Required.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

@@ -22,8 +22,12 @@ pub struct MatchResources {
     /// - Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, the admission policy **does** consider requests made to apps/v1beta1 or extensions/v1beta1 API groups. The API server translates the request to a matched resource API if necessary.
     ///
     /// Defaults to "Equivalent"
+    ///
+    /// Possible enum values:
+    ///  - `"Equivalent"` means requests should be sent to the admission webhook or admission policy if they modify a resource listed in rules via an equivalent API group or version. For example, `autoscaling/v1` and `autoscaling/v2` HorizontalPodAutoscalers are equivalent: the same set of resources appear via both APIs.
+    ///  - `"Exact"` means requests should only be sent to the admission webhook or admission policy if they exactly match a given rule.
     #[serde(rename = "matchPolicy", default, skip_serializing_if = "Option::is_none")]
-    pub match_policy: Option<::std::string::String>,
+    pub match_policy: Option<::k8s_client_runtime::CompactString>,
     /// NamespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the policy.
     ///
     /// For example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {

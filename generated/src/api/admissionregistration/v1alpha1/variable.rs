@@ -5,8 +5,8 @@
 pub struct Variable {
     /// Expression is the expression that will be evaluated as the value of the variable. The CEL expression has access to the same identifiers as the CEL expressions in Validation.
     #[serde(rename = "expression", default)]
-    pub expression: ::std::string::String,
+    pub expression: ::k8s_client_runtime::CompactString,
     /// Name is the name of the variable. The name must be a valid CEL identifier and unique among all variables. The variable can be accessed in other expressions through `variables` For example, if name is "foo", the variable will be available as `variables.foo`
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

@@ -32,5 +32,5 @@ pub struct ApplyConfiguration {
     ///
     /// Only property names of the form `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are accessible. Required.
     #[serde(rename = "expression", default, skip_serializing_if = "Option::is_none")]
-    pub expression: Option<::std::string::String>,
+    pub expression: Option<::k8s_client_runtime::CompactString>,
 }

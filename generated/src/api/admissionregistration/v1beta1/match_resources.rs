@@ -23,7 +23,7 @@ pub struct MatchResources {
     ///
     /// Defaults to "Equivalent"
     #[serde(rename = "matchPolicy", default, skip_serializing_if = "Option::is_none")]
-    pub match_policy: Option<::std::string::String>,
+    pub match_policy: Option<::k8s_client_runtime::CompactString>,
     /// NamespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the policy.
     ///
     /// For example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {

@@ -15,5 +15,5 @@ pub struct MutatingAdmissionPolicyBindingSpec {
     >,
     /// policyName references a MutatingAdmissionPolicy name which the MutatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required.
     #[serde(rename = "policyName", default, skip_serializing_if = "Option::is_none")]
-    pub policy_name: Option<::std::string::String>,
+    pub policy_name: Option<::k8s_client_runtime::CompactString>,
 }

@@ -11,7 +11,7 @@ pub struct MutatingAdmissionPolicySpec {
     ///
     /// Allowed values are Ignore or Fail. Defaults to Fail.
     #[serde(rename = "failurePolicy", default, skip_serializing_if = "Option::is_none")]
-    pub failure_policy: Option<::std::string::String>,
+    pub failure_policy: Option<::k8s_client_runtime::CompactString>,
     /// matchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the matchConstraints. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
     ///
     /// If a parameter object is provided, it can be accessed via the `params` handle in the same manner as validation expressions.
@@ -60,12 +60,16 @@ pub struct MutatingAdmissionPolicySpec {
     /// Never: These mutations will not be called more than once per binding in a single admission evaluation.
     ///
     /// IfNeeded: These mutations may be invoked more than once per binding for a single admission request and there is no guarantee of order with respect to other admission plugins, admission webhooks, bindings of this policy and admission policies.  Mutations are only reinvoked when mutations change the object after this mutation is invoked. Required.
+    ///
+    /// Possible enum values:
+    ///  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
+    ///  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
     #[serde(
         rename = "reinvocationPolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub reinvocation_policy: Option<::std::string::String>,
+    pub reinvocation_policy: Option<::k8s_client_runtime::CompactString>,
     /// variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except matchConditions because matchConditions are evaluated before the rest of the policy.
     ///
     /// The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, variables must be sorted by the order of first appearance and acyclic.

@@ -18,6 +18,11 @@ pub struct Mutation {
         ::std::boxed::Box<crate::api::admissionregistration::v1beta1::JSONPatch>,
     >,
     /// patchType indicates the patch strategy used. Allowed values are "ApplyConfiguration" and "JSONPatch". Required.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"ApplyConfiguration"` ApplyConfiguration indicates that the mutation is using apply configuration to mutate the object.
+    ///  - `"JSONPatch"` JSONPatch indicates that the object is mutated through JSON Patch.
     #[serde(rename = "patchType", default)]
-    pub patch_type: ::std::string::String,
+    pub patch_type: ::k8s_client_runtime::CompactString,
 }

@@ -5,8 +5,8 @@
 pub struct ParamKind {
     /// APIVersion is the API group version the resources belong to. In format of "group/version". Required.
     #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::std::string::String>,
+    pub api_version: Option<::k8s_client_runtime::CompactString>,
     /// Kind is the API kind the resources belong to. Required.
     #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<::std::string::String>,
+    pub kind: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,7 +5,7 @@
 pub struct ServerStorageVersion {
     /// The ID of the reporting API server.
     #[serde(rename = "apiServerID", default, skip_serializing_if = "Option::is_none")]
-    pub api_server_id: Option<::std::string::String>,
+    pub api_server_id: Option<::k8s_client_runtime::CompactString>,
     /// The API server can decode objects encoded in these versions. The encodingVersion must be included in the decodableVersions.
     #[serde(
         rename = "decodableVersions",
@@ -13,14 +13,14 @@ pub struct ServerStorageVersion {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub decodable_versions: Option<::std::vec::Vec<::std::string::String>>,
+    pub decodable_versions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// The API server encodes the object to this version when persisting it in the backend (e.g., etcd).
     #[serde(
         rename = "encodingVersion",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub encoding_version: Option<::std::string::String>,
+    pub encoding_version: Option<::k8s_client_runtime::CompactString>,
     /// The API server can serve these versions. DecodableVersions must include all ServedVersions.
     #[serde(
         rename = "servedVersions",
@@ -28,5 +28,5 @@ pub struct ServerStorageVersion {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub served_versions: Option<::std::vec::Vec<::std::string::String>>,
+    pub served_versions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

@@ -12,7 +12,7 @@ pub struct StorageVersionCondition {
     pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// A human readable message indicating details about the transition.
     #[serde(rename = "message", default)]
-    pub message: ::std::string::String,
+    pub message: ::k8s_client_runtime::CompactString,
     /// If set, this represents the .metadata.generation that the condition was set based upon.
     #[serde(
         rename = "observedGeneration",
@@ -22,11 +22,11 @@ pub struct StorageVersionCondition {
     pub observed_generation: Option<i64>,
     /// The reason for the condition's last transition.
     #[serde(rename = "reason", default)]
-    pub reason: ::std::string::String,
+    pub reason: ::k8s_client_runtime::CompactString,
     /// Status of the condition, one of True, False, Unknown.
     #[serde(rename = "status", default)]
-    pub status: ::std::string::String,
+    pub status: ::k8s_client_runtime::CompactString,
     /// Type of the condition.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

@@ -9,7 +9,7 @@ pub struct StorageVersionStatus {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub common_encoding_version: Option<::std::string::String>,
+    pub common_encoding_version: Option<::k8s_client_runtime::CompactString>,
     /// The latest available observations of the storageVersion's state.
     #[serde(
         rename = "conditions",

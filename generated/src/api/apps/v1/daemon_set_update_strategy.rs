@@ -9,6 +9,10 @@ pub struct DaemonSetUpdateStrategy {
         ::std::boxed::Box<crate::api::apps::v1::RollingUpdateDaemonSet>,
     >,
     /// Type of daemon set update. Can be "RollingUpdate" or "OnDelete". Default is RollingUpdate.
+    ///
+    /// Possible enum values:
+    ///  - `"OnDelete"` Replace the old daemons only when it's killed
+    ///  - `"RollingUpdate"` Replace the old daemons by new ones using rolling update i.e replace them on each node one after the other.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::std::string::String>,
+    pub type_: Option<::k8s_client_runtime::CompactString>,
 }

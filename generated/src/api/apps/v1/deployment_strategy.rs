@@ -9,6 +9,10 @@ pub struct DeploymentStrategy {
         ::std::boxed::Box<crate::api::apps::v1::RollingUpdateDeployment>,
     >,
     /// Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate.
+    ///
+    /// Possible enum values:
+    ///  - `"Recreate"` Kill all existing pods before creating new ones.
+    ///  - `"RollingUpdate"` Replace the old ReplicaSets by new one using rolling update i.e gradually scale down the old ReplicaSets and scale up the new one.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::std::string::String>,
+    pub type_: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,8 +5,8 @@
 pub struct StatefulSetPersistentVolumeClaimRetentionPolicy {
     /// WhenDeleted specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is deleted. The default policy of `Retain` causes PVCs to not be affected by StatefulSet deletion. The `Delete` policy causes those PVCs to be deleted.
     #[serde(rename = "whenDeleted", default, skip_serializing_if = "Option::is_none")]
-    pub when_deleted: Option<::std::string::String>,
+    pub when_deleted: Option<::k8s_client_runtime::CompactString>,
     /// WhenScaled specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is scaled down. The default policy of `Retain` causes PVCs to not be affected by a scaledown. The `Delete` policy causes the associated PVCs for any excess pods above the replica count to be deleted.
     #[serde(rename = "whenScaled", default, skip_serializing_if = "Option::is_none")]
-    pub when_scaled: Option<::std::string::String>,
+    pub when_scaled: Option<::k8s_client_runtime::CompactString>,
 }

@@ -25,12 +25,16 @@ pub struct StatefulSetSpec {
         >,
     >,
     /// podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down. The default policy is `OrderedReady`, where pods are created in increasing order (pod-0, then pod-1, etc) and the controller will wait until each pod is ready before continuing. When scaling down, the pods are removed in the opposite order. The alternative policy is `Parallel` which will create pods in parallel to match the desired scale without waiting, and on scale down will delete all pods at once.
+    ///
+    /// Possible enum values:
+    ///  - `"OrderedReady"` will create pods in strictly increasing order on scale up and strictly decreasing order on scale down, progressing only when the previous pod is ready or terminated. At most one pod will be changed at any time.
+    ///  - `"Parallel"` will create and delete pods as soon as the stateful set replica count is changed, and will not wait for pods to be ready or complete termination.
     #[serde(
         rename = "podManagementPolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub pod_management_policy: Option<::std::string::String>,
+    pub pod_management_policy: Option<::k8s_client_runtime::CompactString>,
     /// replicas is the desired number of replicas of the given Template. These are replicas in the sense that they are instantiations of the same Template, but individual replicas also have a consistent identity. If unspecified, defaults to 1.
     #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
@@ -46,7 +50,7 @@ pub struct StatefulSetSpec {
     pub selector: crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
     /// serviceName is the name of the service that governs this StatefulSet. This service must exist before the StatefulSet, and is responsible for the network identity of the set. Pods get DNS/hostnames that follow the pattern: pod-specific-string.serviceName.default.svc.cluster.local where "pod-specific-string" is managed by the StatefulSet controller.
     #[serde(rename = "serviceName", default, skip_serializing_if = "Option::is_none")]
-    pub service_name: Option<::std::string::String>,
+    pub service_name: Option<::k8s_client_runtime::CompactString>,
     /// template is the object that describes the pod that will be created if insufficient replicas are detected. Each pod stamped out by the StatefulSet will fulfill this Template, but have a unique identity from the rest of the StatefulSet. Each pod will be named with the format <statefulsetname>-<podindex>. For example, a pod in a StatefulSet named "web" with index number "3" would be named "web-3". The only allowed template.spec.restartPolicy value is "Always".
     #[serde(rename = "template", default)]
     pub template: crate::api::core::v1::PodTemplateSpec,

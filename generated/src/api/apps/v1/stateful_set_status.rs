@@ -34,7 +34,7 @@ pub struct StatefulSetStatus {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub current_revision: Option<::std::string::String>,
+    pub current_revision: Option<::k8s_client_runtime::CompactString>,
     /// observedGeneration is the most recent generation observed for this StatefulSet. It corresponds to the StatefulSet's generation, which is updated on mutation by the API Server.
     #[serde(
         rename = "observedGeneration",
@@ -50,7 +50,7 @@ pub struct StatefulSetStatus {
     pub replicas: i32,
     /// updateRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [replicas-updatedReplicas,replicas)
     #[serde(rename = "updateRevision", default, skip_serializing_if = "Option::is_none")]
-    pub update_revision: Option<::std::string::String>,
+    pub update_revision: Option<::k8s_client_runtime::CompactString>,
     /// updatedReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by updateRevision.
     #[serde(
         rename = "updatedReplicas",

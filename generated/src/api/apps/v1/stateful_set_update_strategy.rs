@@ -9,6 +9,10 @@ pub struct StatefulSetUpdateStrategy {
         ::std::boxed::Box<crate::api::apps::v1::RollingUpdateStatefulSetStrategy>,
     >,
     /// Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate.
+    ///
+    /// Possible enum values:
+    ///  - `"OnDelete"` triggers the legacy behavior. Version tracking and ordered rolling restarts are disabled. Pods are recreated from the StatefulSetSpec when they are manually deleted. When a scale operation is performed with this strategy,specification version indicated by the StatefulSet's currentRevision.
+    ///  - `"RollingUpdate"` indicates that update will be applied to all Pods in the StatefulSet with respect to the StatefulSet ordering constraints. When a scale operation is performed with this strategy, new Pods will be created from the specification version indicated by the StatefulSet's updateRevision.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::std::string::String>,
+    pub type_: Option<::k8s_client_runtime::CompactString>,
 }

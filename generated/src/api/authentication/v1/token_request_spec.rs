@@ -9,7 +9,7 @@ pub struct TokenRequestSpec {
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub audiences: ::std::vec::Vec<::std::string::String>,
+    pub audiences: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
     /// BoundObjectRef is a reference to an object that the token will be bound to. The token will only be valid for as long as the bound object exists. NOTE: The API server's TokenReview endpoint will validate the BoundObjectRef, but other audiences may not. Keep ExpirationSeconds small if you want prompt revocation.
     #[serde(rename = "boundObjectRef", default, skip_serializing_if = "Option::is_none")]
     pub bound_object_ref: Option<

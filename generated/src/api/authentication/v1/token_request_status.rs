@@ -8,5 +8,5 @@ pub struct TokenRequestStatus {
     pub expiration_timestamp: crate::apimachinery::pkg::apis::meta::v1::Time,
     /// Token is the opaque bearer token.
     #[serde(rename = "token", default)]
-    pub token: ::std::string::String,
+    pub token: ::k8s_client_runtime::CompactString,
 }

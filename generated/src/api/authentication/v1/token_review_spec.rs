@@ -10,8 +10,8 @@ pub struct TokenReviewSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub audiences: Option<::std::vec::Vec<::std::string::String>>,
+    pub audiences: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Token is the opaque bearer token.
     #[serde(rename = "token", default, skip_serializing_if = "Option::is_none")]
-    pub token: Option<::std::string::String>,
+    pub token: Option<::k8s_client_runtime::CompactString>,
 }

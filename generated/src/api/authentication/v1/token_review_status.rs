@@ -10,13 +10,13 @@ pub struct TokenReviewStatus {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub audiences: Option<::std::vec::Vec<::std::string::String>>,
+    pub audiences: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Authenticated indicates that the token was associated with a known user.
     #[serde(rename = "authenticated", default, skip_serializing_if = "Option::is_none")]
     pub authenticated: Option<bool>,
     /// Error indicates that the token couldn't be checked
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<::std::string::String>,
+    pub error: Option<::k8s_client_runtime::CompactString>,
     /// User is the UserInfo associated with the provided token.
     #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
     pub user: Option<::std::boxed::Box<crate::api::authentication::v1::UserInfo>>,

@@ -8,7 +8,7 @@ pub struct UserInfo {
     pub extra: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
+            ::std::vec::Vec<::k8s_client_runtime::CompactString>,
         >,
     >,
     /// The names of groups this user is a part of.
@@ -18,11 +18,11 @@ pub struct UserInfo {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub groups: Option<::std::vec::Vec<::std::string::String>>,
+    pub groups: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// A unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.
     #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::std::string::String>,
+    pub uid: Option<::k8s_client_runtime::CompactString>,
     /// The name that uniquely identifies this user among all active users.
     #[serde(rename = "username", default, skip_serializing_if = "Option::is_none")]
-    pub username: Option<::std::string::String>,
+    pub username: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,8 +5,8 @@
 pub struct NonResourceAttributes {
     /// Path is the URL path of the request
     #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<::std::string::String>,
+    pub path: Option<::k8s_client_runtime::CompactString>,
     /// Verb is the standard HTTP verb
     #[serde(rename = "verb", default, skip_serializing_if = "Option::is_none")]
-    pub verb: Option<::std::string::String>,
+    pub verb: Option<::k8s_client_runtime::CompactString>,
 }

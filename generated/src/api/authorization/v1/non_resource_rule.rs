@@ -10,12 +10,12 @@ pub struct NonResourceRule {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub non_resource_urls: Option<::std::vec::Vec<::std::string::String>>,
+    pub non_resource_urls: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Verb is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  "*" means all.
     #[serde(
         rename = "verbs",
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub verbs: ::std::vec::Vec<::std::string::String>,
+    pub verbs: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
 }

@@ -10,7 +10,7 @@ pub struct ResourceAttributes {
     >,
     /// Group is the API Group of the Resource.  "*" means all.
     #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<::std::string::String>,
+    pub group: Option<::k8s_client_runtime::CompactString>,
     /// labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it.
     #[serde(rename = "labelSelector", default, skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<
@@ -18,20 +18,20 @@ pub struct ResourceAttributes {
     >,
     /// Name is the name of the resource being requested for a "get" or deleted for a "delete". "" (empty) means all.
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<::std::string::String>,
+    pub name: Option<::k8s_client_runtime::CompactString>,
     /// Namespace is the namespace of the action being requested.  Currently, there is no distinction between no namespace and all namespaces "" (empty) is defaulted for LocalSubjectAccessReviews "" (empty) is empty for cluster-scoped resources "" (empty) means "all" for namespace scoped resources from a SubjectAccessReview or SelfSubjectAccessReview
     #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::std::string::String>,
+    pub namespace: Option<::k8s_client_runtime::CompactString>,
     /// Resource is one of the existing resource types.  "*" means all.
     #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
-    pub resource: Option<::std::string::String>,
+    pub resource: Option<::k8s_client_runtime::CompactString>,
     /// Subresource is one of the existing resource types.  "" means none.
     #[serde(rename = "subresource", default, skip_serializing_if = "Option::is_none")]
-    pub subresource: Option<::std::string::String>,
+    pub subresource: Option<::k8s_client_runtime::CompactString>,
     /// Verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  "*" means all.
     #[serde(rename = "verb", default, skip_serializing_if = "Option::is_none")]
-    pub verb: Option<::std::string::String>,
+    pub verb: Option<::k8s_client_runtime::CompactString>,
     /// Version is the API Version of the Resource.  "*" means all.
     #[serde(rename = "version", default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<::std::string::String>,
+    pub version: Option<::k8s_client_runtime::CompactString>,
 }

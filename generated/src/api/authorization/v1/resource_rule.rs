@@ -10,7 +10,7 @@ pub struct ResourceRule {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub api_groups: Option<::std::vec::Vec<::std::string::String>>,
+    pub api_groups: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  "*" means all.
     #[serde(
         rename = "resourceNames",
@@ -18,7 +18,7 @@ pub struct ResourceRule {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub resource_names: Option<::std::vec::Vec<::std::string::String>>,
+    pub resource_names: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Resources is a list of resources this rule applies to.  "*" means all in the specified apiGroups.
     ///  "*/foo" represents the subresource 'foo' for all resources in the specified apiGroups.
     #[serde(
@@ -27,12 +27,12 @@ pub struct ResourceRule {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub resources: Option<::std::vec::Vec<::std::string::String>>,
+    pub resources: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Verb is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  "*" means all.
     #[serde(
         rename = "verbs",
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub verbs: ::std::vec::Vec<::std::string::String>,
+    pub verbs: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
 }

@@ -5,5 +5,5 @@
 pub struct SelfSubjectRulesReviewSpec {
     /// Namespace to evaluate rules for. Required.
     #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::std::string::String>,
+    pub namespace: Option<::k8s_client_runtime::CompactString>,
 }

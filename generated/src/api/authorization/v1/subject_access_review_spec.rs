@@ -8,7 +8,7 @@ pub struct SubjectAccessReviewSpec {
     pub extra: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
+            ::std::vec::Vec<::k8s_client_runtime::CompactString>,
         >,
     >,
     /// Groups is the groups you're testing for.
@@ -18,7 +18,7 @@ pub struct SubjectAccessReviewSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub groups: Option<::std::vec::Vec<::std::string::String>>,
+    pub groups: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// NonResourceAttributes describes information for a non-resource access request
     #[serde(
         rename = "nonResourceAttributes",
@@ -39,8 +39,8 @@ pub struct SubjectAccessReviewSpec {
     >,
     /// UID information about the requesting user.
     #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::std::string::String>,
+    pub uid: Option<::k8s_client_runtime::CompactString>,
     /// User is the user you're testing for. If you specify "User" but not "Groups", then is it interpreted as "What if User were not a member of any groups
     #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
-    pub user: Option<::std::string::String>,
+    pub user: Option<::k8s_client_runtime::CompactString>,
 }

@@ -15,8 +15,8 @@ pub struct SubjectAccessReviewStatus {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub evaluation_error: Option<::std::string::String>,
+    pub evaluation_error: Option<::k8s_client_runtime::CompactString>,
     /// Reason is optional.  It indicates why a request was allowed or denied.
     #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
 }

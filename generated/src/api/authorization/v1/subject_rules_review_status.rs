@@ -9,7 +9,7 @@ pub struct SubjectRulesReviewStatus {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub evaluation_error: Option<::std::string::String>,
+    pub evaluation_error: Option<::k8s_client_runtime::CompactString>,
     /// Incomplete is true when the rules returned by this call are incomplete. This is most commonly encountered when an authorizer, such as an external authorizer, doesn't support rules evaluation.
     #[serde(rename = "incomplete", default)]
     pub incomplete: bool,

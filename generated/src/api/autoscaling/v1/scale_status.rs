@@ -8,5 +8,5 @@ pub struct ScaleStatus {
     pub replicas: i32,
     /// selector is the label query over pods that should match the replicas count. This is same as the label selector but in the string format to avoid introspection by clients. The string will be in the same format as the query-param syntax. More info about label selectors: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/
     #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<::std::string::String>,
+    pub selector: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,10 +5,10 @@
 pub struct ContainerResourceMetricSource {
     /// container is the name of the container in the pods of the scaling target
     #[serde(rename = "container", default)]
-    pub container: ::std::string::String,
+    pub container: ::k8s_client_runtime::CompactString,
     /// name is the name of the resource in question.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// target specifies the target value for the given metric
     #[serde(rename = "target", default)]
     pub target: crate::api::autoscaling::v2::MetricTarget,

@@ -5,11 +5,11 @@
 pub struct ContainerResourceMetricStatus {
     /// container is the name of the container in the pods of the scaling target
     #[serde(rename = "container", default)]
-    pub container: ::std::string::String,
+    pub container: ::k8s_client_runtime::CompactString,
     /// current contains the current value for the given metric
     #[serde(rename = "current", default)]
     pub current: crate::api::autoscaling::v2::MetricValueStatus,
     /// name is the name of the resource in question.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

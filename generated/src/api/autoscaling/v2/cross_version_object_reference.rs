@@ -5,11 +5,11 @@
 pub struct CrossVersionObjectReference {
     /// apiVersion is the API version of the referent
     #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::std::string::String>,
+    pub api_version: Option<::k8s_client_runtime::CompactString>,
     /// kind is the kind of the referent; More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     #[serde(rename = "kind", default)]
-    pub kind: ::std::string::String,
+    pub kind: ::k8s_client_runtime::CompactString,
     /// name is the name of the referent; More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

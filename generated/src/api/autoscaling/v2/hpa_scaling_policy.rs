@@ -8,7 +8,7 @@ pub struct HPAScalingPolicy {
     pub period_seconds: i32,
     /// type is used to specify the scaling policy.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
     /// value contains the amount of change which is permitted by the policy. It must be greater than zero
     #[serde(rename = "value", default)]
     pub value: i32,

@@ -17,7 +17,7 @@ pub struct HPAScalingRules {
     pub policies: Option<::std::vec::Vec<crate::api::autoscaling::v2::HPAScalingPolicy>>,
     /// selectPolicy is used to specify which policy should be used. If not set, the default value Max is used.
     #[serde(rename = "selectPolicy", default, skip_serializing_if = "Option::is_none")]
-    pub select_policy: Option<::std::string::String>,
+    pub select_policy: Option<::k8s_client_runtime::CompactString>,
     /// stabilizationWindowSeconds is the number of seconds for which past recommendations should be considered while scaling up or scaling down. StabilizationWindowSeconds must be greater than or equal to zero and less than or equal to 3600 (one hour). If not set, use the default values: - For scale up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the stabilization window is 300 seconds long).
     #[serde(
         rename = "stabilizationWindowSeconds",

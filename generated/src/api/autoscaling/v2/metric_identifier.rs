@@ -5,7 +5,7 @@
 pub struct MetricIdentifier {
     /// name is the name of the given metric
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// selector is the string-encoded form of a standard kubernetes label selector for the given metric When set, it is passed as an additional parameter to the metrics server for more specific metrics scoping. When unset, just the metricName will be used to gather metrics.
     #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<

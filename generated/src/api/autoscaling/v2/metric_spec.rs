@@ -32,5 +32,5 @@ pub struct MetricSpec {
     >,
     /// type is the type of metric source.  It should be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each mapping to a matching field in the object.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

@@ -15,7 +15,7 @@ pub struct MetricTarget {
     pub average_value: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// type represents whether the metric type is Utilization, Value, or AverageValue
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
     /// value is the target value of the metric (as a quantity).
     #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
     pub value: Option<crate::apimachinery::pkg::api::resource::Quantity>,

@@ -5,7 +5,7 @@
 pub struct ResourceMetricSource {
     /// name is the name of the resource in question.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// target specifies the target value for the given metric
     #[serde(rename = "target", default)]
     pub target: crate::api::autoscaling::v2::MetricTarget,

@@ -8,5 +8,5 @@ pub struct ResourceMetricStatus {
     pub current: crate::api::autoscaling::v2::MetricValueStatus,
     /// name is the name of the resource in question.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

@@ -6,12 +6,17 @@ pub struct CronJobSpec {
     /// Specifies how to treat concurrent executions of a Job. Valid values are:
     ///
     /// - "Allow" (default): allows CronJobs to run concurrently; - "Forbid": forbids concurrent runs, skipping next run if previous run hasn't finished yet; - "Replace": cancels currently running job and replaces it with a new one
+    ///
+    /// Possible enum values:
+    ///  - `"Allow"` allows CronJobs to run concurrently.
+    ///  - `"Forbid"` forbids concurrent runs, skipping next run if previous hasn't finished yet.
+    ///  - `"Replace"` cancels currently running job and replaces it with a new one.
     #[serde(
         rename = "concurrencyPolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub concurrency_policy: Option<::std::string::String>,
+    pub concurrency_policy: Option<::k8s_client_runtime::CompactString>,
     /// The number of failed finished jobs to retain. Value must be non-negative integer. Defaults to 1.
     #[serde(
         rename = "failedJobsHistoryLimit",
@@ -24,7 +29,7 @@ pub struct CronJobSpec {
     pub job_template: crate::api::batch::v1::JobTemplateSpec,
     /// The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.
     #[serde(rename = "schedule", default)]
-    pub schedule: ::std::string::String,
+    pub schedule: ::k8s_client_runtime::CompactString,
     /// Optional deadline in seconds for starting the job if it misses scheduled time for any reason.  Missed jobs executions will be counted as failed ones.
     #[serde(
         rename = "startingDeadlineSeconds",
@@ -44,5 +49,5 @@ pub struct CronJobSpec {
     pub suspend: Option<bool>,
     /// The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones
     #[serde(rename = "timeZone", default, skip_serializing_if = "Option::is_none")]
-    pub time_zone: Option<::std::string::String>,
+    pub time_zone: Option<::k8s_client_runtime::CompactString>,
 }

@@ -15,14 +15,14 @@ pub struct JobCondition {
     pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Human readable message indicating details about last transition.
     #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// (brief) reason for the condition's last transition.
     #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
     /// Status of the condition, one of True, False, Unknown.
     #[serde(rename = "status", default)]
-    pub status: ::std::string::String,
+    pub status: ::k8s_client_runtime::CompactString,
     /// Type of job condition, Complete or Failed.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

@@ -12,7 +12,7 @@ pub struct JobStatus {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub completed_indexes: Option<::std::string::String>,
+    pub completed_indexes: Option<::k8s_client_runtime::CompactString>,
     /// Represents time when the job was completed. It is not guaranteed to be set in happens-before order across separate operations. It is represented in RFC3339 form and is in UTC. The completion time is set when the job finishes successfully, and only then. The value cannot be updated or removed. The value indicates the same or later point in time as the startTime field.
     #[serde(rename = "completionTime", default, skip_serializing_if = "Option::is_none")]
     pub completion_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -33,7 +33,7 @@ pub struct JobStatus {
     pub failed: Option<i32>,
     /// FailedIndexes holds the failed indexes when spec.backoffLimitPerIndex is set. The indexes are represented in the text format analogous as for the `completedIndexes` field, ie. they are kept as decimal integers separated by commas. The numbers are listed in increasing order. Three or more consecutive numbers are compressed and represented by the first and last element of the series, separated by a hyphen. For example, if the failed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7". The set of failed indexes cannot overlap with the set of completed indexes.
     #[serde(rename = "failedIndexes", default, skip_serializing_if = "Option::is_none")]
-    pub failed_indexes: Option<::std::string::String>,
+    pub failed_indexes: Option<::k8s_client_runtime::CompactString>,
     /// The number of active pods which have a Ready condition and are not terminating (without a deletionTimestamp).
     #[serde(rename = "ready", default, skip_serializing_if = "Option::is_none")]
     pub ready: Option<i32>,

@@ -5,7 +5,7 @@
 pub struct PodFailurePolicyOnExitCodesRequirement {
     /// Restricts the check for exit codes to the container with the specified name. When null, the rule applies to all containers. When specified, it should match one the container or initContainer names in the pod template.
     #[serde(rename = "containerName", default, skip_serializing_if = "Option::is_none")]
-    pub container_name: Option<::std::string::String>,
+    pub container_name: Option<::k8s_client_runtime::CompactString>,
     /// Represents the relationship between the container exit code(s) and the specified values. Containers completed with success (exit code 0) are excluded from the requirement check. Possible values are:
     ///
     /// - In: the requirement is satisfied if at least one container exit code
@@ -15,8 +15,12 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
     ///   (might be multiple if there are multiple containers not restricted
     ///   by the 'containerName' field) is not in the set of specified values.
     /// Additional values are considered to be added in the future. Clients should react to an unknown operator by assuming the requirement is not satisfied.
+    ///
+    /// Possible enum values:
+    ///  - `"In"`
+    ///  - `"NotIn"`
     #[serde(rename = "operator", default)]
-    pub operator: ::std::string::String,
+    pub operator: ::k8s_client_runtime::CompactString,
     /// Specifies the set of values. Each returned container exit code (might be multiple in case of multiple containers) is checked against this set of values with respect to the operator. The list of values must be ordered and must not contain duplicates. Value '0' cannot be used for the In operator. At least one element is required. At most 255 elements are allowed.
     #[serde(
         rename = "values",

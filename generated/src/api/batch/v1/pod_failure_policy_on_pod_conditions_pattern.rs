@@ -5,8 +5,8 @@
 pub struct PodFailurePolicyOnPodConditionsPattern {
     /// Specifies the required Pod condition status. To match a pod condition it is required that the specified status equals the pod condition status. Defaults to True.
     #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<::std::string::String>,
+    pub status: Option<::k8s_client_runtime::CompactString>,
     /// Specifies the required Pod condition type. To match a pod condition it is required that specified type equals the pod condition type.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

@@ -14,8 +14,14 @@ pub struct PodFailurePolicyRule {
     /// - Count: indicates that the pod is handled in the default way - the
     ///   counter towards the .backoffLimit is incremented.
     /// Additional values are considered to be added in the future. Clients should react to an unknown action by skipping the rule.
+    ///
+    /// Possible enum values:
+    ///  - `"Count"` This is an action which might be taken on a pod failure - the pod failure is handled in the default way - the counter towards .backoffLimit, represented by the job's .status.failed field, is incremented.
+    ///  - `"FailIndex"` This is an action which might be taken on a pod failure - mark the Job's index as failed to avoid restarts within this index. This action can only be used when backoffLimitPerIndex is set.
+    ///  - `"FailJob"` This is an action which might be taken on a pod failure - mark the pod's job as Failed and terminate all running pods.
+    ///  - `"Ignore"` This is an action which might be taken on a pod failure - the counter towards .backoffLimit, represented by the job's .status.failed field, is not incremented and a replacement pod is created.
     #[serde(rename = "action", default)]
-    pub action: ::std::string::String,
+    pub action: ::k8s_client_runtime::CompactString,
     /// Represents the requirement on the container exit codes.
     #[serde(rename = "onExitCodes", default, skip_serializing_if = "Option::is_none")]
     pub on_exit_codes: Option<

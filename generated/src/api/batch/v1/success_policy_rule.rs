@@ -12,5 +12,5 @@ pub struct SuccessPolicyRule {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub succeeded_indexes: Option<::std::string::String>,
+    pub succeeded_indexes: Option<::k8s_client_runtime::CompactString>,
 }

@@ -10,7 +10,7 @@ pub struct UncountedTerminatedPods {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub failed: Option<::std::vec::Vec<::std::string::String>>,
+    pub failed: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// succeeded holds UIDs of succeeded Pods.
     #[serde(
         rename = "succeeded",
@@ -18,5 +18,5 @@ pub struct UncountedTerminatedPods {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub succeeded: Option<::std::vec::Vec<::std::string::String>>,
+    pub succeeded: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

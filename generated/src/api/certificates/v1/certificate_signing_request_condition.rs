@@ -15,13 +15,13 @@ pub struct CertificateSigningRequestCondition {
     pub last_update_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// message contains a human readable message with details about the request state
     #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// reason indicates a brief reason for the request state
     #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
     /// status of the condition, one of True, False, Unknown. Approved, Denied, and Failed conditions may not be "False" or "Unknown".
     #[serde(rename = "status", default)]
-    pub status: ::std::string::String,
+    pub status: ::k8s_client_runtime::CompactString,
     /// type of the condition. Known conditions are "Approved", "Denied", and "Failed".
     ///
     /// An "Approved" condition is added via the /approval subresource, indicating the request was approved and should be issued by the signer.
@@ -34,5 +34,5 @@ pub struct CertificateSigningRequestCondition {
     ///
     /// Only one condition of a given type is allowed.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

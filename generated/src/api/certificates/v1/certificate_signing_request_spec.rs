@@ -26,7 +26,7 @@ pub struct CertificateSigningRequestSpec {
     pub extra: Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
+            ::std::vec::Vec<::k8s_client_runtime::CompactString>,
         >,
     >,
     /// groups contains group membership of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
@@ -36,7 +36,7 @@ pub struct CertificateSigningRequestSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub groups: Option<::std::vec::Vec<::std::string::String>>,
+    pub groups: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block. When serialized as JSON or YAML, the data is additionally base64-encoded.
     #[serde(rename = "request", default)]
     pub request: ::k8s_client_runtime::codec::ByteString,
@@ -62,10 +62,10 @@ pub struct CertificateSigningRequestSpec {
     ///  5. Expiration/certificate lifetime: whether it is fixed by the signer, configurable by the admin.
     ///  6. Whether or not requests for CA certificates are allowed.
     #[serde(rename = "signerName", default)]
-    pub signer_name: ::std::string::String,
+    pub signer_name: ::k8s_client_runtime::CompactString,
     /// uid contains the uid of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
     #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::std::string::String>,
+    pub uid: Option<::k8s_client_runtime::CompactString>,
     /// usages specifies a set of key usages requested in the issued certificate.
     ///
     /// Requests for TLS client certificates typically request: "digital signature", "key encipherment", "client auth".
@@ -86,8 +86,8 @@ pub struct CertificateSigningRequestSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub usages: Option<::std::vec::Vec<::std::string::String>>,
+    pub usages: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
     #[serde(rename = "username", default, skip_serializing_if = "Option::is_none")]
-    pub username: Option<::std::string::String>,
+    pub username: Option<::k8s_client_runtime::CompactString>,
 }

@@ -13,12 +13,12 @@ pub struct ClusterTrustBundleSpec {
     ///
     /// List/watch requests for ClusterTrustBundles can filter on this field using a `spec.signerName=NAME` field selector.
     #[serde(rename = "signerName", default, skip_serializing_if = "Option::is_none")]
-    pub signer_name: Option<::std::string::String>,
+    pub signer_name: Option<::k8s_client_runtime::CompactString>,
     /// trustBundle contains the individual X.509 trust anchors for this bundle, as PEM bundle of PEM-wrapped, DER-formatted X.509 certificates.
     ///
     /// The data must consist only of PEM certificate blocks that parse as valid X.509 certificates.  Each certificate must include a basic constraints extension with the CA bit set.  The API server will reject objects that contain duplicate certificates, or that use PEM block headers.
     ///
     /// Users of ClusterTrustBundles, including Kubelet, are free to reorder and deduplicate certificate blocks in this file according to their own logic, as well as to drop PEM block headers and inter-block data.
     #[serde(rename = "trustBundle", default)]
-    pub trust_bundle: ::std::string::String,
+    pub trust_bundle: ::k8s_client_runtime::CompactString,
 }

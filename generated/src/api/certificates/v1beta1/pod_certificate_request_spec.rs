@@ -16,10 +16,10 @@ pub struct PodCertificateRequestSpec {
     pub max_expiration_seconds: Option<i32>,
     /// nodeName is the name of the node the pod is assigned to.
     #[serde(rename = "nodeName", default)]
-    pub node_name: ::std::string::String,
+    pub node_name: ::k8s_client_runtime::CompactString,
     /// nodeUID is the UID of the node the pod is assigned to.
     #[serde(rename = "nodeUID", default)]
-    pub node_uid: ::std::string::String,
+    pub node_uid: ::k8s_client_runtime::CompactString,
     /// pkixPublicKey is the PKIX-serialized public key the signer will issue the certificate to.
     ///
     /// The key must be one of RSA3072, RSA4096, ECDSAP256, ECDSAP384, ECDSAP521, or ED25519. Note that this list may be expanded in the future.
@@ -29,10 +29,10 @@ pub struct PodCertificateRequestSpec {
     pub pkix_public_key: ::k8s_client_runtime::codec::ByteString,
     /// podName is the name of the pod into which the certificate will be mounted.
     #[serde(rename = "podName", default)]
-    pub pod_name: ::std::string::String,
+    pub pod_name: ::k8s_client_runtime::CompactString,
     /// podUID is the UID of the pod into which the certificate will be mounted.
     #[serde(rename = "podUID", default)]
-    pub pod_uid: ::std::string::String,
+    pub pod_uid: ::k8s_client_runtime::CompactString,
     /// proofOfPossession proves that the requesting kubelet holds the private key corresponding to pkixPublicKey.
     ///
     /// It is contructed by signing the ASCII bytes of the pod's UID using `pkixPublicKey`.
@@ -48,15 +48,15 @@ pub struct PodCertificateRequestSpec {
     pub proof_of_possession: ::k8s_client_runtime::codec::ByteString,
     /// serviceAccountName is the name of the service account the pod is running as.
     #[serde(rename = "serviceAccountName", default)]
-    pub service_account_name: ::std::string::String,
+    pub service_account_name: ::k8s_client_runtime::CompactString,
     /// serviceAccountUID is the UID of the service account the pod is running as.
     #[serde(rename = "serviceAccountUID", default)]
-    pub service_account_uid: ::std::string::String,
+    pub service_account_uid: ::k8s_client_runtime::CompactString,
     /// signerName indicates the requested signer.
     ///
     /// All signer names beginning with `kubernetes.io` are reserved for use by the Kubernetes project.  There is currently one well-known signer documented by the Kubernetes project, `kubernetes.io/kube-apiserver-client-pod`, which will issue client certificates understood by kube-apiserver.  It is currently unimplemented.
     #[serde(rename = "signerName", default)]
-    pub signer_name: ::std::string::String,
+    pub signer_name: ::k8s_client_runtime::CompactString,
     /// unverifiedUserAnnotations allow pod authors to pass additional information to the signer implementation.  Kubernetes does not restrict or validate this metadata in any way.
     ///
     /// Entries are subject to the same validation as object metadata annotations, with the addition that all keys must be domain-prefixed. No restrictions are placed on values, except an overall size limitation on the entire field.

@@ -23,7 +23,7 @@ pub struct PodCertificateRequestStatus {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub certificate_chain: Option<::std::string::String>,
+    pub certificate_chain: Option<::k8s_client_runtime::CompactString>,
     /// conditions applied to the request.
     ///
     /// The types "Issued", "Denied", and "Failed" have special handling.  At most one of these conditions may be present, and they must have status "True".

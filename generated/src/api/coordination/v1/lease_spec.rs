@@ -8,7 +8,7 @@ pub struct LeaseSpec {
     pub acquire_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.
     #[serde(rename = "holderIdentity", default, skip_serializing_if = "Option::is_none")]
-    pub holder_identity: Option<::std::string::String>,
+    pub holder_identity: Option<::k8s_client_runtime::CompactString>,
     /// leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime.
     #[serde(
         rename = "leaseDurationSeconds",
@@ -29,11 +29,11 @@ pub struct LeaseSpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub preferred_holder: Option<::std::string::String>,
+    pub preferred_holder: Option<::k8s_client_runtime::CompactString>,
     /// renewTime is a time when the current holder of a lease has last updated the lease.
     #[serde(rename = "renewTime", default, skip_serializing_if = "Option::is_none")]
     pub renew_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// Strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled.
     #[serde(rename = "strategy", default, skip_serializing_if = "Option::is_none")]
-    pub strategy: Option<::std::string::String>,
+    pub strategy: Option<::k8s_client_runtime::CompactString>,
 }

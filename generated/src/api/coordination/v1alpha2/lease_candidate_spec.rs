@@ -5,17 +5,17 @@
 pub struct LeaseCandidateSpec {
     /// BinaryVersion is the binary version. It must be in a semver format without leading `v`. This field is required.
     #[serde(rename = "binaryVersion", default)]
-    pub binary_version: ::std::string::String,
+    pub binary_version: ::k8s_client_runtime::CompactString,
     /// EmulationVersion is the emulation version. It must be in a semver format without leading `v`. EmulationVersion must be less than or equal to BinaryVersion. This field is required when strategy is "OldestEmulationVersion"
     #[serde(
         rename = "emulationVersion",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub emulation_version: Option<::std::string::String>,
+    pub emulation_version: Option<::k8s_client_runtime::CompactString>,
     /// LeaseName is the name of the lease for which this candidate is contending. This field is immutable.
     #[serde(rename = "leaseName", default)]
-    pub lease_name: ::std::string::String,
+    pub lease_name: ::k8s_client_runtime::CompactString,
     /// PingTime is the last time that the server has requested the LeaseCandidate to renew. It is only done during leader election to check if any LeaseCandidates have become ineligible. When PingTime is updated, the LeaseCandidate will respond by updating RenewTime.
     #[serde(rename = "pingTime", default, skip_serializing_if = "Option::is_none")]
     pub ping_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
@@ -24,5 +24,5 @@ pub struct LeaseCandidateSpec {
     pub renew_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// Strategy is the strategy that coordinated leader election will use for picking the leader. If multiple candidates for the same Lease return different strategies, the strategy provided by the candidate with the latest BinaryVersion will be used. If there is still conflict, this is a user error and coordinated leader election will not operate the Lease until resolved.
     #[serde(rename = "strategy", default)]
-    pub strategy: ::std::string::String,
+    pub strategy: ::k8s_client_runtime::CompactString,
 }

@@ -9,11 +9,16 @@ pub struct AppArmorProfile {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub localhost_profile: Option<::std::string::String>,
+    pub localhost_profile: Option<::k8s_client_runtime::CompactString>,
     /// type indicates which kind of AppArmor profile will be applied. Valid options are:
     ///   Localhost - a profile pre-loaded on the node.
     ///   RuntimeDefault - the container runtime's default profile.
     ///   Unconfined - no AppArmor enforcement.
+    ///
+    /// Possible enum values:
+    ///  - `"Localhost"` indicates that a profile pre-loaded on the node should be used.
+    ///  - `"RuntimeDefault"` indicates that the container runtime's default AppArmor profile should be used.
+    ///  - `"Unconfined"` indicates that no AppArmor profile should be enforced.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

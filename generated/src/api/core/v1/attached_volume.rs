@@ -5,8 +5,8 @@
 pub struct AttachedVolume {
     /// DevicePath represents the device path where the volume should be available
     #[serde(rename = "devicePath", default)]
-    pub device_path: ::std::string::String,
+    pub device_path: ::k8s_client_runtime::CompactString,
     /// Name of the attached volume
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

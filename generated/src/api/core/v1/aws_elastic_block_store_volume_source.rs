@@ -7,7 +7,7 @@
 pub struct AWSElasticBlockStoreVolumeSource {
     /// fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty).
     #[serde(rename = "partition", default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<i32>,
@@ -16,5 +16,5 @@ pub struct AWSElasticBlockStoreVolumeSource {
     pub read_only: Option<bool>,
     /// volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
     #[serde(rename = "volumeID", default)]
-    pub volume_id: ::std::string::String,
+    pub volume_id: ::k8s_client_runtime::CompactString,
 }

@@ -4,20 +4,30 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct AzureDiskVolumeSource {
     /// cachingMode is the Host Caching mode: None, Read Only, Read Write.
+    ///
+    /// Possible enum values:
+    ///  - `"None"`
+    ///  - `"ReadOnly"`
+    ///  - `"ReadWrite"`
     #[serde(rename = "cachingMode", default, skip_serializing_if = "Option::is_none")]
-    pub caching_mode: Option<::std::string::String>,
+    pub caching_mode: Option<::k8s_client_runtime::CompactString>,
     /// diskName is the Name of the data disk in the blob storage
     #[serde(rename = "diskName", default)]
-    pub disk_name: ::std::string::String,
+    pub disk_name: ::k8s_client_runtime::CompactString,
     /// diskURI is the URI of data disk in the blob storage
     #[serde(rename = "diskURI", default)]
-    pub disk_uri: ::std::string::String,
+    pub disk_uri: ::k8s_client_runtime::CompactString,
     /// fsType is Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared
+    ///
+    /// Possible enum values:
+    ///  - `"Dedicated"`
+    ///  - `"Managed"`
+    ///  - `"Shared"`
     #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<::std::string::String>,
+    pub kind: Option<::k8s_client_runtime::CompactString>,
     /// readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,

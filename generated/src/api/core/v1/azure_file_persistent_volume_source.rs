@@ -8,15 +8,15 @@ pub struct AzureFilePersistentVolumeSource {
     pub read_only: Option<bool>,
     /// secretName is the name of secret that contains Azure Storage Account Name and Key
     #[serde(rename = "secretName", default)]
-    pub secret_name: ::std::string::String,
+    pub secret_name: ::k8s_client_runtime::CompactString,
     /// secretNamespace is the namespace of the secret that contains Azure Storage Account Name and Key default is the same as the Pod
     #[serde(
         rename = "secretNamespace",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub secret_namespace: Option<::std::string::String>,
+    pub secret_namespace: Option<::k8s_client_runtime::CompactString>,
     /// shareName is the azure Share Name
     #[serde(rename = "shareName", default)]
-    pub share_name: ::std::string::String,
+    pub share_name: ::k8s_client_runtime::CompactString,
 }

@@ -8,8 +8,8 @@ pub struct AzureFileVolumeSource {
     pub read_only: Option<bool>,
     /// secretName is the  name of secret that contains Azure Storage Account Name and Key
     #[serde(rename = "secretName", default)]
-    pub secret_name: ::std::string::String,
+    pub secret_name: ::k8s_client_runtime::CompactString,
     /// shareName is the azure share Name
     #[serde(rename = "shareName", default)]
-    pub share_name: ::std::string::String,
+    pub share_name: ::k8s_client_runtime::CompactString,
 }

@@ -10,7 +10,7 @@ pub struct Capabilities {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub add: Option<::std::vec::Vec<::std::string::String>>,
+    pub add: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Removed capabilities
     #[serde(
         rename = "drop",
@@ -18,5 +18,5 @@ pub struct Capabilities {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub drop: Option<::std::vec::Vec<::std::string::String>>,
+    pub drop: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

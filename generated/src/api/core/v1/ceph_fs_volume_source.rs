@@ -9,16 +9,16 @@ pub struct CephFSVolumeSource {
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub monitors: ::std::vec::Vec<::std::string::String>,
+    pub monitors: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
     /// path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
     #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<::std::string::String>,
+    pub path: Option<::k8s_client_runtime::CompactString>,
     /// readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     #[serde(rename = "secretFile", default, skip_serializing_if = "Option::is_none")]
-    pub secret_file: Option<::std::string::String>,
+    pub secret_file: Option<::k8s_client_runtime::CompactString>,
     /// secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<
@@ -26,5 +26,5 @@ pub struct CephFSVolumeSource {
     >,
     /// user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
-    pub user: Option<::std::string::String>,
+    pub user: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,14 +5,14 @@
 pub struct ComponentCondition {
     /// Condition error code for a component. For example, a health check error code.
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<::std::string::String>,
+    pub error: Option<::k8s_client_runtime::CompactString>,
     /// Message about the condition for a component. For example, information about a health check.
     #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// Status of the condition for a component. Valid values for "Healthy": "True", "False", or "Unknown".
     #[serde(rename = "status", default)]
-    pub status: ::std::string::String,
+    pub status: ::k8s_client_runtime::CompactString,
     /// Type of condition for a component. Valid value: "Healthy"
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

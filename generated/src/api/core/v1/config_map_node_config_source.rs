@@ -5,21 +5,21 @@
 pub struct ConfigMapNodeConfigSource {
     /// KubeletConfigKey declares which key of the referenced ConfigMap corresponds to the KubeletConfiguration structure This field is required in all cases.
     #[serde(rename = "kubeletConfigKey", default)]
-    pub kubelet_config_key: ::std::string::String,
+    pub kubelet_config_key: ::k8s_client_runtime::CompactString,
     /// Name is the metadata.name of the referenced ConfigMap. This field is required in all cases.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// Namespace is the metadata.namespace of the referenced ConfigMap. This field is required in all cases.
     #[serde(rename = "namespace", default)]
-    pub namespace: ::std::string::String,
+    pub namespace: ::k8s_client_runtime::CompactString,
     /// ResourceVersion is the metadata.ResourceVersion of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.
     #[serde(
         rename = "resourceVersion",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_version: Option<::std::string::String>,
+    pub resource_version: Option<::k8s_client_runtime::CompactString>,
     /// UID is the metadata.UID of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.
     #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::std::string::String>,
+    pub uid: Option<::k8s_client_runtime::CompactString>,
 }

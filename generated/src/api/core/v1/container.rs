@@ -10,7 +10,7 @@ pub struct Container {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub args: Option<::std::vec::Vec<::std::string::String>>,
+    pub args: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Entrypoint array. Not executed within a shell. The container image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
     #[serde(
         rename = "command",
@@ -18,7 +18,7 @@ pub struct Container {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub command: Option<::std::vec::Vec<::std::string::String>>,
+    pub command: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// List of environment variables to set in the container. Cannot be updated.
     #[serde(
         rename = "env",
@@ -37,14 +37,19 @@ pub struct Container {
     pub env_from: Option<::std::vec::Vec<crate::api::core::v1::EnvFromSource>>,
     /// Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
     #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
-    pub image: Option<::std::string::String>,
+    pub image: Option<::k8s_client_runtime::CompactString>,
     /// Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
+    ///
+    /// Possible enum values:
+    ///  - `"Always"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.
+    ///  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
+    ///  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
     #[serde(
         rename = "imagePullPolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub image_pull_policy: Option<::std::string::String>,
+    pub image_pull_policy: Option<::k8s_client_runtime::CompactString>,
     /// Actions that the management system should take in response to container lifecycle events. Cannot be updated.
     #[serde(rename = "lifecycle", default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<::std::boxed::Box<crate::api::core::v1::Lifecycle>>,
@@ -53,7 +58,7 @@ pub struct Container {
     pub liveness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// List of ports to expose from the container. Not specifying a port here DOES NOT prevent that port from being exposed. Any port which is listening on the default "0.0.0.0" address inside a container will be accessible from the network. Modifying this array with strategic merge patch may corrupt the data. For more information See https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated.
     #[serde(
         rename = "ports",
@@ -80,7 +85,7 @@ pub struct Container {
     pub resources: Option<::std::boxed::Box<crate::api::core::v1::ResourceRequirements>>,
     /// RestartPolicy defines the restart behavior of individual containers in a pod. This overrides the pod-level restart policy. When this field is not specified, the restart behavior is defined by the Pod's restart policy and the container type. Additionally, setting the RestartPolicy as "Always" for the init container will have the following effect: this init container will be continually restarted on exit until all regular containers have terminated. Once all regular containers have completed, all init containers with restartPolicy "Always" will be shut down. This lifecycle differs from normal init containers and is often referred to as a "sidecar" container. Although this init container still starts in the init container sequence, it does not wait for the container to complete before proceeding to the next init container. Instead, the next init container starts immediately after this init container is started, or after any startupProbe has successfully completed.
     #[serde(rename = "restartPolicy", default, skip_serializing_if = "Option::is_none")]
-    pub restart_policy: Option<::std::string::String>,
+    pub restart_policy: Option<::k8s_client_runtime::CompactString>,
     /// Represents a list of rules to be checked to determine if the container should be restarted on exit. The rules are evaluated in order. Once a rule matches a container exit condition, the remaining rules are ignored. If no rule matches the container exit condition, the Container-level restart policy determines the whether the container is restarted or not. Constraints on the rules: - At most 20 rules are allowed. - Rules can have the same action. - Identical rules are not forbidden in validations. When rules are specified, container MUST set RestartPolicy explicitly even it if matches the Pod's RestartPolicy.
     #[serde(
         rename = "restartPolicyRules",
@@ -115,14 +120,18 @@ pub struct Container {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub termination_message_path: Option<::std::string::String>,
+    pub termination_message_path: Option<::k8s_client_runtime::CompactString>,
     /// Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
+    ///
+    /// Possible enum values:
+    ///  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
+    ///  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
     #[serde(
         rename = "terminationMessagePolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub termination_message_policy: Option<::std::string::String>,
+    pub termination_message_policy: Option<::k8s_client_runtime::CompactString>,
     /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
     #[serde(rename = "tty", default, skip_serializing_if = "Option::is_none")]
     pub tty: Option<bool>,
@@ -144,5 +153,5 @@ pub struct Container {
     pub volume_mounts: Option<::std::vec::Vec<crate::api::core::v1::VolumeMount>>,
     /// Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
     #[serde(rename = "workingDir", default, skip_serializing_if = "Option::is_none")]
-    pub working_dir: Option<::std::string::String>,
+    pub working_dir: Option<::k8s_client_runtime::CompactString>,
 }

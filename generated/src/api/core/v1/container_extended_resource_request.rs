@@ -5,11 +5,11 @@
 pub struct ContainerExtendedResourceRequest {
     /// The name of the container requesting resources.
     #[serde(rename = "containerName", default)]
-    pub container_name: ::std::string::String,
+    pub container_name: ::k8s_client_runtime::CompactString,
     /// The name of the request in the special ResourceClaim which corresponds to the extended resource.
     #[serde(rename = "requestName", default)]
-    pub request_name: ::std::string::String,
+    pub request_name: ::k8s_client_runtime::CompactString,
     /// The name of the extended resource in that container which gets backed by DRA.
     #[serde(rename = "resourceName", default)]
-    pub resource_name: ::std::string::String,
+    pub resource_name: ::k8s_client_runtime::CompactString,
 }

@@ -10,7 +10,7 @@ pub struct ContainerImage {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub names: Option<::std::vec::Vec<::std::string::String>>,
+    pub names: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// The size of the image in bytes.
     #[serde(rename = "sizeBytes", default, skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<i64>,

@@ -8,14 +8,19 @@ pub struct ContainerPort {
     pub container_port: i32,
     /// What host IP to bind the external port to.
     #[serde(rename = "hostIP", default, skip_serializing_if = "Option::is_none")]
-    pub host_ip: Option<::std::string::String>,
+    pub host_ip: Option<::k8s_client_runtime::CompactString>,
     /// Number of port to expose on the host. If specified, this must be a valid port number, 0 < x < 65536. If HostNetwork is specified, this must match ContainerPort. Most containers do not need this.
     #[serde(rename = "hostPort", default, skip_serializing_if = "Option::is_none")]
     pub host_port: Option<i32>,
     /// If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services.
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<::std::string::String>,
+    pub name: Option<::k8s_client_runtime::CompactString>,
     /// Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<::std::string::String>,
+    pub protocol: Option<::k8s_client_runtime::CompactString>,
 }

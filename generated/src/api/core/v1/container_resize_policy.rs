@@ -5,8 +5,8 @@
 pub struct ContainerResizePolicy {
     /// Name of the resource to which this resource resize policy applies. Supported values: cpu, memory.
     #[serde(rename = "resourceName", default)]
-    pub resource_name: ::std::string::String,
+    pub resource_name: ::k8s_client_runtime::CompactString,
     /// Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired.
     #[serde(rename = "restartPolicy", default)]
-    pub restart_policy: ::std::string::String,
+    pub restart_policy: ::k8s_client_runtime::CompactString,
 }

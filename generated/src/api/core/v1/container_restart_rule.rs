@@ -5,7 +5,7 @@
 pub struct ContainerRestartRule {
     /// Specifies the action taken on a container exit if the requirements are satisfied. The only possible value is "Restart" to restart the container.
     #[serde(rename = "action", default)]
-    pub action: ::std::string::String,
+    pub action: ::k8s_client_runtime::CompactString,
     /// Represents the exit codes to check on container exits.
     #[serde(rename = "exitCodes", default, skip_serializing_if = "Option::is_none")]
     pub exit_codes: Option<

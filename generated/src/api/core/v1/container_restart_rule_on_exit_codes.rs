@@ -8,7 +8,7 @@ pub struct ContainerRestartRuleOnExitCodes {
     /// - NotIn: the requirement is satisfied if the container exit code is
     ///   not in the set of specified values.
     #[serde(rename = "operator", default)]
-    pub operator: ::std::string::String,
+    pub operator: ::k8s_client_runtime::CompactString,
     /// Specifies the set of values to check for container exit codes. At most 255 elements are allowed.
     #[serde(
         rename = "values",

@@ -5,7 +5,7 @@
 pub struct ContainerStateTerminated {
     /// Container's ID in the format '<type>://<container_id>'
     #[serde(rename = "containerID", default, skip_serializing_if = "Option::is_none")]
-    pub container_id: Option<::std::string::String>,
+    pub container_id: Option<::k8s_client_runtime::CompactString>,
     /// Exit status from the last termination of the container
     #[serde(rename = "exitCode", default)]
     pub exit_code: i32,
@@ -14,10 +14,10 @@ pub struct ContainerStateTerminated {
     pub finished_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Message regarding the last termination of the container
     #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// (brief) reason from the last termination of the container
     #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
     /// Signal from the last termination of the container
     #[serde(rename = "signal", default, skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,

@@ -27,19 +27,19 @@ pub struct ContainerStatus {
     >,
     /// ContainerID is the ID of the container in the format '<type>://<container_id>'. Where type is a container runtime identifier, returned from Version call of CRI API (for example "containerd").
     #[serde(rename = "containerID", default, skip_serializing_if = "Option::is_none")]
-    pub container_id: Option<::std::string::String>,
+    pub container_id: Option<::k8s_client_runtime::CompactString>,
     /// Image is the name of container image that the container is running. The container image may not match the image used in the PodSpec, as it may have been resolved by the runtime. More info: https://kubernetes.io/docs/concepts/containers/images.
     #[serde(rename = "image", default)]
-    pub image: ::std::string::String,
+    pub image: ::k8s_client_runtime::CompactString,
     /// ImageID is the image ID of the container's image. The image ID may not match the image ID of the image used in the PodSpec, as it may have been resolved by the runtime.
     #[serde(rename = "imageID", default)]
-    pub image_id: ::std::string::String,
+    pub image_id: ::k8s_client_runtime::CompactString,
     /// LastTerminationState holds the last termination state of the container to help debug container crashes and restarts. This field is not populated if the container is still running and RestartCount is 0.
     #[serde(rename = "lastState", default, skip_serializing_if = "Option::is_none")]
     pub last_state: Option<::std::boxed::Box<crate::api::core::v1::ContainerState>>,
     /// Name is a DNS_LABEL representing the unique name of the container. Each container in a pod must have a unique name across all container types. Cannot be updated.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// Ready specifies whether the container is currently passing its readiness check. The value will change as readiness probes keep executing. If no readiness probes are specified, this field defaults to true once the container is fully started (see Started field).
     ///
     /// The value is typically used to determine whether a container is ready to accept traffic.
@@ -58,8 +58,75 @@ pub struct ContainerStatus {
     #[serde(rename = "state", default, skip_serializing_if = "Option::is_none")]
     pub state: Option<::std::boxed::Box<crate::api::core::v1::ContainerState>>,
     /// StopSignal reports the effective stop signal for this container
+    ///
+    /// Possible enum values:
+    ///  - `"SIGABRT"`
+    ///  - `"SIGALRM"`
+    ///  - `"SIGBUS"`
+    ///  - `"SIGCHLD"`
+    ///  - `"SIGCLD"`
+    ///  - `"SIGCONT"`
+    ///  - `"SIGFPE"`
+    ///  - `"SIGHUP"`
+    ///  - `"SIGILL"`
+    ///  - `"SIGINT"`
+    ///  - `"SIGIO"`
+    ///  - `"SIGIOT"`
+    ///  - `"SIGKILL"`
+    ///  - `"SIGPIPE"`
+    ///  - `"SIGPOLL"`
+    ///  - `"SIGPROF"`
+    ///  - `"SIGPWR"`
+    ///  - `"SIGQUIT"`
+    ///  - `"SIGRTMAX"`
+    ///  - `"SIGRTMAX-1"`
+    ///  - `"SIGRTMAX-10"`
+    ///  - `"SIGRTMAX-11"`
+    ///  - `"SIGRTMAX-12"`
+    ///  - `"SIGRTMAX-13"`
+    ///  - `"SIGRTMAX-14"`
+    ///  - `"SIGRTMAX-2"`
+    ///  - `"SIGRTMAX-3"`
+    ///  - `"SIGRTMAX-4"`
+    ///  - `"SIGRTMAX-5"`
+    ///  - `"SIGRTMAX-6"`
+    ///  - `"SIGRTMAX-7"`
+    ///  - `"SIGRTMAX-8"`
+    ///  - `"SIGRTMAX-9"`
+    ///  - `"SIGRTMIN"`
+    ///  - `"SIGRTMIN+1"`
+    ///  - `"SIGRTMIN+10"`
+    ///  - `"SIGRTMIN+11"`
+    ///  - `"SIGRTMIN+12"`
+    ///  - `"SIGRTMIN+13"`
+    ///  - `"SIGRTMIN+14"`
+    ///  - `"SIGRTMIN+15"`
+    ///  - `"SIGRTMIN+2"`
+    ///  - `"SIGRTMIN+3"`
+    ///  - `"SIGRTMIN+4"`
+    ///  - `"SIGRTMIN+5"`
+    ///  - `"SIGRTMIN+6"`
+    ///  - `"SIGRTMIN+7"`
+    ///  - `"SIGRTMIN+8"`
+    ///  - `"SIGRTMIN+9"`
+    ///  - `"SIGSEGV"`
+    ///  - `"SIGSTKFLT"`
+    ///  - `"SIGSTOP"`
+    ///  - `"SIGSYS"`
+    ///  - `"SIGTERM"`
+    ///  - `"SIGTRAP"`
+    ///  - `"SIGTSTP"`
+    ///  - `"SIGTTIN"`
+    ///  - `"SIGTTOU"`
+    ///  - `"SIGURG"`
+    ///  - `"SIGUSR1"`
+    ///  - `"SIGUSR2"`
+    ///  - `"SIGVTALRM"`
+    ///  - `"SIGWINCH"`
+    ///  - `"SIGXCPU"`
+    ///  - `"SIGXFSZ"`
     #[serde(rename = "stopSignal", default, skip_serializing_if = "Option::is_none")]
-    pub stop_signal: Option<::std::string::String>,
+    pub stop_signal: Option<::k8s_client_runtime::CompactString>,
     /// User represents user identity information initially attached to the first process of the container
     #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
     pub user: Option<::std::boxed::Box<crate::api::core::v1::ContainerUser>>,

@@ -23,10 +23,10 @@ pub struct CSIPersistentVolumeSource {
     >,
     /// driver is the name of the driver to use for this volume. Required.
     #[serde(rename = "driver", default)]
-    pub driver: ::std::string::String,
+    pub driver: ::k8s_client_runtime::CompactString,
     /// fsType to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs".
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// nodeExpandSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodeExpandVolume call. This field is optional, may be omitted if no secret is required. If the secret object contains more than one secret, all secrets are passed.
     #[serde(
         rename = "nodeExpandSecretRef",
@@ -68,5 +68,5 @@ pub struct CSIPersistentVolumeSource {
     >,
     /// volumeHandle is the unique volume name returned by the CSI volume plugin’s CreateVolume to refer to the volume on all subsequent calls. Required.
     #[serde(rename = "volumeHandle", default)]
-    pub volume_handle: ::std::string::String,
+    pub volume_handle: ::k8s_client_runtime::CompactString,
 }

@@ -5,13 +5,13 @@
 pub struct EndpointAddress {
     /// The Hostname of this endpoint
     #[serde(rename = "hostname", default, skip_serializing_if = "Option::is_none")]
-    pub hostname: Option<::std::string::String>,
+    pub hostname: Option<::k8s_client_runtime::CompactString>,
     /// The IP of this endpoint. May not be loopback (127.0.0.0/8 or ::1), link-local (169.254.0.0/16 or fe80::/10), or link-local multicast (224.0.0.0/24 or ff02::/16).
     #[serde(rename = "ip", default)]
-    pub ip: ::std::string::String,
+    pub ip: ::k8s_client_runtime::CompactString,
     /// Optional: Node hosting this endpoint. This can be used to determine endpoints local to a node.
     #[serde(rename = "nodeName", default, skip_serializing_if = "Option::is_none")]
-    pub node_name: Option<::std::string::String>,
+    pub node_name: Option<::k8s_client_runtime::CompactString>,
     /// Reference to object providing the endpoint.
     #[serde(rename = "targetRef", default, skip_serializing_if = "Option::is_none")]
     pub target_ref: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,

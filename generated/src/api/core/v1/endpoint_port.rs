@@ -14,14 +14,19 @@ pub struct EndpointPort {
     ///
     /// * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
     #[serde(rename = "appProtocol", default, skip_serializing_if = "Option::is_none")]
-    pub app_protocol: Option<::std::string::String>,
+    pub app_protocol: Option<::k8s_client_runtime::CompactString>,
     /// The name of this port.  This must match the 'name' field in the corresponding ServicePort. Must be a DNS_LABEL. Optional only if one port is defined.
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<::std::string::String>,
+    pub name: Option<::k8s_client_runtime::CompactString>,
     /// The port number of the endpoint.
     #[serde(rename = "port", default)]
     pub port: i32,
     /// The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<::std::string::String>,
+    pub protocol: Option<::k8s_client_runtime::CompactString>,
 }

@@ -10,7 +10,7 @@ pub struct EnvFromSource {
     >,
     /// Optional text to prepend to the name of each environment variable. May consist of any printable ASCII characters except '='.
     #[serde(rename = "prefix", default, skip_serializing_if = "Option::is_none")]
-    pub prefix: Option<::std::string::String>,
+    pub prefix: Option<::k8s_client_runtime::CompactString>,
     /// The Secret to select from
     #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<::std::boxed::Box<crate::api::core::v1::SecretEnvSource>>,

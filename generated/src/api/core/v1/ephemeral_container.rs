@@ -12,7 +12,7 @@ pub struct EphemeralContainer {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub args: Option<::std::vec::Vec<::std::string::String>>,
+    pub args: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
     #[serde(
         rename = "command",
@@ -20,7 +20,7 @@ pub struct EphemeralContainer {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub command: Option<::std::vec::Vec<::std::string::String>>,
+    pub command: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// List of environment variables to set in the container. Cannot be updated.
     #[serde(
         rename = "env",
@@ -39,14 +39,19 @@ pub struct EphemeralContainer {
     pub env_from: Option<::std::vec::Vec<crate::api::core::v1::EnvFromSource>>,
     /// Container image name. More info: https://kubernetes.io/docs/concepts/containers/images
     #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
-    pub image: Option<::std::string::String>,
+    pub image: Option<::k8s_client_runtime::CompactString>,
     /// Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
+    ///
+    /// Possible enum values:
+    ///  - `"Always"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.
+    ///  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
+    ///  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
     #[serde(
         rename = "imagePullPolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub image_pull_policy: Option<::std::string::String>,
+    pub image_pull_policy: Option<::k8s_client_runtime::CompactString>,
     /// Lifecycle is not allowed for ephemeral containers.
     #[serde(rename = "lifecycle", default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<::std::boxed::Box<crate::api::core::v1::Lifecycle>>,
@@ -55,7 +60,7 @@ pub struct EphemeralContainer {
     pub liveness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// Ports are not allowed for ephemeral containers.
     #[serde(
         rename = "ports",
@@ -82,7 +87,7 @@ pub struct EphemeralContainer {
     pub resources: Option<::std::boxed::Box<crate::api::core::v1::ResourceRequirements>>,
     /// Restart policy for the container to manage the restart behavior of each container within a pod. You cannot set this field on ephemeral containers.
     #[serde(rename = "restartPolicy", default, skip_serializing_if = "Option::is_none")]
-    pub restart_policy: Option<::std::string::String>,
+    pub restart_policy: Option<::k8s_client_runtime::CompactString>,
     /// Represents a list of rules to be checked to determine if the container should be restarted on exit. You cannot set this field on ephemeral containers.
     #[serde(
         rename = "restartPolicyRules",
@@ -119,21 +124,25 @@ pub struct EphemeralContainer {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub target_container_name: Option<::std::string::String>,
+    pub target_container_name: Option<::k8s_client_runtime::CompactString>,
     /// Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
     #[serde(
         rename = "terminationMessagePath",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub termination_message_path: Option<::std::string::String>,
+    pub termination_message_path: Option<::k8s_client_runtime::CompactString>,
     /// Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
+    ///
+    /// Possible enum values:
+    ///  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
+    ///  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
     #[serde(
         rename = "terminationMessagePolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub termination_message_policy: Option<::std::string::String>,
+    pub termination_message_policy: Option<::k8s_client_runtime::CompactString>,
     /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
     #[serde(rename = "tty", default, skip_serializing_if = "Option::is_none")]
     pub tty: Option<bool>,
@@ -155,5 +164,5 @@ pub struct EphemeralContainer {
     pub volume_mounts: Option<::std::vec::Vec<crate::api::core::v1::VolumeMount>>,
     /// Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
     #[serde(rename = "workingDir", default, skip_serializing_if = "Option::is_none")]
-    pub working_dir: Option<::std::string::String>,
+    pub working_dir: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,7 +5,7 @@
 pub struct Event {
     /// What action was taken/failed regarding to the Regarding object.
     #[serde(rename = "action", default)]
-    pub action: Option<::std::string::String>,
+    pub action: Option<::k8s_client_runtime::CompactString>,
     /// The number of times this event has occurred.
     #[serde(rename = "count", default)]
     pub count: Option<i32>,
@@ -23,22 +23,22 @@ pub struct Event {
     pub last_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// A human-readable description of the status of this operation.
     #[serde(rename = "message", default)]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// This should be a short, machine understandable string that gives the reason for the transition into the object's current status.
     #[serde(rename = "reason", default)]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
     /// Optional secondary object for more complex actions.
     #[serde(rename = "related", default)]
     pub related: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.
     #[serde(rename = "reportingComponent", default)]
-    pub reporting_component: Option<::std::string::String>,
+    pub reporting_component: Option<::k8s_client_runtime::CompactString>,
     /// ID of the controller instance, e.g. `kubelet-xyzf`.
     #[serde(rename = "reportingInstance", default)]
-    pub reporting_instance: Option<::std::string::String>,
+    pub reporting_instance: Option<::k8s_client_runtime::CompactString>,
     /// Data about the Event series this event represents or nil if it's a singleton Event.
     #[serde(rename = "series", default)]
     pub series: Option<::std::boxed::Box<crate::api::core::v1::EventSeries>>,
@@ -47,7 +47,7 @@ pub struct Event {
     pub source: Option<::std::boxed::Box<crate::api::core::v1::EventSource>>,
     /// Type of this event (Normal, Warning), new types could be added in the future
     #[serde(rename = "type", default)]
-    pub type_: Option<::std::string::String>,
+    pub type_: Option<::k8s_client_runtime::CompactString>,
 }
 impl Event {
     fn serialize_fields<S: ::serde::Serializer>(

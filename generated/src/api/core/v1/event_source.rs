@@ -5,8 +5,8 @@
 pub struct EventSource {
     /// Component from which the event is generated.
     #[serde(rename = "component", default, skip_serializing_if = "Option::is_none")]
-    pub component: Option<::std::string::String>,
+    pub component: Option<::k8s_client_runtime::CompactString>,
     /// Node name on which the event is generated.
     #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
-    pub host: Option<::std::string::String>,
+    pub host: Option<::k8s_client_runtime::CompactString>,
 }

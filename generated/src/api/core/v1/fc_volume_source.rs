@@ -5,7 +5,7 @@
 pub struct FCVolumeSource {
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// lun is Optional: FC target lun number
     #[serde(rename = "lun", default, skip_serializing_if = "Option::is_none")]
     pub lun: Option<i32>,
@@ -19,7 +19,7 @@ pub struct FCVolumeSource {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub target_wwns: Option<::std::vec::Vec<::std::string::String>>,
+    pub target_wwns: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously.
     #[serde(
         rename = "wwids",
@@ -27,5 +27,5 @@ pub struct FCVolumeSource {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub wwids: Option<::std::vec::Vec<::std::string::String>>,
+    pub wwids: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

@@ -5,7 +5,7 @@
 pub struct FileKeySelector {
     /// The key within the env file. An invalid key will prevent the pod from starting. The keys defined within a source may consist of any printable ASCII characters except '='. During Alpha stage of the EnvFiles feature gate, the key size is limited to 128 characters.
     #[serde(rename = "key", default)]
-    pub key: ::std::string::String,
+    pub key: ::k8s_client_runtime::CompactString,
     /// Specify whether the file or its key must be defined. If the file or key does not exist, then the env var is not published. If optional is set to true and the specified key does not exist, the environment variable will not be set in the Pod's containers.
     ///
     /// If optional is set to false and the specified key does not exist, an error will be returned during Pod creation.
@@ -13,8 +13,8 @@ pub struct FileKeySelector {
     pub optional: Option<bool>,
     /// The path within the volume from which to select the file. Must be relative and may not contain the '..' path or start with '..'.
     #[serde(rename = "path", default)]
-    pub path: ::std::string::String,
+    pub path: ::k8s_client_runtime::CompactString,
     /// The name of the volume mount containing the env file.
     #[serde(rename = "volumeName", default)]
-    pub volume_name: ::std::string::String,
+    pub volume_name: ::k8s_client_runtime::CompactString,
 }

@@ -5,10 +5,10 @@
 pub struct FlexVolumeSource {
     /// driver is the name of the driver to use for this volume.
     #[serde(rename = "driver", default)]
-    pub driver: ::std::string::String,
+    pub driver: ::k8s_client_runtime::CompactString,
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem depends on FlexVolume script.
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// options is Optional: this field holds extra command options if any.
     #[serde(rename = "options", default, skip_serializing_if = "Option::is_none")]
     pub options: Option<

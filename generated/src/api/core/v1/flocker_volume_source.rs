@@ -5,8 +5,8 @@
 pub struct FlockerVolumeSource {
     /// datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker should be considered as deprecated
     #[serde(rename = "datasetName", default, skip_serializing_if = "Option::is_none")]
-    pub dataset_name: Option<::std::string::String>,
+    pub dataset_name: Option<::k8s_client_runtime::CompactString>,
     /// datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset
     #[serde(rename = "datasetUUID", default, skip_serializing_if = "Option::is_none")]
-    pub dataset_uuid: Option<::std::string::String>,
+    pub dataset_uuid: Option<::k8s_client_runtime::CompactString>,
 }

@@ -7,11 +7,11 @@
 pub struct GitRepoVolumeSource {
     /// directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name.
     #[serde(rename = "directory", default, skip_serializing_if = "Option::is_none")]
-    pub directory: Option<::std::string::String>,
+    pub directory: Option<::k8s_client_runtime::CompactString>,
     /// repository is the URL
     #[serde(rename = "repository", default)]
-    pub repository: ::std::string::String,
+    pub repository: ::k8s_client_runtime::CompactString,
     /// revision is the commit hash for the specified revision.
     #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
-    pub revision: Option<::std::string::String>,
+    pub revision: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,17 +5,17 @@
 pub struct GlusterfsPersistentVolumeSource {
     /// endpoints is the endpoint name that details Glusterfs topology. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
     #[serde(rename = "endpoints", default)]
-    pub endpoints: ::std::string::String,
+    pub endpoints: ::k8s_client_runtime::CompactString,
     /// endpointsNamespace is the namespace that contains Glusterfs endpoint. If this field is empty, the EndpointNamespace defaults to the same namespace as the bound PVC. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
     #[serde(
         rename = "endpointsNamespace",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub endpoints_namespace: Option<::std::string::String>,
+    pub endpoints_namespace: Option<::k8s_client_runtime::CompactString>,
     /// path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
     #[serde(rename = "path", default)]
-    pub path: ::std::string::String,
+    pub path: ::k8s_client_runtime::CompactString,
     /// readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,

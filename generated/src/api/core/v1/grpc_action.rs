@@ -10,5 +10,5 @@ pub struct GRPCAction {
     ///
     /// If this is not specified, the default behavior is defined by gRPC.
     #[serde(rename = "service", default, skip_serializing_if = "Option::is_none")]
-    pub service: Option<::std::string::String>,
+    pub service: Option<::k8s_client_runtime::CompactString>,
 }

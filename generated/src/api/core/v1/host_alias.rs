@@ -10,8 +10,8 @@ pub struct HostAlias {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub hostnames: Option<::std::vec::Vec<::std::string::String>>,
+    pub hostnames: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// IP address of the host file entry.
     #[serde(rename = "ip", default)]
-    pub ip: ::std::string::String,
+    pub ip: ::k8s_client_runtime::CompactString,
 }

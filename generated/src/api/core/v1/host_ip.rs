@@ -5,5 +5,5 @@
 pub struct HostIP {
     /// IP is the IP address assigned to the host
     #[serde(rename = "ip", default)]
-    pub ip: ::std::string::String,
+    pub ip: ::k8s_client_runtime::CompactString,
 }

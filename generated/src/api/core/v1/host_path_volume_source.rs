@@ -5,8 +5,18 @@
 pub struct HostPathVolumeSource {
     /// path of the directory on the host. If the path is a symlink, it will follow the link to the real path. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
     #[serde(rename = "path", default)]
-    pub path: ::std::string::String,
+    pub path: ::k8s_client_runtime::CompactString,
     /// type for HostPath Volume Defaults to "" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
+    ///
+    /// Possible enum values:
+    ///  - `""` For backwards compatible, leave it empty if unset
+    ///  - `"BlockDevice"` A block device must exist at the given path
+    ///  - `"CharDevice"` A character device must exist at the given path
+    ///  - `"Directory"` A directory must exist at the given path
+    ///  - `"DirectoryOrCreate"` If nothing exists at the given path, an empty directory will be created there as needed with file mode 0755, having the same group and ownership with Kubelet.
+    ///  - `"File"` A file must exist at the given path
+    ///  - `"FileOrCreate"` If nothing exists at the given path, an empty file will be created there as needed with file mode 0644, having the same group and ownership with Kubelet.
+    ///  - `"Socket"` A UNIX socket must exist at the given path
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::std::string::String>,
+    pub type_: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,7 +5,7 @@
 pub struct HTTPGetAction {
     /// Host name to connect to, defaults to the pod IP. You probably want to set "Host" in httpHeaders instead.
     #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
-    pub host: Option<::std::string::String>,
+    pub host: Option<::k8s_client_runtime::CompactString>,
     /// Custom headers to set in the request. HTTP allows repeated headers.
     #[serde(
         rename = "httpHeaders",
@@ -16,11 +16,15 @@ pub struct HTTPGetAction {
     pub http_headers: Option<::std::vec::Vec<crate::api::core::v1::HTTPHeader>>,
     /// Path to access on the HTTP server.
     #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<::std::string::String>,
+    pub path: Option<::k8s_client_runtime::CompactString>,
     /// Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
     #[serde(rename = "port", default)]
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
     /// Scheme to use for connecting to the host. Defaults to HTTP.
+    ///
+    /// Possible enum values:
+    ///  - `"HTTP"` means that the scheme used will be http://
+    ///  - `"HTTPS"` means that the scheme used will be https://
     #[serde(rename = "scheme", default, skip_serializing_if = "Option::is_none")]
-    pub scheme: Option<::std::string::String>,
+    pub scheme: Option<::k8s_client_runtime::CompactString>,
 }

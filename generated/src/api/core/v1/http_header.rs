@@ -5,8 +5,8 @@
 pub struct HTTPHeader {
     /// The header field name. This will be canonicalized upon output, so case-variant names will be understood as the same header.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// The header field value
     #[serde(rename = "value", default)]
-    pub value: ::std::string::String,
+    pub value: ::k8s_client_runtime::CompactString,
 }

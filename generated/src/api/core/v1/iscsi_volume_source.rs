@@ -19,16 +19,16 @@ pub struct ISCSIVolumeSource {
     pub chap_auth_session: Option<bool>,
     /// fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection.
     #[serde(rename = "initiatorName", default, skip_serializing_if = "Option::is_none")]
-    pub initiator_name: Option<::std::string::String>,
+    pub initiator_name: Option<::k8s_client_runtime::CompactString>,
     /// iqn is the target iSCSI Qualified Name.
     #[serde(rename = "iqn", default)]
-    pub iqn: ::std::string::String,
+    pub iqn: ::k8s_client_runtime::CompactString,
     /// iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp).
     #[serde(rename = "iscsiInterface", default, skip_serializing_if = "Option::is_none")]
-    pub iscsi_interface: Option<::std::string::String>,
+    pub iscsi_interface: Option<::k8s_client_runtime::CompactString>,
     /// lun represents iSCSI Target Lun number.
     #[serde(rename = "lun", default)]
     pub lun: i32,
@@ -39,7 +39,7 @@ pub struct ISCSIVolumeSource {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub portals: Option<::std::vec::Vec<::std::string::String>>,
+    pub portals: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false.
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -50,5 +50,5 @@ pub struct ISCSIVolumeSource {
     >,
     /// targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
     #[serde(rename = "targetPortal", default)]
-    pub target_portal: ::std::string::String,
+    pub target_portal: ::k8s_client_runtime::CompactString,
 }

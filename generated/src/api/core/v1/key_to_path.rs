@@ -5,11 +5,11 @@
 pub struct KeyToPath {
     /// key is the key to project.
     #[serde(rename = "key", default)]
-    pub key: ::std::string::String,
+    pub key: ::k8s_client_runtime::CompactString,
     /// mode is Optional: mode bits used to set permissions on this file. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
     #[serde(rename = "mode", default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<i32>,
     /// path is the relative path of the file to map the key to. May not be an absolute path. May not contain the path element '..'. May not start with the string '..'.
     #[serde(rename = "path", default)]
-    pub path: ::std::string::String,
+    pub path: ::k8s_client_runtime::CompactString,
 }

@@ -10,6 +10,73 @@ pub struct Lifecycle {
     #[serde(rename = "preStop", default, skip_serializing_if = "Option::is_none")]
     pub pre_stop: Option<::std::boxed::Box<crate::api::core::v1::LifecycleHandler>>,
     /// StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name
+    ///
+    /// Possible enum values:
+    ///  - `"SIGABRT"`
+    ///  - `"SIGALRM"`
+    ///  - `"SIGBUS"`
+    ///  - `"SIGCHLD"`
+    ///  - `"SIGCLD"`
+    ///  - `"SIGCONT"`
+    ///  - `"SIGFPE"`
+    ///  - `"SIGHUP"`
+    ///  - `"SIGILL"`
+    ///  - `"SIGINT"`
+    ///  - `"SIGIO"`
+    ///  - `"SIGIOT"`
+    ///  - `"SIGKILL"`
+    ///  - `"SIGPIPE"`
+    ///  - `"SIGPOLL"`
+    ///  - `"SIGPROF"`
+    ///  - `"SIGPWR"`
+    ///  - `"SIGQUIT"`
+    ///  - `"SIGRTMAX"`
+    ///  - `"SIGRTMAX-1"`
+    ///  - `"SIGRTMAX-10"`
+    ///  - `"SIGRTMAX-11"`
+    ///  - `"SIGRTMAX-12"`
+    ///  - `"SIGRTMAX-13"`
+    ///  - `"SIGRTMAX-14"`
+    ///  - `"SIGRTMAX-2"`
+    ///  - `"SIGRTMAX-3"`
+    ///  - `"SIGRTMAX-4"`
+    ///  - `"SIGRTMAX-5"`
+    ///  - `"SIGRTMAX-6"`
+    ///  - `"SIGRTMAX-7"`
+    ///  - `"SIGRTMAX-8"`
+    ///  - `"SIGRTMAX-9"`
+    ///  - `"SIGRTMIN"`
+    ///  - `"SIGRTMIN+1"`
+    ///  - `"SIGRTMIN+10"`
+    ///  - `"SIGRTMIN+11"`
+    ///  - `"SIGRTMIN+12"`
+    ///  - `"SIGRTMIN+13"`
+    ///  - `"SIGRTMIN+14"`
+    ///  - `"SIGRTMIN+15"`
+    ///  - `"SIGRTMIN+2"`
+    ///  - `"SIGRTMIN+3"`
+    ///  - `"SIGRTMIN+4"`
+    ///  - `"SIGRTMIN+5"`
+    ///  - `"SIGRTMIN+6"`
+    ///  - `"SIGRTMIN+7"`
+    ///  - `"SIGRTMIN+8"`
+    ///  - `"SIGRTMIN+9"`
+    ///  - `"SIGSEGV"`
+    ///  - `"SIGSTKFLT"`
+    ///  - `"SIGSTOP"`
+    ///  - `"SIGSYS"`
+    ///  - `"SIGTERM"`
+    ///  - `"SIGTRAP"`
+    ///  - `"SIGTSTP"`
+    ///  - `"SIGTTIN"`
+    ///  - `"SIGTTOU"`
+    ///  - `"SIGURG"`
+    ///  - `"SIGUSR1"`
+    ///  - `"SIGUSR2"`
+    ///  - `"SIGVTALRM"`
+    ///  - `"SIGWINCH"`
+    ///  - `"SIGXCPU"`
+    ///  - `"SIGXFSZ"`
     #[serde(rename = "stopSignal", default, skip_serializing_if = "Option::is_none")]
-    pub stop_signal: Option<::std::string::String>,
+    pub stop_signal: Option<::k8s_client_runtime::CompactString>,
 }

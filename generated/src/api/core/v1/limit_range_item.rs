@@ -49,5 +49,5 @@ pub struct LimitRangeItem {
     >,
     /// Type of resource that this limit applies to.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

@@ -5,13 +5,13 @@
 pub struct LoadBalancerIngress {
     /// Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)
     #[serde(rename = "hostname", default, skip_serializing_if = "Option::is_none")]
-    pub hostname: Option<::std::string::String>,
+    pub hostname: Option<::k8s_client_runtime::CompactString>,
     /// IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)
     #[serde(rename = "ip", default, skip_serializing_if = "Option::is_none")]
-    pub ip: Option<::std::string::String>,
+    pub ip: Option<::k8s_client_runtime::CompactString>,
     /// IPMode specifies how the load-balancer IP behaves, and may only be specified when the ip field is specified. Setting this to "VIP" indicates that traffic is delivered to the node with the destination set to the load-balancer's IP and port. Setting this to "Proxy" indicates that traffic is delivered to the node or pod with the destination set to the node's IP and node port or the pod's IP and port. Service implementations may use this information to adjust traffic routing.
     #[serde(rename = "ipMode", default, skip_serializing_if = "Option::is_none")]
-    pub ip_mode: Option<::std::string::String>,
+    pub ip_mode: Option<::k8s_client_runtime::CompactString>,
     /// Ports is a list of records of service ports If used, every port defined in the service should have an entry in it
     #[serde(
         rename = "ports",

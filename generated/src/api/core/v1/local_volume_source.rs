@@ -5,8 +5,8 @@
 pub struct LocalVolumeSource {
     /// fsType is the filesystem type to mount. It applies only when the Path is a block device. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default value is to auto-select a filesystem if unspecified.
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// path of the full path to the volume on the node. It can be either a directory or block device (disk, partition, ...).
     #[serde(rename = "path", default)]
-    pub path: ::std::string::String,
+    pub path: ::k8s_client_runtime::CompactString,
 }

@@ -13,13 +13,18 @@ pub struct ModifyVolumeStatus {
     ///   Infeasible indicates that the request has been rejected as invalid by the CSI driver. To
     /// 	  resolve the error, a valid VolumeAttributesClass needs to be specified.
     /// Note: New statuses can be added in the future. Consumers should check for unknown statuses and fail appropriately.
+    ///
+    /// Possible enum values:
+    ///  - `"InProgress"` InProgress indicates that the volume is being modified
+    ///  - `"Infeasible"` Infeasible indicates that the request has been rejected as invalid by the CSI driver. To resolve the error, a valid VolumeAttributesClass needs to be specified
+    ///  - `"Pending"` Pending indicates that the PersistentVolumeClaim cannot be modified due to unmet requirements, such as the specified VolumeAttributesClass not existing
     #[serde(rename = "status", default)]
-    pub status: ::std::string::String,
+    pub status: ::k8s_client_runtime::CompactString,
     /// targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled
     #[serde(
         rename = "targetVolumeAttributesClassName",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub target_volume_attributes_class_name: Option<::std::string::String>,
+    pub target_volume_attributes_class_name: Option<::k8s_client_runtime::CompactString>,
 }

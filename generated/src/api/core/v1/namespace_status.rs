@@ -12,6 +12,10 @@ pub struct NamespaceStatus {
     )]
     pub conditions: Option<::std::vec::Vec<crate::api::core::v1::NamespaceCondition>>,
     /// Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
+    ///
+    /// Possible enum values:
+    ///  - `"Active"` means the namespace is available for use in the system
+    ///  - `"Terminating"` means the namespace is undergoing graceful termination
     #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
-    pub phase: Option<::std::string::String>,
+    pub phase: Option<::k8s_client_runtime::CompactString>,
 }

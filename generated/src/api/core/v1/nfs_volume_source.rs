@@ -5,11 +5,11 @@
 pub struct NFSVolumeSource {
     /// path that is exported by the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "path", default)]
-    pub path: ::std::string::String,
+    pub path: ::k8s_client_runtime::CompactString,
     /// readOnly here will force the NFS export to be mounted with read-only permissions. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// server is the hostname or IP address of the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "server", default)]
-    pub server: ::std::string::String,
+    pub server: ::k8s_client_runtime::CompactString,
 }

@@ -5,8 +5,8 @@
 pub struct NodeAddress {
     /// The node address.
     #[serde(rename = "address", default)]
-    pub address: ::std::string::String,
+    pub address: ::k8s_client_runtime::CompactString,
     /// Node address type, one of Hostname, ExternalIP or InternalIP.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

@@ -10,5 +10,5 @@ pub struct NodeRuntimeHandler {
     >,
     /// Runtime handler name. Empty for the default runtime handler.
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<::std::string::String>,
+    pub name: Option<::k8s_client_runtime::CompactString>,
 }

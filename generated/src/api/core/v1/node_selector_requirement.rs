@@ -5,10 +5,18 @@
 pub struct NodeSelectorRequirement {
     /// The label key that the selector applies to.
     #[serde(rename = "key", default)]
-    pub key: ::std::string::String,
+    pub key: ::k8s_client_runtime::CompactString,
     /// Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt.
+    ///
+    /// Possible enum values:
+    ///  - `"DoesNotExist"`
+    ///  - `"Exists"`
+    ///  - `"Gt"`
+    ///  - `"In"`
+    ///  - `"Lt"`
+    ///  - `"NotIn"`
     #[serde(rename = "operator", default)]
-    pub operator: ::std::string::String,
+    pub operator: ::k8s_client_runtime::CompactString,
     /// An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch.
     #[serde(
         rename = "values",
@@ -16,5 +24,5 @@ pub struct NodeSelectorRequirement {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub values: Option<::std::vec::Vec<::std::string::String>>,
+    pub values: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

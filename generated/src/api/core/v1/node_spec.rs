@@ -8,10 +8,10 @@ pub struct NodeSpec {
     pub config_source: Option<::std::boxed::Box<crate::api::core::v1::NodeConfigSource>>,
     /// Deprecated. Not all kubelets will set this field. Remove field after 1.13. see: https://issues.k8s.io/61966
     #[serde(rename = "externalID", default, skip_serializing_if = "Option::is_none")]
-    pub external_id: Option<::std::string::String>,
+    pub external_id: Option<::k8s_client_runtime::CompactString>,
     /// PodCIDR represents the pod IP range assigned to the node.
     #[serde(rename = "podCIDR", default, skip_serializing_if = "Option::is_none")]
-    pub pod_cidr: Option<::std::string::String>,
+    pub pod_cidr: Option<::k8s_client_runtime::CompactString>,
     /// podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node. If this field is specified, the 0th entry must match the podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6.
     #[serde(
         rename = "podCIDRs",
@@ -19,10 +19,10 @@ pub struct NodeSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub pod_cidrs: Option<::std::vec::Vec<::std::string::String>>,
+    pub pod_cidrs: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>
     #[serde(rename = "providerID", default, skip_serializing_if = "Option::is_none")]
-    pub provider_id: Option<::std::string::String>,
+    pub provider_id: Option<::k8s_client_runtime::CompactString>,
     /// If specified, the node's taints.
     #[serde(
         rename = "taints",

@@ -54,7 +54,7 @@ pub struct NodeStatus {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub declared_features: Option<::std::vec::Vec<::std::string::String>>,
+    pub declared_features: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Features describes the set of features implemented by the CRI implementation.
     #[serde(rename = "features", default, skip_serializing_if = "Option::is_none")]
     pub features: Option<::std::boxed::Box<crate::api::core::v1::NodeFeatures>>,
@@ -70,8 +70,13 @@ pub struct NodeStatus {
     #[serde(rename = "nodeInfo", default, skip_serializing_if = "Option::is_none")]
     pub node_info: Option<::std::boxed::Box<crate::api::core::v1::NodeSystemInfo>>,
     /// NodePhase is the recently observed lifecycle phase of the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never populated, and now is deprecated.
+    ///
+    /// Possible enum values:
+    ///  - `"Pending"` means the node has been created/added by the system, but not configured.
+    ///  - `"Running"` means the node has been configured and has Kubernetes components running.
+    ///  - `"Terminated"` means the node has been removed from the cluster.
     #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
-    pub phase: Option<::std::string::String>,
+    pub phase: Option<::k8s_client_runtime::CompactString>,
     /// The available runtime handlers.
     #[serde(
         rename = "runtimeHandlers",
@@ -97,5 +102,5 @@ pub struct NodeStatus {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub volumes_in_use: Option<::std::vec::Vec<::std::string::String>>,
+    pub volumes_in_use: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

@@ -5,35 +5,35 @@
 pub struct NodeSystemInfo {
     /// The Architecture reported by the node
     #[serde(rename = "architecture", default)]
-    pub architecture: ::std::string::String,
+    pub architecture: ::k8s_client_runtime::CompactString,
     /// Boot ID reported by the node.
     #[serde(rename = "bootID", default)]
-    pub boot_id: ::std::string::String,
+    pub boot_id: ::k8s_client_runtime::CompactString,
     /// ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).
     #[serde(rename = "containerRuntimeVersion", default)]
-    pub container_runtime_version: ::std::string::String,
+    pub container_runtime_version: ::k8s_client_runtime::CompactString,
     /// Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).
     #[serde(rename = "kernelVersion", default)]
-    pub kernel_version: ::std::string::String,
+    pub kernel_version: ::k8s_client_runtime::CompactString,
     /// Deprecated: KubeProxy Version reported by the node.
     #[serde(rename = "kubeProxyVersion", default)]
-    pub kube_proxy_version: ::std::string::String,
+    pub kube_proxy_version: ::k8s_client_runtime::CompactString,
     /// Kubelet Version reported by the node.
     #[serde(rename = "kubeletVersion", default)]
-    pub kubelet_version: ::std::string::String,
+    pub kubelet_version: ::k8s_client_runtime::CompactString,
     /// MachineID reported by the node. For unique machine identification in the cluster this field is preferred. Learn more from man(5) machine-id: http://man7.org/linux/man-pages/man5/machine-id.5.html
     #[serde(rename = "machineID", default)]
-    pub machine_id: ::std::string::String,
+    pub machine_id: ::k8s_client_runtime::CompactString,
     /// The Operating System reported by the node
     #[serde(rename = "operatingSystem", default)]
-    pub operating_system: ::std::string::String,
+    pub operating_system: ::k8s_client_runtime::CompactString,
     /// OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).
     #[serde(rename = "osImage", default)]
-    pub os_image: ::std::string::String,
+    pub os_image: ::k8s_client_runtime::CompactString,
     /// Swap Info reported by the node.
     #[serde(rename = "swap", default, skip_serializing_if = "Option::is_none")]
     pub swap: Option<::std::boxed::Box<crate::api::core::v1::NodeSwapStatus>>,
     /// SystemUUID reported by the node. For unique machine identification MachineID is preferred. This field is specific to Red Hat hosts https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid
     #[serde(rename = "systemUUID", default)]
-    pub system_uuid: ::std::string::String,
+    pub system_uuid: ::k8s_client_runtime::CompactString,
 }

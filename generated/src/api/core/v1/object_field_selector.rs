@@ -5,8 +5,8 @@
 pub struct ObjectFieldSelector {
     /// Version of the schema the FieldPath is written in terms of, defaults to "v1".
     #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::std::string::String>,
+    pub api_version: Option<::k8s_client_runtime::CompactString>,
     /// Path of the field to select in the specified API version.
     #[serde(rename = "fieldPath", default)]
-    pub field_path: ::std::string::String,
+    pub field_path: ::k8s_client_runtime::CompactString,
 }

@@ -5,27 +5,27 @@
 pub struct ObjectReference {
     /// API version of the referent.
     #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::std::string::String>,
+    pub api_version: Option<::k8s_client_runtime::CompactString>,
     /// If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.
     #[serde(rename = "fieldPath", default, skip_serializing_if = "Option::is_none")]
-    pub field_path: Option<::std::string::String>,
+    pub field_path: Option<::k8s_client_runtime::CompactString>,
     /// Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<::std::string::String>,
+    pub kind: Option<::k8s_client_runtime::CompactString>,
     /// Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<::std::string::String>,
+    pub name: Option<::k8s_client_runtime::CompactString>,
     /// Namespace of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/
     #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::std::string::String>,
+    pub namespace: Option<::k8s_client_runtime::CompactString>,
     /// Specific resourceVersion to which this reference is made, if any. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency
     #[serde(
         rename = "resourceVersion",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_version: Option<::std::string::String>,
+    pub resource_version: Option<::k8s_client_runtime::CompactString>,
     /// UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids
     #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::std::string::String>,
+    pub uid: Option<::k8s_client_runtime::CompactString>,
 }

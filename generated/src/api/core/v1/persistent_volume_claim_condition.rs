@@ -15,14 +15,14 @@ pub struct PersistentVolumeClaimCondition {
     pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// message is the human-readable message indicating details about last transition.
     #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// reason is a unique, this should be a short, machine understandable string that gives the reason for condition's last transition. If it reports "Resizing" that means the underlying persistent volume is being resized.
     #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
     /// Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=state%20of%20pvc-,conditions.status,-(string)%2C%20required
     #[serde(rename = "status", default)]
-    pub status: ::std::string::String,
+    pub status: ::k8s_client_runtime::CompactString,
     /// Type is the type of the condition. More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=set%20to%20%27ResizeStarted%27.-,PersistentVolumeClaimCondition,-contains%20details%20about
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

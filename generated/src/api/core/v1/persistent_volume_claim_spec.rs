@@ -10,7 +10,7 @@ pub struct PersistentVolumeClaimSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub access_modes: Option<::std::vec::Vec<::std::string::String>>,
+    pub access_modes: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source. When the AnyVolumeDataSource feature gate is enabled, dataSource contents will be copied to dataSourceRef, and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified. If the namespace is specified, then dataSourceRef will not be copied to dataSource.
     #[serde(rename = "dataSource", default, skip_serializing_if = "Option::is_none")]
     pub data_source: Option<
@@ -44,18 +44,22 @@ pub struct PersistentVolumeClaimSpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub storage_class_name: Option<::std::string::String>,
+    pub storage_class_name: Option<::k8s_client_runtime::CompactString>,
     /// volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string or nil value indicates that no VolumeAttributesClass will be applied to the claim. If the claim enters an Infeasible error state, this field can be reset to its previous value (including nil) to cancel the modification. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/
     #[serde(
         rename = "volumeAttributesClassName",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub volume_attributes_class_name: Option<::std::string::String>,
+    pub volume_attributes_class_name: Option<::k8s_client_runtime::CompactString>,
     /// volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.
+    ///
+    /// Possible enum values:
+    ///  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
+    ///  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
     #[serde(rename = "volumeMode", default, skip_serializing_if = "Option::is_none")]
-    pub volume_mode: Option<::std::string::String>,
+    pub volume_mode: Option<::k8s_client_runtime::CompactString>,
     /// volumeName is the binding reference to the PersistentVolume backing this claim.
     #[serde(rename = "volumeName", default, skip_serializing_if = "Option::is_none")]
-    pub volume_name: Option<::std::string::String>,
+    pub volume_name: Option<::k8s_client_runtime::CompactString>,
 }

@@ -10,7 +10,7 @@ pub struct PersistentVolumeClaimStatus {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub access_modes: Option<::std::vec::Vec<::std::string::String>>,
+    pub access_modes: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follow standard Kubernetes label syntax. Valid values are either:
     /// 	* Un-prefixed keys:
     /// 		- storage - the capacity of the volume.
@@ -91,7 +91,9 @@ pub struct PersistentVolumeClaimStatus {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub current_volume_attributes_class_name: Option<::std::string::String>,
+    pub current_volume_attributes_class_name: Option<
+        ::k8s_client_runtime::CompactString,
+    >,
     /// ModifyVolumeStatus represents the status object of ControllerModifyVolume operation. When this is unset, there is no ModifyVolume operation being attempted.
     #[serde(
         rename = "modifyVolumeStatus",
@@ -102,6 +104,11 @@ pub struct PersistentVolumeClaimStatus {
         ::std::boxed::Box<crate::api::core::v1::ModifyVolumeStatus>,
     >,
     /// phase represents the current phase of PersistentVolumeClaim.
+    ///
+    /// Possible enum values:
+    ///  - `"Bound"` used for PersistentVolumeClaims that are bound
+    ///  - `"Lost"` used for PersistentVolumeClaims that lost their underlying PersistentVolume. The claim was bound to a PersistentVolume and this volume does not exist any longer and all data on it was lost.
+    ///  - `"Pending"` used for PersistentVolumeClaims that are not yet bound
     #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
-    pub phase: Option<::std::string::String>,
+    pub phase: Option<::k8s_client_runtime::CompactString>,
 }

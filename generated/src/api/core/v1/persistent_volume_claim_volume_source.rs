@@ -5,7 +5,7 @@
 pub struct PersistentVolumeClaimVolumeSource {
     /// claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
     #[serde(rename = "claimName", default)]
-    pub claim_name: ::std::string::String,
+    pub claim_name: ::k8s_client_runtime::CompactString,
     /// readOnly Will force the ReadOnly setting in VolumeMounts. Default false.
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,

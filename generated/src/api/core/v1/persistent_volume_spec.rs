@@ -10,7 +10,7 @@ pub struct PersistentVolumeSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub access_modes: Option<::std::vec::Vec<::std::string::String>>,
+    pub access_modes: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
     #[serde(
         rename = "awsElasticBlockStore",
@@ -97,7 +97,7 @@ pub struct PersistentVolumeSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub mount_options: Option<::std::vec::Vec<::std::string::String>>,
+    pub mount_options: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// nfs represents an NFS mount on the host. Provisioned by an admin. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "nfs", default, skip_serializing_if = "Option::is_none")]
     pub nfs: Option<::std::boxed::Box<crate::api::core::v1::NFSVolumeSource>>,
@@ -107,12 +107,17 @@ pub struct PersistentVolumeSpec {
         ::std::boxed::Box<crate::api::core::v1::VolumeNodeAffinity>,
     >,
     /// persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming
+    ///
+    /// Possible enum values:
+    ///  - `"Delete"` means the volume will be deleted from Kubernetes on release from its claim. The volume plugin must support Deletion.
+    ///  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
+    ///  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
     #[serde(
         rename = "persistentVolumeReclaimPolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub persistent_volume_reclaim_policy: Option<::std::string::String>,
+    pub persistent_volume_reclaim_policy: Option<::k8s_client_runtime::CompactString>,
     /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
     #[serde(
         rename = "photonPersistentDisk",
@@ -144,7 +149,7 @@ pub struct PersistentVolumeSpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub storage_class_name: Option<::std::string::String>,
+    pub storage_class_name: Option<::k8s_client_runtime::CompactString>,
     /// storageOS represents a StorageOS volume that is attached to the kubelet's host machine and mounted into the pod. Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported. More info: https://examples.k8s.io/volumes/storageos/README.md
     #[serde(rename = "storageos", default, skip_serializing_if = "Option::is_none")]
     pub storageos: Option<
@@ -156,10 +161,14 @@ pub struct PersistentVolumeSpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub volume_attributes_class_name: Option<::std::string::String>,
+    pub volume_attributes_class_name: Option<::k8s_client_runtime::CompactString>,
     /// volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.
+    ///
+    /// Possible enum values:
+    ///  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
+    ///  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
     #[serde(rename = "volumeMode", default, skip_serializing_if = "Option::is_none")]
-    pub volume_mode: Option<::std::string::String>,
+    pub volume_mode: Option<::k8s_client_runtime::CompactString>,
     /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver.
     #[serde(rename = "vsphereVolume", default, skip_serializing_if = "Option::is_none")]
     pub vsphere_volume: Option<

@@ -14,11 +14,18 @@ pub struct PersistentVolumeStatus {
     >,
     /// message is a human-readable message indicating details about why the volume is in this state.
     #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase
+    ///
+    /// Possible enum values:
+    ///  - `"Available"` used for PersistentVolumes that are not yet bound Available volumes are held by the binder and matched to PersistentVolumeClaims
+    ///  - `"Bound"` used for PersistentVolumes that are bound
+    ///  - `"Failed"` used for PersistentVolumes that failed to be correctly recycled or deleted after being released from a claim
+    ///  - `"Pending"` used for PersistentVolumes that are not available
+    ///  - `"Released"` used for PersistentVolumes where the bound PersistentVolumeClaim was deleted released volumes must be recycled before becoming available again this phase is used by the persistent volume claim binder to signal to another process to reclaim the resource
     #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
-    pub phase: Option<::std::string::String>,
+    pub phase: Option<::k8s_client_runtime::CompactString>,
     /// reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.
     #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,8 +5,8 @@
 pub struct PhotonPersistentDiskVolumeSource {
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// pdID is the ID that identifies Photon Controller persistent disk
     #[serde(rename = "pdID", default)]
-    pub pd_id: ::std::string::String,
+    pub pd_id: ::k8s_client_runtime::CompactString,
 }

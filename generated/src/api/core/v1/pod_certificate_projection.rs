@@ -11,7 +11,7 @@ pub struct PodCertificateProjection {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub certificate_chain_path: Option<::std::string::String>,
+    pub certificate_chain_path: Option<::k8s_client_runtime::CompactString>,
     /// Write the credential bundle at this path in the projected volume.
     ///
     /// The credential bundle is a single file that contains multiple PEM blocks. The first PEM block is a PRIVATE KEY block, containing a PKCS#8 private key.
@@ -24,17 +24,17 @@ pub struct PodCertificateProjection {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub credential_bundle_path: Option<::std::string::String>,
+    pub credential_bundle_path: Option<::k8s_client_runtime::CompactString>,
     /// Write the key at this path in the projected volume.
     ///
     /// Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation.
     #[serde(rename = "keyPath", default, skip_serializing_if = "Option::is_none")]
-    pub key_path: Option<::std::string::String>,
+    pub key_path: Option<::k8s_client_runtime::CompactString>,
     /// The type of keypair Kubelet will generate for the pod.
     ///
     /// Valid values are "RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", and "ED25519".
     #[serde(rename = "keyType", default)]
-    pub key_type: ::std::string::String,
+    pub key_type: ::k8s_client_runtime::CompactString,
     /// maxExpirationSeconds is the maximum lifetime permitted for the certificate.
     ///
     /// Kubelet copies this value verbatim into the PodCertificateRequests it generates for this projection.
@@ -50,7 +50,7 @@ pub struct PodCertificateProjection {
     pub max_expiration_seconds: Option<i32>,
     /// Kubelet's generated CSRs will be addressed to this signer.
     #[serde(rename = "signerName", default)]
-    pub signer_name: ::std::string::String,
+    pub signer_name: ::k8s_client_runtime::CompactString,
     /// userAnnotations allow pod authors to pass additional information to the signer implementation.  Kubernetes does not restrict or validate this metadata in any way.
     ///
     /// These values are copied verbatim into the `spec.unverifiedUserAnnotations` field of the PodCertificateRequest objects that Kubelet creates.

@@ -10,7 +10,7 @@ pub struct PodDNSConfig {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub nameservers: Option<::std::vec::Vec<::std::string::String>>,
+    pub nameservers: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy.
     #[serde(
         rename = "options",
@@ -26,5 +26,5 @@ pub struct PodDNSConfig {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub searches: Option<::std::vec::Vec<::std::string::String>>,
+    pub searches: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

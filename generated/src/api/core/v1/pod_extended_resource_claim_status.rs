@@ -14,5 +14,5 @@ pub struct PodExtendedResourceClaimStatus {
     >,
     /// ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod.
     #[serde(rename = "resourceClaimName", default)]
-    pub resource_claim_name: ::std::string::String,
+    pub resource_claim_name: ::k8s_client_runtime::CompactString,
 }

@@ -5,5 +5,5 @@
 pub struct PodIP {
     /// IP is the IP address assigned to the pod
     #[serde(rename = "ip", default)]
-    pub ip: ::std::string::String,
+    pub ip: ::k8s_client_runtime::CompactString,
 }

@@ -5,5 +5,5 @@
 pub struct PodReadinessGate {
     /// ConditionType refers to a condition in the pod's condition list with matching type.
     #[serde(rename = "conditionType", default)]
-    pub condition_type: ::std::string::String,
+    pub condition_type: ::k8s_client_runtime::CompactString,
 }

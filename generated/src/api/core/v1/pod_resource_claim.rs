@@ -7,7 +7,7 @@
 pub struct PodResourceClaim {
     /// Name uniquely identifies this resource claim inside the pod. This must be a DNS_LABEL.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod.
     ///
     /// Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
@@ -16,7 +16,7 @@ pub struct PodResourceClaim {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_claim_name: Option<::std::string::String>,
+    pub resource_claim_name: Option<::k8s_client_runtime::CompactString>,
     /// ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.
     ///
     /// The template will be used to create a new ResourceClaim, which will be bound to this pod. When this pod is deleted, the ResourceClaim will also be deleted. The pod name and resource name, along with a generated component, will be used to form a unique name for the ResourceClaim, which will be recorded in pod.status.resourceClaimStatuses.
@@ -29,5 +29,5 @@ pub struct PodResourceClaim {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_claim_template_name: Option<::std::string::String>,
+    pub resource_claim_template_name: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,12 +5,12 @@
 pub struct PodResourceClaimStatus {
     /// Name uniquely identifies this resource claim inside the pod. This must match the name of an entry in pod.spec.resourceClaims, which implies that the string must be a DNS_LABEL.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod. If this is unset, then generating a ResourceClaim was not necessary. The pod.spec.resourceClaims entry can be ignored in this case.
     #[serde(
         rename = "resourceClaimName",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_claim_name: Option<::std::string::String>,
+    pub resource_claim_name: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,5 +5,5 @@
 pub struct PodSchedulingGate {
     /// Name of the scheduling gate. Each scheduling gate must have a unique name field.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

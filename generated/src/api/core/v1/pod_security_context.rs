@@ -20,12 +20,16 @@ pub struct PodSecurityContext {
     #[serde(rename = "fsGroup", default, skip_serializing_if = "Option::is_none")]
     pub fs_group: Option<i64>,
     /// fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are "OnRootMismatch" and "Always". If not specified, "Always" is used. Note that this field cannot be set when spec.os.name is windows.
+    ///
+    /// Possible enum values:
+    ///  - `"Always"` indicates that volume's ownership and permissions should always be changed whenever volume is mounted inside a Pod. This the default behavior.
+    ///  - `"OnRootMismatch"` indicates that volume's ownership and permissions will be changed only when permission and ownership of root directory does not match with expected permissions on the volume. This can help shorten the time it takes to change ownership and permissions of a volume.
     #[serde(
         rename = "fsGroupChangePolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub fs_group_change_policy: Option<::std::string::String>,
+    pub fs_group_change_policy: Option<::k8s_client_runtime::CompactString>,
     /// The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "runAsGroup", default, skip_serializing_if = "Option::is_none")]
     pub run_as_group: Option<i64>,
@@ -51,7 +55,7 @@ pub struct PodSecurityContext {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub se_linux_change_policy: Option<::std::string::String>,
+    pub se_linux_change_policy: Option<::k8s_client_runtime::CompactString>,
     /// The SELinux context to be applied to all containers. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "seLinuxOptions", default, skip_serializing_if = "Option::is_none")]
     pub se_linux_options: Option<
@@ -69,12 +73,16 @@ pub struct PodSecurityContext {
     )]
     pub supplemental_groups: Option<::std::vec::Vec<i64>>,
     /// Defines how supplemental groups of the first container processes are calculated. Valid values are "Merge" and "Strict". If not specified, "Merge" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows.
+    ///
+    /// Possible enum values:
+    ///  - `"Merge"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be merged with the primary user's groups as defined in the container image (in /etc/group).
+    ///  - `"Strict"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be used instead of any groups defined in the container image.
     #[serde(
         rename = "supplementalGroupsPolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub supplemental_groups_policy: Option<::std::string::String>,
+    pub supplemental_groups_policy: Option<::k8s_client_runtime::CompactString>,
     /// Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows.
     #[serde(
         rename = "sysctls",

@@ -31,8 +31,14 @@ pub struct PodSpec {
     #[serde(rename = "dnsConfig", default, skip_serializing_if = "Option::is_none")]
     pub dns_config: Option<::std::boxed::Box<crate::api::core::v1::PodDNSConfig>>,
     /// Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.
+    ///
+    /// Possible enum values:
+    ///  - `"ClusterFirst"` indicates that the pod should use cluster DNS first unless hostNetwork is true, if it is available, then fall back on the default (as determined by kubelet) DNS settings.
+    ///  - `"ClusterFirstWithHostNet"` indicates that the pod should use cluster DNS first, if it is available, then fall back on the default (as determined by kubelet) DNS settings.
+    ///  - `"Default"` indicates that the pod should use the default (as determined by kubelet) DNS settings.
+    ///  - `"None"` indicates that the pod should use empty DNS settings. DNS parameters such as nameservers and search paths should be defined via DNSConfig.
     #[serde(rename = "dnsPolicy", default, skip_serializing_if = "Option::is_none")]
-    pub dns_policy: Option<::std::string::String>,
+    pub dns_policy: Option<::k8s_client_runtime::CompactString>,
     /// EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true.
     #[serde(
         rename = "enableServiceLinks",
@@ -72,7 +78,7 @@ pub struct PodSpec {
     pub host_users: Option<bool>,
     /// Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value.
     #[serde(rename = "hostname", default, skip_serializing_if = "Option::is_none")]
-    pub hostname: Option<::std::string::String>,
+    pub hostname: Option<::k8s_client_runtime::CompactString>,
     /// HostnameOverride specifies an explicit override for the pod's hostname as perceived by the pod. This field only specifies the pod's hostname and does not affect its DNS records. When this field is set to a non-empty string: - It takes precedence over the values set in `hostname` and `subdomain`. - The Pod's hostname will be set to this value. - `setHostnameAsFQDN` must be nil or set to false. - `hostNetwork` must be set to false.
     ///
     /// This field must be a valid DNS subdomain as defined in RFC 1123 and contain at most 64 characters. Requires the HostnameOverride feature gate to be enabled.
@@ -81,7 +87,7 @@ pub struct PodSpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub hostname_override: Option<::std::string::String>,
+    pub hostname_override: Option<::k8s_client_runtime::CompactString>,
     /// ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. If specified, these secrets will be passed to individual puller implementations for them to use. More info: https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod
     #[serde(
         rename = "imagePullSecrets",
@@ -102,7 +108,7 @@ pub struct PodSpec {
     pub init_containers: Option<::std::vec::Vec<crate::api::core::v1::Container>>,
     /// NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename
     #[serde(rename = "nodeName", default, skip_serializing_if = "Option::is_none")]
-    pub node_name: Option<::std::string::String>,
+    pub node_name: Option<::k8s_client_runtime::CompactString>,
     /// NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/
     #[serde(rename = "nodeSelector", default, skip_serializing_if = "Option::is_none")]
     pub node_selector: Option<
@@ -124,12 +130,16 @@ pub struct PodSpec {
         >,
     >,
     /// PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.
+    ///
+    /// Possible enum values:
+    ///  - `"Never"` means that pod never preempts other pods with lower priority.
+    ///  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
     #[serde(
         rename = "preemptionPolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub preemption_policy: Option<::std::string::String>,
+    pub preemption_policy: Option<::k8s_client_runtime::CompactString>,
     /// The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority.
     #[serde(rename = "priority", default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
@@ -139,7 +149,7 @@ pub struct PodSpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub priority_class_name: Option<::std::string::String>,
+    pub priority_class_name: Option<::k8s_client_runtime::CompactString>,
     /// If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates
     #[serde(
         rename = "readinessGates",
@@ -168,18 +178,23 @@ pub struct PodSpec {
     #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<::std::boxed::Box<crate::api::core::v1::ResourceRequirements>>,
     /// Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy
+    ///
+    /// Possible enum values:
+    ///  - `"Always"`
+    ///  - `"Never"`
+    ///  - `"OnFailure"`
     #[serde(rename = "restartPolicy", default, skip_serializing_if = "Option::is_none")]
-    pub restart_policy: Option<::std::string::String>,
+    pub restart_policy: Option<::k8s_client_runtime::CompactString>,
     /// RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the "legacy" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class
     #[serde(
         rename = "runtimeClassName",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub runtime_class_name: Option<::std::string::String>,
+    pub runtime_class_name: Option<::k8s_client_runtime::CompactString>,
     /// If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler.
     #[serde(rename = "schedulerName", default, skip_serializing_if = "Option::is_none")]
-    pub scheduler_name: Option<::std::string::String>,
+    pub scheduler_name: Option<::k8s_client_runtime::CompactString>,
     /// SchedulingGates is an opaque list of values that if specified will block scheduling the pod. If schedulingGates is not empty, the pod will stay in the SchedulingGated state and the scheduler will not attempt to schedule the pod.
     ///
     /// SchedulingGates can only be set at pod creation time, and be removed only afterwards.
@@ -203,14 +218,14 @@ pub struct PodSpec {
     >,
     /// DeprecatedServiceAccount is a deprecated alias for ServiceAccountName. Deprecated: Use serviceAccountName instead.
     #[serde(rename = "serviceAccount", default, skip_serializing_if = "Option::is_none")]
-    pub service_account: Option<::std::string::String>,
+    pub service_account: Option<::k8s_client_runtime::CompactString>,
     /// ServiceAccountName is the name of the ServiceAccount to use to run this pod. More info: https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/
     #[serde(
         rename = "serviceAccountName",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub service_account_name: Option<::std::string::String>,
+    pub service_account_name: Option<::k8s_client_runtime::CompactString>,
     /// If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name (the default). In Linux containers, this means setting the FQDN in the hostname field of the kernel (the nodename field of struct utsname). In Windows containers, this means setting the registry value of hostname for the registry key HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters to FQDN. If a pod does not have FQDN, this has no effect. Default to false.
     #[serde(
         rename = "setHostnameAsFQDN",
@@ -227,7 +242,7 @@ pub struct PodSpec {
     pub share_process_namespace: Option<bool>,
     /// If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>". If not specified, the pod will not have a domainname at all.
     #[serde(rename = "subdomain", default, skip_serializing_if = "Option::is_none")]
-    pub subdomain: Option<::std::string::String>,
+    pub subdomain: Option<::k8s_client_runtime::CompactString>,
     /// Optional duration in seconds the pod needs to terminate gracefully. May be decreased in delete request. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). If this value is nil, the default grace period will be used instead. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. Defaults to 30 seconds.
     #[serde(
         rename = "terminationGracePeriodSeconds",

@@ -54,7 +54,7 @@ pub struct PodStatus {
     >,
     /// hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns mean that HostIP will not be updated even if there is a node is assigned to pod
     #[serde(rename = "hostIP", default, skip_serializing_if = "Option::is_none")]
-    pub host_ip: Option<::std::string::String>,
+    pub host_ip: Option<::k8s_client_runtime::CompactString>,
     /// hostIPs holds the IP addresses allocated to the host. If this field is specified, the first entry must match the hostIP field. This list is empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns means that HostIPs will not be updated even if there is a node is assigned to this pod.
     #[serde(
         rename = "hostIPs",
@@ -75,14 +75,14 @@ pub struct PodStatus {
     >,
     /// A human readable message indicating details about why the pod is in this condition.
     #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.
     #[serde(
         rename = "nominatedNodeName",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub nominated_node_name: Option<::std::string::String>,
+    pub nominated_node_name: Option<::k8s_client_runtime::CompactString>,
     /// If set, this represents the .metadata.generation that the pod status was set based upon. The PodObservedGenerationTracking feature gate must be enabled to use this field.
     #[serde(
         rename = "observedGeneration",
@@ -95,11 +95,18 @@ pub struct PodStatus {
     /// Pending: The pod has been accepted by the Kubernetes system, but one or more of the container images has not been created. This includes time before being scheduled as well as time spent downloading images over the network, which could take a while. Running: The pod has been bound to a node, and all of the containers have been created. At least one container is still running, or is in the process of starting or restarting. Succeeded: All containers in the pod have terminated in success, and will not be restarted. Failed: All containers in the pod have terminated, and at least one container has terminated in failure. The container either exited with non-zero status or was terminated by the system. Unknown: For some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod.
     ///
     /// More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-phase
+    ///
+    /// Possible enum values:
+    ///  - `"Failed"` means that all containers in the pod have terminated, and at least one container has terminated in a failure (exited with a non-zero exit code or was stopped by the system).
+    ///  - `"Pending"` means the pod has been accepted by the system, but one or more of the containers has not been started. This includes time before being bound to a node, as well as time spent pulling images onto the host.
+    ///  - `"Running"` means the pod has been bound to a node and all of the containers have been started. At least one container is still running or is in the process of being restarted.
+    ///  - `"Succeeded"` means that all containers in the pod have voluntarily terminated with a container exit code of 0, and the system is not going to restart any of these containers.
+    ///  - `"Unknown"` means that for some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod. Deprecated: It isn't being set since 2015 (74da3b14b0c0f658b3bb8d2def5094686d0e9095)
     #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
-    pub phase: Option<::std::string::String>,
+    pub phase: Option<::k8s_client_runtime::CompactString>,
     /// podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.
     #[serde(rename = "podIP", default, skip_serializing_if = "Option::is_none")]
-    pub pod_ip: Option<::std::string::String>,
+    pub pod_ip: Option<::k8s_client_runtime::CompactString>,
     /// podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet.
     #[serde(
         rename = "podIPs",
@@ -109,14 +116,19 @@ pub struct PodStatus {
     )]
     pub pod_ips: Option<::std::vec::Vec<crate::api::core::v1::PodIP>>,
     /// The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes
+    ///
+    /// Possible enum values:
+    ///  - `"BestEffort"` is the BestEffort qos class.
+    ///  - `"Burstable"` is the Burstable qos class.
+    ///  - `"Guaranteed"` is the Guaranteed qos class.
     #[serde(rename = "qosClass", default, skip_serializing_if = "Option::is_none")]
-    pub qos_class: Option<::std::string::String>,
+    pub qos_class: Option<::k8s_client_runtime::CompactString>,
     /// A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted'
     #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
     /// Status of resources resize desired for pod's containers. It is empty if no resources resize is pending. Any changes to container resources will automatically set this to "Proposed" Deprecated: Resize status is moved to two pod conditions PodResizePending and PodResizeInProgress. PodResizePending will track states where the spec has been resized, but the Kubelet has not yet allocated the resources. PodResizeInProgress will track in-progress resizes, and should be present whenever allocated resources != acknowledged resources.
     #[serde(rename = "resize", default, skip_serializing_if = "Option::is_none")]
-    pub resize: Option<::std::string::String>,
+    pub resize: Option<::k8s_client_runtime::CompactString>,
     /// Status of resource claims.
     #[serde(
         rename = "resourceClaimStatuses",

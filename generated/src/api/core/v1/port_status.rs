@@ -8,11 +8,16 @@ pub struct PortStatus {
     /// - cloud provider specific error values must have names that comply with the
     ///   format foo.example.com/CamelCase.
     #[serde(rename = "error", default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<::std::string::String>,
+    pub error: Option<::k8s_client_runtime::CompactString>,
     /// Port is the port number of the service port of which status is recorded here
     #[serde(rename = "port", default)]
     pub port: i32,
     /// Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP"
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", default)]
-    pub protocol: ::std::string::String,
+    pub protocol: ::k8s_client_runtime::CompactString,
 }

@@ -5,11 +5,11 @@
 pub struct PortworxVolumeSource {
     /// fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs". Implicitly inferred to be "ext4" if unspecified.
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// volumeID uniquely identifies a Portworx volume
     #[serde(rename = "volumeID", default)]
-    pub volume_id: ::std::string::String,
+    pub volume_id: ::k8s_client_runtime::CompactString,
 }

@@ -5,20 +5,20 @@
 pub struct QuobyteVolumeSource {
     /// group to map volume access to Default is no group
     #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<::std::string::String>,
+    pub group: Option<::k8s_client_runtime::CompactString>,
     /// readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false.
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes
     #[serde(rename = "registry", default)]
-    pub registry: ::std::string::String,
+    pub registry: ::k8s_client_runtime::CompactString,
     /// tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin
     #[serde(rename = "tenant", default, skip_serializing_if = "Option::is_none")]
-    pub tenant: Option<::std::string::String>,
+    pub tenant: Option<::k8s_client_runtime::CompactString>,
     /// user to map volume access to Defaults to serivceaccount user
     #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
-    pub user: Option<::std::string::String>,
+    pub user: Option<::k8s_client_runtime::CompactString>,
     /// volume is a string that references an already created Quobyte volume by name.
     #[serde(rename = "volume", default)]
-    pub volume: ::std::string::String,
+    pub volume: ::k8s_client_runtime::CompactString,
 }

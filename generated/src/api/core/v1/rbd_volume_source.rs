@@ -5,23 +5,23 @@
 pub struct RBDVolumeSource {
     /// fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "image", default)]
-    pub image: ::std::string::String,
+    pub image: ::k8s_client_runtime::CompactString,
     /// keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "keyring", default, skip_serializing_if = "Option::is_none")]
-    pub keyring: Option<::std::string::String>,
+    pub keyring: Option<::k8s_client_runtime::CompactString>,
     /// monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(
         rename = "monitors",
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub monitors: ::std::vec::Vec<::std::string::String>,
+    pub monitors: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
     /// pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "pool", default, skip_serializing_if = "Option::is_none")]
-    pub pool: Option<::std::string::String>,
+    pub pool: Option<::k8s_client_runtime::CompactString>,
     /// readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -32,5 +32,5 @@ pub struct RBDVolumeSource {
     >,
     /// user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
-    pub user: Option<::std::string::String>,
+    pub user: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,8 +5,8 @@
 pub struct ResourceClaim {
     /// Name must match the name of one entry in pod.spec.resourceClaims of the Pod where this field is used. It makes that resource available inside a container.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// Request is the name chosen for a request in the referenced claim. If empty, everything from the claim is made available, otherwise only the result of this request.
     #[serde(rename = "request", default, skip_serializing_if = "Option::is_none")]
-    pub request: Option<::std::string::String>,
+    pub request: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,11 +5,11 @@
 pub struct ResourceFieldSelector {
     /// Container name: required for volumes, optional for env vars
     #[serde(rename = "containerName", default, skip_serializing_if = "Option::is_none")]
-    pub container_name: Option<::std::string::String>,
+    pub container_name: Option<::k8s_client_runtime::CompactString>,
     /// Specifies the output format of the exposed resources, defaults to "1"
     #[serde(rename = "divisor", default, skip_serializing_if = "Option::is_none")]
     pub divisor: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// Required: resource to select
     #[serde(rename = "resource", default)]
-    pub resource: ::std::string::String,
+    pub resource: ::k8s_client_runtime::CompactString,
 }

@@ -13,8 +13,8 @@ pub struct ResourceHealth {
     ///
     /// In future we may want to introduce the PermanentlyUnhealthy Status.
     #[serde(rename = "health", default, skip_serializing_if = "Option::is_none")]
-    pub health: Option<::std::string::String>,
+    pub health: Option<::k8s_client_runtime::CompactString>,
     /// ResourceID is the unique identifier of the resource. See the ResourceID type for more information.
     #[serde(rename = "resourceID", default)]
-    pub resource_id: ::std::string::String,
+    pub resource_id: ::k8s_client_runtime::CompactString,
 }

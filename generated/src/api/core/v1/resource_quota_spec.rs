@@ -21,5 +21,5 @@ pub struct ResourceQuotaSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub scopes: Option<::std::vec::Vec<::std::string::String>>,
+    pub scopes: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

@@ -5,17 +5,17 @@
 pub struct ScaleIOVolumeSource {
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs".
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// gateway is the host address of the ScaleIO API Gateway.
     #[serde(rename = "gateway", default)]
-    pub gateway: ::std::string::String,
+    pub gateway: ::k8s_client_runtime::CompactString,
     /// protectionDomain is the name of the ScaleIO Protection Domain for the configured storage.
     #[serde(
         rename = "protectionDomain",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub protection_domain: Option<::std::string::String>,
+    pub protection_domain: Option<::k8s_client_runtime::CompactString>,
     /// readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -27,14 +27,14 @@ pub struct ScaleIOVolumeSource {
     pub ssl_enabled: Option<bool>,
     /// storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned.
     #[serde(rename = "storageMode", default, skip_serializing_if = "Option::is_none")]
-    pub storage_mode: Option<::std::string::String>,
+    pub storage_mode: Option<::k8s_client_runtime::CompactString>,
     /// storagePool is the ScaleIO Storage Pool associated with the protection domain.
     #[serde(rename = "storagePool", default, skip_serializing_if = "Option::is_none")]
-    pub storage_pool: Option<::std::string::String>,
+    pub storage_pool: Option<::k8s_client_runtime::CompactString>,
     /// system is the name of the storage system as configured in ScaleIO.
     #[serde(rename = "system", default)]
-    pub system: ::std::string::String,
+    pub system: ::k8s_client_runtime::CompactString,
     /// volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source.
     #[serde(rename = "volumeName", default, skip_serializing_if = "Option::is_none")]
-    pub volume_name: Option<::std::string::String>,
+    pub volume_name: Option<::k8s_client_runtime::CompactString>,
 }

@@ -4,11 +4,26 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ScopedResourceSelectorRequirement {
     /// Represents a scope's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist.
+    ///
+    /// Possible enum values:
+    ///  - `"DoesNotExist"`
+    ///  - `"Exists"`
+    ///  - `"In"`
+    ///  - `"NotIn"`
     #[serde(rename = "operator", default)]
-    pub operator: ::std::string::String,
+    pub operator: ::k8s_client_runtime::CompactString,
     /// The name of the scope that the selector applies to.
+    ///
+    /// Possible enum values:
+    ///  - `"BestEffort"` Match all pod objects that have best effort quality of service
+    ///  - `"CrossNamespacePodAffinity"` Match all pod objects that have cross-namespace pod (anti)affinity mentioned.
+    ///  - `"NotBestEffort"` Match all pod objects that do not have best effort quality of service
+    ///  - `"NotTerminating"` Match all pod objects where spec.activeDeadlineSeconds is nil
+    ///  - `"PriorityClass"` Match all pod objects that have priority class mentioned
+    ///  - `"Terminating"` Match all pod objects where spec.activeDeadlineSeconds >=0
+    ///  - `"VolumeAttributesClass"` Match all pvc objects that have volume attributes class mentioned.
     #[serde(rename = "scopeName", default)]
-    pub scope_name: ::std::string::String,
+    pub scope_name: ::k8s_client_runtime::CompactString,
     /// An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.
     #[serde(
         rename = "values",
@@ -16,5 +31,5 @@ pub struct ScopedResourceSelectorRequirement {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub values: Option<::std::vec::Vec<::std::string::String>>,
+    pub values: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

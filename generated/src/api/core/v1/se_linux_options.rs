@@ -5,14 +5,14 @@
 pub struct SELinuxOptions {
     /// Level is SELinux level label that applies to the container.
     #[serde(rename = "level", default, skip_serializing_if = "Option::is_none")]
-    pub level: Option<::std::string::String>,
+    pub level: Option<::k8s_client_runtime::CompactString>,
     /// Role is a SELinux role label that applies to the container.
     #[serde(rename = "role", default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<::std::string::String>,
+    pub role: Option<::k8s_client_runtime::CompactString>,
     /// Type is a SELinux type label that applies to the container.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::std::string::String>,
+    pub type_: Option<::k8s_client_runtime::CompactString>,
     /// User is a SELinux user label that applies to the container.
     #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
-    pub user: Option<::std::string::String>,
+    pub user: Option<::k8s_client_runtime::CompactString>,
 }

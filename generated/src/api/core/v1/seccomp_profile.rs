@@ -9,10 +9,15 @@ pub struct SeccompProfile {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub localhost_profile: Option<::std::string::String>,
+    pub localhost_profile: Option<::k8s_client_runtime::CompactString>,
     /// type indicates which kind of seccomp profile will be applied. Valid options are:
     ///
     /// Localhost - a profile defined in a file on the node should be used. RuntimeDefault - the container runtime default profile should be used. Unconfined - no profile should be applied.
+    ///
+    /// Possible enum values:
+    ///  - `"Localhost"` indicates a profile defined in a file on the node should be used. The file's location relative to <kubelet-root-dir>/seccomp.
+    ///  - `"RuntimeDefault"` represents the default container runtime seccomp profile.
+    ///  - `"Unconfined"` indicates no seccomp profile is applied (A.K.A. unconfined).
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

@@ -24,7 +24,7 @@ pub struct Secret {
     >,
     /// Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types
     #[serde(rename = "type", default)]
-    pub type_: Option<::std::string::String>,
+    pub type_: Option<::k8s_client_runtime::CompactString>,
 }
 impl Secret {
     fn serialize_fields<S: ::serde::Serializer>(

@@ -7,7 +7,7 @@
 pub struct SecretEnvSource {
     /// Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<::std::string::String>,
+    pub name: Option<::k8s_client_runtime::CompactString>,
     /// Specify whether the Secret must be defined
     #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,

@@ -21,5 +21,5 @@ pub struct SecretVolumeSource {
     pub optional: Option<bool>,
     /// secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
     #[serde(rename = "secretName", default, skip_serializing_if = "Option::is_none")]
-    pub secret_name: Option<::std::string::String>,
+    pub secret_name: Option<::k8s_client_runtime::CompactString>,
 }

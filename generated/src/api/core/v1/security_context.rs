@@ -26,8 +26,12 @@ pub struct SecurityContext {
     #[serde(rename = "privileged", default, skip_serializing_if = "Option::is_none")]
     pub privileged: Option<bool>,
     /// procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. This requires the ProcMountType feature flag to be enabled. Note that this field cannot be set when spec.os.name is windows.
+    ///
+    /// Possible enum values:
+    ///  - `"Default"` uses the container runtime defaults for readonly and masked paths for /proc. Most container runtimes mask certain paths in /proc to avoid accidental security exposure of special devices or information.
+    ///  - `"Unmasked"` bypasses the default masking behavior of the container runtime and ensures the newly created /proc the container stays in tact with no modifications.
     #[serde(rename = "procMount", default, skip_serializing_if = "Option::is_none")]
-    pub proc_mount: Option<::std::string::String>,
+    pub proc_mount: Option<::k8s_client_runtime::CompactString>,
     /// Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows.
     #[serde(
         rename = "readOnlyRootFilesystem",

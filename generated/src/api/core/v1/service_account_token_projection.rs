@@ -5,7 +5,7 @@
 pub struct ServiceAccountTokenProjection {
     /// audience is the intended audience of the token. A recipient of a token must identify itself with an identifier specified in the audience of the token, and otherwise should reject the token. The audience defaults to the identifier of the apiserver.
     #[serde(rename = "audience", default, skip_serializing_if = "Option::is_none")]
-    pub audience: Option<::std::string::String>,
+    pub audience: Option<::k8s_client_runtime::CompactString>,
     /// expirationSeconds is the requested duration of validity of the service account token. As the token approaches expiration, the kubelet volume plugin will proactively rotate the service account token. The kubelet will start trying to rotate the token if the token is older than 80 percent of its time to live or if the token is older than 24 hours.Defaults to 1 hour and must be at least 10 minutes.
     #[serde(
         rename = "expirationSeconds",
@@ -15,5 +15,5 @@ pub struct ServiceAccountTokenProjection {
     pub expiration_seconds: Option<i64>,
     /// path is the path relative to the mount point of the file to project the token into.
     #[serde(rename = "path", default)]
-    pub path: ::std::string::String,
+    pub path: ::k8s_client_runtime::CompactString,
 }

@@ -5,7 +5,7 @@
 pub struct StorageOSPersistentVolumeSource {
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -14,12 +14,12 @@ pub struct StorageOSPersistentVolumeSource {
     pub secret_ref: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace.
     #[serde(rename = "volumeName", default, skip_serializing_if = "Option::is_none")]
-    pub volume_name: Option<::std::string::String>,
+    pub volume_name: Option<::k8s_client_runtime::CompactString>,
     /// volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created.
     #[serde(
         rename = "volumeNamespace",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub volume_namespace: Option<::std::string::String>,
+    pub volume_namespace: Option<::k8s_client_runtime::CompactString>,
 }

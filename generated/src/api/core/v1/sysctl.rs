@@ -5,8 +5,8 @@
 pub struct Sysctl {
     /// Name of a property to set
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// Value of a property to set
     #[serde(rename = "value", default)]
-    pub value: ::std::string::String,
+    pub value: ::k8s_client_runtime::CompactString,
 }

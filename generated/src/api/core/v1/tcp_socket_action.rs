@@ -5,7 +5,7 @@
 pub struct TCPSocketAction {
     /// Optional: Host name to connect to, defaults to the pod IP.
     #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
-    pub host: Option<::std::string::String>,
+    pub host: Option<::k8s_client_runtime::CompactString>,
     /// Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
     #[serde(rename = "port", default)]
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,

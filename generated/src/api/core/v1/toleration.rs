@@ -4,14 +4,25 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Toleration {
     /// Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule, PreferNoSchedule and NoExecute.
+    ///
+    /// Possible enum values:
+    ///  - `"NoExecute"` Evict any already-running pods that do not tolerate the taint. Currently enforced by NodeController.
+    ///  - `"NoSchedule"` Do not allow new pods to schedule onto the node unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running. Enforced by the scheduler.
+    ///  - `"PreferNoSchedule"` Like TaintEffectNoSchedule, but the scheduler tries not to schedule new pods onto the node, rather than prohibiting new pods from scheduling onto the node entirely. Enforced by the scheduler.
     #[serde(rename = "effect", default, skip_serializing_if = "Option::is_none")]
-    pub effect: Option<::std::string::String>,
+    pub effect: Option<::k8s_client_runtime::CompactString>,
     /// Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys.
     #[serde(rename = "key", default, skip_serializing_if = "Option::is_none")]
-    pub key: Option<::std::string::String>,
+    pub key: Option<::k8s_client_runtime::CompactString>,
     /// Operator represents a key's relationship to the value. Valid operators are Exists, Equal, Lt, and Gt. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category. Lt and Gt perform numeric comparisons (requires feature gate TaintTolerationComparisonOperators).
+    ///
+    /// Possible enum values:
+    ///  - `"Equal"`
+    ///  - `"Exists"`
+    ///  - `"Gt"`
+    ///  - `"Lt"`
     #[serde(rename = "operator", default, skip_serializing_if = "Option::is_none")]
-    pub operator: Option<::std::string::String>,
+    pub operator: Option<::k8s_client_runtime::CompactString>,
     /// TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system.
     #[serde(
         rename = "tolerationSeconds",
@@ -21,5 +32,5 @@ pub struct Toleration {
     pub toleration_seconds: Option<i64>,
     /// Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string.
     #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<::std::string::String>,
+    pub value: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,12 +5,12 @@
 pub struct TopologySelectorLabelRequirement {
     /// The label key that the selector applies to.
     #[serde(rename = "key", default)]
-    pub key: ::std::string::String,
+    pub key: ::k8s_client_runtime::CompactString,
     /// An array of string values. One value must match the label to be selected. Each entry in Values is ORed.
     #[serde(
         rename = "values",
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub values: ::std::vec::Vec<::std::string::String>,
+    pub values: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
 }

@@ -17,7 +17,7 @@ pub struct TopologySpreadConstraint {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub match_label_keys: Option<::std::vec::Vec<::std::string::String>>,
+    pub match_label_keys: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// MaxSkew describes the degree to which pods may be unevenly distributed. When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference between the number of matching pods in the target topology and the global minimum. The global minimum is the minimum number of matching pods in an eligible domain or zero if the number of eligible domains is less than MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 2/2/1: In this case, the global minimum is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1, incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone. When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence to topologies that satisfy it. It's a required field. Default value is 1 and 0 is not allowed.
     #[serde(rename = "maxSkew", default)]
     pub max_skew: i32,
@@ -29,28 +29,40 @@ pub struct TopologySpreadConstraint {
     /// NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
     ///
     /// If this value is nil, the behavior is equivalent to the Honor policy.
+    ///
+    /// Possible enum values:
+    ///  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
+    ///  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
     #[serde(
         rename = "nodeAffinityPolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub node_affinity_policy: Option<::std::string::String>,
+    pub node_affinity_policy: Option<::k8s_client_runtime::CompactString>,
     /// NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
     ///
     /// If this value is nil, the behavior is equivalent to the Ignore policy.
+    ///
+    /// Possible enum values:
+    ///  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
+    ///  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
     #[serde(
         rename = "nodeTaintsPolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub node_taints_policy: Option<::std::string::String>,
+    pub node_taints_policy: Option<::k8s_client_runtime::CompactString>,
     /// TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a "bucket", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is "kubernetes.io/hostname", each Node is a domain of that topology. And, if TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that topology. It's a required field.
     #[serde(rename = "topologyKey", default)]
-    pub topology_key: ::std::string::String,
+    pub topology_key: ::k8s_client_runtime::CompactString,
     /// WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint. - DoNotSchedule (default) tells the scheduler not to schedule it. - ScheduleAnyway tells the scheduler to schedule the pod in any location,
     ///   but giving higher precedence to topologies that would help reduce the
     ///   skew.
     /// A constraint is considered "Unsatisfiable" for an incoming pod if and only if every possible node assignment for that pod would violate "MaxSkew" on some topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 3/1/1: | zone1 | zone2 | zone3 | | P P P |   P   |   P   | If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on zone2(zone3) satisfies MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler won't make it *more* imbalanced. It's a required field.
+    ///
+    /// Possible enum values:
+    ///  - `"DoNotSchedule"` instructs the scheduler not to schedule the pod when constraints are not satisfied.
+    ///  - `"ScheduleAnyway"` instructs the scheduler to schedule the pod even if constraints are not satisfied.
     #[serde(rename = "whenUnsatisfiable", default)]
-    pub when_unsatisfiable: ::std::string::String,
+    pub when_unsatisfiable: ::k8s_client_runtime::CompactString,
 }

@@ -5,11 +5,11 @@
 pub struct TypedLocalObjectReference {
     /// APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.
     #[serde(rename = "apiGroup", default, skip_serializing_if = "Option::is_none")]
-    pub api_group: Option<::std::string::String>,
+    pub api_group: Option<::k8s_client_runtime::CompactString>,
     /// Kind is the type of resource being referenced
     #[serde(rename = "kind", default)]
-    pub kind: ::std::string::String,
+    pub kind: ::k8s_client_runtime::CompactString,
     /// Name is the name of resource being referenced
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

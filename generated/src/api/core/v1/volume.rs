@@ -103,7 +103,7 @@ pub struct Volume {
     pub iscsi: Option<::std::boxed::Box<crate::api::core::v1::ISCSIVolumeSource>>,
     /// name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// nfs represents an NFS mount on the host that shares a pod's lifetime More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "nfs", default, skip_serializing_if = "Option::is_none")]
     pub nfs: Option<::std::boxed::Box<crate::api::core::v1::NFSVolumeSource>>,

@@ -5,8 +5,8 @@
 pub struct VolumeDevice {
     /// devicePath is the path inside of the container that the device will be mapped to.
     #[serde(rename = "devicePath", default)]
-    pub device_path: ::std::string::String,
+    pub device_path: ::k8s_client_runtime::CompactString,
     /// name must match the name of a persistentVolumeClaim in the pod
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

@@ -5,17 +5,22 @@
 pub struct VolumeMount {
     /// Path within the container at which the volume should be mounted.  Must not contain ':'.
     #[serde(rename = "mountPath", default)]
-    pub mount_path: ::std::string::String,
+    pub mount_path: ::k8s_client_runtime::CompactString,
     /// mountPropagation determines how mounts are propagated from the host to container and the other way around. When not set, MountPropagationNone is used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified (which defaults to None).
+    ///
+    /// Possible enum values:
+    ///  - `"Bidirectional"` means that the volume in a container will receive new mounts from the host or other containers, and its own mounts will be propagated from the container to the host or other containers. Note that this mode is recursively applied to all mounts in the volume ("rshared" in Linux terminology).
+    ///  - `"HostToContainer"` means that the volume in a container will receive new mounts from the host or other containers, but filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode is recursively applied to all mounts in the volume ("rslave" in Linux terminology).
+    ///  - `"None"` means that the volume in a container will not receive new mounts from the host or other containers, and filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode corresponds to "private" in Linux terminology.
     #[serde(
         rename = "mountPropagation",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub mount_propagation: Option<::std::string::String>,
+    pub mount_propagation: Option<::k8s_client_runtime::CompactString>,
     /// This must match the Name of a Volume.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false.
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -33,11 +38,11 @@ pub struct VolumeMount {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub recursive_read_only: Option<::std::string::String>,
+    pub recursive_read_only: Option<::k8s_client_runtime::CompactString>,
     /// Path within the volume from which the container's volume should be mounted. Defaults to "" (volume's root).
     #[serde(rename = "subPath", default, skip_serializing_if = "Option::is_none")]
-    pub sub_path: Option<::std::string::String>,
+    pub sub_path: Option<::k8s_client_runtime::CompactString>,
     /// Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to "" (volume's root). SubPathExpr and SubPath are mutually exclusive.
     #[serde(rename = "subPathExpr", default, skip_serializing_if = "Option::is_none")]
-    pub sub_path_expr: Option<::std::string::String>,
+    pub sub_path_expr: Option<::k8s_client_runtime::CompactString>,
 }

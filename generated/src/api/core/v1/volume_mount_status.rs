@@ -5,10 +5,10 @@
 pub struct VolumeMountStatus {
     /// MountPath corresponds to the original VolumeMount.
     #[serde(rename = "mountPath", default)]
-    pub mount_path: ::std::string::String,
+    pub mount_path: ::k8s_client_runtime::CompactString,
     /// Name corresponds to the name of the original VolumeMount.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// ReadOnly corresponds to the original VolumeMount.
     #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -18,5 +18,5 @@ pub struct VolumeMountStatus {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub recursive_read_only: Option<::std::string::String>,
+    pub recursive_read_only: Option<::k8s_client_runtime::CompactString>,
 }

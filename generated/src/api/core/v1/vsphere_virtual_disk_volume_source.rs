@@ -5,22 +5,22 @@
 pub struct VsphereVirtualDiskVolumeSource {
     /// fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
     #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::std::string::String>,
+    pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName.
     #[serde(
         rename = "storagePolicyID",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub storage_policy_id: Option<::std::string::String>,
+    pub storage_policy_id: Option<::k8s_client_runtime::CompactString>,
     /// storagePolicyName is the storage Policy Based Management (SPBM) profile name.
     #[serde(
         rename = "storagePolicyName",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub storage_policy_name: Option<::std::string::String>,
+    pub storage_policy_name: Option<::k8s_client_runtime::CompactString>,
     /// volumePath is the path that identifies vSphere volume vmdk
     #[serde(rename = "volumePath", default)]
-    pub volume_path: ::std::string::String,
+    pub volume_path: ::k8s_client_runtime::CompactString,
 }

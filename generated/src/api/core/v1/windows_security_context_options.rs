@@ -9,18 +9,18 @@ pub struct WindowsSecurityContextOptions {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub gmsa_credential_spec: Option<::std::string::String>,
+    pub gmsa_credential_spec: Option<::k8s_client_runtime::CompactString>,
     /// GMSACredentialSpecName is the name of the GMSA credential spec to use.
     #[serde(
         rename = "gmsaCredentialSpecName",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub gmsa_credential_spec_name: Option<::std::string::String>,
+    pub gmsa_credential_spec_name: Option<::k8s_client_runtime::CompactString>,
     /// HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true.
     #[serde(rename = "hostProcess", default, skip_serializing_if = "Option::is_none")]
     pub host_process: Option<bool>,
     /// The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
     #[serde(rename = "runAsUserName", default, skip_serializing_if = "Option::is_none")]
-    pub run_as_user_name: Option<::std::string::String>,
+    pub run_as_user_name: Option<::k8s_client_runtime::CompactString>,
 }

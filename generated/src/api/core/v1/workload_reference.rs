@@ -5,15 +5,15 @@
 pub struct WorkloadReference {
     /// Name defines the name of the Workload object this Pod belongs to. Workload must be in the same namespace as the Pod. If it doesn't match any existing Workload, the Pod will remain unschedulable until a Workload object is created and observed by the kube-scheduler. It must be a DNS subdomain.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// PodGroup is the name of the PodGroup within the Workload that this Pod belongs to. If it doesn't match any existing PodGroup within the Workload, the Pod will remain unschedulable until the Workload object is recreated and observed by the kube-scheduler. It must be a DNS label.
     #[serde(rename = "podGroup", default)]
-    pub pod_group: ::std::string::String,
+    pub pod_group: ::k8s_client_runtime::CompactString,
     /// PodGroupReplicaKey specifies the replica key of the PodGroup to which this Pod belongs. It is used to distinguish pods belonging to different replicas of the same pod group. The pod group policy is applied separately to each replica. When set, it must be a DNS label.
     #[serde(
         rename = "podGroupReplicaKey",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub pod_group_replica_key: Option<::std::string::String>,
+    pub pod_group_replica_key: Option<::k8s_client_runtime::CompactString>,
 }

@@ -9,7 +9,7 @@ pub struct Endpoint {
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub addresses: ::std::vec::Vec<::std::string::String>,
+    pub addresses: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
     /// conditions contains information about the current status of the endpoint.
     #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
@@ -29,14 +29,14 @@ pub struct Endpoint {
     pub hints: Option<::std::boxed::Box<crate::api::discovery::v1::EndpointHints>>,
     /// hostname of this endpoint. This field may be used by consumers of endpoints to distinguish endpoints from each other (e.g. in DNS names). Multiple endpoints which use the same hostname should be considered fungible (e.g. multiple A values in DNS). Must be lowercase and pass DNS Label (RFC 1123) validation.
     #[serde(rename = "hostname", default, skip_serializing_if = "Option::is_none")]
-    pub hostname: Option<::std::string::String>,
+    pub hostname: Option<::k8s_client_runtime::CompactString>,
     /// nodeName represents the name of the Node hosting this endpoint. This can be used to determine endpoints local to a Node.
     #[serde(rename = "nodeName", default, skip_serializing_if = "Option::is_none")]
-    pub node_name: Option<::std::string::String>,
+    pub node_name: Option<::k8s_client_runtime::CompactString>,
     /// targetRef is a reference to a Kubernetes object that represents this endpoint.
     #[serde(rename = "targetRef", default, skip_serializing_if = "Option::is_none")]
     pub target_ref: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// zone is the name of the Zone this endpoint exists in.
     #[serde(rename = "zone", default, skip_serializing_if = "Option::is_none")]
-    pub zone: Option<::std::string::String>,
+    pub zone: Option<::k8s_client_runtime::CompactString>,
 }

@@ -14,14 +14,19 @@ pub struct EndpointPort {
     ///
     /// * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
     #[serde(rename = "appProtocol", default, skip_serializing_if = "Option::is_none")]
-    pub app_protocol: Option<::std::string::String>,
+    pub app_protocol: Option<::k8s_client_runtime::CompactString>,
     /// name represents the name of this port. All ports in an EndpointSlice must have a unique name. If the EndpointSlice is derived from a Kubernetes service, this corresponds to the Service.ports[].name. Name must either be an empty string or pass DNS_LABEL validation: * must be no more than 63 characters long. * must consist of lower case alphanumeric characters or '-'. * must start and end with an alphanumeric character. Default is empty string.
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<::std::string::String>,
+    pub name: Option<::k8s_client_runtime::CompactString>,
     /// port represents the port number of the endpoint. If the EndpointSlice is derived from a Kubernetes service, this must be set to the service's target port. EndpointSlices used for other purposes may have a nil port.
     #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
     /// protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<::std::string::String>,
+    pub protocol: Option<::k8s_client_runtime::CompactString>,
 }

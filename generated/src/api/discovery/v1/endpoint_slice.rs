@@ -4,8 +4,13 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct EndpointSlice {
     /// addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name. (Deprecated) The EndpointSlice controller only generates, and kube-proxy only processes, slices of addressType "IPv4" and "IPv6". No semantics are defined for the "FQDN" type.
+    ///
+    /// Possible enum values:
+    ///  - `"FQDN"` represents a FQDN.
+    ///  - `"IPv4"` represents an IPv4 Address.
+    ///  - `"IPv6"` represents an IPv6 Address.
     #[serde(rename = "addressType", default)]
-    pub address_type: ::std::string::String,
+    pub address_type: ::k8s_client_runtime::CompactString,
     /// endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.
     #[serde(
         rename = "endpoints",

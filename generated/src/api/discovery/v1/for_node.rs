@@ -5,5 +5,5 @@
 pub struct ForNode {
     /// name represents the name of the node.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

@@ -5,5 +5,5 @@
 pub struct ForZone {
     /// name represents the name of the zone.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

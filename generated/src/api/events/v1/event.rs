@@ -5,7 +5,7 @@
 pub struct Event {
     /// action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters.
     #[serde(rename = "action", default)]
-    pub action: Option<::std::string::String>,
+    pub action: Option<::k8s_client_runtime::CompactString>,
     /// deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.
     #[serde(rename = "deprecatedCount", default)]
     pub deprecated_count: Option<i32>,
@@ -30,10 +30,10 @@ pub struct Event {
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.
     #[serde(rename = "note", default)]
-    pub note: Option<::std::string::String>,
+    pub note: Option<::k8s_client_runtime::CompactString>,
     /// reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.
     #[serde(rename = "reason", default)]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
     /// regarding contains the object this Event is about. In most cases it's an Object reporting controller implements, e.g. ReplicaSetController implements ReplicaSets and this event is emitted because it acts on some changes in a ReplicaSet object.
     #[serde(rename = "regarding", default)]
     pub regarding: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
@@ -42,16 +42,16 @@ pub struct Event {
     pub related: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events.
     #[serde(rename = "reportingController", default)]
-    pub reporting_controller: Option<::std::string::String>,
+    pub reporting_controller: Option<::k8s_client_runtime::CompactString>,
     /// reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. This field cannot be empty for new Events and it can have at most 128 characters.
     #[serde(rename = "reportingInstance", default)]
-    pub reporting_instance: Option<::std::string::String>,
+    pub reporting_instance: Option<::k8s_client_runtime::CompactString>,
     /// series is data about the Event series this event represents or nil if it's a singleton Event.
     #[serde(rename = "series", default)]
     pub series: Option<::std::boxed::Box<crate::api::events::v1::EventSeries>>,
     /// type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.
     #[serde(rename = "type", default)]
-    pub type_: Option<::std::string::String>,
+    pub type_: Option<::k8s_client_runtime::CompactString>,
 }
 impl Event {
     fn serialize_fields<S: ::serde::Serializer>(

@@ -12,14 +12,14 @@ pub struct FlowSchemaCondition {
     pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// `message` is a human-readable message indicating details about last transition.
     #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// `reason` is a unique, one-word, CamelCase reason for the condition's last transition.
     #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
     /// `status` is the status of the condition. Can be True, False, Unknown. Required.
     #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<::std::string::String>,
+    pub status: Option<::k8s_client_runtime::CompactString>,
     /// `type` is the type of the condition. Required.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::std::string::String>,
+    pub type_: Option<::k8s_client_runtime::CompactString>,
 }

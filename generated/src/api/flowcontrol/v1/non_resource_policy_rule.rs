@@ -15,12 +15,12 @@ pub struct NonResourcePolicyRule {
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub non_resource_urls: ::std::vec::Vec<::std::string::String>,
+    pub non_resource_urls: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
     /// `verbs` is a list of matching verbs and may not be empty. "*" matches all verbs. If it is present, it must be the only entry. Required.
     #[serde(
         rename = "verbs",
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub verbs: ::std::vec::Vec<::std::string::String>,
+    pub verbs: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
 }

@@ -15,5 +15,5 @@ pub struct PriorityLevelConfigurationSpec {
     >,
     /// `type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

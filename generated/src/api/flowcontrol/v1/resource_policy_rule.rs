@@ -9,7 +9,7 @@ pub struct ResourcePolicyRule {
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub api_groups: ::std::vec::Vec<::std::string::String>,
+    pub api_groups: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
     /// `clusterScope` indicates whether to match requests that do not specify a namespace (which happens either because the resource is not namespaced or the request targets all namespaces). If this field is omitted or false then the `namespaces` field must contain a non-empty list.
     #[serde(rename = "clusterScope", default, skip_serializing_if = "Option::is_none")]
     pub cluster_scope: Option<bool>,
@@ -20,19 +20,19 @@ pub struct ResourcePolicyRule {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub namespaces: Option<::std::vec::Vec<::std::string::String>>,
+    pub namespaces: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// `resources` is a list of matching resources (i.e., lowercase and plural) with, if desired, subresource.  For example, [ "services", "nodes/status" ].  This list may not be empty. "*" matches all resources and, if present, must be the only entry. Required.
     #[serde(
         rename = "resources",
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub resources: ::std::vec::Vec<::std::string::String>,
+    pub resources: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
     /// `verbs` is a list of matching verbs and may not be empty. "*" matches all verbs and, if present, must be the only entry. Required.
     #[serde(
         rename = "verbs",
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub verbs: ::std::vec::Vec<::std::string::String>,
+    pub verbs: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
 }

@@ -5,8 +5,8 @@
 pub struct ServiceAccountSubject {
     /// `name` is the name of matching ServiceAccount objects, or "*" to match regardless of name. Required.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// `namespace` is the namespace of matching ServiceAccount objects. Required.
     #[serde(rename = "namespace", default)]
-    pub namespace: ::std::string::String,
+    pub namespace: ::k8s_client_runtime::CompactString,
 }

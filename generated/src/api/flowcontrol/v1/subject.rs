@@ -8,7 +8,7 @@ pub struct Subject {
     pub group: Option<::std::boxed::Box<crate::api::flowcontrol::v1::GroupSubject>>,
     /// `kind` indicates which one of the other fields is non-empty. Required
     #[serde(rename = "kind", default)]
-    pub kind: ::std::string::String,
+    pub kind: ::k8s_client_runtime::CompactString,
     /// `serviceAccount` matches ServiceAccounts.
     #[serde(rename = "serviceAccount", default, skip_serializing_if = "Option::is_none")]
     pub service_account: Option<

@@ -5,5 +5,5 @@
 pub struct UserSubject {
     /// `name` is the username that matches, or "*" to match all usernames. Required.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

@@ -5,17 +5,17 @@
 pub struct IngressClassParametersReference {
     /// apiGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.
     #[serde(rename = "apiGroup", default, skip_serializing_if = "Option::is_none")]
-    pub api_group: Option<::std::string::String>,
+    pub api_group: Option<::k8s_client_runtime::CompactString>,
     /// kind is the type of resource being referenced.
     #[serde(rename = "kind", default)]
-    pub kind: ::std::string::String,
+    pub kind: ::k8s_client_runtime::CompactString,
     /// name is the name of resource being referenced.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// namespace is the namespace of the resource being referenced. This field is required when scope is set to "Namespace" and must be unset when scope is set to "Cluster".
     #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::std::string::String>,
+    pub namespace: Option<::k8s_client_runtime::CompactString>,
     /// scope represents if this refers to a cluster or namespace scoped resource. This may be set to "Cluster" (default) or "Namespace".
     #[serde(rename = "scope", default, skip_serializing_if = "Option::is_none")]
-    pub scope: Option<::std::string::String>,
+    pub scope: Option<::k8s_client_runtime::CompactString>,
 }

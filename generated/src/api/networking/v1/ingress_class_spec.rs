@@ -5,7 +5,7 @@
 pub struct IngressClassSpec {
     /// controller refers to the name of the controller that should handle this class. This allows for different "flavors" that are controlled by the same controller. For example, you may have different parameters for the same implementing controller. This should be specified as a domain-prefixed path no more than 250 characters in length, e.g. "acme.io/ingress-controller". This field is immutable.
     #[serde(rename = "controller", default, skip_serializing_if = "Option::is_none")]
-    pub controller: Option<::std::string::String>,
+    pub controller: Option<::k8s_client_runtime::CompactString>,
     /// parameters is a link to a custom resource containing additional configuration for the controller. This is optional if the controller does not require extra parameters.
     #[serde(rename = "parameters", default, skip_serializing_if = "Option::is_none")]
     pub parameters: Option<

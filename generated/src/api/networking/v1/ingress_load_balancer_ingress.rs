@@ -5,10 +5,10 @@
 pub struct IngressLoadBalancerIngress {
     /// hostname is set for load-balancer ingress points that are DNS based.
     #[serde(rename = "hostname", default, skip_serializing_if = "Option::is_none")]
-    pub hostname: Option<::std::string::String>,
+    pub hostname: Option<::k8s_client_runtime::CompactString>,
     /// ip is set for load-balancer ingress points that are IP based.
     #[serde(rename = "ip", default, skip_serializing_if = "Option::is_none")]
-    pub ip: Option<::std::string::String>,
+    pub ip: Option<::k8s_client_runtime::CompactString>,
     /// ports provides information about the ports exposed by this LoadBalancer.
     #[serde(
         rename = "ports",

@@ -12,7 +12,7 @@ pub struct IngressRule {
     ///
     /// host can be "precise" which is a domain name without the terminating dot of a network host (e.g. "foo.bar.com") or "wildcard", which is a domain name prefixed with a single wildcard label (e.g. "*.foo.com"). The wildcard character '*' must appear by itself as the first DNS label and matches only a single label. You cannot have a wildcard label by itself (e.g. Host == "*"). Requests will be matched against the Host field in the following way: 1. If host is precise, the request matches this rule if the http host header is equal to Host. 2. If host is a wildcard, then the request matches this rule if the http host header is to equal to the suffix (removing the first label) of the wildcard rule.
     #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
-    pub host: Option<::std::string::String>,
+    pub host: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "http", default, skip_serializing_if = "Option::is_none")]
     pub http: Option<
         ::std::boxed::Box<crate::api::networking::v1::HTTPIngressRuleValue>,

@@ -5,7 +5,7 @@
 pub struct IngressServiceBackend {
     /// name is the referenced service. The service must exist in the same namespace as the Ingress object.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// port of the referenced service. A port name or port number is required for a IngressServiceBackend.
     #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
     pub port: Option<::std::boxed::Box<crate::api::networking::v1::ServiceBackendPort>>,

@@ -14,7 +14,7 @@ pub struct IngressSpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub ingress_class_name: Option<::std::string::String>,
+    pub ingress_class_name: Option<::k8s_client_runtime::CompactString>,
     /// rules is a list of host rules used to configure the Ingress. If unspecified, or no rule matches, all traffic is sent to the default backend.
     #[serde(
         rename = "rules",

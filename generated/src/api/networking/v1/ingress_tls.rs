@@ -10,8 +10,8 @@ pub struct IngressTLS {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub hosts: Option<::std::vec::Vec<::std::string::String>>,
+    pub hosts: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// secretName is the name of the secret used to terminate TLS traffic on port 443. Field is left optional to allow TLS routing based on SNI hostname alone. If the SNI host in a listener conflicts with the "Host" header field used by an IngressRule, the SNI host is used for termination and value of the "Host" header is used for routing.
     #[serde(rename = "secretName", default, skip_serializing_if = "Option::is_none")]
-    pub secret_name: Option<::std::string::String>,
+    pub secret_name: Option<::k8s_client_runtime::CompactString>,
 }

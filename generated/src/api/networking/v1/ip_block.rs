@@ -5,7 +5,7 @@
 pub struct IPBlock {
     /// cidr is a string representing the IPBlock Valid examples are "192.168.1.0/24" or "2001:db8::/64"
     #[serde(rename = "cidr", default)]
-    pub cidr: ::std::string::String,
+    pub cidr: ::k8s_client_runtime::CompactString,
     /// except is a slice of CIDRs that should not be included within an IPBlock Valid examples are "192.168.1.0/24" or "2001:db8::/64" Except values will be rejected if they are outside the cidr range
     #[serde(
         rename = "except",
@@ -13,5 +13,5 @@ pub struct IPBlock {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub except: Option<::std::vec::Vec<::std::string::String>>,
+    pub except: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

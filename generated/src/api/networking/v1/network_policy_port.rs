@@ -10,6 +10,11 @@ pub struct NetworkPolicyPort {
     #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
     pub port: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
     /// protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP.
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<::std::string::String>,
+    pub protocol: Option<::k8s_client_runtime::CompactString>,
 }

@@ -35,5 +35,5 @@ pub struct NetworkPolicySpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub policy_types: Option<::std::vec::Vec<::std::string::String>>,
+    pub policy_types: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

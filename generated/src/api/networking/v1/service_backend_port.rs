@@ -5,7 +5,7 @@
 pub struct ServiceBackendPort {
     /// name is the name of the port on the Service. This is a mutually exclusive setting with "Number".
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<::std::string::String>,
+    pub name: Option<::k8s_client_runtime::CompactString>,
     /// number is the numerical port number (e.g. 80) on the Service. This is a mutually exclusive setting with "Name".
     #[serde(rename = "number", default, skip_serializing_if = "Option::is_none")]
     pub number: Option<i32>,

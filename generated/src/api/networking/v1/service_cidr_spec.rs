@@ -10,5 +10,5 @@ pub struct ServiceCIDRSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub cidrs: Option<::std::vec::Vec<::std::string::String>>,
+    pub cidrs: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

@@ -5,14 +5,14 @@
 pub struct ParentReference {
     /// Group is the group of the object being referenced.
     #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<::std::string::String>,
+    pub group: Option<::k8s_client_runtime::CompactString>,
     /// Name is the name of the object being referenced.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// Namespace is the namespace of the object being referenced.
     #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::std::string::String>,
+    pub namespace: Option<::k8s_client_runtime::CompactString>,
     /// Resource is the resource of the object being referenced.
     #[serde(rename = "resource", default)]
-    pub resource: ::std::string::String,
+    pub resource: ::k8s_client_runtime::CompactString,
 }

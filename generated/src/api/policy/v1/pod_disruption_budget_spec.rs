@@ -23,10 +23,14 @@ pub struct PodDisruptionBudgetSpec {
     /// AlwaysAllow policy means that all running pods (status.phase="Running"), but not yet healthy are considered disrupted and can be evicted regardless of whether the criteria in a PDB is met. This means perspective running pods of a disrupted application might not get a chance to become healthy. Healthy pods will be subject to the PDB for eviction.
     ///
     /// Additional policies may be added in the future. Clients making eviction decisions should disallow eviction of unhealthy pods if they encounter an unrecognized policy in this field.
+    ///
+    /// Possible enum values:
+    ///  - `"AlwaysAllow"` policy means that all running pods (status.phase="Running"), but not yet healthy are considered disrupted and can be evicted regardless of whether the criteria in a PDB is met. This means perspective running pods of a disrupted application might not get a chance to become healthy. Healthy pods will be subject to the PDB for eviction.
+    ///  - `"IfHealthyBudget"` policy means that running pods (status.phase="Running"), but not yet healthy can be evicted only if the guarded application is not disrupted (status.currentHealthy is at least equal to status.desiredHealthy). Healthy pods will be subject to the PDB for eviction.
     #[serde(
         rename = "unhealthyPodEvictionPolicy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub unhealthy_pod_eviction_policy: Option<::std::string::String>,
+    pub unhealthy_pod_eviction_policy: Option<::k8s_client_runtime::CompactString>,
 }

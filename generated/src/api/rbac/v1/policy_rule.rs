@@ -10,7 +10,7 @@ pub struct PolicyRule {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub api_groups: Option<::std::vec::Vec<::std::string::String>>,
+    pub api_groups: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"),  but not both.
     #[serde(
         rename = "nonResourceURLs",
@@ -18,7 +18,7 @@ pub struct PolicyRule {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub non_resource_urls: Option<::std::vec::Vec<::std::string::String>>,
+    pub non_resource_urls: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.
     #[serde(
         rename = "resourceNames",
@@ -26,7 +26,7 @@ pub struct PolicyRule {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub resource_names: Option<::std::vec::Vec<::std::string::String>>,
+    pub resource_names: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Resources is a list of resources this rule applies to. '*' represents all resources.
     #[serde(
         rename = "resources",
@@ -34,12 +34,12 @@ pub struct PolicyRule {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub resources: Option<::std::vec::Vec<::std::string::String>>,
+    pub resources: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs.
     #[serde(
         rename = "verbs",
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub verbs: ::std::vec::Vec<::std::string::String>,
+    pub verbs: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
 }

@@ -5,11 +5,11 @@
 pub struct RoleRef {
     /// APIGroup is the group for the resource being referenced
     #[serde(rename = "apiGroup", default)]
-    pub api_group: ::std::string::String,
+    pub api_group: ::k8s_client_runtime::CompactString,
     /// Kind is the type of resource being referenced
     #[serde(rename = "kind", default)]
-    pub kind: ::std::string::String,
+    pub kind: ::k8s_client_runtime::CompactString,
     /// Name is the name of resource being referenced
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

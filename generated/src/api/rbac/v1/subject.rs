@@ -5,14 +5,14 @@
 pub struct Subject {
     /// APIGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and Group subjects.
     #[serde(rename = "apiGroup", default, skip_serializing_if = "Option::is_none")]
-    pub api_group: Option<::std::string::String>,
+    pub api_group: Option<::k8s_client_runtime::CompactString>,
     /// Kind of object being referenced. Values defined by this API group are "User", "Group", and "ServiceAccount". If the Authorizer does not recognized the kind value, the Authorizer should report an error.
     #[serde(rename = "kind", default)]
-    pub kind: ::std::string::String,
+    pub kind: ::k8s_client_runtime::CompactString,
     /// Name of the object being referenced.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// Namespace of the referenced object.  If the object kind is non-namespace, such as "User" or "Group", and this value is not empty the Authorizer should report an error.
     #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::std::string::String>,
+    pub namespace: Option<::k8s_client_runtime::CompactString>,
 }

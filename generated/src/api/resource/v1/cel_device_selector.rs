@@ -35,5 +35,5 @@ pub struct CELDeviceSelector {
     ///
     /// The length of the expression must be smaller or equal to 10 Ki. The cost of evaluating it is also limited based on the estimated number of logical steps.
     #[serde(rename = "expression", default)]
-    pub expression: ::std::string::String,
+    pub expression: ::k8s_client_runtime::CompactString,
 }

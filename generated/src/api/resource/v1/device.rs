@@ -40,7 +40,7 @@ pub struct Device {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub binding_conditions: Option<::std::vec::Vec<::std::string::String>>,
+    pub binding_conditions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// BindingFailureConditions defines the conditions for binding failure. They may be set in the per-device status conditions. If any is set to "True", a binding failure occurred.
     ///
     /// The maximum number of binding failure conditions is 4.
@@ -54,7 +54,9 @@ pub struct Device {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub binding_failure_conditions: Option<::std::vec::Vec<::std::string::String>>,
+    pub binding_failure_conditions: Option<
+        ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    >,
     /// BindsToNode indicates if the usage of an allocation involving this device has to be limited to exactly the node that was chosen when allocating the claim. If set to true, the scheduler will set the ResourceClaim.Status.Allocation.NodeSelector to match the node where the allocation was made.
     ///
     /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
@@ -86,12 +88,12 @@ pub struct Device {
     >,
     /// Name is unique identifier among all devices managed by the driver in the pool. It must be a DNS label.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// NodeName identifies the node where the device is available.
     ///
     /// Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
     #[serde(rename = "nodeName", default, skip_serializing_if = "Option::is_none")]
-    pub node_name: Option<::std::string::String>,
+    pub node_name: Option<::k8s_client_runtime::CompactString>,
     /// NodeSelector defines the nodes where the device is available.
     ///
     /// Must use exactly one term.

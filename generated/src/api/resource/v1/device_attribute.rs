@@ -11,8 +11,8 @@ pub struct DeviceAttribute {
     pub int: Option<i64>,
     /// StringValue is a string. Must not be longer than 64 characters.
     #[serde(rename = "string", default, skip_serializing_if = "Option::is_none")]
-    pub string: Option<::std::string::String>,
+    pub string: Option<::k8s_client_runtime::CompactString>,
     /// VersionValue is a semantic version according to semver.org spec 2.0.0. Must not be longer than 64 characters.
     #[serde(rename = "version", default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<::std::string::String>,
+    pub version: Option<::k8s_client_runtime::CompactString>,
 }

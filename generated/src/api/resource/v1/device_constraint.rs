@@ -15,14 +15,14 @@ pub struct DeviceConstraint {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub distinct_attribute: Option<::std::string::String>,
+    pub distinct_attribute: Option<::k8s_client_runtime::CompactString>,
     /// MatchAttribute requires that all devices in question have this attribute and that its type and value are the same across those devices.
     ///
     /// For example, if you specified "dra.example.com/numa" (a hypothetical example!), then only devices in the same NUMA node will be chosen. A device which does not have that attribute will not be chosen. All devices should use a value of the same type for this attribute because that is part of its specification, but if one device doesn't, then it also will not be chosen.
     ///
     /// Must include the domain qualifier.
     #[serde(rename = "matchAttribute", default, skip_serializing_if = "Option::is_none")]
-    pub match_attribute: Option<::std::string::String>,
+    pub match_attribute: Option<::k8s_client_runtime::CompactString>,
     /// Requests is a list of the one or more requests in this claim which must co-satisfy this constraint. If a request is fulfilled by multiple devices, then all of the devices must satisfy the constraint. If this is not specified, this constraint applies to all requests in this claim.
     ///
     /// References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the constraint applies to all subrequests.
@@ -32,5 +32,5 @@ pub struct DeviceConstraint {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub requests: Option<::std::vec::Vec<::std::string::String>>,
+    pub requests: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

@@ -4,14 +4,25 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeviceToleration {
     /// Effect indicates the taint effect to match. Empty means match all taint effects. When specified, allowed values are NoSchedule and NoExecute.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"NoExecute"` Evict any already-running pods that do not tolerate the device taint.
+    ///  - `"NoSchedule"` Do not allow new pods to schedule which use a tainted device unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running.
+    ///  - `"None"` No effect, the taint is purely informational.
     #[serde(rename = "effect", default, skip_serializing_if = "Option::is_none")]
-    pub effect: Option<::std::string::String>,
+    pub effect: Option<::k8s_client_runtime::CompactString>,
     /// Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys. Must be a label name.
     #[serde(rename = "key", default, skip_serializing_if = "Option::is_none")]
-    pub key: Option<::std::string::String>,
+    pub key: Option<::k8s_client_runtime::CompactString>,
     /// Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a ResourceClaim can tolerate all taints of a particular category.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"Equal"`
+    ///  - `"Exists"`
     #[serde(rename = "operator", default, skip_serializing_if = "Option::is_none")]
-    pub operator: Option<::std::string::String>,
+    pub operator: Option<::k8s_client_runtime::CompactString>,
     /// TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system. If larger than zero, the time when the pod needs to be evicted is calculated as <time when taint was adedd> + <toleration seconds>.
     #[serde(
         rename = "tolerationSeconds",
@@ -21,5 +32,5 @@ pub struct DeviceToleration {
     pub toleration_seconds: Option<i64>,
     /// Value is the taint value the toleration matches to. If the operator is Exists, the value must be empty, otherwise just a regular string. Must be a label value.
     #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<::std::string::String>,
+    pub value: Option<::k8s_client_runtime::CompactString>,
 }

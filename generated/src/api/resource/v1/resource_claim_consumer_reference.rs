@@ -5,14 +5,14 @@
 pub struct ResourceClaimConsumerReference {
     /// APIGroup is the group for the resource being referenced. It is empty for the core API. This matches the group in the APIVersion that is used when creating the resources.
     #[serde(rename = "apiGroup", default, skip_serializing_if = "Option::is_none")]
-    pub api_group: Option<::std::string::String>,
+    pub api_group: Option<::k8s_client_runtime::CompactString>,
     /// Name is the name of resource being referenced.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// Resource is the type of resource being referenced, for example "pods".
     #[serde(rename = "resource", default)]
-    pub resource: ::std::string::String,
+    pub resource: ::k8s_client_runtime::CompactString,
     /// UID identifies exactly one incarnation of the resource.
     #[serde(rename = "uid", default)]
-    pub uid: ::std::string::String,
+    pub uid: ::k8s_client_runtime::CompactString,
 }

@@ -6,15 +6,21 @@ pub struct DeviceTaint {
     /// The effect of the taint on claims that do not tolerate the taint and through such claims on the pods using them.
     ///
     /// Valid effects are None, NoSchedule and NoExecute. PreferNoSchedule as used for nodes is not valid here. More effects may get added in the future. Consumers must treat unknown effects like None.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"NoExecute"` Evict any already-running pods that do not tolerate the device taint.
+    ///  - `"NoSchedule"` Do not allow new pods to schedule which use a tainted device unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running.
+    ///  - `"None"` No effect, the taint is purely informational.
     #[serde(rename = "effect", default)]
-    pub effect: ::std::string::String,
+    pub effect: ::k8s_client_runtime::CompactString,
     /// The taint key to be applied to a device. Must be a label name.
     #[serde(rename = "key", default)]
-    pub key: ::std::string::String,
+    pub key: ::k8s_client_runtime::CompactString,
     /// TimeAdded represents the time at which the taint was added. Added automatically during create or update if not set.
     #[serde(rename = "timeAdded", default, skip_serializing_if = "Option::is_none")]
     pub time_added: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// The taint value corresponding to the taint key. Must be a label value.
     #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<::std::string::String>,
+    pub value: Option<::k8s_client_runtime::CompactString>,
 }

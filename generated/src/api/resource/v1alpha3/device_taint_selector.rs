@@ -7,13 +7,13 @@ pub struct DeviceTaintSelector {
     ///
     /// Setting also driver and pool may be required to avoid ambiguity, but is not required.
     #[serde(rename = "device", default, skip_serializing_if = "Option::is_none")]
-    pub device: Option<::std::string::String>,
+    pub device: Option<::k8s_client_runtime::CompactString>,
     /// If driver is set, only devices from that driver are selected. This fields corresponds to slice.spec.driver.
     #[serde(rename = "driver", default, skip_serializing_if = "Option::is_none")]
-    pub driver: Option<::std::string::String>,
+    pub driver: Option<::k8s_client_runtime::CompactString>,
     /// If pool is set, only devices in that pool are selected.
     ///
     /// Also setting the driver name may be useful to avoid ambiguity when different drivers use the same pool name, but this is not required because selecting pools from different drivers may also be useful, for example when drivers with node-local devices use the node name as their pool name.
     #[serde(rename = "pool", default, skip_serializing_if = "Option::is_none")]
-    pub pool: Option<::std::string::String>,
+    pub pool: Option<::k8s_client_runtime::CompactString>,
 }

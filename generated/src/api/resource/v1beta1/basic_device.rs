@@ -40,7 +40,7 @@ pub struct BasicDevice {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub binding_conditions: Option<::std::vec::Vec<::std::string::String>>,
+    pub binding_conditions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// BindingFailureConditions defines the conditions for binding failure. They may be set in the per-device status conditions. If any is true, a binding failure occurred.
     ///
     /// The maximum number of binding failure conditions is 4.
@@ -54,7 +54,9 @@ pub struct BasicDevice {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub binding_failure_conditions: Option<::std::vec::Vec<::std::string::String>>,
+    pub binding_failure_conditions: Option<
+        ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    >,
     /// BindsToNode indicates if the usage of an allocation involving this device has to be limited to exactly the node that was chosen when allocating the claim. If set to true, the scheduler will set the ResourceClaim.Status.Allocation.NodeSelector to match the node where the allocation was made.
     ///
     /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
@@ -88,7 +90,7 @@ pub struct BasicDevice {
     ///
     /// Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
     #[serde(rename = "nodeName", default, skip_serializing_if = "Option::is_none")]
-    pub node_name: Option<::std::string::String>,
+    pub node_name: Option<::k8s_client_runtime::CompactString>,
     /// NodeSelector defines the nodes where the device is available.
     ///
     /// Must use exactly one term.

@@ -19,5 +19,5 @@ pub struct CounterSet {
     >,
     /// Name defines the name of the counter set. It must be a DNS label.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

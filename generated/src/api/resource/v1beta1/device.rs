@@ -8,5 +8,5 @@ pub struct Device {
     pub basic: Option<::std::boxed::Box<crate::api::resource::v1beta1::BasicDevice>>,
     /// Name is unique identifier among all devices managed by the driver in the pool. It must be a DNS label.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

@@ -17,8 +17,13 @@ pub struct DeviceAllocationConfiguration {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub requests: Option<::std::vec::Vec<::std::string::String>>,
+    pub requests: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Source records whether the configuration comes from a class and thus is not something that a normal user would have been able to set or from a claim.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"FromClaim"`
+    ///  - `"FromClass"`
     #[serde(rename = "source", default)]
-    pub source: ::std::string::String,
+    pub source: ::k8s_client_runtime::CompactString,
 }

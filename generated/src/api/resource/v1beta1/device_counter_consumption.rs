@@ -5,7 +5,7 @@
 pub struct DeviceCounterConsumption {
     /// CounterSet is the name of the set from which the counters defined will be consumed.
     #[serde(rename = "counterSet", default)]
-    pub counter_set: ::std::string::String,
+    pub counter_set: ::k8s_client_runtime::CompactString,
     /// Counters defines the counters that will be consumed by the device.
     ///
     /// The maximum number of counters is 32.

@@ -26,8 +26,13 @@ pub struct DeviceRequest {
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
     ///
     /// More modes may get added in the future. Clients must refuse to handle requests with unknown modes.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"All"`
+    ///  - `"ExactCount"`
     #[serde(rename = "allocationMode", default, skip_serializing_if = "Option::is_none")]
-    pub allocation_mode: Option<::std::string::String>,
+    pub allocation_mode: Option<::k8s_client_runtime::CompactString>,
     /// Capacity define resource requirements against each capacity.
     ///
     /// If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
@@ -52,7 +57,7 @@ pub struct DeviceRequest {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub device_class_name: Option<::std::string::String>,
+    pub device_class_name: Option<::k8s_client_runtime::CompactString>,
     /// FirstAvailable contains subrequests, of which exactly one will be satisfied by the scheduler to satisfy this request. It tries to satisfy them in the order in which they are listed here. So if there are two entries in the list, the scheduler will only check the second one if it determines that the first one cannot be used.
     ///
     /// This field may only be set in the entries of DeviceClaim.Requests.
@@ -71,7 +76,7 @@ pub struct DeviceRequest {
     ///
     /// Must be a DNS label and unique among all DeviceRequests in a ResourceClaim.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this request. All selectors must be satisfied for a device to be considered.
     ///
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.

@@ -12,7 +12,7 @@ pub struct ResourcePool {
     ///
     /// It must not be longer than 253 characters and must consist of one or more DNS sub-domains separated by slashes. This field is immutable.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// ResourceSliceCount is the total number of ResourceSlices in the pool at this generation number. Must be greater than zero.
     ///
     /// Consumers can use this to check whether they have seen all ResourceSlices belonging to the same pool.

@@ -24,12 +24,12 @@ pub struct AllocatedDeviceStatus {
     pub data: Option<crate::apimachinery::pkg::runtime::RawExtension>,
     /// Device references one device instance via its name in the driver's resource pool. It must be a DNS label.
     #[serde(rename = "device", default)]
-    pub device: ::std::string::String,
+    pub device: ::k8s_client_runtime::CompactString,
     /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to process the allocation once the claim is needed on a node.
     ///
     /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters.
     #[serde(rename = "driver", default)]
-    pub driver: ::std::string::String,
+    pub driver: ::k8s_client_runtime::CompactString,
     /// NetworkData contains network-related information specific to the device.
     #[serde(rename = "networkData", default, skip_serializing_if = "Option::is_none")]
     pub network_data: Option<
@@ -39,8 +39,8 @@ pub struct AllocatedDeviceStatus {
     ///
     /// Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes.
     #[serde(rename = "pool", default)]
-    pub pool: ::std::string::String,
+    pub pool: ::k8s_client_runtime::CompactString,
     /// ShareID uniquely identifies an individual allocation share of the device.
     #[serde(rename = "shareID", default, skip_serializing_if = "Option::is_none")]
-    pub share_id: Option<::std::string::String>,
+    pub share_id: Option<::k8s_client_runtime::CompactString>,
 }

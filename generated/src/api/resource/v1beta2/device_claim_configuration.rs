@@ -17,5 +17,5 @@ pub struct DeviceClaimConfiguration {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub requests: Option<::std::vec::Vec<::std::string::String>>,
+    pub requests: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

@@ -23,7 +23,7 @@ pub struct DeviceClassSpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub extended_resource_name: Option<::std::string::String>,
+    pub extended_resource_name: Option<::k8s_client_runtime::CompactString>,
     /// Each selector must be satisfied by a device which is claimed via this class.
     #[serde(
         rename = "selectors",

@@ -28,5 +28,5 @@ pub struct DeviceRequest {
     ///
     /// Must be a DNS label.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
 }

@@ -17,7 +17,7 @@ pub struct DeviceRequestAllocationResult {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub binding_conditions: Option<::std::vec::Vec<::std::string::String>>,
+    pub binding_conditions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// BindingFailureConditions contains a copy of the BindingFailureConditions from the corresponding ResourceSlice at the time of allocation.
     ///
     /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
@@ -27,7 +27,9 @@ pub struct DeviceRequestAllocationResult {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub binding_failure_conditions: Option<::std::vec::Vec<::std::string::String>>,
+    pub binding_failure_conditions: Option<
+        ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    >,
     /// ConsumedCapacity tracks the amount of capacity consumed per device as part of the claim request. The consumed amount may differ from the requested amount: it is rounded up to the nearest valid value based on the device’s requestPolicy if applicable (i.e., may not be less than the requested amount).
     ///
     /// The total consumed capacity for each device must not exceed the DeviceCapacity's Value.
@@ -46,25 +48,25 @@ pub struct DeviceRequestAllocationResult {
     >,
     /// Device references one device instance via its name in the driver's resource pool. It must be a DNS label.
     #[serde(rename = "device", default)]
-    pub device: ::std::string::String,
+    pub device: ::k8s_client_runtime::CompactString,
     /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to process the allocation once the claim is needed on a node.
     ///
     /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters.
     #[serde(rename = "driver", default)]
-    pub driver: ::std::string::String,
+    pub driver: ::k8s_client_runtime::CompactString,
     /// This name together with the driver name and the device name field identify which device was allocated (`<driver name>/<pool name>/<device name>`).
     ///
     /// Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes.
     #[serde(rename = "pool", default)]
-    pub pool: ::std::string::String,
+    pub pool: ::k8s_client_runtime::CompactString,
     /// Request is the name of the request in the claim which caused this device to be allocated. If it references a subrequest in the firstAvailable list on a DeviceRequest, this field must include both the name of the main request and the subrequest using the format <main request>/<subrequest>.
     ///
     /// Multiple devices may have been allocated per request.
     #[serde(rename = "request", default)]
-    pub request: ::std::string::String,
+    pub request: ::k8s_client_runtime::CompactString,
     /// ShareID uniquely identifies an individual allocation share of the device, used when the device supports multiple simultaneous allocations. It serves as an additional map key to differentiate concurrent shares of the same device.
     #[serde(rename = "shareID", default, skip_serializing_if = "Option::is_none")]
-    pub share_id: Option<::std::string::String>,
+    pub share_id: Option<::k8s_client_runtime::CompactString>,
     /// A copy of all tolerations specified in the request at the time when the device got allocated.
     ///
     /// The maximum number of tolerations is 16.

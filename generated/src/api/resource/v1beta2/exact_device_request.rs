@@ -22,8 +22,13 @@ pub struct ExactDeviceRequest {
     /// If AllocationMode is not specified, the default mode is ExactCount. If the mode is ExactCount and count is not specified, the default count is one. Any other requests must specify this field.
     ///
     /// More modes may get added in the future. Clients must refuse to handle requests with unknown modes.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"All"`
+    ///  - `"ExactCount"`
     #[serde(rename = "allocationMode", default, skip_serializing_if = "Option::is_none")]
-    pub allocation_mode: Option<::std::string::String>,
+    pub allocation_mode: Option<::k8s_client_runtime::CompactString>,
     /// Capacity define resource requirements against each capacity.
     ///
     /// If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
@@ -42,7 +47,7 @@ pub struct ExactDeviceRequest {
     ///
     /// Administrators may use this to restrict which devices may get requested by only installing classes with selectors for permitted devices. If users are free to request anything without restrictions, then administrators can create an empty DeviceClass for users to reference.
     #[serde(rename = "deviceClassName", default)]
-    pub device_class_name: ::std::string::String,
+    pub device_class_name: ::k8s_client_runtime::CompactString,
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this request. All selectors must be satisfied for a device to be considered.
     #[serde(
         rename = "selectors",

@@ -9,7 +9,7 @@ pub struct OpaqueDeviceConfiguration {
     ///
     /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters.
     #[serde(rename = "driver", default)]
-    pub driver: ::std::string::String,
+    pub driver: ::k8s_client_runtime::CompactString,
     /// Parameters can contain arbitrary data. It is the responsibility of the driver developer to handle validation and versioning. Typically this includes self-identification and a version ("kind" + "apiVersion" for Kubernetes types), with conversion between different versions.
     ///
     /// The length of the raw data must be smaller or equal to 10 Ki.

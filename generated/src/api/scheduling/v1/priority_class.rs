@@ -5,7 +5,7 @@
 pub struct PriorityClass {
     /// description is an arbitrary string that usually provides guidelines on when this priority class should be used.
     #[serde(rename = "description", default)]
-    pub description: Option<::std::string::String>,
+    pub description: Option<::k8s_client_runtime::CompactString>,
     /// globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.
     #[serde(rename = "globalDefault", default)]
     pub global_default: Option<bool>,
@@ -13,8 +13,12 @@ pub struct PriorityClass {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.
+    ///
+    /// Possible enum values:
+    ///  - `"Never"` means that pod never preempts other pods with lower priority.
+    ///  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
     #[serde(rename = "preemptionPolicy", default)]
-    pub preemption_policy: Option<::std::string::String>,
+    pub preemption_policy: Option<::k8s_client_runtime::CompactString>,
     /// value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.
     #[serde(rename = "value", default)]
     pub value: i32,

@@ -5,7 +5,7 @@
 pub struct PodGroup {
     /// Name is a unique identifier for the PodGroup within the Workload. It must be a DNS label. This field is immutable.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// Policy defines the scheduling policy for this PodGroup.
     #[serde(rename = "policy", default)]
     pub policy: crate::api::scheduling::v1alpha1::PodGroupPolicy,

@@ -14,7 +14,7 @@ pub struct CSIDriverSpec {
     ///
     /// Defaults to ReadWriteOnceWithFSType, which will examine each volume to determine if Kubernetes should modify ownership and permissions of the volume. With the default policy the defined fsGroup will only be applied if a fstype is defined and the volume's access mode contains ReadWriteOnce.
     #[serde(rename = "fsGroupPolicy", default, skip_serializing_if = "Option::is_none")]
-    pub fs_group_policy: Option<::std::string::String>,
+    pub fs_group_policy: Option<::k8s_client_runtime::CompactString>,
     /// nodeAllocatableUpdatePeriodSeconds specifies the interval between periodic updates of the CSINode allocatable capacity for this driver. When set, both periodic updates and updates triggered by capacity-related failures are enabled. If not set, no updates occur (neither periodic nor upon detecting capacity-related failures), and the allocatable.count remains static. The minimum allowed value for this field is 10 seconds.
     ///
     /// This is a beta feature and requires the MutableCSINodeAllocatableCount feature gate to be enabled.
@@ -113,5 +113,7 @@ pub struct CSIDriverSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub volume_lifecycle_modes: Option<::std::vec::Vec<::std::string::String>>,
+    pub volume_lifecycle_modes: Option<
+        ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    >,
 }

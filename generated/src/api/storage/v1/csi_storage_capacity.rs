@@ -35,7 +35,7 @@ pub struct CSIStorageCapacity {
     >,
     /// storageClassName represents the name of the StorageClass that the reported capacity applies to. It must meet the same requirements as the name of a StorageClass object (non-empty, DNS subdomain). If that object no longer exists, the CSIStorageCapacity object is obsolete and should be removed by its creator. This field is immutable.
     #[serde(rename = "storageClassName", default)]
-    pub storage_class_name: ::std::string::String,
+    pub storage_class_name: ::k8s_client_runtime::CompactString,
 }
 impl CSIStorageCapacity {
     fn serialize_fields<S: ::serde::Serializer>(

@@ -26,7 +26,7 @@ pub struct StorageClass {
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub mount_options: Option<::std::vec::Vec<::std::string::String>>,
+    pub mount_options: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// parameters holds the parameters for the provisioner that should create volumes of this storage class.
     #[serde(rename = "parameters", default)]
     pub parameters: Option<
@@ -34,13 +34,22 @@ pub struct StorageClass {
     >,
     /// provisioner indicates the type of the provisioner.
     #[serde(rename = "provisioner", default)]
-    pub provisioner: ::std::string::String,
+    pub provisioner: ::k8s_client_runtime::CompactString,
     /// reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.
+    ///
+    /// Possible enum values:
+    ///  - `"Delete"` means the volume will be deleted from Kubernetes on release from its claim. The volume plugin must support Deletion.
+    ///  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
+    ///  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
     #[serde(rename = "reclaimPolicy", default)]
-    pub reclaim_policy: Option<::std::string::String>,
+    pub reclaim_policy: Option<::k8s_client_runtime::CompactString>,
     /// volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.
+    ///
+    /// Possible enum values:
+    ///  - `"Immediate"` indicates that PersistentVolumeClaims should be immediately provisioned and bound. This is the default mode.
+    ///  - `"WaitForFirstConsumer"` indicates that PersistentVolumeClaims should not be provisioned and bound until the first Pod is created that references the PeristentVolumeClaim. The volume provisioning and binding will occur during Pod scheduing.
     #[serde(rename = "volumeBindingMode", default)]
-    pub volume_binding_mode: Option<::std::string::String>,
+    pub volume_binding_mode: Option<::k8s_client_runtime::CompactString>,
 }
 impl StorageClass {
     fn serialize_fields<S: ::serde::Serializer>(

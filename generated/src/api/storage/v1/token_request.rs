@@ -5,7 +5,7 @@
 pub struct TokenRequest {
     /// audience is the intended audience of the token in "TokenRequestSpec". It will default to the audiences of kube apiserver.
     #[serde(rename = "audience", default)]
-    pub audience: ::std::string::String,
+    pub audience: ::k8s_client_runtime::CompactString,
     /// expirationSeconds is the duration of validity of the token in "TokenRequestSpec". It has the same default value of "ExpirationSeconds" in "TokenRequestSpec".
     #[serde(
         rename = "expirationSeconds",

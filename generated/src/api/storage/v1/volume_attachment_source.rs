@@ -18,5 +18,5 @@ pub struct VolumeAttachmentSource {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub persistent_volume_name: Option<::std::string::String>,
+    pub persistent_volume_name: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,10 +5,10 @@
 pub struct VolumeAttachmentSpec {
     /// attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().
     #[serde(rename = "attacher", default)]
-    pub attacher: ::std::string::String,
+    pub attacher: ::k8s_client_runtime::CompactString,
     /// nodeName represents the node that the volume should be attached to.
     #[serde(rename = "nodeName", default)]
-    pub node_name: ::std::string::String,
+    pub node_name: ::k8s_client_runtime::CompactString,
     /// source represents the volume that should be attached.
     #[serde(rename = "source", default)]
     pub source: crate::api::storage::v1::VolumeAttachmentSource,

@@ -5,7 +5,7 @@
 pub struct VolumeAttributesClass {
     /// Name of the CSI driver This field is immutable.
     #[serde(rename = "driverName", default)]
-    pub driver_name: ::std::string::String,
+    pub driver_name: ::k8s_client_runtime::CompactString,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,

@@ -10,7 +10,7 @@ pub struct VolumeError {
     pub error_code: Option<i32>,
     /// message represents the error encountered during Attach or Detach operation. This string may be logged, so it should not contain sensitive information.
     #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// time represents the time the error was encountered.
     #[serde(rename = "time", default, skip_serializing_if = "Option::is_none")]
     pub time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,

@@ -19,5 +19,5 @@ pub struct StorageVersionMigrationStatus {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_version: Option<::std::string::String>,
+    pub resource_version: Option<::k8s_client_runtime::CompactString>,
 }

@@ -115,7 +115,7 @@ pub struct WidgetSpec {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub tags: Option<::std::vec::Vec<::std::string::String>>,
+    pub tags: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     #[serde(rename = "template", default, skip_serializing_if = "Option::is_none")]
     pub template: Option<::serde_json::Value>,
 }
@@ -183,7 +183,7 @@ impl<'de> ::serde::Deserialize<'de> for WidgetSpecColor {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct WidgetSpecPorts {
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     #[serde(rename = "port", default)]
     pub port: i32,
     #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
@@ -266,5 +266,5 @@ pub struct WidgetStatus {
     #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
     #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<::std::string::String>,
+    pub selector: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,20 +5,20 @@
 pub struct CustomResourceColumnDefinition {
     /// description is a human readable description of this column.
     #[serde(rename = "description", default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<::std::string::String>,
+    pub description: Option<::k8s_client_runtime::CompactString>,
     /// format is an optional OpenAPI type definition for this column. The 'name' format is applied to the primary identifier column to assist in clients identifying column is the resource name. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
     #[serde(rename = "format", default, skip_serializing_if = "Option::is_none")]
-    pub format: Option<::std::string::String>,
+    pub format: Option<::k8s_client_runtime::CompactString>,
     /// jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against each custom resource to produce the value for this column.
     #[serde(rename = "jsonPath", default)]
-    pub json_path: ::std::string::String,
+    pub json_path: ::k8s_client_runtime::CompactString,
     /// name is a human readable name for the column.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// priority is an integer defining the relative importance of this column compared to others. Lower numbers are considered higher priority. Columns that may be omitted in limited space scenarios should be given a priority greater than 0.
     #[serde(rename = "priority", default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
     /// type is an OpenAPI type definition for this column. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

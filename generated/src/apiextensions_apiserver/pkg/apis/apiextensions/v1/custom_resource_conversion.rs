@@ -6,7 +6,7 @@ pub struct CustomResourceConversion {
     /// strategy specifies how custom resources are converted between versions. Allowed values are: - `"None"`: The converter only change the apiVersion and would not touch any other field in the custom resource. - `"Webhook"`: API Server will call to an external webhook to do the conversion. Additional information
     ///   is needed for this option. This requires spec.preserveUnknownFields to be false, and spec.conversion.webhook to be set.
     #[serde(rename = "strategy", default)]
-    pub strategy: ::std::string::String,
+    pub strategy: ::k8s_client_runtime::CompactString,
     /// webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.
     #[serde(rename = "webhook", default, skip_serializing_if = "Option::is_none")]
     pub webhook: Option<

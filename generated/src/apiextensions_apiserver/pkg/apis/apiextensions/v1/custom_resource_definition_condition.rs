@@ -12,7 +12,7 @@ pub struct CustomResourceDefinitionCondition {
     pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// message is a human-readable message indicating details about last transition.
     #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.
     #[serde(
         rename = "observedGeneration",
@@ -22,11 +22,11 @@ pub struct CustomResourceDefinitionCondition {
     pub observed_generation: Option<i64>,
     /// reason is a unique, one-word, CamelCase reason for the condition's last transition.
     #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
     /// status is the status of the condition. Can be True, False, Unknown.
     #[serde(rename = "status", default)]
-    pub status: ::std::string::String,
+    pub status: ::k8s_client_runtime::CompactString,
     /// type is the type of the condition. Types include Established, NamesAccepted and Terminating.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

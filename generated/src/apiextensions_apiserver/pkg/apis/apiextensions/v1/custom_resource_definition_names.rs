@@ -10,16 +10,16 @@ pub struct CustomResourceDefinitionNames {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub categories: Option<::std::vec::Vec<::std::string::String>>,
+    pub categories: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// kind is the serialized kind of the resource. It is normally CamelCase and singular. Custom resource instances will use this value as the `kind` attribute in API calls.
     #[serde(rename = "kind", default)]
-    pub kind: ::std::string::String,
+    pub kind: ::k8s_client_runtime::CompactString,
     /// listKind is the serialized kind of the list for this resource. Defaults to "`kind`List".
     #[serde(rename = "listKind", default, skip_serializing_if = "Option::is_none")]
-    pub list_kind: Option<::std::string::String>,
+    pub list_kind: Option<::k8s_client_runtime::CompactString>,
     /// plural is the plural name of the resource to serve. The custom resources are served under `/apis/<group>/<version>/.../<plural>`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`). Must be all lowercase.
     #[serde(rename = "plural", default)]
-    pub plural: ::std::string::String,
+    pub plural: ::k8s_client_runtime::CompactString,
     /// shortNames are short names for the resource, exposed in API discovery documents, and used by clients to support invocations like `kubectl get <shortname>`. It must be all lowercase.
     #[serde(
         rename = "shortNames",
@@ -27,8 +27,8 @@ pub struct CustomResourceDefinitionNames {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub short_names: Option<::std::vec::Vec<::std::string::String>>,
+    pub short_names: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.
     #[serde(rename = "singular", default, skip_serializing_if = "Option::is_none")]
-    pub singular: Option<::std::string::String>,
+    pub singular: Option<::k8s_client_runtime::CompactString>,
 }

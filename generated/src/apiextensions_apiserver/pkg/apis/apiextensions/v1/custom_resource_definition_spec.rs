@@ -12,7 +12,7 @@ pub struct CustomResourceDefinitionSpec {
     >,
     /// group is the API group of the defined custom resource. The custom resources are served under `/apis/<group>/...`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).
     #[serde(rename = "group", default)]
-    pub group: ::std::string::String,
+    pub group: ::k8s_client_runtime::CompactString,
     /// names specify the resource and kind names for the custom resource.
     #[serde(rename = "names", default)]
     pub names: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames,
@@ -25,7 +25,7 @@ pub struct CustomResourceDefinitionSpec {
     pub preserve_unknown_fields: Option<bool>,
     /// scope indicates whether the defined custom resource is cluster- or namespace-scoped. Allowed values are `Cluster` and `Namespaced`.
     #[serde(rename = "scope", default)]
-    pub scope: ::std::string::String,
+    pub scope: ::k8s_client_runtime::CompactString,
     /// versions is the list of all API versions of the defined custom resource. Version names are used to compute the order in which served versions are listed in API discovery. If the version string is "kube-like", it will sort above non "kube-like" version strings, which are ordered lexicographically. "Kube-like" versions start with a "v", then are followed by a number (the major version), then optionally the string "alpha" or "beta" and another number (the minor version). These are sorted first by GA > beta > alpha (where GA is a version with no suffix such as beta or alpha), and then by comparing major version, then minor version. An example sorted list of versions: v10, v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.
     #[serde(
         rename = "versions",

@@ -36,5 +36,5 @@ pub struct CustomResourceDefinitionStatus {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub stored_versions: Option<::std::vec::Vec<::std::string::String>>,
+    pub stored_versions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

@@ -24,10 +24,10 @@ pub struct CustomResourceDefinitionVersion {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub deprecation_warning: Option<::std::string::String>,
+    pub deprecation_warning: Option<::k8s_client_runtime::CompactString>,
     /// name is the version name, e.g. “v1”, “v2beta1”, etc. The custom resources are served under this version at `/apis/<group>/<version>/...` if `served` is true.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// schema describes the schema used for validation, pruning, and defaulting of this version of the custom resource.
     #[serde(rename = "schema", default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<

@@ -9,11 +9,11 @@ pub struct CustomResourceSubresourceScale {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub label_selector_path: Option<::std::string::String>,
+    pub label_selector_path: Option<::k8s_client_runtime::CompactString>,
     /// specReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `spec.replicas`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.spec`. If there is no value under the given path in the custom resource, the `/scale` subresource will return an error on GET.
     #[serde(rename = "specReplicasPath", default)]
-    pub spec_replicas_path: ::std::string::String,
+    pub spec_replicas_path: ::k8s_client_runtime::CompactString,
     /// statusReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `status.replicas`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.status`. If there is no value under the given path in the custom resource, the `status.replicas` value in the `/scale` subresource will default to 0.
     #[serde(rename = "statusReplicasPath", default)]
-    pub status_replicas_path: ::std::string::String,
+    pub status_replicas_path: ::k8s_client_runtime::CompactString,
 }

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ExternalDocumentation {
     #[serde(rename = "description", default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<::std::string::String>,
+    pub description: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "url", default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<::std::string::String>,
+    pub url: Option<::k8s_client_runtime::CompactString>,
 }

@@ -4,9 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct JSONSchemaProps {
     #[serde(rename = "$ref", default, skip_serializing_if = "Option::is_none")]
-    pub ref_path: Option<::std::string::String>,
+    pub ref_path: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
-    pub schema: Option<::std::string::String>,
+    pub schema: Option<::k8s_client_runtime::CompactString>,
     #[serde(
         rename = "additionalItems",
         default,
@@ -65,7 +65,7 @@ pub struct JSONSchemaProps {
         >,
     >,
     #[serde(rename = "description", default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<::std::string::String>,
+    pub description: Option<::k8s_client_runtime::CompactString>,
     #[serde(
         rename = "enum",
         default,
@@ -103,9 +103,9 @@ pub struct JSONSchemaProps {
     ///
     /// - bsonobjectid: a bson object ID, i.e. a 24 characters hex string - uri: an URI as parsed by Golang net/url.ParseRequestURI - email: an email address as parsed by Golang net/mail.ParseAddress - hostname: a valid representation for an Internet host name, as defined by RFC 1034, section 3.1 [RFC1034]. - ipv4: an IPv4 IP as parsed by Golang net.ParseIP - ipv6: an IPv6 IP as parsed by Golang net.ParseIP - cidr: a CIDR as parsed by Golang net.ParseCIDR - mac: a MAC address as parsed by Golang net.ParseMAC - uuid: an UUID that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid3: an UUID3 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid4: an UUID4 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - uuid5: an UUID5 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - isbn: an ISBN10 or ISBN13 number string like "0321751043" or "978-0321751041" - isbn10: an ISBN10 number string like "0321751043" - isbn13: an ISBN13 number string like "978-0321751041" - creditcard: a credit card number defined by the regex ^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\\d{3})\\d{11})$ with any non digit characters mixed in - ssn: a U.S. social security number following the regex ^\\d{3}[- ]?\\d{2}[- ]?\\d{4}$ - hexcolor: an hexadecimal color code like "#FFFFFF: following the regex ^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$ - rgbcolor: an RGB color code like rgb like "rgb(255,255,2559" - byte: base64 encoded binary data - password: any kind of string - date: a date string like "2006-01-02" as defined by full-date in RFC3339 - duration: a duration string like "22 ns" as parsed by Golang time.ParseDuration or compatible with Scala duration format - datetime: a date time string like "2014-12-15T19:30:20.000Z" as defined by date-time in RFC3339.
     #[serde(rename = "format", default, skip_serializing_if = "Option::is_none")]
-    pub format: Option<::std::string::String>,
+    pub format: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<::std::string::String>,
+    pub id: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
     pub items: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray,
@@ -148,7 +148,7 @@ pub struct JSONSchemaProps {
         >,
     >,
     #[serde(rename = "pattern", default, skip_serializing_if = "Option::is_none")]
-    pub pattern: Option<::std::string::String>,
+    pub pattern: Option<::k8s_client_runtime::CompactString>,
     #[serde(
         rename = "patternProperties",
         default,
@@ -173,11 +173,11 @@ pub struct JSONSchemaProps {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub required: Option<::std::vec::Vec<::std::string::String>>,
+    pub required: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     #[serde(rename = "title", default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<::std::string::String>,
+    pub title: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::std::string::String>,
+    pub type_: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "uniqueItems", default, skip_serializing_if = "Option::is_none")]
     pub unique_items: Option<bool>,
     /// x-kubernetes-embedded-resource defines that the value is an embedded Kubernetes runtime.Object, with TypeMeta and ObjectMeta. The type must be object. It is allowed to further restrict the embedded object. kind, apiVersion and metadata are validated automatically. x-kubernetes-preserve-unknown-fields is allowed to be true, but does not have to be if the object is fully specified (up to kind, apiVersion, metadata).
@@ -214,7 +214,9 @@ pub struct JSONSchemaProps {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub x_kubernetes_list_map_keys: Option<::std::vec::Vec<::std::string::String>>,
+    pub x_kubernetes_list_map_keys: Option<
+        ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    >,
     /// x-kubernetes-list-type annotates an array to further describe its topology. This extension must only be used on lists and may have 3 possible values:
     ///
     /// 1) `atomic`: the list is treated as a single entity, like a scalar.
@@ -234,7 +236,7 @@ pub struct JSONSchemaProps {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub x_kubernetes_list_type: Option<::std::string::String>,
+    pub x_kubernetes_list_type: Option<::k8s_client_runtime::CompactString>,
     /// x-kubernetes-map-type annotates an object to further describe its topology. This extension must only be used when type is object and may have 2 possible values:
     ///
     /// 1) `granular`:
@@ -248,7 +250,7 @@ pub struct JSONSchemaProps {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub x_kubernetes_map_type: Option<::std::string::String>,
+    pub x_kubernetes_map_type: Option<::k8s_client_runtime::CompactString>,
     /// x-kubernetes-preserve-unknown-fields stops the API server decoding step from pruning fields which are not specified in the validation schema. This affects fields recursively, but switches back to normal pruning behaviour if nested properties or additionalProperties are specified in the schema. This can either be true or undefined. False is forbidden.
     #[serde(
         rename = "x-kubernetes-preserve-unknown-fields",

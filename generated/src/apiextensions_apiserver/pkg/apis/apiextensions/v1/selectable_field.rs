@@ -5,5 +5,5 @@
 pub struct SelectableField {
     /// jsonPath is a simple JSON path which is evaluated against each custom resource to produce a field selector value. Only JSON paths without the array notation are allowed. Must point to a field of type string, boolean or integer. Types with enum values and strings with formats are allowed. If jsonPath refers to absent field in a resource, the jsonPath evaluates to an empty string. Must not point to metdata fields. Required.
     #[serde(rename = "jsonPath", default)]
-    pub json_path: ::std::string::String,
+    pub json_path: ::k8s_client_runtime::CompactString,
 }

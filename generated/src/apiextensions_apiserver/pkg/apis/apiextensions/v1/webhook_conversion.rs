@@ -16,5 +16,5 @@ pub struct WebhookConversion {
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub conversion_review_versions: ::std::vec::Vec<::std::string::String>,
+    pub conversion_review_versions: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
 }

@@ -10,16 +10,16 @@ pub struct APIResource {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub categories: Option<::std::vec::Vec<::std::string::String>>,
+    pub categories: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// group is the preferred group of the resource.  Empty implies the group of the containing resource list. For subresources, this may have a different value, for example: Scale".
     #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<::std::string::String>,
+    pub group: Option<::k8s_client_runtime::CompactString>,
     /// kind is the kind for the resource (e.g. 'Foo' is the kind for a resource 'foo')
     #[serde(rename = "kind", default)]
-    pub kind: ::std::string::String,
+    pub kind: ::k8s_client_runtime::CompactString,
     /// name is the plural name of the resource.
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// namespaced indicates if a resource is namespaced or not.
     #[serde(rename = "namespaced", default)]
     pub namespaced: bool,
@@ -30,25 +30,25 @@ pub struct APIResource {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub short_names: Option<::std::vec::Vec<::std::string::String>>,
+    pub short_names: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// singularName is the singular name of the resource.  This allows clients to handle plural and singular opaquely. The singularName is more correct for reporting status on a single item and both singular and plural are allowed from the kubectl CLI interface.
     #[serde(rename = "singularName", default)]
-    pub singular_name: ::std::string::String,
+    pub singular_name: ::k8s_client_runtime::CompactString,
     /// The hash value of the storage version, the version this resource is converted to when written to the data store. Value must be treated as opaque by clients. Only equality comparison on the value is valid. This is an alpha feature and may change or be removed in the future. The field is populated by the apiserver only if the StorageVersionHash feature gate is enabled. This field will remain optional even if it graduates.
     #[serde(
         rename = "storageVersionHash",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub storage_version_hash: Option<::std::string::String>,
+    pub storage_version_hash: Option<::k8s_client_runtime::CompactString>,
     /// verbs is a list of supported kube verbs (this includes get, list, watch, create, update, patch, delete, deletecollection, and proxy)
     #[serde(
         rename = "verbs",
         default,
         deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
-    pub verbs: ::std::vec::Vec<::std::string::String>,
+    pub verbs: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
     /// version is the preferred version of the resource.  Empty implies the version of the containing resource list For subresources, this may have a different value, for example: v1 (while inside a v1beta1 version of the core resource's group)".
     #[serde(rename = "version", default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<::std::string::String>,
+    pub version: Option<::k8s_client_runtime::CompactString>,
 }

@@ -5,7 +5,7 @@
 pub struct APIResourceList {
     /// groupVersion is the group and version this APIResourceList is for.
     #[serde(rename = "groupVersion", default)]
-    pub group_version: ::std::string::String,
+    pub group_version: ::k8s_client_runtime::CompactString,
     /// resources contains the name of the resources and if they are namespaced.
     #[serde(
         rename = "resources",

@@ -8,7 +8,7 @@ pub struct Condition {
     pub last_transition_time: crate::apimachinery::pkg::apis::meta::v1::Time,
     /// message is a human readable message indicating details about the transition. This may be an empty string.
     #[serde(rename = "message", default)]
-    pub message: ::std::string::String,
+    pub message: ::k8s_client_runtime::CompactString,
     /// observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.
     #[serde(
         rename = "observedGeneration",
@@ -18,11 +18,11 @@ pub struct Condition {
     pub observed_generation: Option<i64>,
     /// reason contains a programmatic identifier indicating the reason for the condition's last transition. Producers of specific condition types may define expected values and meanings for this field, and whether the values are considered a guaranteed API. The value should be a CamelCase string. This field may not be empty.
     #[serde(rename = "reason", default)]
-    pub reason: ::std::string::String,
+    pub reason: ::k8s_client_runtime::CompactString,
     /// status of the condition, one of True, False, Unknown.
     #[serde(rename = "status", default)]
-    pub status: ::std::string::String,
+    pub status: ::k8s_client_runtime::CompactString,
     /// type of condition in CamelCase or in foo.example.com/CamelCase.
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

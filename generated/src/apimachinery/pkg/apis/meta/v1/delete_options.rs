@@ -5,7 +5,7 @@
 pub struct DeleteOptions {
     /// APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
     #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::std::string::String>,
+    pub api_version: Option<::k8s_client_runtime::CompactString>,
     /// When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed
     #[serde(
         rename = "dryRun",
@@ -13,7 +13,7 @@ pub struct DeleteOptions {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub dry_run: Option<::std::vec::Vec<::std::string::String>>,
+    pub dry_run: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately.
     #[serde(
         rename = "gracePeriodSeconds",
@@ -30,7 +30,7 @@ pub struct DeleteOptions {
     pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
     /// Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<::std::string::String>,
+    pub kind: Option<::k8s_client_runtime::CompactString>,
     /// Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both.
     #[serde(
         rename = "orphanDependents",
@@ -49,5 +49,5 @@ pub struct DeleteOptions {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub propagation_policy: Option<::std::string::String>,
+    pub propagation_policy: Option<::k8s_client_runtime::CompactString>,
 }

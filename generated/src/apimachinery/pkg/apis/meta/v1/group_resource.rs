@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct GroupResource {
     #[serde(rename = "group", default)]
-    pub group: ::std::string::String,
+    pub group: ::k8s_client_runtime::CompactString,
     #[serde(rename = "resource", default)]
-    pub resource: ::std::string::String,
+    pub resource: ::k8s_client_runtime::CompactString,
 }

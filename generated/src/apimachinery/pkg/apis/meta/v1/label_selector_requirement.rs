@@ -5,10 +5,10 @@
 pub struct LabelSelectorRequirement {
     /// key is the label key that the selector applies to.
     #[serde(rename = "key", default)]
-    pub key: ::std::string::String,
+    pub key: ::k8s_client_runtime::CompactString,
     /// operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist.
     #[serde(rename = "operator", default)]
-    pub operator: ::std::string::String,
+    pub operator: ::k8s_client_runtime::CompactString,
     /// values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.
     #[serde(
         rename = "values",
@@ -16,5 +16,5 @@ pub struct LabelSelectorRequirement {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
     )]
-    pub values: Option<::std::vec::Vec<::std::string::String>>,
+    pub values: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }

@@ -5,7 +5,7 @@
 pub struct ListMeta {
     /// continue may be set if the user set a limit on the number of items returned, and indicates that the server has more data available. The value is opaque and may be used to issue another request to the endpoint that served this list to retrieve the next set of available objects. Continuing a consistent list may not be possible if the server configuration has changed or more than a few minutes have passed. The resourceVersion field returned when using this continue value will be identical to the value in the first response, unless you have received this token from an error message.
     #[serde(rename = "continue", default, skip_serializing_if = "Option::is_none")]
-    pub continue_: Option<::std::string::String>,
+    pub continue_: Option<::k8s_client_runtime::CompactString>,
     /// remainingItemCount is the number of subsequent items in the list which are not included in this list response. If the list request contained label or field selectors, then the number of remaining items is unknown and the field will be left unset and omitted during serialization. If the list is complete (either because it is not chunking or because this is the last chunk), then there are no more remaining items and this field will be left unset and omitted during serialization. Servers older than v1.15 do not set this field. The intended use of the remainingItemCount is *estimating* the size of a collection. Clients should not rely on the remainingItemCount to be set or to be exact.
     #[serde(
         rename = "remainingItemCount",
@@ -19,8 +19,8 @@ pub struct ListMeta {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_version: Option<::std::string::String>,
+    pub resource_version: Option<::k8s_client_runtime::CompactString>,
     /// Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.
     #[serde(rename = "selfLink", default, skip_serializing_if = "Option::is_none")]
-    pub self_link: Option<::std::string::String>,
+    pub self_link: Option<::k8s_client_runtime::CompactString>,
 }

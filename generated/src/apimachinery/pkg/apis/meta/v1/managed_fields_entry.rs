@@ -5,22 +5,22 @@
 pub struct ManagedFieldsEntry {
     /// APIVersion defines the version of this resource that this field set applies to. The format is "group/version" just like the top-level APIVersion field. It is necessary to track the version of a field set because it cannot be automatically converted.
     #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::std::string::String>,
+    pub api_version: Option<::k8s_client_runtime::CompactString>,
     /// FieldsType is the discriminator for the different fields format and version. There is currently only one possible value: "FieldsV1"
     #[serde(rename = "fieldsType", default, skip_serializing_if = "Option::is_none")]
-    pub fields_type: Option<::std::string::String>,
+    pub fields_type: Option<::k8s_client_runtime::CompactString>,
     /// FieldsV1 holds the first JSON version format as described in the "FieldsV1" type.
     #[serde(rename = "fieldsV1", default, skip_serializing_if = "Option::is_none")]
     pub fields_v1: Option<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
     /// Manager is an identifier of the workflow managing these fields.
     #[serde(rename = "manager", default, skip_serializing_if = "Option::is_none")]
-    pub manager: Option<::std::string::String>,
+    pub manager: Option<::k8s_client_runtime::CompactString>,
     /// Operation is the type of operation which lead to this ManagedFieldsEntry being created. The only valid values for this field are 'Apply' and 'Update'.
     #[serde(rename = "operation", default, skip_serializing_if = "Option::is_none")]
-    pub operation: Option<::std::string::String>,
+    pub operation: Option<::k8s_client_runtime::CompactString>,
     /// Subresource is the name of the subresource used to update that object, or empty string if the object was updated through the main resource. The value of this field is used to distinguish between managers, even if they share the same name. For example, a status update will be distinct from a regular update using the same manager name. Note that the APIVersion field is not related to the Subresource field and it always corresponds to the version of the main resource.
     #[serde(rename = "subresource", default, skip_serializing_if = "Option::is_none")]
-    pub subresource: Option<::std::string::String>,
+    pub subresource: Option<::k8s_client_runtime::CompactString>,
     /// Time is the timestamp of when the ManagedFields entry was added. The timestamp will also be updated if a field is added, the manager changes any of the owned fields value or removes a field. The timestamp does not update when a field is removed from the entry because another manager took it over.
     #[serde(rename = "time", default, skip_serializing_if = "Option::is_none")]
     pub time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,

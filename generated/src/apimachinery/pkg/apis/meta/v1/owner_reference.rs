@@ -5,7 +5,7 @@
 pub struct OwnerReference {
     /// API version of the referent.
     #[serde(rename = "apiVersion", default)]
-    pub api_version: ::std::string::String,
+    pub api_version: ::k8s_client_runtime::CompactString,
     /// If true, AND if the owner has the "foregroundDeletion" finalizer, then the owner cannot be deleted from the key-value store until this reference is removed. See https://kubernetes.io/docs/concepts/architecture/garbage-collection/#foreground-deletion for how the garbage collector interacts with this field and enforces the foreground deletion. Defaults to false. To set this field, a user needs "delete" permission of the owner, otherwise 422 (Unprocessable Entity) will be returned.
     #[serde(
         rename = "blockOwnerDeletion",
@@ -18,11 +18,11 @@ pub struct OwnerReference {
     pub controller: Option<bool>,
     /// Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     #[serde(rename = "kind", default)]
-    pub kind: ::std::string::String,
+    pub kind: ::k8s_client_runtime::CompactString,
     /// Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     /// UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids
     #[serde(rename = "uid", default)]
-    pub uid: ::std::string::String,
+    pub uid: ::k8s_client_runtime::CompactString,
 }

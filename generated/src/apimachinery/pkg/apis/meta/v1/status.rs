@@ -13,16 +13,16 @@ pub struct Status {
     >,
     /// A human-readable description of the status of this operation.
     #[serde(rename = "message", default)]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
     /// A machine-readable description of why this operation is in the "Failure" status. If this value is empty there is no information available. A Reason clarifies an HTTP status code but does not override it.
     #[serde(rename = "reason", default)]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
     /// Status of the operation. One of: "Success" or "Failure". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
     #[serde(rename = "status", default)]
-    pub status: Option<::std::string::String>,
+    pub status: Option<::k8s_client_runtime::CompactString>,
 }
 impl Status {
     /// `apiVersion` of this kind.

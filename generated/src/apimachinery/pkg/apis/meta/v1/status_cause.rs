@@ -9,11 +9,11 @@ pub struct StatusCause {
     ///   "name" - the field "name" on the current resource
     ///   "items[0].name" - the field "name" on the first array entry in "items"
     #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
-    pub field: Option<::std::string::String>,
+    pub field: Option<::k8s_client_runtime::CompactString>,
     /// A human-readable description of the cause of the error.  This field may be presented as-is to a reader.
     #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<::std::string::String>,
+    pub message: Option<::k8s_client_runtime::CompactString>,
     /// A machine-readable description of the cause of the error. If this value is empty there is no information available.
     #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::std::string::String>,
+    pub reason: Option<::k8s_client_runtime::CompactString>,
 }

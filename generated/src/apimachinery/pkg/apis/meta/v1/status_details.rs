@@ -15,13 +15,13 @@ pub struct StatusDetails {
     >,
     /// The group attribute of the resource associated with the status StatusReason.
     #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<::std::string::String>,
+    pub group: Option<::k8s_client_runtime::CompactString>,
     /// The kind attribute of the resource associated with the status StatusReason. On some operations may differ from the requested resource Kind. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<::std::string::String>,
+    pub kind: Option<::k8s_client_runtime::CompactString>,
     /// The name attribute of the resource associated with the status StatusReason (when there is a single name which can be described).
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<::std::string::String>,
+    pub name: Option<::k8s_client_runtime::CompactString>,
     /// If specified, the time in seconds before the operation should be retried. Some errors may indicate the client must take an alternate action - for those errors this field may indicate how long to wait before taking the alternate action.
     #[serde(
         rename = "retryAfterSeconds",
@@ -31,5 +31,5 @@ pub struct StatusDetails {
     pub retry_after_seconds: Option<i32>,
     /// UID of the resource. (when there is a single resource which can be described). More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids
     #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::std::string::String>,
+    pub uid: Option<::k8s_client_runtime::CompactString>,
 }

@@ -11,5 +11,5 @@ pub struct WatchEvent {
     #[serde(rename = "object", default)]
     pub object: crate::apimachinery::pkg::runtime::RawExtension,
     #[serde(rename = "type", default)]
-    pub type_: ::std::string::String,
+    pub type_: ::k8s_client_runtime::CompactString,
 }

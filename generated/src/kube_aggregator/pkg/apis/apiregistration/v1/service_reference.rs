@@ -5,10 +5,10 @@
 pub struct ServiceReference {
     /// Name is the name of the service
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<::std::string::String>,
+    pub name: Option<::k8s_client_runtime::CompactString>,
     /// Namespace is the namespace of the service
     #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::std::string::String>,
+    pub namespace: Option<::k8s_client_runtime::CompactString>,
     /// If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive).
     #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,

@@ -168,12 +168,17 @@ impl<'de> ::serde::Deserialize<'de> for WidgetSpecColor {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct WidgetStatus {
     /// Conditions as metav1.Condition, taken from k8s-client.
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "conditions",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub conditions: Option<
         ::std::vec::Vec<::k8s_client::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
     #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
     #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<::std::string::String>,
+    pub selector: Option<::k8s_client_runtime::CompactString>,
 }

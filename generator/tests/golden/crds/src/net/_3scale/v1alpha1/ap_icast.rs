@@ -80,21 +80,21 @@ impl ::k8s_client_runtime::object::Object for APIcast {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct APIcastSpec {
     #[serde(rename = "$", default, skip_serializing_if = "Option::is_none")]
-    pub dollar: Option<::std::string::String>,
+    pub dollar: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "$ref", default, skip_serializing_if = "Option::is_none")]
-    pub ref_path: Option<::std::string::String>,
+    pub ref_path: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "-", default, skip_serializing_if = "Option::is_none")]
-    pub dash: Option<::std::string::String>,
+    pub dash: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "3d", default, skip_serializing_if = "Option::is_none")]
     pub _3d: Option<bool>,
     #[serde(rename = "FooBar", default, skip_serializing_if = "Option::is_none")]
-    pub foo_bar: Option<::std::string::String>,
+    pub foo_bar: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "Self", default, skip_serializing_if = "Option::is_none")]
-    pub self_: Option<::std::string::String>,
+    pub self_: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "_", default, skip_serializing_if = "Option::is_none")]
-    pub underscore: Option<::std::string::String>,
+    pub underscore: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "a.b", default, skip_serializing_if = "Option::is_none")]
-    pub a_b: Option<::std::string::String>,
+    pub a_b: Option<::k8s_client_runtime::CompactString>,
     #[serde(
         rename = "example.com/weight",
         default,
@@ -102,9 +102,9 @@ pub struct APIcastSpec {
     )]
     pub example_com_weight: Option<i64>,
     #[serde(rename = "fooBar", default, skip_serializing_if = "Option::is_none")]
-    pub foo_bar_2: Option<::std::string::String>,
+    pub foo_bar_2: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "foo_bar", default, skip_serializing_if = "Option::is_none")]
-    pub foo_bar_3: Option<::std::string::String>,
+    pub foo_bar_3: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "größe", default, skip_serializing_if = "Option::is_none")]
     pub gr_u00f6_u00df_e: Option<i64>,
     #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
@@ -118,15 +118,15 @@ pub struct APIcastSpec {
         ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner>,
     >,
     #[serde(rename = "self", default, skip_serializing_if = "Option::is_none")]
-    pub self_2: Option<::std::string::String>,
+    pub self_2: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::std::string::String>,
+    pub type_: Option<::k8s_client_runtime::CompactString>,
     #[serde(
         rename = "x-forwarded-for",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub x_forwarded_for: Option<::std::string::String>,
+    pub x_forwarded_for: Option<::k8s_client_runtime::CompactString>,
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct APIcastSpecNested {
@@ -138,7 +138,7 @@ pub struct APIcastSpecNested {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct APIcastSpecNestedInner_2 {
     #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<::std::string::String>,
+    pub value: Option<::k8s_client_runtime::CompactString>,
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct APIcastSpecNestedInner {

@@ -5,8 +5,12 @@
 pub struct Gadget {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    #[serde(rename = "podCIDRs", default)]
-    pub pod_cidrs: Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(
+        rename = "podCIDRs",
+        default,
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
+    pub pod_cidrs: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
 }
 impl Gadget {
     fn serialize_fields<S: ::serde::Serializer>(

@@ -3,7 +3,12 @@
 /// A recursive schema: a direct self-reference must be boxed.
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct Tree {
-    #[serde(rename = "children", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "children",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub children: Option<::std::vec::Vec<crate::api::core::v1::Tree>>,
     #[serde(rename = "continue", default, skip_serializing_if = "Option::is_none")]
     pub continue_: Option<bool>,

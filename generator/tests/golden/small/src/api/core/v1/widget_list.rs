@@ -5,7 +5,7 @@ pub struct WidgetList {
     #[serde(
         rename = "items",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub items: ::std::vec::Vec<crate::api::core::v1::Widget>,
     #[serde(rename = "metadata", default)]

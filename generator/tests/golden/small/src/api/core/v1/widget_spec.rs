@@ -2,8 +2,13 @@
 
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct WidgetSpec {
-    #[serde(rename = "clusterIPs", default, skip_serializing_if = "Option::is_none")]
-    pub cluster_ips: Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(
+        rename = "clusterIPs",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
+    pub cluster_ips: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     #[serde(rename = "data", default, skip_serializing_if = "Option::is_none")]
     pub data: Option<
         ::std::collections::BTreeMap<
@@ -18,7 +23,7 @@ pub struct WidgetSpec {
     #[serde(rename = "startedAt", default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     #[serde(rename = "tree", default, skip_serializing_if = "Option::is_none")]
-    pub tree: Option<crate::api::core::v1::Tree>,
+    pub tree: Option<::std::boxed::Box<crate::api::core::v1::Tree>>,
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::std::string::String>,
+    pub type_: Option<::k8s_client_runtime::CompactString>,
 }

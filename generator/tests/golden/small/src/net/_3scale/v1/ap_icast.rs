@@ -4,23 +4,23 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct APIcast {
     #[serde(rename = "$", default)]
-    pub dollar: Option<::std::string::String>,
+    pub dollar: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "-", default)]
     pub dash: Option<i32>,
     #[serde(rename = "3d", default)]
     pub _3d: Option<bool>,
     /// Differs from `mode` only in case.
     #[serde(rename = "Mode", default)]
-    pub mode: Option<::std::string::String>,
+    pub mode: Option<::k8s_client_runtime::CompactString>,
     /// Named `_` on the wire.
     #[serde(rename = "_", default)]
-    pub underscore: Option<::std::string::String>,
+    pub underscore: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "größe", default)]
     pub gr_u00f6_u00df_e: Option<i64>,
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     #[serde(rename = "mode", default)]
-    pub mode_2: Option<::std::string::String>,
+    pub mode_2: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "self", default)]
     pub self_: Option<bool>,
 }

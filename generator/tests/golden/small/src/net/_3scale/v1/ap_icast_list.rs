@@ -5,7 +5,7 @@ pub struct APIcastList {
     #[serde(
         rename = "items",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub items: ::std::vec::Vec<crate::net::_3scale::v1::APIcast>,
     #[serde(rename = "metadata", default)]

@@ -409,7 +409,7 @@ pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextN
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", default, skip_serializing_if = "Option::is_none")]
-    pub next: Option<::std::string::String>,
+    pub next: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "value31", default, skip_serializing_if = "Option::is_none")]
     pub value31: Option<i64>,
 }

@@ -7,7 +7,7 @@ pub struct DeepList {
     #[serde(
         rename = "items",
         default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec"
     )]
     pub items: ::std::vec::Vec<crate::com::example::features::v1::Deep>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds

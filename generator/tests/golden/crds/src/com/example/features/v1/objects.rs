@@ -95,23 +95,43 @@ pub struct ObjectsSpec {
     pub config: Option<::serde_json::Value>,
     #[serde(rename = "empty", default, skip_serializing_if = "Option::is_none")]
     pub empty: Option<::serde_json::Value>,
-    #[serde(rename = "entries", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "entries",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub entries: Option<
         ::std::vec::Vec<crate::com::example::features::v1::ObjectsSpecEntries>,
     >,
-    #[serde(rename = "grid", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "grid",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub grid: Option<
         ::std::vec::Vec<
             ::std::vec::Vec<crate::com::example::features::v1::ObjectsSpecGrid>,
         >,
     >,
-    #[serde(rename = "hosts", default, skip_serializing_if = "Option::is_none")]
-    pub hosts: Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(
+        rename = "hosts",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
+    pub hosts: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     #[serde(rename = "labels", default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
-    #[serde(rename = "matrix", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "matrix",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub matrix: Option<::std::vec::Vec<::std::vec::Vec<i64>>>,
     #[serde(rename = "ports", default, skip_serializing_if = "Option::is_none")]
     pub ports: Option<
@@ -136,9 +156,9 @@ pub struct ObjectsSpec {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ObjectsSpecEntries {
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<::std::string::String>,
+    pub value: Option<::k8s_client_runtime::CompactString>,
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ObjectsSpecGrid {
@@ -214,13 +234,13 @@ impl<'de> ::serde::Deserialize<'de> for ObjectsSpecPortsProtocol {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ObjectsSpecTypedTemplate {
     #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::std::string::String>,
+    pub api_version: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "data", default, skip_serializing_if = "Option::is_none")]
     pub data: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<::std::string::String>,
+    pub kind: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<
         ::std::boxed::Box<::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta>,

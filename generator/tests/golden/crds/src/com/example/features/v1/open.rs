@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct Open {
     #[serde(rename = "extra", default)]
-    pub extra: Option<::std::string::String>,
+    pub extra: Option<::k8s_client_runtime::CompactString>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     #[serde(rename = "metadata", default)]
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,

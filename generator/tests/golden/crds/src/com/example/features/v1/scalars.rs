@@ -86,7 +86,7 @@ pub struct ScalarsSpec {
     #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::Time>,
     #[serde(rename = "day", default, skip_serializing_if = "Option::is_none")]
-    pub day: Option<::std::string::String>,
+    pub day: Option<::k8s_client_runtime::CompactString>,
     /// Default: `false`.
     #[serde(rename = "flag", default, skip_serializing_if = "Option::is_none")]
     pub flag: Option<bool>,
@@ -101,16 +101,16 @@ pub struct ScalarsSpec {
     #[serde(rename = "maxSurge", default, skip_serializing_if = "Option::is_none")]
     pub max_surge: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,
     #[serde(rename = "maybe", default, skip_serializing_if = "Option::is_none")]
-    pub maybe: Option<::std::string::String>,
+    pub maybe: Option<::k8s_client_runtime::CompactString>,
     /// Allowed values: `"a"`, `1`, `true`.
     #[serde(rename = "mixed", default, skip_serializing_if = "Option::is_none")]
     pub mixed: Option<::serde_json::Value>,
     #[serde(rename = "mode", default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<crate::com::example::features::v1::ScalarsSpecMode>,
     #[serde(rename = "name", default)]
-    pub name: ::std::string::String,
+    pub name: ::k8s_client_runtime::CompactString,
     #[serde(rename = "nullableButRequired", default)]
-    pub nullable_but_required: Option<::std::string::String>,
+    pub nullable_but_required: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "plain", default, skip_serializing_if = "Option::is_none")]
     pub plain: Option<i64>,
     #[serde(rename = "port", default)]
@@ -121,7 +121,7 @@ pub struct ScalarsSpec {
     pub small: Option<i32>,
     /// Default: `"30s"`.
     #[serde(rename = "timeout", default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<::std::string::String>,
+    pub timeout: Option<::k8s_client_runtime::CompactString>,
     /// Allowed values: `true`.
     #[serde(rename = "toggles", default, skip_serializing_if = "Option::is_none")]
     pub toggles: Option<bool>,

@@ -3,11 +3,11 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ListMeta {
     #[serde(rename = "continue", default, skip_serializing_if = "Option::is_none")]
-    pub continue_: Option<::std::string::String>,
+    pub continue_: Option<::k8s_client_runtime::CompactString>,
     #[serde(
         rename = "resourceVersion",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_version: Option<::std::string::String>,
+    pub resource_version: Option<::k8s_client_runtime::CompactString>,
 }

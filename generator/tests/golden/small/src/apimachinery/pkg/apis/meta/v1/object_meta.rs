@@ -13,29 +13,34 @@ pub struct ObjectMeta {
     )]
     pub deletion_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     #[serde(rename = "generateName", default, skip_serializing_if = "Option::is_none")]
-    pub generate_name: Option<::std::string::String>,
+    pub generate_name: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "generation", default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
     #[serde(rename = "labels", default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
-    #[serde(rename = "managedFields", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "managedFields",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
+    )]
     pub managed_fields: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
     >,
     #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<::std::string::String>,
+    pub name: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::std::string::String>,
+    pub namespace: Option<::k8s_client_runtime::CompactString>,
     #[serde(
         rename = "resourceVersion",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_version: Option<::std::string::String>,
+    pub resource_version: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::std::string::String>,
+    pub uid: Option<::k8s_client_runtime::CompactString>,
 }
 impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
     fn name(&self) -> ::std::option::Option<&str> {
@@ -74,19 +79,19 @@ impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
         self.deletion_timestamp.is_some()
     }
     fn set_name(&mut self, name: ::std::option::Option<::std::string::String>) {
-        self.name = name;
+        self.name = name.map(::std::convert::Into::into);
     }
     fn set_namespace(
         &mut self,
         namespace: ::std::option::Option<::std::string::String>,
     ) {
-        self.namespace = namespace;
+        self.namespace = namespace.map(::std::convert::Into::into);
     }
     fn set_resource_version(
         &mut self,
         resource_version: ::std::option::Option<::std::string::String>,
     ) {
-        self.resource_version = resource_version;
+        self.resource_version = resource_version.map(::std::convert::Into::into);
     }
     fn clear_managed_fields(&mut self) {
         self.managed_fields = ::std::option::Option::None;

@@ -6,7 +6,7 @@ pub struct Thing {
     #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     #[serde(rename = "widget", default)]
-    pub widget: Option<crate::api::core::v1::WidgetSpec>,
+    pub widget: Option<::std::boxed::Box<crate::api::core::v1::WidgetSpec>>,
 }
 impl Thing {
     fn serialize_fields<S: ::serde::Serializer>(
