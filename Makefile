@@ -13,7 +13,7 @@ OUT ?= generated
 
 GEN := target/release/k8s-client-gen
 
-.PHONY: generate generator crd test lint check-generated check-1.34 check-crds bench bench-build bench-crd fuzz fmt
+.PHONY: generate generator crd test lint check-generated check-1.34 check-crds bench bench-build bench-crd bench-peers bench-smoke peers-build fuzz fmt
 
 generator:
 	$(CARGO) build --release -p k8s-client-gen
@@ -80,6 +80,7 @@ test: testenv-build
 	$(CARGO) test --workspace --all-targets
 	$(MAKE) check-1.34
 	$(MAKE) check-crds
+	$(MAKE) bench-smoke
 
 # Figures: decode throughput and heap (vs k8s-openapi), runtime pipelines,
 # and clean build times (vs k8s-openapi). Slow: minutes, not seconds.
@@ -90,6 +91,30 @@ bench:
 
 bench-build:
 	scripts/bench-build.sh
+
+# This project, client-go and kube-rs side by side on one test apiserver
+# (bench/peers/PROTOCOL.md): a table on stdout, target/bench/peers.{json,svg}.
+# PROFILE=dev builds the programs without optimisation (the smoke run).
+PROFILE ?= release
+PEER_DIR = $(if $(filter dev,$(PROFILE)),debug,release)
+PEERS = --ours target/$(PEER_DIR)/k8s-client-peer --client-go target/bench/bin/client-go-peer \
+	--kube-rs target/peers/$(PEER_DIR)/kube-rs-peer
+
+peers-build: testenv-build
+	$(CARGO) build --profile $(PROFILE) -p k8s-client-bench --bins
+	cd bench/peers/client-go && $(GO) build -trimpath -o "$(CURDIR)/target/bench/bin/client-go-peer" .
+	cd bench/peers/kube-rs && CARGO_TARGET_DIR="$(CURDIR)/target/peers" $(CARGO) build --quiet --locked --profile $(PROFILE)
+
+BENCH_PEERS_ARGS ?= --clean-builds
+
+bench-peers: peers-build
+	target/$(PEER_DIR)/bench-peers $(PEERS) $(BENCH_PEERS_ARGS)
+
+# Every workload of bench-peers at 1/100 scale, once, so the harness and the
+# three programs keep working; the figures mean nothing.
+bench-smoke:
+	$(MAKE) bench-peers PROFILE=dev \
+		BENCH_PEERS_ARGS="--scale 0.01 --runs 1 --build-profile dev --out target/bench/smoke"
 
 # Generation time and lines for ../shared/crds; the Gateway API crate's
 # clean release build beside kopium's output (installed from crates.io).

@@ -1,1 +1,121 @@
-//! Benchmarks live in `benches/`.
+//! Measuring this project beside its peers.
+//!
+//! - `benches/`: criterion-free bench binaries against k8s-openapi alone
+//!   (`decode`) and against the test apiserver (`cluster`).
+//! - `src/bin/k8s-client-peer.rs`: this project's program of
+//!   `make bench-peers`, and `src/bin/bench-peers/`: the harness that runs it
+//!   beside the client-go and kube-rs programs under `peers/` (their command
+//!   line: `peers/PROTOCOL.md`).
+//!
+//! This library holds what the programs written in Rust measure alike.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use parking_lot::Mutex;
+
+/// The annotation the churn writer stamps with the write time, in Unix
+/// nanoseconds; a handler seeing it knows how long the update took to arrive.
+pub const LATENCY_ANNOTATION: &str = "bench.k8s-client.dev/written-at";
+
+/// Nanoseconds since the Unix epoch: the clock the writer and the handlers share.
+pub fn unix_nanos() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// (current, peak) resident set size of this process in KiB (`VmRSS`,
+/// `VmHWM` of /proc/self/status); zeros where /proc is missing.
+pub fn rss_kib() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// User + system CPU seconds this process has used (/proc/self/stat, in
+/// clock ticks of 10 ms).
+pub fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after ')'.
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    (ticks(11) + ticks(12)) as f64 / 100.0
+}
+
+/// Returns the heap's free pages to the system before resident memory is
+/// read, as the Go program does with `debug.FreeOSMemory()`: glibc keeps
+/// freed memory mapped otherwise, and RSS would count what the process no
+/// longer holds.
+pub fn free_unused_heap() {
+    // SAFETY: malloc_trim only walks glibc's own arenas; it takes no pointers.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Latencies recorded by an event handler, in nanoseconds.
+#[derive(Default)]
+pub struct Latencies(Mutex<Vec<u64>>);
+
+impl Latencies {
+    /// Records one latency.
+    pub fn record(&self, nanos: u64) {
+        self.0.lock().push(nanos);
+    }
+
+    /// Forgets what was recorded so far (events of the initial sync).
+    pub fn clear(&self) {
+        self.0.lock().clear();
+    }
+
+    /// (count, p50 ms, p99 ms), percentiles by nearest rank; zeros when empty.
+    pub fn summary(&self) -> (usize, f64, f64) {
+        let mut all = self.0.lock().clone();
+        all.sort_unstable();
+        let rank = |p: f64| {
+            if all.is_empty() {
+                return 0.0;
+            }
+            let i = ((p * all.len() as f64).ceil() as usize).clamp(1, all.len()) - 1;
+            all[i] as f64 / 1e6
+        };
+        (all.len(), rank(0.50), rank(0.99))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_by_nearest_rank() {
+        let l = Latencies::default();
+        assert_eq!(l.summary(), (0, 0.0, 0.0));
+        for ms in 1..=100 {
+            l.record(ms * 1_000_000);
+        }
+        assert_eq!(l.summary(), (100, 50.0, 99.0));
+        l.clear();
+        l.record(7_000_000);
+        assert_eq!(l.summary(), (1, 7.0, 7.0));
+    }
+
+    #[test]
+    fn process_figures_are_read() {
+        let (rss, peak) = rss_kib();
+        assert!(rss > 0 && peak >= rss, "rss {rss} peak {peak}");
+        let spin = std::time::Instant::now();
+        while spin.elapsed().as_millis() < 50 {
+            std::hint::black_box(0u64.wrapping_add(1));
+        }
+        assert!(cpu_seconds() > 0.0);
+    }
+}

@@ -1,0 +1,199 @@
+//! `make bench-peers`: this project, client-go and kube-rs doing the same
+//! work against one real kube-apiserver, in one run, alternating programs
+//! (A B C A B C …); one table on stdout, the same as JSON and as an SVG bar
+//! chart under `--out`. `make bench-smoke` runs it at 1/100 scale.
+//!
+//! The programs follow `bench/peers/PROTOCOL.md`; this harness starts the
+//! apiserver, creates the pods, drives the churn writer and builds the
+//! minimal pod-informer programs of the build workload.
+
+mod cluster;
+mod programs;
+mod report;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Parser;
+use k8s_client::clientset::Clientset;
+use k8s_client_runtime::config::{Config, KubeconfigOptions};
+use k8s_client_runtime::rest::Client;
+use k8s_client_testenv::TestEnv;
+
+use programs::{Peer, Program, Samples};
+
+#[derive(Parser)]
+#[command(about = "Runs this project, client-go and kube-rs side by side (bench/peers/PROTOCOL.md)")]
+struct Args {
+    /// This project's program (`k8s-client-peer`).
+    #[arg(long)]
+    ours: PathBuf,
+    /// The client-go program.
+    #[arg(long)]
+    client_go: PathBuf,
+    /// The kube-rs program.
+    #[arg(long)]
+    kube_rs: PathBuf,
+    /// Fraction of the full workloads (10,000 pods, 30 s of churn, …); 0.01 for the smoke run.
+    #[arg(long, default_value_t = 1.0)]
+    scale: f64,
+    /// Runs of each program per workload.
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// Where the figures go (`peers.json`, `peers.svg`).
+    #[arg(long, default_value = "target/bench")]
+    out: PathBuf,
+    /// The shared pod list the pods are made from.
+    #[arg(long, default_value = "../shared/bench/podlist-5000.json.gz")]
+    pods: PathBuf,
+    /// Cargo profile of the build workload (`release`, or `dev` for the smoke run).
+    #[arg(long, default_value = "release")]
+    build_profile: String,
+    /// Build each minimal program from nothing on every run (the build
+    /// workload's figure); otherwise reuse their target directories.
+    #[arg(long)]
+    clean_builds: bool,
+}
+
+#[tokio::main]
+async fn main() {
+    if let Err(e) = run(Args::parse()).await {
+        eprintln!("bench-peers: {e}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let scaled = |n: f64| ((n * args.scale).round() as usize).max(1);
+    let total_pods = scaled(10_000.0);
+    let decode_pods = scaled(5_000.0);
+    let churn_seconds = (30.0 * args.scale).max(2.0);
+    let churn_rate = 200.0;
+    let queue_items = scaled(200_000.0);
+    let runs = args.runs.max(1);
+    std::fs::create_dir_all(&args.out)?;
+
+    let list = programs::read_pod_list(&args.pods)?;
+    let decode_file = args.out.join("podlist.json");
+    programs::write_pod_list(&list, decode_pods, &decode_file)?;
+
+    let ours = Program::new(Peer::Ours, &args.ours);
+    let client_go = Program::new(Peer::ClientGo, &args.client_go);
+    let kube_rs = Program::new(Peer::KubeRs, &args.kube_rs);
+    let mut samples = Samples::default();
+
+    eprintln!("bench-peers: decode ({decode_pods} pods, {runs} runs)");
+    let decode_args = ["decode", "--file", path_str(&decode_file)?, "--rounds", "5"];
+    for _ in 0..runs {
+        for p in [&ours, &client_go, &kube_rs] {
+            let f = p.run(&decode_args)?;
+            samples.add("decode", "throughput, MB/s", p.peer, f.num("bytes")? / f.num("median_s")? / 1e6);
+            samples.add("decode", "heap per pod, bytes", p.peer, f.num("heap_bytes_per_pod")?);
+        }
+    }
+
+    eprintln!("bench-peers: starting the apiserver");
+    let env = TestEnv::start();
+    let kubeconfig = env.kubeconfig_path();
+    let kc = path_str(&kubeconfig)?.to_owned();
+    let apiserver = env.version().to_owned();
+    let clientset = Clientset::new(admin_client(&kubeconfig)?);
+    let pods = cluster::populate(&clientset, &list, total_pods, 10).await?;
+    let expect = pods.len().to_string();
+
+    eprintln!("bench-peers: informer sync ({total_pods} pods, {runs} runs)");
+    // (peer, label, flags): each peer as it comes and with managedFields
+    // dropped; client-go also over protobuf. Ours drops them by default.
+    let variants: [(&Program, &str, &[&str]); 7] = [
+        (&ours, "default", &[]),
+        (&client_go, "default", &[]),
+        (&kube_rs, "default", &[]),
+        (&client_go, "managedFields dropped", &["--drop-managed-fields"]),
+        (&kube_rs, "managedFields dropped", &["--drop-managed-fields"]),
+        (&client_go, "protobuf", &["--protobuf"]),
+        (&client_go, "protobuf, managedFields dropped", &["--protobuf", "--drop-managed-fields"]),
+    ];
+    for _ in 0..runs {
+        for (p, label, flags) in variants {
+            let mut argv = vec!["sync", "--kubeconfig", &kc, "--expect", &expect];
+            argv.extend_from_slice(flags);
+            let f = p.run(&argv)?;
+            // Ours is the same program in every variant: one run serves all rows.
+            let labels: &[&str] = if p.peer == Peer::Ours {
+                &["default", "managedFields dropped", "protobuf", "protobuf, managedFields dropped"]
+            } else {
+                std::slice::from_ref(&label)
+            };
+            for label in labels {
+                let workload = format!("sync, {label}");
+                samples.add(&workload, "time to synced, s", p.peer, f.num("synced_s")?);
+                samples.add(&workload, "RSS per cached pod, bytes", p.peer, f.num("rss_per_pod_bytes")?);
+                samples.add(&workload, "RSS after sync, MiB", p.peer, f.num("rss_after_kib")? / 1024.0);
+                samples.add(&workload, "peak RSS, MiB", p.peer, f.num("peak_rss_kib")? / 1024.0);
+            }
+        }
+    }
+
+    eprintln!("bench-peers: churn ({churn_rate}/s for {churn_seconds} s, {runs} runs)");
+    let duration = churn_seconds.to_string();
+    for _ in 0..runs {
+        for p in [&ours, &client_go, &kube_rs] {
+            let argv = ["churn", "--kubeconfig", &kc, "--expect", &expect, "--duration", &duration];
+            let running = p.start(&argv).await?;
+            let writes = cluster::churn_writer(&clientset, &pods, churn_rate, Duration::from_secs_f64(churn_seconds));
+            let (f, written) = running.finish_after(writes).await?;
+            samples.add("churn", "events delivered, per s", p.peer, f.num("events_per_s")?);
+            samples.add("churn", "latency p50, ms", p.peer, f.num("p50_ms")?);
+            samples.add("churn", "latency p99, ms", p.peer, f.num("p99_ms")?);
+            samples.add("churn", "informer CPU, s", p.peer, f.num("cpu_s")?);
+            let events = f.num("events")? as usize;
+            if events < written {
+                return Err(format!("{}: {events} update events for {written} writes", p.peer.name()).into());
+            }
+        }
+    }
+    drop(env);
+
+    eprintln!("bench-peers: workqueue ({queue_items} items, {runs} runs)");
+    let items = queue_items.to_string();
+    for _ in 0..runs {
+        for workers in ["1", "4"] {
+            for p in [&ours, &client_go] {
+                let f = p.run(&["workqueue", "--workers", workers, "--items", &items])?;
+                samples.add(&format!("workqueue, {workers} worker(s)"), "ops/s", p.peer, f.num("ops_per_s")?);
+            }
+        }
+    }
+
+    eprintln!("bench-peers: build ({} profile, {runs} runs)", args.build_profile);
+    let builds = programs::MinimalBuilds::new(&args.out, &args.build_profile, args.clean_builds);
+    for _ in 0..runs {
+        for peer in [Peer::Ours, Peer::KubeRs] {
+            let (seconds, bytes) = builds.build(peer)?;
+            let what = if args.clean_builds { "clean build" } else { "build" };
+            samples.add("build of a minimal pod informer", &format!("{what}, s"), peer, seconds);
+            samples.add("build of a minimal pod informer", "binary size, MB", peer, bytes / 1e6);
+        }
+    }
+
+    let run_info = report::RunInfo::collect(args.scale, runs, apiserver, total_pods, decode_pods);
+    let table = report::Table::new(&samples);
+    println!("{}", table.render(&run_info));
+    let json = args.out.join("peers.json");
+    std::fs::write(&json, serde_json::to_string_pretty(&table.to_json(&run_info))?)?;
+    let svg = args.out.join("peers.svg");
+    report::chart(&table, &run_info, &svg)?;
+    eprintln!("bench-peers: wrote {} and {}", json.display(), svg.display());
+    Ok(())
+}
+
+fn admin_client(kubeconfig: &std::path::Path) -> Result<Client, Box<dyn std::error::Error>> {
+    let mut config = Config::from_kubeconfig_file(kubeconfig, &KubeconfigOptions::default())?;
+    config.qps = 2000.0;
+    config.burst = 4000;
+    Ok(Client::new(config)?)
+}
+
+fn path_str(p: &std::path::Path) -> Result<&str, String> {
+    p.to_str().ok_or_else(|| format!("{} is not UTF-8", p.display()))
+}

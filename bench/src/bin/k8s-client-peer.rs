@@ -1,0 +1,249 @@
+//! This project's program of `make bench-peers`: one subcommand per workload,
+//! the figures as one JSON object on the last line of stdout. The command
+//! line and the figures are those of `bench/peers/PROTOCOL.md`, which the
+//! client-go and kube-rs programs follow too.
+
+use std::alloc::System;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use cap::Cap;
+use clap::{Parser, Subcommand};
+use k8s_client::api::core::v1::{Pod, PodList};
+use k8s_client::informers::SharedInformerFactory;
+use k8s_client::prelude::*;
+use k8s_client_bench::{LATENCY_ANNOTATION, Latencies, cpu_seconds, free_unused_heap, rss_kib, unix_nanos};
+use k8s_client_runtime::cache::ResourceEventHandlerFuncs;
+use k8s_client_runtime::config::{Config, KubeconfigOptions};
+use k8s_client_runtime::rest::Client;
+use k8s_client_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
+use serde_json::json;
+
+// Counts live heap bytes for `decode`; the system allocator underneath, as
+// for the other Rust program.
+#[global_allocator]
+static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
+
+#[derive(Parser)]
+#[command(about = "This project's side of `make bench-peers` (see bench/peers/PROTOCOL.md)")]
+struct Cli {
+    #[command(subcommand)]
+    workload: Workload,
+}
+
+#[derive(Subcommand)]
+enum Workload {
+    /// Decode a PodList JSON file `rounds` times after one warm-up.
+    Decode {
+        #[arg(long)]
+        file: PathBuf,
+        #[arg(long, default_value_t = 10)]
+        rounds: usize,
+    },
+    /// Initial sync of a pod informer over all namespaces.
+    Sync {
+        #[arg(long)]
+        kubeconfig: PathBuf,
+        #[arg(long)]
+        expect: usize,
+        /// Accepted for symmetry: this project's informers drop managedFields by default.
+        #[arg(long)]
+        drop_managed_fields: bool,
+    },
+    /// A synced pod informer with one update handler, measuring write-to-handler latency.
+    Churn {
+        #[arg(long)]
+        kubeconfig: PathBuf,
+        #[arg(long)]
+        expect: usize,
+        #[arg(long)]
+        duration: f64,
+    },
+    /// Add, get, forget and done `items` keys through a rate-limiting queue.
+    Workqueue {
+        #[arg(long, default_value_t = 4)]
+        workers: usize,
+        #[arg(long, default_value_t = 100_000)]
+        items: usize,
+    },
+}
+
+type Failure = Box<dyn std::error::Error>;
+/// The churn workload's update handler.
+type OnUpdate = Box<dyn Fn(&Pod) + Send + Sync>;
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.workload {
+        Workload::Decode { file, rounds } => decode(&file, rounds),
+        Workload::Sync { kubeconfig, expect, drop_managed_fields: _ } => runtime().block_on(sync(&kubeconfig, expect)),
+        Workload::Churn { kubeconfig, expect, duration } => runtime().block_on(churn(&kubeconfig, expect, duration)),
+        Workload::Workqueue { workers, items } => runtime().block_on(workqueue(workers, items)),
+    };
+    match result {
+        Ok(figures) => println!("{figures}"),
+        Err(e) => {
+            eprintln!("k8s-client-peer: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Runtime::new().expect("tokio runtime")
+}
+
+fn decode(file: &PathBuf, rounds: usize) -> Result<serde_json::Value, Failure> {
+    let json = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let decode = || serde_json::from_slice::<PodList>(&json);
+    let before = ALLOC.allocated();
+    let warm = decode()?;
+    let heap = ALLOC.allocated() - before;
+    let pods = warm.items.len();
+    drop(warm);
+    let mut times = Vec::with_capacity(rounds);
+    for _ in 0..rounds.max(1) {
+        let start = Instant::now();
+        let list = decode()?;
+        times.push(start.elapsed().as_secs_f64());
+        drop(list);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(json!({
+        "workload": "decode",
+        "pods": pods,
+        "bytes": json.len(),
+        "median_s": times[times.len() / 2],
+        "min_s": times[0],
+        "heap_bytes_per_pod": heap / pods.max(1),
+    }))
+}
+
+fn client(kubeconfig: &PathBuf) -> Result<Client, Failure> {
+    let mut config = Config::from_kubeconfig_file(kubeconfig, &KubeconfigOptions::default())?;
+    // As high as the other programs': the apiserver, not client throttling, is measured.
+    config.qps = 1000.0;
+    config.burst = 2000;
+    Ok(Client::new(config)?)
+}
+
+/// Starts a pod informer over all namespaces and waits until it is synced
+/// with `expect` pods; `on_update` is its one handler, if any.
+async fn synced_informer(
+    kubeconfig: &PathBuf,
+    expect: usize,
+    on_update: Option<OnUpdate>,
+) -> Result<(SharedInformerFactory, Duration, u64), Failure> {
+    let factory = SharedInformerFactory::builder(client(kubeconfig)?).build();
+    let informer = factory.core_v1().pods().informer();
+    if let Some(on_update) = on_update {
+        informer
+            .add_event_handler(ResourceEventHandlerFuncs::new().on_update(move |_, pod: &Arc<Pod>| on_update(pod)))?;
+    }
+    let (rss_before, _) = rss_kib();
+    let start = Instant::now();
+    factory.start();
+    // Checked every millisecond, as the client-go program does: the
+    // factory's own wait polls every 100 ms, like client-go's.
+    while !informer.has_synced() {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let elapsed = start.elapsed();
+    let pods = informer.store().len();
+    if pods != expect {
+        return Err(format!("cache holds {pods} pods, expected {expect}").into());
+    }
+    Ok((factory, elapsed, rss_before))
+}
+
+async fn sync(kubeconfig: &PathBuf, expect: usize) -> Result<serde_json::Value, Failure> {
+    let (factory, synced, rss_before) = synced_informer(kubeconfig, expect, None).await?;
+    free_unused_heap();
+    let (rss_after, peak) = rss_kib();
+    let figures = json!({
+        "workload": "sync",
+        "pods": expect,
+        "synced_s": synced.as_secs_f64(),
+        "rss_before_kib": rss_before,
+        "rss_after_kib": rss_after,
+        "peak_rss_kib": peak,
+        "rss_per_pod_bytes": (rss_after as f64 - rss_before as f64) * 1024.0 / expect.max(1) as f64,
+    });
+    factory.shutdown();
+    Ok(figures)
+}
+
+async fn churn(kubeconfig: &PathBuf, expect: usize, duration: f64) -> Result<serde_json::Value, Failure> {
+    let latencies = Arc::new(Latencies::default());
+    let record = latencies.clone();
+    let on_update = move |pod: &Pod| {
+        let stamp = pod.metadata.annotations.as_ref().and_then(|a| a.get(LATENCY_ANNOTATION));
+        if let Some(written) = stamp.and_then(|s| s.parse::<u64>().ok()) {
+            record.record(unix_nanos().saturating_sub(written));
+        }
+    };
+    let (factory, _, _) = synced_informer(kubeconfig, expect, Some(Box::new(on_update))).await?;
+    latencies.clear();
+    let cpu_before = cpu_seconds();
+    println!("ready");
+    std::io::stdout().flush()?;
+    tokio::time::sleep(Duration::from_secs_f64(duration + 3.0)).await;
+    let cpu = cpu_seconds() - cpu_before;
+    factory.shutdown();
+    let (events, p50, p99) = latencies.summary();
+    Ok(json!({
+        "workload": "churn",
+        "events": events,
+        "events_per_s": events as f64 / duration,
+        "p50_ms": p50,
+        "p99_ms": p99,
+        "cpu_s": cpu,
+    }))
+}
+
+async fn workqueue(workers: usize, items: usize) -> Result<serde_json::Value, Failure> {
+    let queue: RateLimitingQueue<String> = RateLimitingQueue::new(default_controller_rate_limiter());
+    let processed = Arc::new(AtomicUsize::new(0));
+    let start = Instant::now();
+    let producer = {
+        let queue = queue.clone();
+        tokio::spawn(async move {
+            for i in 0..items {
+                queue.add(format!("ns/pod-{i}"));
+            }
+        })
+    };
+    if items == 0 {
+        queue.shut_down();
+    }
+    let worker_count = workers.max(1);
+    let workers: Vec<_> = (0..worker_count)
+        .map(|_| {
+            let (queue, processed) = (queue.clone(), processed.clone());
+            tokio::spawn(async move {
+                while let Some(key) = queue.get().await {
+                    queue.forget(&key);
+                    queue.done(&key);
+                    if processed.fetch_add(1, Ordering::Relaxed) + 1 == items {
+                        queue.shut_down();
+                    }
+                }
+            })
+        })
+        .collect();
+    producer.await?;
+    for worker in workers {
+        worker.await?;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(json!({
+        "workload": "workqueue",
+        "items": items,
+        "workers": worker_count,
+        "seconds": seconds,
+        "ops_per_s": items as f64 / seconds,
+    }))
+}
