@@ -159,6 +159,17 @@ impl WatchDecoder {
         }
         let bytes = &self.buf[..];
         while s.pos < bytes.len() {
+            if s.in_string && !s.escaped {
+                // Most of an event is string contents: jump to the next
+                // quote or backslash instead of looking at every byte.
+                match memchr::memchr2(b'"', b'\\', &bytes[s.pos..]) {
+                    Some(at) => s.pos += at,
+                    None => {
+                        s.pos = bytes.len();
+                        break;
+                    }
+                }
+            }
             let b = bytes[s.pos];
             s.pos += 1;
             if s.in_string {
@@ -199,15 +210,6 @@ impl WatchDecoder {
     }
 }
 
-#[derive(Deserialize)]
-struct Frame<'a> {
-    // Cow: the type is borrowed unless the server escaped characters in it.
-    #[serde(rename = "type", borrow)]
-    type_: std::borrow::Cow<'a, str>,
-    #[serde(borrow)]
-    object: &'a serde_json::value::RawValue,
-}
-
 #[derive(Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
 struct BookmarkObject {
@@ -223,27 +225,186 @@ struct BookmarkMeta {
 
 /// Decodes one frame cut by [`WatchDecoder`]. `ERROR` events become
 /// `Err(Error::Api(status))`.
+///
+/// The apiserver writes `type` before `object`, so the object is decoded as
+/// what the type says in the same pass over the frame; an object before its
+/// type is held as raw JSON and decoded once the type is known.
 pub fn decode_event<T: DeserializeOwned>(frame: &[u8]) -> Result<WatchEvent<T>, Error> {
     let decode_err = |what: &str, source| Error::Decode { what: what.to_owned(), source };
-    let f: Frame<'_> = serde_json::from_slice(frame).map_err(|e| decode_err("watch event", e))?;
-    let object = |what| serde_json::from_str::<T>(f.object.get()).map_err(|e| decode_err(what, e));
-    match &*f.type_ {
-        "ADDED" => object("ADDED object").map(WatchEvent::Added),
-        "MODIFIED" => object("MODIFIED object").map(WatchEvent::Modified),
-        "DELETED" => object("DELETED object").map(WatchEvent::Deleted),
-        "BOOKMARK" => {
-            let b: BookmarkObject =
-                serde_json::from_str(f.object.get()).map_err(|e| decode_err("BOOKMARK object", e))?;
-            Ok(WatchEvent::Bookmark(Bookmark {
-                resource_version: b.metadata.resource_version,
-                annotations: b.metadata.annotations.unwrap_or_default(),
-            }))
+    let event = serde_json::from_slice::<frame::Event<T>>(frame).map_err(|e| decode_err("watch event", e))?;
+    let (kind, object) = match event {
+        frame::Event::Decoded(event) => return event,
+        frame::Event::Raw(kind, object) => (kind, object),
+    };
+    let object = object.ok_or_else(|| Error::Watch(format!("{kind} event without an object")))?;
+    frame::decode_object(&kind, object.get()).map_err(|e| decode_err(&kind.object_what(), e))?
+}
+
+mod frame {
+    //! One pass over a watch event's JSON: `type` first, then `object`
+    //! decoded as what the type says.
+
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    use serde::Deserialize;
+    use serde::de::{self, DeserializeOwned, IgnoredAny, MapAccess, Visitor};
+    use serde_json::value::RawValue;
+
+    use super::{Bookmark, BookmarkObject, Error, Status, WatchEvent};
+
+    /// An event's `type`.
+    #[derive(Debug)]
+    pub(super) enum Kind {
+        Added,
+        Modified,
+        Deleted,
+        Bookmark,
+        Error,
+        Unknown(String),
+    }
+
+    impl Kind {
+        fn from_wire(s: &str) -> Kind {
+            match s {
+                "ADDED" => Kind::Added,
+                "MODIFIED" => Kind::Modified,
+                "DELETED" => Kind::Deleted,
+                "BOOKMARK" => Kind::Bookmark,
+                "ERROR" => Kind::Error,
+                other => Kind::Unknown(other.to_owned()),
+            }
         }
-        "ERROR" => {
-            let status: Status = serde_json::from_str(f.object.get()).map_err(|e| decode_err("ERROR status", e))?;
-            Err(Error::Api(Box::new(status)))
+
+        /// What failed to decode, for errors.
+        pub(super) fn object_what(&self) -> String {
+            match self {
+                Kind::Error => "ERROR status".into(),
+                other => format!("{other} object"),
+            }
         }
-        other => Err(Error::Watch(format!("unknown event type {other:?}"))),
+    }
+
+    impl fmt::Display for Kind {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(match self {
+                Kind::Added => "ADDED",
+                Kind::Modified => "MODIFIED",
+                Kind::Deleted => "DELETED",
+                Kind::Bookmark => "BOOKMARK",
+                Kind::Error => "ERROR",
+                Kind::Unknown(s) => s,
+            })
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Kind {
+        fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Kind, D::Error> {
+            crate::codec::deserialize_str_as(d, Kind::from_wire)
+        }
+    }
+
+    /// The fields of an event.
+    enum Field {
+        Type,
+        Object,
+        Other,
+    }
+
+    impl<'de> Deserialize<'de> for Field {
+        fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
+            crate::codec::deserialize_str_as(d, |s| match s {
+                "type" => Field::Type,
+                "object" => Field::Object,
+                _ => Field::Other,
+            })
+        }
+    }
+
+    /// A frame decoded in one pass, or its type and raw object when the
+    /// object came first.
+    pub(super) enum Event<T> {
+        Decoded(Result<WatchEvent<T>, Error>),
+        Raw(Kind, Option<Box<RawValue>>),
+    }
+
+    /// The object of a `kind` event.
+    pub(super) fn decode_object<T: DeserializeOwned>(
+        kind: &Kind,
+        json: &str,
+    ) -> Result<Result<WatchEvent<T>, Error>, serde_json::Error> {
+        let mut d = serde_json::Deserializer::from_str(json);
+        let event = object(kind, &mut d)?;
+        d.end()?;
+        Ok(event)
+    }
+
+    fn object<'de, T: DeserializeOwned, D: de::Deserializer<'de>>(
+        kind: &Kind,
+        d: D,
+    ) -> Result<Result<WatchEvent<T>, Error>, D::Error> {
+        Ok(match kind {
+            Kind::Added => Ok(WatchEvent::Added(T::deserialize(d)?)),
+            Kind::Modified => Ok(WatchEvent::Modified(T::deserialize(d)?)),
+            Kind::Deleted => Ok(WatchEvent::Deleted(T::deserialize(d)?)),
+            Kind::Bookmark => {
+                let b = BookmarkObject::deserialize(d)?;
+                Ok(WatchEvent::Bookmark(Bookmark {
+                    resource_version: b.metadata.resource_version,
+                    annotations: b.metadata.annotations.unwrap_or_default(),
+                }))
+            }
+            Kind::Error => Err(Error::Api(Box::new(Status::deserialize(d)?))),
+            Kind::Unknown(other) => {
+                IgnoredAny::deserialize(d)?;
+                Err(Error::Watch(format!("unknown event type {other:?}")))
+            }
+        })
+    }
+
+    /// The object as a map value, decoded as what `kind` says.
+    struct ObjectSeed<'k, T>(&'k Kind, PhantomData<T>);
+
+    impl<'de, T: DeserializeOwned> de::DeserializeSeed<'de> for ObjectSeed<'_, T> {
+        type Value = Result<WatchEvent<T>, Error>;
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            object(self.0, d)
+        }
+    }
+
+    impl<'de, T: DeserializeOwned> Deserialize<'de> for Event<T> {
+        fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Event<T>, D::Error> {
+            struct V<T>(PhantomData<T>);
+            impl<'de, T: DeserializeOwned> Visitor<'de> for V<T> {
+                type Value = Event<T>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a watch event")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Event<T>, A::Error> {
+                    let mut kind: Option<Kind> = None;
+                    let mut decoded = None;
+                    let mut raw: Option<Box<RawValue>> = None;
+                    while let Some(field) = map.next_key::<Field>()? {
+                        match (field, &kind) {
+                            (Field::Type, _) => kind = Some(map.next_value()?),
+                            (Field::Object, Some(k)) => {
+                                decoded = Some(map.next_value_seed(ObjectSeed(k, PhantomData))?)
+                            }
+                            (Field::Object, None) => raw = Some(map.next_value()?),
+                            (Field::Other, _) => {
+                                map.next_value::<IgnoredAny>()?;
+                            }
+                        }
+                    }
+                    let kind = kind.ok_or_else(|| de::Error::missing_field("type"))?;
+                    Ok(match decoded {
+                        Some(event) => Event::Decoded(event),
+                        None => Event::Raw(kind, raw),
+                    })
+                }
+            }
+            d.deserialize_map(V(PhantomData))
+        }
     }
 }
 

@@ -2,6 +2,8 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+
+use super::ItemMap;
 use std::fmt;
 use std::ops::Deref;
 use std::time::Duration;
@@ -23,13 +25,13 @@ use super::queue::Queue;
 pub(super) struct Waiting<T> {
     heap: BinaryHeap<Reverse<(Instant, u64)>>,
     entries: HashMap<u64, T>,
-    ready_at: HashMap<T, (Instant, u64)>,
+    ready_at: ItemMap<T, (Instant, u64)>,
     next_seq: u64,
 }
 
 impl<T> Default for Waiting<T> {
     fn default() -> Self {
-        Waiting { heap: BinaryHeap::new(), entries: HashMap::new(), ready_at: HashMap::new(), next_seq: 0 }
+        Waiting { heap: BinaryHeap::new(), entries: HashMap::new(), ready_at: ItemMap::default(), next_seq: 0 }
     }
 }
 

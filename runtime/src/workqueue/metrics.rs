@@ -1,9 +1,10 @@
 //! The metrics a queue reports, as client-go's `workqueue.MetricsProvider`.
 
-use std::collections::HashMap;
 use std::hash::Hash;
 
 use tokio::time::Instant;
+
+use super::ItemMap;
 
 /// A gauge that goes up and down by one (the queue depth).
 pub trait GaugeMetric: Send + Sync {
@@ -109,8 +110,8 @@ pub(super) struct QueueMetrics<T> {
     unfinished_work_seconds: Box<dyn SettableGaugeMetric>,
     longest_running_processor: Box<dyn SettableGaugeMetric>,
     retries: Box<dyn CounterMetric>,
-    added_at: HashMap<T, Instant>,
-    processing_since: HashMap<T, Instant>,
+    added_at: ItemMap<T, Instant>,
+    processing_since: ItemMap<T, Instant>,
 }
 
 impl<T: Clone + Eq + Hash> QueueMetrics<T> {
@@ -123,8 +124,8 @@ impl<T: Clone + Eq + Hash> QueueMetrics<T> {
             unfinished_work_seconds: provider.new_unfinished_work_seconds_metric(name),
             longest_running_processor: provider.new_longest_running_processor_seconds_metric(name),
             retries: provider.new_retries_metric(name),
-            added_at: HashMap::new(),
-            processing_since: HashMap::new(),
+            added_at: ItemMap::default(),
+            processing_since: ItemMap::default(),
         }
     }
 

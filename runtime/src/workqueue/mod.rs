@@ -77,4 +77,11 @@ pub enum Error {
 /// hashed for deduplication.
 pub trait QueueItem: Clone + Eq + std::hash::Hash + Send + Sync + 'static {}
 
+/// The sets and maps of items: every queue operation hashes its item a few
+/// times, and SipHash (std's default) was a fifth of a queue's time. This
+/// hash is seeded per process, so keys still cannot be chosen to collide.
+type ItemSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
+/// See [`ItemSet`].
+type ItemMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+
 impl<T: Clone + Eq + std::hash::Hash + Send + Sync + 'static> QueueItem for T {}

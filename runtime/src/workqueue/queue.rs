@@ -1,6 +1,6 @@
 //! The deduplicating FIFO shared by all queue kinds.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -9,9 +9,9 @@ use parking_lot::Mutex;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::QueueItem;
 use super::delaying::Waiting;
 use super::metrics::{MetricsProvider, QueueMetrics};
+use super::{ItemSet, QueueItem};
 
 /// How often the "unfinished work" gauges are refreshed, as client-go.
 const UNFINISHED_WORK_UPDATE_PERIOD: Duration = Duration::from_millis(500);
@@ -22,9 +22,9 @@ pub(super) struct State<T> {
     /// Items to hand out, in order; every one is also in `dirty`.
     queue: VecDeque<T>,
     /// Items that need processing (queued, or re-added while processing).
-    dirty: HashSet<T>,
+    dirty: ItemSet<T>,
     /// Items a worker holds between `get` and `done`.
-    processing: HashSet<T>,
+    processing: ItemSet<T>,
     shutting_down: bool,
     /// A `shut_down_with_drain` call is waiting for `processing` to empty.
     drain: bool,
@@ -147,8 +147,8 @@ impl<T: QueueItem> Queue<T> {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
                     queue: VecDeque::new(),
-                    dirty: HashSet::new(),
-                    processing: HashSet::new(),
+                    dirty: ItemSet::default(),
+                    processing: ItemSet::default(),
                     shutting_down: false,
                     drain: false,
                     waiting: Waiting::default(),

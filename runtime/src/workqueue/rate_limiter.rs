@@ -1,12 +1,13 @@
 //! How long to wait before retrying an item, as client-go's
 //! `workqueue.RateLimiter` family.
 
-use std::collections::HashMap;
 use std::hash::Hash;
 use std::time::Duration;
 
 use parking_lot::Mutex;
 use tokio::time::Instant;
+
+use super::ItemMap;
 
 /// Decides how long an item waits before it is retried.
 ///
@@ -38,7 +39,7 @@ impl<T, R: RateLimiter<T> + ?Sized> RateLimiter<T> for Box<R> {
 /// failing without slowing the others.
 #[derive(Debug)]
 pub struct ItemExponentialFailureRateLimiter<T> {
-    failures: Mutex<HashMap<T, u32>>,
+    failures: Mutex<ItemMap<T, u32>>,
     base_delay: Duration,
     max_delay: Duration,
 }
@@ -47,7 +48,7 @@ impl<T: Eq + Hash> ItemExponentialFailureRateLimiter<T> {
     /// Waits `base_delay` after an item's first failure, doubling with each
     /// further one up to `max_delay`.
     pub fn new(base_delay: Duration, max_delay: Duration) -> Self {
-        ItemExponentialFailureRateLimiter { failures: Mutex::new(HashMap::new()), base_delay, max_delay }
+        ItemExponentialFailureRateLimiter { failures: Mutex::new(ItemMap::default()), base_delay, max_delay }
     }
 }
 
@@ -90,7 +91,7 @@ impl<T: Clone + Eq + Hash + Send + Sync> RateLimiter<T> for ItemExponentialFailu
 /// `slow_delay`: quick retries for a blip, slow ones for a lasting problem.
 #[derive(Debug)]
 pub struct ItemFastSlowRateLimiter<T> {
-    failures: Mutex<HashMap<T, u32>>,
+    failures: Mutex<ItemMap<T, u32>>,
     fast_delay: Duration,
     slow_delay: Duration,
     max_fast_attempts: u32,
@@ -100,7 +101,7 @@ impl<T: Eq + Hash> ItemFastSlowRateLimiter<T> {
     /// Waits `fast_delay` for an item's first `max_fast_attempts` failures,
     /// `slow_delay` after that.
     pub fn new(fast_delay: Duration, slow_delay: Duration, max_fast_attempts: u32) -> Self {
-        ItemFastSlowRateLimiter { failures: Mutex::new(HashMap::new()), fast_delay, slow_delay, max_fast_attempts }
+        ItemFastSlowRateLimiter { failures: Mutex::new(ItemMap::default()), fast_delay, slow_delay, max_fast_attempts }
     }
 }
 

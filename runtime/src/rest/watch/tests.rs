@@ -92,6 +92,30 @@ fn error_event_is_typed_status() {
 }
 
 #[test]
+fn object_before_type_and_extra_fields_decode_the_same() {
+    let typed_first = br#"{"type":"MODIFIED","object":{"a":"x\"}"},"extra":[1,{"b":2}]}"#;
+    let object_first = br#"{"extra":null,"object":{"a":"x\"}"},"type":"MODIFIED"}"#;
+    for frame in [&typed_first[..], &object_first[..]] {
+        let event = decode_event::<Value>(frame).unwrap();
+        assert_eq!(event, WatchEvent::Modified(json!({"a": "x\"}"})), "{}", String::from_utf8_lossy(frame));
+    }
+    let bookmark = br#"{"object":{"metadata":{"resourceVersion":"7"}},"type":"BOOKMARK"}"#;
+    assert!(matches!(decode_event::<Value>(bookmark).unwrap(), WatchEvent::Bookmark(b) if b.resource_version == "7"));
+    let error = br#"{"object":{"kind":"Status","status":"Failure","reason":"Expired","code":410},"type":"ERROR"}"#;
+    assert!(decode_event::<Value>(error).unwrap_err().is_gone());
+    // An object that is not what the type says names the event, in either order.
+    #[derive(Debug, serde::Deserialize, PartialEq)]
+    struct Strict {
+        #[allow(dead_code)]
+        a: u32,
+    }
+    let bad = decode_event::<Strict>(br#"{"type":"ADDED","object":{"a":"text"}}"#).unwrap_err();
+    assert!(bad.to_string().contains("watch event"), "{bad}");
+    let bad = decode_event::<Strict>(br#"{"object":{"a":"text"},"type":"ADDED"}"#).unwrap_err();
+    assert!(bad.to_string().contains("ADDED object"), "{bad}");
+}
+
+#[test]
 fn huge_event_is_rejected_with_bounded_buffer() {
     let max = 1024;
     let mut d = WatchDecoder::new(max);

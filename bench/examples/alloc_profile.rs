@@ -1,0 +1,69 @@
+//! Where a decoded pod's memory goes: the size of the big pod types, and the
+//! heap blocks one decoded PodList of `shared/bench/podlist-5000.json.gz`
+//! keeps, per pod, by size class (with glibc's chunk rounding estimated).
+//!
+//! Run: `cargo run --release -p k8s-client-bench --example alloc_profile`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::Read;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use k8s_client::api::core::v1::*;
+use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+/// Live blocks and bytes by power-of-two size class.
+struct Counting;
+static BLOCKS: [AtomicUsize; 64] = [const { AtomicUsize::new(0) }; 64];
+static BYTES: [AtomicUsize; 64] = [const { AtomicUsize::new(0) }; 64];
+
+fn class(size: usize) -> usize {
+    (size.next_power_of_two().trailing_zeros() as usize).min(63)
+}
+
+// SAFETY: forwards to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        BLOCKS[class(l.size())].fetch_add(1, Relaxed);
+        BYTES[class(l.size())].fetch_add(l.size(), Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        BLOCKS[class(l.size())].fetch_sub(1, Relaxed);
+        BYTES[class(l.size())].fetch_sub(l.size(), Relaxed);
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn snapshot() -> Vec<(usize, usize)> {
+    (0..64).map(|i| (BLOCKS[i].load(Relaxed), BYTES[i].load(Relaxed))).collect()
+}
+
+fn main() {
+    macro_rules! sizes { ($($t:ty),*) => { $( println!("size_of {:<22} {:>6} B", stringify!($t), std::mem::size_of::<$t>()); )* } }
+    sizes!(Pod, PodSpec, PodStatus, ObjectMeta, Container, ContainerStatus, Volume, Probe, SecurityContext, EnvVar);
+
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/podlist-5000.json.gz");
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut json = Vec::new();
+    flate2::read::GzDecoder::new(file).read_to_end(&mut json).expect("gunzip");
+    let before = snapshot();
+    let list: PodList = serde_json::from_slice(&json).expect("decode PodList");
+    let after = snapshot();
+    let pods = list.items.len() as f64;
+    let (mut blocks, mut bytes, mut chunks) = (0.0, 0.0, 0.0);
+    for (i, ((b0, s0), (b1, s1))) in before.iter().zip(&after).enumerate() {
+        let n = (b1 - b0) as f64 / pods;
+        let b = (s1 - s0) as f64 / pods;
+        if n > 0.0 {
+            // glibc: 8 bytes of header, 16-byte granules, 32 bytes at least.
+            let chunk = ((b / n + 8.0 + 15.0) / 16.0).floor().max(2.0) * 16.0;
+            println!("blocks <= {:>8} B: {n:>6.1} per pod, {b:>7.0} B, ~{:>7.0} B with malloc's rounding", 1usize << i, n * chunk);
+            (blocks, bytes, chunks) = (blocks + n, bytes + b, chunks + n * chunk);
+        }
+    }
+    println!("per pod: {blocks:.1} blocks, {bytes:.0} B requested, ~{chunks:.0} B with malloc's rounding");
+    std::hint::black_box(list);
+}
