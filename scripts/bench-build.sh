@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Clean `cargo build --release` times of the generated crate (all features;
-# core + apps only) beside k8s-openapi (crates.io, all types), in one run.
+# core + apps; core only) beside k8s-openapi (crates.io, all types), in one run.
 # For each: the clean build with dependencies, and the crate alone once its
 # dependencies are built. Also counts lines of generated code.
 # With BASE=<git revision>, the generated crate of that revision (all
@@ -28,15 +28,16 @@ time_build() { # pkg, crate to rebuild alone
   local t0=$(date +%s.%N)
   (cd "$dir" && CARGO_TARGET_DIR="$target" cargo build --release --quiet)
   local t1=$(date +%s.%N)
-  # The crate alone: drop its artifacts, keep its dependencies'.
-  rm -rf "$target"/release/.fingerprint/"$2"-* "$target"/release/deps/lib"${2//-/_}"-* "$target"/release/deps/"${2//-/_}"-*
+  # The crate alone: drop its artifacts, keep its dependencies'. The hash
+  # after the name starts the glob, so `k8s-client-runtime-…` is kept.
+  rm -rf "$target"/release/.fingerprint/"$2"-[0-9a-f]* "$target"/release/deps/lib"${2//-/_}"-* "$target"/release/deps/"${2//-/_}"-*
   local t2=$(date +%s.%N)
   (cd "$dir" && CARGO_TARGET_DIR="$target" cargo build --release --quiet)
   local t3=$(date +%s.%N)
   local check=""
   if [ -n "${BASE:-}" ]; then
     (cd "$dir" && CARGO_TARGET_DIR="$target" cargo check --quiet)
-    rm -rf "$target"/debug/.fingerprint/"$2"-* "$target"/debug/deps/lib"${2//-/_}"-*
+    rm -rf "$target"/debug/.fingerprint/"$2"-[0-9a-f]* "$target"/debug/deps/lib"${2//-/_}"-*
     local c0=$(date +%s.%N)
     (cd "$dir" && CARGO_TARGET_DIR="$target" cargo check --quiet)
     check=$(printf '   check alone %7.1f s' "$(echo "$(date +%s.%N) - $c0" | bc)")
@@ -46,6 +47,7 @@ time_build() { # pkg, crate to rebuild alone
 
 make_pkg all-features "k8s-client = { path = \"$root/generated\" }"
 make_pkg core-apps "k8s-client = { path = \"$root/generated\", default-features = false, features = [\"core\", \"apps\"] }"
+make_pkg core "k8s-client = { path = \"$root/generated\", default-features = false, features = [\"core\"] }"
 make_pkg k8s-openapi "k8s-openapi = { version = \"$k8s_openapi_version\", features = [\"$k8s_openapi_feature\"] }"
 
 lines() { echo "$(find "$1/src" -name '*.rs' -print0 | xargs -0 cat | wc -l) in $(find "$1/src" -name '*.rs' | wc -l) files"; }
@@ -61,4 +63,5 @@ fi
 time_build k8s-openapi k8s-openapi
 time_build all-features k8s-client
 time_build core-apps k8s-client
+time_build core k8s-client
 echo "generated lines: $(lines "$root/generated")"

@@ -60,7 +60,11 @@ fn main() {
         if n > 0.0 {
             // glibc: 8 bytes of header, 16-byte granules, 32 bytes at least.
             let chunk = ((b / n + 8.0 + 15.0) / 16.0).floor().max(2.0) * 16.0;
-            println!("blocks <= {:>8} B: {n:>6.1} per pod, {b:>7.0} B, ~{:>7.0} B with malloc's rounding", 1usize << i, n * chunk);
+            println!(
+                "blocks <= {:>8} B: {n:>6.1} per pod, {b:>7.0} B, ~{:>7.0} B with malloc's rounding",
+                1usize << i,
+                n * chunk
+            );
             (blocks, bytes, chunks) = (blocks + n, bytes + b, chunks + n * chunk);
         }
     }

@@ -35,8 +35,8 @@ type syncResult struct {
 	RSSPerPodBytes int64   `json:"rss_per_pod_bytes"`
 }
 
-func syncPods(kubeconfig string, expect int, dropManaged, protobuf bool) (*syncResult, error) {
-	clientset, err := newClientset(kubeconfig, protobuf)
+func syncPods(kubeconfig string, expect int, dropManaged, json bool) (*syncResult, error) {
+	clientset, err := newClientset(kubeconfig, json)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,9 @@ func churn(kubeconfig string, expect int, duration float64) (*churnResult, error
 	}, nil
 }
 
-func newClientset(kubeconfig string, protobuf bool) (*kubernetes.Clientset, error) {
+// newClientset: with json false, as client-go comes: its generated clients
+// of built-in kinds ask for protobuf when no content type is set.
+func newClientset(kubeconfig string, json bool) (*kubernetes.Clientset, error) {
 	if kubeconfig == "" {
 		return nil, fmt.Errorf("--kubeconfig is required")
 	}
@@ -168,9 +170,9 @@ func newClientset(kubeconfig string, protobuf bool) (*kubernetes.Clientset, erro
 	// not the client.
 	config.QPS = 1000
 	config.Burst = 2000
-	if protobuf {
-		config.ContentType = "application/vnd.kubernetes.protobuf"
-		config.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	if json {
+		config.ContentType = "application/json"
+		config.AcceptContentTypes = "application/json"
 	}
 	return kubernetes.NewForConfig(config)
 }

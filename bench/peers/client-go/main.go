@@ -37,8 +37,8 @@ func main() {
 		kubeconfig := fs.String("kubeconfig", "", "kubeconfig path")
 		expect := fs.Int("expect", 0, "pods the cache must hold once synced")
 		drop := fs.Bool("drop-managed-fields", false, "clear metadata.managedFields before caching")
-		protobuf := fs.Bool("protobuf", false, "talk protobuf to the apiserver")
-		run = func() (any, error) { return syncPods(*kubeconfig, *expect, *drop, *protobuf) }
+		json := fs.Bool("json", false, "talk JSON to the apiserver (client-go's clients prefer protobuf for built-in kinds)")
+		run = func() (any, error) { return syncPods(*kubeconfig, *expect, *drop, *json) }
 	case "churn":
 		kubeconfig := fs.String("kubeconfig", "", "kubeconfig path")
 		expect := fs.Int("expect", 0, "pods the cache must hold once synced")

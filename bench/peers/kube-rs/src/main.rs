@@ -92,9 +92,6 @@ enum Cmd {
         expect: usize,
         #[arg(long)]
         drop_managed_fields: bool,
-        /// Accepted only to be refused: kube-rs has no protobuf support.
-        #[arg(long)]
-        protobuf: bool,
     },
     /// Measure update latency of a synced pod reflector under churn.
     Churn {
@@ -114,8 +111,7 @@ fn main() {
     let cli = Cli::parse();
     let out = match cli.cmd {
         Cmd::Decode { file, rounds } => decode(&file, rounds),
-        Cmd::Sync { protobuf: true, .. } => Err("--protobuf is not supported: kube-rs has no protobuf encoding".into()),
-        Cmd::Sync { kubeconfig, expect, drop_managed_fields, .. } => {
+        Cmd::Sync { kubeconfig, expect, drop_managed_fields } => {
             on_runtime(sync(kubeconfig, expect, drop_managed_fields))
         }
         Cmd::Churn { kubeconfig, expect, duration } => on_runtime(churn(kubeconfig, expect, duration)),

@@ -44,25 +44,26 @@ pub async fn populate(
         ignore_exists(clientset.core_v1().service_accounts(ns).create(&account, &CreateOptions::default()).await)?;
     }
     let start = Instant::now();
-    let made = AtomicUsize::new(0);
     let results: Vec<Result<PodRef, String>> = futures_util::stream::iter(0..total)
         .map(|i| {
             let template = &list.items[i % list.items.len()];
             let namespace = names[i % namespaces].clone();
             let base = template.metadata.name.as_deref().unwrap_or("pod");
             let name = format!("{base}-{}", i / list.items.len());
-            let made = &made;
             async move {
                 let pods = clientset.core_v1().pods(&namespace);
                 let mut pod = fresh_copy(template, &namespace, &name);
                 let status = pod.status.take();
-                let mut created =
-                    pods.create(&pod, &CreateOptions::default()).await.map_err(|e| format!("{name}: {e}"))?;
+                let mut created = match pods.create(&pod, &CreateOptions::default()).await {
+                    Ok(created) => created,
+                    // There from an earlier run on the same apiserver.
+                    Err(e) if e.is_already_exists() => return Ok(PodRef { namespace, name }),
+                    Err(e) => return Err(format!("{name}: {e}")),
+                };
                 created.status = status;
                 pods.update_status(&created, &UpdateOptions::default())
                     .await
                     .map_err(|e| format!("{name} status: {e}"))?;
-                made.fetch_add(1, Ordering::Relaxed);
                 Ok(PodRef { namespace, name })
             }
         })

@@ -26,14 +26,14 @@ use programs::{Peer, Program, Samples};
 #[command(about = "Runs this project, client-go and kube-rs side by side (bench/peers/PROTOCOL.md)")]
 struct Args {
     /// This project's program (`k8s-client-peer`).
-    #[arg(long)]
-    ours: PathBuf,
+    #[arg(long, required_unless_present = "replot")]
+    ours: Option<PathBuf>,
     /// The client-go program.
-    #[arg(long)]
-    client_go: PathBuf,
+    #[arg(long, required_unless_present = "replot")]
+    client_go: Option<PathBuf>,
     /// The kube-rs program.
-    #[arg(long)]
-    kube_rs: PathBuf,
+    #[arg(long, required_unless_present = "replot")]
+    kube_rs: Option<PathBuf>,
     /// Fraction of the full workloads (10,000 pods, 30 s of churn, …); 0.01 for the smoke run.
     #[arg(long, default_value_t = 1.0)]
     scale: f64,
@@ -53,6 +53,17 @@ struct Args {
     /// workload's figure); otherwise reuse their target directories.
     #[arg(long)]
     clean_builds: bool,
+    /// Use the running test apiserver of this kubeconfig (`make apiserver`:
+    /// `.testenv/kubeconfig`) instead of starting one; pods already there
+    /// from an earlier run are kept.
+    #[arg(long)]
+    kubeconfig: Option<PathBuf>,
+    /// Only redraw the chart of a `peers.json` written earlier (into `--out`).
+    #[arg(long)]
+    replot: Option<PathBuf>,
+    /// The workloads to run, of decode, sync, churn, workqueue, build.
+    #[arg(long, value_delimiter = ',', default_value = "decode,sync,churn,workqueue,build")]
+    workloads: Vec<String>,
 }
 
 #[tokio::main]
@@ -64,6 +75,13 @@ async fn main() {
 }
 
 async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(json) = &args.replot {
+        let figures: serde_json::Value = serde_json::from_slice(&std::fs::read(json)?)?;
+        let svg = args.out.join("peers.svg");
+        report::chart(&report::Table::from_json(&figures), &report::RunInfo::from_json(&figures), &svg)?;
+        eprintln!("bench-peers: wrote {}", svg.display());
+        return Ok(());
+    }
     let scaled = |n: f64| ((n * args.scale).round() as usize).max(1);
     let total_pods = scaled(10_000.0);
     let decode_pods = scaled(5_000.0);
@@ -77,23 +95,33 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let decode_file = args.out.join("podlist.json");
     programs::write_pod_list(&list, decode_pods, &decode_file)?;
 
-    let ours = Program::new(Peer::Ours, &args.ours);
-    let client_go = Program::new(Peer::ClientGo, &args.client_go);
-    let kube_rs = Program::new(Peer::KubeRs, &args.kube_rs);
+    let program =
+        |peer, path: &Option<PathBuf>| path.as_deref().map(|p| Program::new(peer, p)).ok_or("no program path");
+    let ours = program(Peer::Ours, &args.ours)?;
+    let client_go = program(Peer::ClientGo, &args.client_go)?;
+    let kube_rs = program(Peer::KubeRs, &args.kube_rs)?;
     let mut samples = Samples::default();
 
-    eprintln!("bench-peers: decode ({decode_pods} pods, {runs} runs)");
-    let decode_args = ["decode", "--file", path_str(&decode_file)?, "--rounds", "5"];
-    for _ in 0..runs {
-        for p in [&ours, &client_go, &kube_rs] {
-            let f = p.run(&decode_args)?;
-            samples.add("decode", "throughput, MB/s", p.peer, f.num("bytes")? / f.num("median_s")? / 1e6);
-            samples.add("decode", "heap per pod, bytes", p.peer, f.num("heap_bytes_per_pod")?);
+    let wanted = |w: &str| args.workloads.iter().any(|x| x == w);
+    if wanted("decode") {
+        eprintln!("bench-peers: decode ({decode_pods} pods, {runs} runs)");
+        let decode_args = ["decode", "--file", path_str(&decode_file)?, "--rounds", "5"];
+        for _ in 0..runs {
+            for p in [&ours, &client_go, &kube_rs] {
+                let f = p.run(&decode_args)?;
+                samples.add("decode", "throughput, MB/s", p.peer, f.num("bytes")? / f.num("median_s")? / 1e6);
+                samples.add("decode", "heap per pod, bytes", p.peer, f.num("heap_bytes_per_pod")?);
+            }
         }
     }
 
-    eprintln!("bench-peers: starting the apiserver");
-    let env = TestEnv::start();
+    let env = match &args.kubeconfig {
+        Some(kubeconfig) => TestEnv::attach(kubeconfig),
+        None => {
+            eprintln!("bench-peers: starting the apiserver");
+            TestEnv::start()
+        }
+    };
     let kubeconfig = env.kubeconfig_path();
     let kc = path_str(&kubeconfig)?.to_owned();
     let apiserver = env.version().to_owned();
@@ -101,78 +129,85 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let pods = cluster::populate(&clientset, &list, total_pods, 10).await?;
     let expect = pods.len().to_string();
 
-    eprintln!("bench-peers: informer sync ({total_pods} pods, {runs} runs)");
-    // (peer, label, flags): each peer as it comes and with managedFields
-    // dropped; client-go also over protobuf. Ours drops them by default.
-    let variants: [(&Program, &str, &[&str]); 7] = [
-        (&ours, "default", &[]),
-        (&client_go, "default", &[]),
-        (&kube_rs, "default", &[]),
-        (&client_go, "managedFields dropped", &["--drop-managed-fields"]),
-        (&kube_rs, "managedFields dropped", &["--drop-managed-fields"]),
-        (&client_go, "protobuf", &["--protobuf"]),
-        (&client_go, "protobuf, managedFields dropped", &["--protobuf", "--drop-managed-fields"]),
-    ];
-    for _ in 0..runs {
-        for (p, label, flags) in variants {
-            let mut argv = vec!["sync", "--kubeconfig", &kc, "--expect", &expect];
-            argv.extend_from_slice(flags);
-            let f = p.run(&argv)?;
-            // Ours is the same program in every variant: one run serves all rows.
-            let labels: &[&str] = if p.peer == Peer::Ours {
-                &["default", "managedFields dropped", "protobuf", "protobuf, managedFields dropped"]
-            } else {
-                std::slice::from_ref(&label)
-            };
-            for label in labels {
-                let workload = format!("sync, {label}");
-                samples.add(&workload, "time to synced, s", p.peer, f.num("synced_s")?);
-                samples.add(&workload, "RSS per cached pod, bytes", p.peer, f.num("rss_per_pod_bytes")?);
-                samples.add(&workload, "RSS after sync, MiB", p.peer, f.num("rss_after_kib")? / 1024.0);
-                samples.add(&workload, "peak RSS, MiB", p.peer, f.num("peak_rss_kib")? / 1024.0);
+    if wanted("sync") {
+        eprintln!("bench-peers: informer sync ({total_pods} pods, {runs} runs)");
+        // (peer, rows, flags): each peer as it comes and with managedFields
+        // dropped. client-go's clients of built-in kinds talk protobuf unless
+        // told otherwise; it also runs forced to JSON, which the Rust clients
+        // always speak (their runs count in both rows). Ours drops
+        // managedFields by default: its one run counts in every row.
+        const ALL: &[&str] = &["default", "managedFields dropped", "JSON", "JSON, managedFields dropped"];
+        let variants: [(&Program, &[&str], &[&str]); 7] = [
+            (&ours, ALL, &[]),
+            (&client_go, &["default"], &[]),
+            (&kube_rs, &["default", "JSON"], &[]),
+            (&client_go, &["managedFields dropped"], &["--drop-managed-fields"]),
+            (&kube_rs, &["managedFields dropped", "JSON, managedFields dropped"], &["--drop-managed-fields"]),
+            (&client_go, &["JSON"], &["--json"]),
+            (&client_go, &["JSON, managedFields dropped"], &["--json", "--drop-managed-fields"]),
+        ];
+        for _ in 0..runs {
+            for (p, labels, flags) in variants {
+                let mut argv = vec!["sync", "--kubeconfig", &kc, "--expect", &expect];
+                argv.extend_from_slice(flags);
+                let f = p.run(&argv)?;
+                for label in labels {
+                    let workload = format!("sync, {label}");
+                    samples.add(&workload, "time to synced, s", p.peer, f.num("synced_s")?);
+                    samples.add(&workload, "RSS per cached pod, bytes", p.peer, f.num("rss_per_pod_bytes")?);
+                    samples.add(&workload, "RSS after sync, MiB", p.peer, f.num("rss_after_kib")? / 1024.0);
+                    samples.add(&workload, "peak RSS, MiB", p.peer, f.num("peak_rss_kib")? / 1024.0);
+                }
             }
         }
     }
 
-    eprintln!("bench-peers: churn ({churn_rate}/s for {churn_seconds} s, {runs} runs)");
-    let duration = churn_seconds.to_string();
-    for _ in 0..runs {
-        for p in [&ours, &client_go, &kube_rs] {
-            let argv = ["churn", "--kubeconfig", &kc, "--expect", &expect, "--duration", &duration];
-            let running = p.start(&argv).await?;
-            let writes = cluster::churn_writer(&clientset, &pods, churn_rate, Duration::from_secs_f64(churn_seconds));
-            let (f, written) = running.finish_after(writes).await?;
-            samples.add("churn", "events delivered, per s", p.peer, f.num("events_per_s")?);
-            samples.add("churn", "latency p50, ms", p.peer, f.num("p50_ms")?);
-            samples.add("churn", "latency p99, ms", p.peer, f.num("p99_ms")?);
-            samples.add("churn", "informer CPU, s", p.peer, f.num("cpu_s")?);
-            let events = f.num("events")? as usize;
-            if events < written {
-                return Err(format!("{}: {events} update events for {written} writes", p.peer.name()).into());
+    if wanted("churn") {
+        eprintln!("bench-peers: churn ({churn_rate}/s for {churn_seconds} s, {runs} runs)");
+        let duration = churn_seconds.to_string();
+        for _ in 0..runs {
+            for p in [&ours, &client_go, &kube_rs] {
+                let argv = ["churn", "--kubeconfig", &kc, "--expect", &expect, "--duration", &duration];
+                let running = p.start(&argv).await?;
+                let writes =
+                    cluster::churn_writer(&clientset, &pods, churn_rate, Duration::from_secs_f64(churn_seconds));
+                let (f, written) = running.finish_after(writes).await?;
+                samples.add("churn", "events delivered, per s", p.peer, f.num("events_per_s")?);
+                samples.add("churn", "latency p50, ms", p.peer, f.num("p50_ms")?);
+                samples.add("churn", "latency p99, ms", p.peer, f.num("p99_ms")?);
+                samples.add("churn", "informer CPU, s", p.peer, f.num("cpu_s")?);
+                let events = f.num("events")? as usize;
+                if events < written {
+                    return Err(format!("{}: {events} update events for {written} writes", p.peer.name()).into());
+                }
             }
         }
     }
     drop(env);
 
-    eprintln!("bench-peers: workqueue ({queue_items} items, {runs} runs)");
-    let items = queue_items.to_string();
-    for _ in 0..runs {
-        for workers in ["1", "4"] {
-            for p in [&ours, &client_go] {
-                let f = p.run(&["workqueue", "--workers", workers, "--items", &items])?;
-                samples.add(&format!("workqueue, {workers} worker(s)"), "ops/s", p.peer, f.num("ops_per_s")?);
+    if wanted("workqueue") {
+        eprintln!("bench-peers: workqueue ({queue_items} items, {runs} runs)");
+        let items = queue_items.to_string();
+        for _ in 0..runs {
+            for workers in ["1", "4"] {
+                for p in [&ours, &client_go] {
+                    let f = p.run(&["workqueue", "--workers", workers, "--items", &items])?;
+                    samples.add(&format!("workqueue, {workers} worker(s)"), "ops/s", p.peer, f.num("ops_per_s")?);
+                }
             }
         }
     }
 
-    eprintln!("bench-peers: build ({} profile, {runs} runs)", args.build_profile);
-    let builds = programs::MinimalBuilds::new(&args.out, &args.build_profile, args.clean_builds);
-    for _ in 0..runs {
-        for peer in [Peer::Ours, Peer::KubeRs] {
-            let (seconds, bytes) = builds.build(peer)?;
-            let what = if args.clean_builds { "clean build" } else { "build" };
-            samples.add("build of a minimal pod informer", &format!("{what}, s"), peer, seconds);
-            samples.add("build of a minimal pod informer", "binary size, MB", peer, bytes / 1e6);
+    if wanted("build") {
+        eprintln!("bench-peers: build ({} profile, {runs} runs)", args.build_profile);
+        let builds = programs::MinimalBuilds::new(&args.out, &args.build_profile, args.clean_builds);
+        for _ in 0..runs {
+            for peer in [Peer::Ours, Peer::KubeRs] {
+                let (seconds, bytes) = builds.build(peer)?;
+                let what = if args.clean_builds { "clean build" } else { "build" };
+                samples.add("build of a minimal pod informer", &format!("{what}, s"), peer, seconds);
+                samples.add("build of a minimal pod informer", "binary size, MB", peer, bytes / 1e6);
+            }
         }
     }
 

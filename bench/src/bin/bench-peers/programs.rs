@@ -21,6 +21,8 @@ pub enum Peer {
 }
 
 impl Peer {
+    pub const ALL: [Peer; 3] = [Peer::Ours, Peer::ClientGo, Peer::KubeRs];
+
     pub fn name(self) -> &'static str {
         match self {
             Peer::Ours => "k8s-client",

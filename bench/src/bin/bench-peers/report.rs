@@ -4,6 +4,7 @@ use std::path::Path;
 use std::process::Command;
 
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde_json::json;
 
 use crate::programs::{Peer, Samples};
@@ -17,7 +18,7 @@ pub struct RunInfo {
     pub runs: usize,
     pub pods: usize,
     pub decode_pods: usize,
-    pub versions: Vec<(&'static str, String)>,
+    pub versions: Vec<(String, String)>,
 }
 
 impl RunInfo {
@@ -49,14 +50,35 @@ impl RunInfo {
             runs,
             pods,
             decode_pods,
-            versions: vec![
+            versions: [
                 ("kube-apiserver", apiserver),
                 ("client-go", go_module_version(&go_mod, "k8s.io/client-go")),
                 ("kube", lock_version(&kube_lock, "kube")),
                 ("k8s-openapi", lock_version(&kube_lock, "k8s-openapi")),
                 ("rustc", first_line("rustc", &["--version"])),
                 ("go", first_line("go", &["version"])),
-            ],
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+        }
+    }
+
+    /// What [`Table::to_json`] wrote of the run.
+    pub fn from_json(v: &serde_json::Value) -> RunInfo {
+        let num = |k: &str| v[k].as_f64().unwrap_or(0.0);
+        RunInfo {
+            date: v["date"].as_str().unwrap_or_default().to_owned(),
+            cores: v["machine"]["cores"].as_u64().unwrap_or(0) as usize,
+            memory_gib: v["machine"]["memory_gib"].as_f64().unwrap_or(0.0),
+            scale: num("scale"),
+            runs: num("runs") as usize,
+            pods: num("pods") as usize,
+            decode_pods: num("decode_pods") as usize,
+            versions: v["versions"]
+                .as_object()
+                .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned())).collect())
+                .unwrap_or_default(),
         }
     }
 
@@ -201,6 +223,29 @@ impl Table {
         out
     }
 
+    /// The table [`Table::to_json`] wrote (to redraw its chart).
+    pub fn from_json(v: &serde_json::Value) -> Table {
+        let rows = v["rows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|row| {
+                let stats = Peer::ALL
+                    .into_iter()
+                    .filter_map(|p| {
+                        let s = &row["peers"][p.name()];
+                        let stat =
+                            Stat { median: s["median"].as_f64()?, min: s["min"].as_f64()?, max: s["max"].as_f64()? };
+                        Some((p, stat, s["runs"].as_u64().unwrap_or(0) as usize))
+                    })
+                    .collect();
+                let text = |k: &str| row[k].as_str().unwrap_or_default().to_owned();
+                Row { workload: text("workload"), figure: text("figure"), stats }
+            })
+            .collect();
+        Table { rows }
+    }
+
     pub fn to_json(&self, info: &RunInfo) -> serde_json::Value {
         let rows: Vec<_> = self
             .rows
@@ -272,13 +317,16 @@ pub fn chart(table: &Table, info: &RunInfo, to: &Path) -> Result<(), Box<dyn std
     chart
         .configure_mesh()
         .disable_y_mesh()
-        .y_labels(bars.len())
-        .y_label_formatter(&|y| {
-            let i = y.floor() as usize;
-            bars.get(bars.len().saturating_sub(i + 1)).map(|b| b.0.clone()).unwrap_or_default()
-        })
-        .x_desc("ratio (log scale)")
+        .y_labels(0)
+        .x_desc("ratio (log scale): above 1, more of the figure than the peer")
         .draw()?;
+    // One label per row, centred on its bars, left of the plot.
+    for (i, (label, ..)) in bars.iter().enumerate() {
+        let y = (bars.len() - 1 - i) as f64 + 0.5;
+        let (px, py) = chart.backend_coord(&(lo / 1.5, y));
+        let style = ("sans-serif", 13).into_text_style(&root).pos(Pos::new(HPos::Right, VPos::Center));
+        root.draw(&Text::new(label.clone(), (px - 8, py), style))?;
+    }
     let colors = [(Peer::ClientGo, RGBColor(0, 125, 156)), (Peer::KubeRs, RGBColor(222, 120, 31))];
     for (k, (peer, color)) in colors.into_iter().enumerate() {
         let rects = bars.iter().enumerate().filter_map(|(i, (_, cg, kr))| {
