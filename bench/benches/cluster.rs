@@ -16,25 +16,12 @@ use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_client::clientset::Clientset;
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::prelude::*;
+use k8s_client_bench::rss_kib;
 use k8s_client_runtime::config::{Config, KubeconfigOptions};
 use k8s_client_runtime::rest::{Client, ClientObject, CreateOptions, ListOptions, ResourceClient};
 use k8s_client_testenv::TestEnv;
 
 const OBJECTS: usize = 10_000;
-
-/// (current, peak) resident set size in KiB, from /proc.
-fn rss_kib() -> (u64, u64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
 
 fn client(env: &TestEnv) -> Client {
     let mut config = Config::from_kubeconfig_file(env.kubeconfig_path(), &KubeconfigOptions::default()).unwrap();
