@@ -5,7 +5,6 @@
 //! Run: `cargo bench -p k8s-client-bench --bench decode`.
 
 use std::alloc::System;
-use std::io::Read;
 use std::time::{Duration, Instant};
 
 use cap::Cap;
@@ -15,14 +14,6 @@ use cap::Cap;
 static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
 
 const ROUNDS: usize = 7;
-
-fn input() -> Vec<u8> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/podlist-5000.json.gz");
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut json = Vec::new();
-    flate2::read::GzDecoder::new(file).read_to_end(&mut json).expect("gunzip");
-    json
-}
 
 struct Figures {
     best: Duration,
@@ -68,7 +59,8 @@ fn main() {
         println!("decode bench: pass --bench (cargo bench) to measure");
         return;
     }
-    let json = input();
+    let json =
+        k8s_client_bench::gunzip_file(k8s_client_bench::SHARED_PODLIST.as_ref()).unwrap_or_else(|e| panic!("{e}"));
     println!("input: {} bytes of JSON, {ROUNDS} rounds each", json.len());
     let ours = measure(
         &json,

@@ -5,7 +5,6 @@
 //! Run: `cargo run --release -p k8s-client-bench --example alloc_profile`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::io::Read;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use k8s_client::api::core::v1::*;
@@ -45,10 +44,8 @@ fn main() {
     macro_rules! sizes { ($($t:ty),*) => { $( println!("size_of {:<22} {:>6} B", stringify!($t), std::mem::size_of::<$t>()); )* } }
     sizes!(Pod, PodSpec, PodStatus, ObjectMeta, Container, ContainerStatus, Volume, Probe, SecurityContext, EnvVar);
 
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/podlist-5000.json.gz");
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut json = Vec::new();
-    flate2::read::GzDecoder::new(file).read_to_end(&mut json).expect("gunzip");
+    let json =
+        k8s_client_bench::gunzip_file(k8s_client_bench::SHARED_PODLIST.as_ref()).unwrap_or_else(|e| panic!("{e}"));
     let before = snapshot();
     let list: PodList = serde_json::from_slice(&json).expect("decode PodList");
     let after = snapshot();

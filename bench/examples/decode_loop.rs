@@ -2,13 +2,9 @@
 //! to profile, e.g. `perf record -g target/release/examples/decode_loop`
 //! after `CARGO_PROFILE_RELEASE_DEBUG=1 cargo build --release -p k8s-client-bench --example decode_loop`.
 
-use std::io::Read;
-
 fn main() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/podlist-5000.json.gz");
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut json = Vec::new();
-    flate2::read::GzDecoder::new(file).read_to_end(&mut json).expect("gunzip");
+    let json =
+        k8s_client_bench::gunzip_file(k8s_client_bench::SHARED_PODLIST.as_ref()).unwrap_or_else(|e| panic!("{e}"));
     for _ in 0..20 {
         let list: k8s_client::api::core::v1::PodList = serde_json::from_slice(&json).expect("decode PodList");
         std::hint::black_box(list);

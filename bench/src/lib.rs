@@ -9,6 +9,8 @@
 //!
 //! This library holds what the programs written in Rust measure alike.
 
+use std::io::Read;
+use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use parking_lot::Mutex;
@@ -16,6 +18,18 @@ use parking_lot::Mutex;
 /// The annotation the churn writer stamps with the write time, in Unix
 /// nanoseconds; a handler seeing it knows how long the update took to arrive.
 pub const LATENCY_ANNOTATION: &str = "bench.k8s-client.dev/written-at";
+
+/// The common benchmark input beside the checkout: 5,000 realistic pods as
+/// one gzipped PodList.
+pub const SHARED_PODLIST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/podlist-5000.json.gz");
+
+/// The contents of a gzipped file; the error names the file.
+pub fn gunzip_file(path: &Path) -> Result<Vec<u8>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(file).read_to_end(&mut out).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(out)
+}
 
 /// Nanoseconds since the Unix epoch: the clock the writer and the handlers share.
 pub fn unix_nanos() -> u64 {
@@ -37,16 +51,20 @@ pub fn rss_kib() -> (u64, u64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-/// User + system CPU seconds this process has used (/proc/self/stat, in
-/// clock ticks of 10 ms).
+/// User + system CPU seconds this process has used (`getrusage`), as the
+/// Go and kube-rs programs read it.
 pub fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after ')'.
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-    (ticks(11) + ticks(12)) as f64 / 100.0
+    // SAFETY: getrusage writes one plain struct that this call owns.
+    #[allow(unsafe_code)]
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut usage) != 0 {
+            return 0.0;
+        }
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
 /// Returns the heap's free pages to the system before resident memory is

@@ -2,15 +2,13 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-
-use super::ItemMap;
 use std::fmt;
 use std::ops::Deref;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::QueueItem;
+use super::{ItemMap, QueueItem};
 
 /// Stands in for delays past what `Instant` can represent (as tokio does).
 const FOREVER: Duration = Duration::from_secs(86_400 * 365 * 30);

@@ -44,7 +44,7 @@ struct Args {
     #[arg(long, default_value = "target/bench")]
     out: PathBuf,
     /// The shared pod list the pods are made from.
-    #[arg(long, default_value = "../shared/bench/podlist-5000.json.gz")]
+    #[arg(long, default_value = k8s_client_bench::SHARED_PODLIST)]
     pods: PathBuf,
     /// Cargo profile of the build workload (`release`, or `dev` for the smoke run).
     #[arg(long, default_value = "release")]

@@ -2,7 +2,6 @@
 //! minimal pod-informer programs of the build workload.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -148,9 +147,7 @@ impl Samples {
 
 /// The shared pod list (gzipped JSON), decoded.
 pub fn read_pod_list(path: &Path) -> Result<PodList, Failure> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut json = Vec::new();
-    flate2::read::GzDecoder::new(file).read_to_end(&mut json).map_err(|e| format!("{}: {e}", path.display()))?;
+    let json = k8s_client_bench::gunzip_file(path)?;
     serde_json::from_slice(&json).map_err(|e| format!("{}: {e}", path.display()).into())
 }
 
