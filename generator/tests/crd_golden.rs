@@ -141,12 +141,12 @@ fn scalars_formats_nullable_and_enums() {
         "pub blob: Option<::k8s_client_runtime::codec::ByteString>,",
         // required is plain; required and nullable is an Option written as null
         "pub name: ::k8s_client_runtime::CompactString,",
-        "#[serde(rename = \"nullableButRequired\", default)]\n    pub nullable_but_required: Option<::k8s_client_runtime::CompactString>,",
+        "#[serde(rename = \"nullableButRequired\")]\n    pub nullable_but_required: Option<::k8s_client_runtime::CompactString>,",
         // defaults are documented
         "/// Default: `\"30s\"`.",
         // string enums are enums with a fallback; others the plain type
         "pub mode: Option<crate::com::example::features::v1::ScalarsSpecMode>,",
-        "/// Allowed values: `1`, `2`, `3`.\n    #[serde(rename = \"level\", default, skip_serializing_if = \"Option::is_none\")]\n    pub level: Option<i64>,",
+        "/// Allowed values: `1`, `2`, `3`.\n    #[serde(rename = \"level\", skip_serializing_if = \"Option::is_none\")]\n    pub level: Option<i64>,",
         "pub flexible: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,",
         "/// Allowed values: `\"a\"`, `1`, `true`.",
         "pub mixed: Option<::serde_json::Value>,",

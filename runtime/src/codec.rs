@@ -17,6 +17,8 @@ use serde::ser::{Serialize, Serializer};
 
 pub use jiff::Timestamp;
 
+pub mod fields;
+
 /// Parses an RFC 3339 timestamp as the apiserver writes it.
 pub fn parse_time(s: &str) -> Result<Timestamp, jiff::Error> {
     s.parse::<Timestamp>()
@@ -272,56 +274,6 @@ pub fn deserialize_str_as<'de, D: Deserializer<'de>, T>(d: D, from: fn(&str) -> 
         }
     }
     d.deserialize_str(V(from))
-}
-
-/// A list read into a `Vec` of exactly its length. JSON says nothing of a
-/// list's length up front, so a `Vec` grows by doubling as it is read and
-/// would keep up to half its capacity unused for as long as the object lives
-/// (a pod's one container in room for four). Shrinking in place once read is
-/// cheaper than that slack in every cached object.
-struct ExactVec<T>(Vec<T>);
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for ExactVec<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
-            type Value = ExactVec<T>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list")
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                // A hint is trusted only up to a bound, as serde does.
-                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-                while let Some(item) = seq.next_element()? {
-                    items.push(item);
-                }
-                items.shrink_to_fit();
-                Ok(ExactVec(items))
-            }
-        }
-        d.deserialize_seq(V(std::marker::PhantomData))
-    }
-}
-
-/// `deserialize_with` for a list field: exactly sized (see [`ExactVec`]), and
-/// `null` read as empty, as Go clients do.
-pub fn exact_vec<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
-    Ok(Option::<ExactVec<T>>::deserialize(d)?.map_or_else(Vec::new, |v| v.0))
-}
-
-/// `deserialize_with` for an optional list field, exactly sized (see [`ExactVec`]).
-pub fn exact_vec_option<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Vec<T>>, D::Error> {
-    Ok(Option::<ExactVec<T>>::deserialize(d)?.map(|v| v.0))
-}
-
-/// Reads `null` as the type's default: Go clients decode a JSON `null` for a
-/// list or map field as empty, and some servers send `"items": null`.
-pub fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de> + Default,
-{
-    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
 /// Reads a `Quantity`: canonically a string, but a bare JSON number is

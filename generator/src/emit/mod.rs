@@ -7,6 +7,7 @@
 
 pub mod clientset;
 pub mod crate_files;
+mod decode;
 pub mod informers;
 pub mod listers;
 pub mod scheme;

@@ -100,7 +100,7 @@ fn struct_fields(def: &TypeDef) -> Vec<&Field> {
 }
 
 /// Fields that are plain values rather than `Option`s.
-fn is_plain(def: &TypeDef, f: &Field) -> bool {
+pub(super) fn is_plain(def: &TypeDef, f: &Field) -> bool {
     (f.required && !f.nullable) || is_kind_metadata(def, f)
 }
 
@@ -109,7 +109,7 @@ fn is_plain(def: &TypeDef, f: &Field) -> bool {
 /// pointer instead of its whole size (a `Volume` holds some thirty optional
 /// sources, a `Container` three optional probes). A kind's `spec` and
 /// `status` stay inline: they are present on nearly every object.
-fn is_boxed(api: &Api, def: &TypeDef, f: &Field) -> bool {
+pub(super) fn is_boxed(api: &Api, def: &TypeDef, f: &Field) -> bool {
     let optional_object = !is_plain(def, f)
         && matches!(&f.ty, FieldType::Ref(r) if matches!(api.types[r.as_str()].shape, Shape::Struct(_)))
         && !(is_kind(def) && (f.json_name == "spec" || f.json_name == "status"));
@@ -147,11 +147,15 @@ fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
     let name = ident(&f.rust_name);
     let json = &f.json_name;
     let doc = doc_attr(&f.doc);
+    // A kind's Serialize is written by hand (`serialize_fields`) and every
+    // Deserialize is (`decode`): only a derived Serialize reads attributes.
+    let derives_serialize = !is_kind(def);
     if f.flatten {
         let ty = rust_type(api, &f.ty);
+        let attr = derives_serialize.then(|| quote!(#[serde(flatten)]));
         return quote! {
             #doc
-            #[serde(flatten)]
+            #attr
             pub #name: #ty,
         };
     }
@@ -159,24 +163,17 @@ fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
     if is_boxed(api, def, f) {
         ty = quote!(::std::boxed::Box<#ty>);
     }
-    // A kind's Serialize is written by hand (`serialize_fields`): its fields
-    // carry only what Deserialize reads.
-    let derives_serialize = !is_kind(def);
     let embedded = if f.boxed || !derives_serialize { None } else { embedded_kind(api, &f.ty) };
     if is_plain(def, f) {
-        let de = match &f.ty {
-            FieldType::Array(_) => quote!(, deserialize_with = "::k8s_client_runtime::codec::exact_vec"),
-            FieldType::Map(_) => quote!(, deserialize_with = "::k8s_client_runtime::codec::null_as_default"),
-            _ => quote!(),
-        };
         let ser = match embedded {
             None => quote!(),
             Some(Embedding::One) => quote!(, serialize_with = "::k8s_client_runtime::codec::embedded"),
             Some(Embedding::Many) => quote!(, serialize_with = "::k8s_client_runtime::codec::embedded_vec"),
         };
+        let attr = derives_serialize.then(|| quote!(#[serde(rename = #json #ser)]));
         quote! {
             #doc
-            #[serde(rename = #json, default #de #ser)]
+            #attr
             pub #name: #ty,
         }
     } else {
@@ -191,12 +188,11 @@ fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
         } else {
             (quote!(Option), "Option::is_none")
         };
-        let skip = (derives_serialize && !writes_null(def, f)).then(|| quote!(, skip_serializing_if = #is_none));
-        let de = matches!(f.ty, FieldType::Array(_))
-            .then(|| quote!(, deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"));
+        let skip = (!writes_null(def, f)).then(|| quote!(, skip_serializing_if = #is_none));
+        let attr = derives_serialize.then(|| quote!(#[serde(rename = #json #skip #ser)]));
         quote! {
             #doc
-            #[serde(rename = #json, default #skip #de #ser)]
+            #attr
             pub #name: #option<#ty>,
         }
     }
@@ -224,14 +220,15 @@ fn emit_struct(api: &Api, def: &TypeDef, resource: Option<&KindPlan>) -> TokenSt
     let fields = struct_fields(def);
     let field_defs = fields.iter().map(|f| field_tokens(api, def, f));
     let kind = is_kind(def);
-    let derive_ser = if kind { quote!() } else { quote!(::serde::Serialize,) };
+    let derive_ser = if kind { quote!() } else { quote!(, ::serde::Serialize) };
     let mut out = quote! {
         #doc
-        #[derive(Clone, Debug, Default, PartialEq, #derive_ser ::serde::Deserialize)]
+        #[derive(Clone, Debug, Default, PartialEq #derive_ser)]
         pub struct #name {
             #(#field_defs)*
         }
     };
+    out.extend(super::decode::decode_impls(api, def, &fields));
     if let (true, Some(gvk)) = (kind, &def.gvk) {
         let api_version = gvk.api_version();
         let kind_name = &gvk.kind;

@@ -5,23 +5,17 @@
 /// Scaling Policy Rules are applied after calculating DesiredReplicas from metrics for the HPA. They can limit the scaling velocity by specifying scaling policies. They can prevent flapping by specifying the stabilization window, so that the number of replicas is not set instantly, instead, the safest value from the stabilization window is chosen.
 ///
 /// The tolerance is applied to the metric values and prevents scaling too eagerly for small metric variations. (Note that setting a tolerance requires the beta HPAConfigurableTolerance feature gate to be enabled.)
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct HPAScalingRules {
     /// policies is a list of potential scaling polices which can be used during scaling. If not set, use the default values: - For scale up: allow doubling the number of pods, or an absolute change of 4 pods in a 15s window. - For scale down: allow all pods to be removed in a 15s window.
-    #[serde(
-        rename = "policies",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "policies", skip_serializing_if = "Option::is_none")]
     pub policies: Option<::std::vec::Vec<crate::api::autoscaling::v2::HPAScalingPolicy>>,
     /// selectPolicy is used to specify which policy should be used. If not set, the default value Max is used.
-    #[serde(rename = "selectPolicy", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "selectPolicy", skip_serializing_if = "Option::is_none")]
     pub select_policy: Option<::k8s_client_runtime::CompactString>,
     /// stabilizationWindowSeconds is the number of seconds for which past recommendations should be considered while scaling up or scaling down. StabilizationWindowSeconds must be greater than or equal to zero and less than or equal to 3600 (one hour). If not set, use the default values: - For scale up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the stabilization window is 300 seconds long).
     #[serde(
         rename = "stabilizationWindowSeconds",
-        default,
         skip_serializing_if = "Option::is_none"
     )]
     pub stabilization_window_seconds: Option<i32>,
@@ -30,6 +24,49 @@ pub struct HPAScalingRules {
     /// For example, if autoscaling is configured with a memory consumption target of 100Mi, and scale-down and scale-up tolerances of 5% and 1% respectively, scaling will be triggered when the actual consumption falls below 95Mi or exceeds 101Mi.
     ///
     /// This is an beta field and requires the HPAConfigurableTolerance feature gate to be enabled.
-    #[serde(rename = "tolerance", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "tolerance", skip_serializing_if = "Option::is_none")]
     pub tolerance: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+}
+impl<'de> ::serde::Deserialize<'de> for HPAScalingRules {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for HPAScalingRules {
+    const NAME: &'static str = "HPAScalingRules";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "policies" => 0,
+                "selectPolicy" => 1,
+                "stabilizationWindowSeconds" => 2,
+                "tolerance" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.policies,
+                    ),
+                )?
+            }
+            1 => self.select_policy = map.next_value()?,
+            2 => self.stabilization_window_seconds = map.next_value()?,
+            3 => self.tolerance = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

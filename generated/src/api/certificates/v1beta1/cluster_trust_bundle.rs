@@ -5,14 +5,53 @@
 /// ClusterTrustBundle objects are considered to be readable by any authenticated user in the cluster, because they can be mounted by pods using the `clusterTrustBundle` projection.  All service accounts have read access to ClusterTrustBundles by default.  Users who only have namespace-level access to a cluster can read ClusterTrustBundles by impersonating a serviceaccount that they have access to.
 ///
 /// It can be optionally associated with a particular assigner, in which case it contains one valid set of trust anchors for that signer. Signers may have multiple associated ClusterTrustBundles; each is an independent set of trust anchors for that signer. Admission control is used to enforce that only users with permissions on the signer can create or modify the corresponding bundle.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClusterTrustBundle {
     /// metadata contains the object metadata.
-    #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// spec contains the signer (if any) and trust anchors.
-    #[serde(rename = "spec", default)]
     pub spec: crate::api::certificates::v1beta1::ClusterTrustBundleSpec,
+}
+impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundle {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ClusterTrustBundle {
+    const NAME: &'static str = "ClusterTrustBundle";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "metadata" => 0,
+                "spec" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.spec),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }
 impl ClusterTrustBundle {
     fn serialize_fields<S: ::serde::Serializer>(

@@ -13,32 +13,70 @@
 /// 	b: [ 10.10.1.1:309, 10.10.2.2:309 ]
 ///
 /// Deprecated: This API is deprecated in v1.33+.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct EndpointSubset {
     /// IP addresses which offer the related ports that are marked as ready. These endpoints should be considered safe for load balancers and clients to utilize.
-    #[serde(
-        rename = "addresses",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "addresses", skip_serializing_if = "Option::is_none")]
     pub addresses: Option<::std::vec::Vec<crate::api::core::v1::EndpointAddress>>,
     /// IP addresses which offer the related ports but are not currently marked as ready because they have not yet finished starting, have recently failed a readiness check, or have recently failed a liveness check.
-    #[serde(
-        rename = "notReadyAddresses",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "notReadyAddresses", skip_serializing_if = "Option::is_none")]
     pub not_ready_addresses: Option<
         ::std::vec::Vec<crate::api::core::v1::EndpointAddress>,
     >,
     /// Port numbers available on the related IP addresses.
-    #[serde(
-        rename = "ports",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
     pub ports: Option<::std::vec::Vec<crate::api::core::v1::EndpointPort>>,
+}
+impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointSubset {
+    const NAME: &'static str = "EndpointSubset";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "addresses" => 0,
+                "notReadyAddresses" => 1,
+                "ports" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.addresses,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.not_ready_addresses,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ports,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

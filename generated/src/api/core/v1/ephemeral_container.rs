@@ -3,42 +3,22 @@
 /// An EphemeralContainer is a temporary container that you may add to an existing Pod for user-initiated activities such as debugging. Ephemeral containers have no resource or scheduling guarantees, and they will not be restarted when they exit or when a Pod is removed or restarted. The kubelet may evict a Pod if an ephemeral container causes the Pod to exceed its resource allocation.
 ///
 /// To add an ephemeral container, use the ephemeralcontainers subresource of an existing Pod. Ephemeral containers may not be removed or restarted.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct EphemeralContainer {
     /// Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
-    #[serde(
-        rename = "args",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "args", skip_serializing_if = "Option::is_none")]
     pub args: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
-    #[serde(
-        rename = "command",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "command", skip_serializing_if = "Option::is_none")]
     pub command: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// List of environment variables to set in the container. Cannot be updated.
-    #[serde(
-        rename = "env",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "env", skip_serializing_if = "Option::is_none")]
     pub env: Option<::std::vec::Vec<crate::api::core::v1::EnvVar>>,
     /// List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
-    #[serde(
-        rename = "envFrom",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "envFrom", skip_serializing_if = "Option::is_none")]
     pub env_from: Option<::std::vec::Vec<crate::api::core::v1::EnvFromSource>>,
     /// Container image name. More info: https://kubernetes.io/docs/concepts/containers/images
-    #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "image", skip_serializing_if = "Option::is_none")]
     pub image: Option<::k8s_client_runtime::CompactString>,
     /// Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
     ///
@@ -46,91 +26,60 @@ pub struct EphemeralContainer {
     ///  - `"Always"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.
     ///  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
     ///  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
-    #[serde(
-        rename = "imagePullPolicy",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "imagePullPolicy", skip_serializing_if = "Option::is_none")]
     pub image_pull_policy: Option<::k8s_client_runtime::CompactString>,
     /// Lifecycle is not allowed for ephemeral containers.
-    #[serde(rename = "lifecycle", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "lifecycle", skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<::std::boxed::Box<crate::api::core::v1::Lifecycle>>,
     /// Probes are not allowed for ephemeral containers.
-    #[serde(rename = "livenessProbe", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "livenessProbe", skip_serializing_if = "Option::is_none")]
     pub liveness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers.
-    #[serde(rename = "name", default)]
+    #[serde(rename = "name")]
     pub name: ::k8s_client_runtime::CompactString,
     /// Ports are not allowed for ephemeral containers.
-    #[serde(
-        rename = "ports",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
     pub ports: Option<::std::vec::Vec<crate::api::core::v1::ContainerPort>>,
     /// Probes are not allowed for ephemeral containers.
-    #[serde(rename = "readinessProbe", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "readinessProbe", skip_serializing_if = "Option::is_none")]
     pub readiness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Resources resize policy for the container.
-    #[serde(
-        rename = "resizePolicy",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "resizePolicy", skip_serializing_if = "Option::is_none")]
     pub resize_policy: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerResizePolicy>,
     >,
     /// Resources are not allowed for ephemeral containers. Ephemeral containers use spare resources already allocated to the pod.
-    #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "resources", skip_serializing_if = "Option::is_none")]
     pub resources: Option<::std::boxed::Box<crate::api::core::v1::ResourceRequirements>>,
     /// Restart policy for the container to manage the restart behavior of each container within a pod. You cannot set this field on ephemeral containers.
-    #[serde(rename = "restartPolicy", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "restartPolicy", skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<::k8s_client_runtime::CompactString>,
     /// Represents a list of rules to be checked to determine if the container should be restarted on exit. You cannot set this field on ephemeral containers.
-    #[serde(
-        rename = "restartPolicyRules",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "restartPolicyRules", skip_serializing_if = "Option::is_none")]
     pub restart_policy_rules: Option<
         ::std::vec::Vec<crate::api::core::v1::ContainerRestartRule>,
     >,
     /// Optional: SecurityContext defines the security options the ephemeral container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext.
-    #[serde(
-        rename = "securityContext",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "securityContext", skip_serializing_if = "Option::is_none")]
     pub security_context: Option<
         ::std::boxed::Box<crate::api::core::v1::SecurityContext>,
     >,
     /// Probes are not allowed for ephemeral containers.
-    #[serde(rename = "startupProbe", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "startupProbe", skip_serializing_if = "Option::is_none")]
     pub startup_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.
-    #[serde(rename = "stdin", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "stdin", skip_serializing_if = "Option::is_none")]
     pub stdin: Option<bool>,
     /// Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false
-    #[serde(rename = "stdinOnce", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "stdinOnce", skip_serializing_if = "Option::is_none")]
     pub stdin_once: Option<bool>,
     /// If set, the name of the container from PodSpec that this ephemeral container targets. The ephemeral container will be run in the namespaces (IPC, PID, etc) of this container. If not set then the ephemeral container uses the namespaces configured in the Pod spec.
     ///
     /// The container runtime must implement support for this feature. If the runtime does not support namespace targeting then the result of setting this field is undefined.
-    #[serde(
-        rename = "targetContainerName",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "targetContainerName", skip_serializing_if = "Option::is_none")]
     pub target_container_name: Option<::k8s_client_runtime::CompactString>,
     /// Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
-    #[serde(
-        rename = "terminationMessagePath",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "terminationMessagePath", skip_serializing_if = "Option::is_none")]
     pub termination_message_path: Option<::k8s_client_runtime::CompactString>,
     /// Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
     ///
@@ -139,30 +88,180 @@ pub struct EphemeralContainer {
     ///  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
     #[serde(
         rename = "terminationMessagePolicy",
-        default,
         skip_serializing_if = "Option::is_none"
     )]
     pub termination_message_policy: Option<::k8s_client_runtime::CompactString>,
     /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
-    #[serde(rename = "tty", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "tty", skip_serializing_if = "Option::is_none")]
     pub tty: Option<bool>,
     /// volumeDevices is the list of block devices to be used by the container.
-    #[serde(
-        rename = "volumeDevices",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "volumeDevices", skip_serializing_if = "Option::is_none")]
     pub volume_devices: Option<::std::vec::Vec<crate::api::core::v1::VolumeDevice>>,
     /// Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated.
-    #[serde(
-        rename = "volumeMounts",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "volumeMounts", skip_serializing_if = "Option::is_none")]
     pub volume_mounts: Option<::std::vec::Vec<crate::api::core::v1::VolumeMount>>,
     /// Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
-    #[serde(rename = "workingDir", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "workingDir", skip_serializing_if = "Option::is_none")]
     pub working_dir: Option<::k8s_client_runtime::CompactString>,
+}
+impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
+    const NAME: &'static str = "EphemeralContainer";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "args" => 0,
+                "command" => 1,
+                "env" => 2,
+                "envFrom" => 3,
+                "image" => 4,
+                "imagePullPolicy" => 5,
+                "lifecycle" => 6,
+                "livenessProbe" => 7,
+                "name" => 8,
+                "ports" => 9,
+                "readinessProbe" => 10,
+                "resizePolicy" => 11,
+                "resources" => 12,
+                "restartPolicy" => 13,
+                "restartPolicyRules" => 14,
+                "securityContext" => 15,
+                "startupProbe" => 16,
+                "stdin" => 17,
+                "stdinOnce" => 18,
+                "targetContainerName" => 19,
+                "terminationMessagePath" => 20,
+                "terminationMessagePolicy" => 21,
+                "tty" => 22,
+                "volumeDevices" => 23,
+                "volumeMounts" => 24,
+                "workingDir" => 25,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.args),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.command),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(&mut self.env),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.env_from,
+                    ),
+                )?
+            }
+            4 => self.image = map.next_value()?,
+            5 => self.image_pull_policy = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.lifecycle),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.liveness_probe,
+                    ),
+                )?
+            }
+            8 => self.name = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ports,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.readiness_probe,
+                    ),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.resize_policy,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resources),
+                )?
+            }
+            13 => self.restart_policy = map.next_value()?,
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.restart_policy_rules,
+                    ),
+                )?
+            }
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.security_context,
+                    ),
+                )?
+            }
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.startup_probe,
+                    ),
+                )?
+            }
+            17 => self.stdin = map.next_value()?,
+            18 => self.stdin_once = map.next_value()?,
+            19 => self.target_container_name = map.next_value()?,
+            20 => self.termination_message_path = map.next_value()?,
+            21 => self.termination_message_policy = map.next_value()?,
+            22 => self.tty = map.next_value()?,
+            23 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.volume_devices,
+                    ),
+                )?
+            }
+            24 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.volume_mounts,
+                    ),
+                )?
+            }
+            25 => self.working_dir = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

@@ -3,15 +3,50 @@
 /// Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.
 ///
 /// DEPRECATED: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct GitRepoVolumeSource {
     /// directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name.
-    #[serde(rename = "directory", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "directory", skip_serializing_if = "Option::is_none")]
     pub directory: Option<::k8s_client_runtime::CompactString>,
     /// repository is the URL
-    #[serde(rename = "repository", default)]
+    #[serde(rename = "repository")]
     pub repository: ::k8s_client_runtime::CompactString,
     /// revision is the commit hash for the specified revision.
-    #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "revision", skip_serializing_if = "Option::is_none")]
     pub revision: Option<::k8s_client_runtime::CompactString>,
+}
+impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for GitRepoVolumeSource {
+    const NAME: &'static str = "GitRepoVolumeSource";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "directory" => 0,
+                "repository" => 1,
+                "revision" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.directory = map.next_value()?,
+            1 => self.repository = map.next_value()?,
+            2 => self.revision = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

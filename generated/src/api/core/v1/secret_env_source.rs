@@ -3,12 +3,45 @@
 /// SecretEnvSource selects a Secret to populate the environment variables with.
 ///
 /// The contents of the target Secret's Data field will represent the key-value pairs as environment variables.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct SecretEnvSource {
     /// Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-    #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::k8s_client_runtime::CompactString>,
     /// Specify whether the Secret must be defined
-    #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "optional", skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
+}
+impl<'de> ::serde::Deserialize<'de> for SecretEnvSource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SecretEnvSource {
+    const NAME: &'static str = "SecretEnvSource";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "name" => 0,
+                "optional" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.name = map.next_value()?,
+            1 => self.optional = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

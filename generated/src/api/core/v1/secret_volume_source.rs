@@ -3,23 +3,61 @@
 /// Adapts a Secret into a volume.
 ///
 /// The contents of the target Secret's Data field will be presented in a volume as files using the keys in the Data field as the file names. Secret volumes support ownership management and SELinux relabeling.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct SecretVolumeSource {
     /// defaultMode is Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
-    #[serde(rename = "defaultMode", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "defaultMode", skip_serializing_if = "Option::is_none")]
     pub default_mode: Option<i32>,
     /// items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
-    #[serde(
-        rename = "items",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "items", skip_serializing_if = "Option::is_none")]
     pub items: Option<::std::vec::Vec<crate::api::core::v1::KeyToPath>>,
     /// optional field specify whether the Secret or its keys must be defined
-    #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "optional", skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
     /// secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
-    #[serde(rename = "secretName", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "secretName", skip_serializing_if = "Option::is_none")]
     pub secret_name: Option<::k8s_client_runtime::CompactString>,
+}
+impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SecretVolumeSource {
+    const NAME: &'static str = "SecretVolumeSource";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "defaultMode" => 0,
+                "items" => 1,
+                "optional" => 2,
+                "secretName" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.default_mode = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.items,
+                    ),
+                )?
+            }
+            2 => self.optional = map.next_value()?,
+            3 => self.secret_name = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

@@ -8,21 +8,56 @@
 ///   - If Step is not set, the requested amount is used as-is if it falls within the range Min to Max (if set).
 ///   - If the requested or rounded amount exceeds Max (if set), the request does not satisfy the policy,
 ///     and the device cannot be allocated.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct CapacityRequestPolicyRange {
     /// Max defines the upper limit for capacity that can be requested.
     ///
     /// Max must be less than or equal to the capacity value. Min and requestPolicy.default must be less than or equal to the maximum.
-    #[serde(rename = "max", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "max", skip_serializing_if = "Option::is_none")]
     pub max: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// Min specifies the minimum capacity allowed for a consumption request.
     ///
     /// Min must be greater than or equal to zero, and less than or equal to the capacity value. requestPolicy.default must be more than or equal to the minimum.
-    #[serde(rename = "min", default)]
+    #[serde(rename = "min")]
     pub min: crate::apimachinery::pkg::api::resource::Quantity,
     /// Step defines the step size between valid capacity amounts within the range.
     ///
     /// Max (if set) and requestPolicy.default must be a multiple of Step. Min + Step must be less than or equal to the capacity value.
-    #[serde(rename = "step", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "step", skip_serializing_if = "Option::is_none")]
     pub step: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+}
+impl<'de> ::serde::Deserialize<'de> for CapacityRequestPolicyRange {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CapacityRequestPolicyRange {
+    const NAME: &'static str = "CapacityRequestPolicyRange";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "max" => 0,
+                "min" => 1,
+                "step" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.max = map.next_value()?,
+            1 => self.min = map.next_value()?,
+            2 => self.step = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

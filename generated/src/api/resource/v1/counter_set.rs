@@ -3,21 +3,50 @@
 /// CounterSet defines a named set of counters that are available to be used by devices defined in the ResourcePool.
 ///
 /// The counters are not allocatable by themselves, but can be referenced by devices. When a device is allocated, the portion of counters it uses will no longer be available for use by other devices.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct CounterSet {
     /// Counters defines the set of counters for this CounterSet The name of each counter must be unique in that set and must be a DNS label.
     ///
     /// The maximum number of counters is 32.
-    #[serde(
-        rename = "counters",
-        default,
-        deserialize_with = "::k8s_client_runtime::codec::null_as_default"
-    )]
+    #[serde(rename = "counters")]
     pub counters: ::std::collections::BTreeMap<
         ::std::string::String,
         crate::api::resource::v1::Counter,
     >,
     /// Name defines the name of the counter set. It must be a DNS label.
-    #[serde(rename = "name", default)]
+    #[serde(rename = "name")]
     pub name: ::k8s_client_runtime::CompactString,
+}
+impl<'de> ::serde::Deserialize<'de> for CounterSet {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CounterSet {
+    const NAME: &'static str = "CounterSet";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "counters" => 0,
+                "name" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.counters = ::k8s_client_runtime::codec::fields::or_default(map)?,
+            1 => self.name = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

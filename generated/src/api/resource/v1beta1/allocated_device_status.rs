@@ -3,44 +3,94 @@
 /// AllocatedDeviceStatus contains the status of an allocated device, if the driver chooses to report it. This may include driver-specific information.
 ///
 /// The combination of Driver, Pool, Device, and ShareID must match the corresponding key in Status.Allocation.Devices.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct AllocatedDeviceStatus {
     /// Conditions contains the latest observation of the device's state. If the device has been configured according to the class and claim config references, the `Ready` condition should be True.
     ///
     /// Must not contain more than 8 entries.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
     /// Data contains arbitrary driver-specific data.
     ///
     /// The length of the raw data must be smaller or equal to 10 Ki.
-    #[serde(rename = "data", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
     pub data: Option<crate::apimachinery::pkg::runtime::RawExtension>,
     /// Device references one device instance via its name in the driver's resource pool. It must be a DNS label.
-    #[serde(rename = "device", default)]
+    #[serde(rename = "device")]
     pub device: ::k8s_client_runtime::CompactString,
     /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to process the allocation once the claim is needed on a node.
     ///
     /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters.
-    #[serde(rename = "driver", default)]
+    #[serde(rename = "driver")]
     pub driver: ::k8s_client_runtime::CompactString,
     /// NetworkData contains network-related information specific to the device.
-    #[serde(rename = "networkData", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "networkData", skip_serializing_if = "Option::is_none")]
     pub network_data: Option<
         ::std::boxed::Box<crate::api::resource::v1beta1::NetworkDeviceData>,
     >,
     /// This name together with the driver name and the device name field identify which device was allocated (`<driver name>/<pool name>/<device name>`).
     ///
     /// Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes.
-    #[serde(rename = "pool", default)]
+    #[serde(rename = "pool")]
     pub pool: ::k8s_client_runtime::CompactString,
     /// ShareID uniquely identifies an individual allocation share of the device.
-    #[serde(rename = "shareID", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "shareID", skip_serializing_if = "Option::is_none")]
     pub share_id: Option<::k8s_client_runtime::CompactString>,
+}
+impl<'de> ::serde::Deserialize<'de> for AllocatedDeviceStatus {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for AllocatedDeviceStatus {
+    const NAME: &'static str = "AllocatedDeviceStatus";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "conditions" => 0,
+                "data" => 1,
+                "device" => 2,
+                "driver" => 3,
+                "networkData" => 4,
+                "pool" => 5,
+                "shareID" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                    ),
+                )?
+            }
+            1 => self.data = map.next_value()?,
+            2 => self.device = map.next_value()?,
+            3 => self.driver = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.network_data,
+                    ),
+                )?
+            }
+            5 => self.pool = map.next_value()?,
+            6 => self.share_id = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

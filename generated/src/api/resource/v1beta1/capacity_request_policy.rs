@@ -3,10 +3,10 @@
 /// CapacityRequestPolicy defines how requests consume device capacity.
 ///
 /// Must not set more than one ValidRequestValues.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct CapacityRequestPolicy {
     /// Default specifies how much of this capacity is consumed by a request that does not contain an entry for it in DeviceRequest's Capacity.
-    #[serde(rename = "default", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "default", skip_serializing_if = "Option::is_none")]
     pub default: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// ValidRange defines an acceptable quantity value range in consuming requests.
     ///
@@ -15,7 +15,7 @@ pub struct CapacityRequestPolicy {
     /// If the requested amount does not fall within the defined range, the request violates the policy, and this device cannot be allocated.
     ///
     /// If the request doesn't contain this capacity entry, Default value is used.
-    #[serde(rename = "validRange", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "validRange", skip_serializing_if = "Option::is_none")]
     pub valid_range: Option<
         ::std::boxed::Box<crate::api::resource::v1beta1::CapacityRequestPolicyRange>,
     >,
@@ -28,13 +28,53 @@ pub struct CapacityRequestPolicy {
     /// If the requested amount does not match any valid value but smaller than some valid values, the scheduler calculates the smallest valid value that is greater than or equal to the request. That is: min(ceil(requestedValue) ∈ validValues), where requestedValue ≤ max(validValues).
     ///
     /// If the requested amount exceeds all valid values, the request violates the policy, and this device cannot be allocated.
-    #[serde(
-        rename = "validValues",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "validValues", skip_serializing_if = "Option::is_none")]
     pub valid_values: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
+}
+impl<'de> ::serde::Deserialize<'de> for CapacityRequestPolicy {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CapacityRequestPolicy {
+    const NAME: &'static str = "CapacityRequestPolicy";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "default" => 0,
+                "validRange" => 1,
+                "validValues" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.default = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.valid_range),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.valid_values,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

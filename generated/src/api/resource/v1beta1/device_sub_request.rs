@@ -3,7 +3,7 @@
 /// DeviceSubRequest describes a request for device provided in the claim.spec.devices.requests[].firstAvailable array. Each is typically a request for a single resource like a device, but can also ask for several identical devices.
 ///
 /// DeviceSubRequest is similar to Request, but doesn't expose the AdminAccess or FirstAvailable fields, as those can only be set on the top-level request. AdminAccess is not supported for requests with a prioritized list, and recursive FirstAvailable fields are not supported.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct DeviceSubRequest {
     /// AllocationMode and its related fields define how devices are allocated to satisfy this subrequest. Supported values are:
     ///
@@ -23,39 +23,34 @@ pub struct DeviceSubRequest {
     /// Possible enum values:
     ///  - `"All"`
     ///  - `"ExactCount"`
-    #[serde(rename = "allocationMode", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "allocationMode", skip_serializing_if = "Option::is_none")]
     pub allocation_mode: Option<::k8s_client_runtime::CompactString>,
     /// Capacity define resource requirements against each capacity.
     ///
     /// If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
     ///
     /// Applies to each device allocation. If Count > 1, the request fails if there aren't enough devices that meet the requirements. If AllocationMode is set to All, the request fails if there are devices that otherwise match the request, and have this capacity, with a value >= the requested amount, but which cannot be allocated to this request.
-    #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "capacity", skip_serializing_if = "Option::is_none")]
     pub capacity: Option<
         ::std::boxed::Box<crate::api::resource::v1beta1::CapacityRequirements>,
     >,
     /// Count is used only when the count mode is "ExactCount". Must be greater than zero. If AllocationMode is ExactCount and this field is not specified, the default is one.
-    #[serde(rename = "count", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "count", skip_serializing_if = "Option::is_none")]
     pub count: Option<i64>,
     /// DeviceClassName references a specific DeviceClass, which can define additional configuration and selectors to be inherited by this subrequest.
     ///
     /// A class is required. Which classes are available depends on the cluster.
     ///
     /// Administrators may use this to restrict which devices may get requested by only installing classes with selectors for permitted devices. If users are free to request anything without restrictions, then administrators can create an empty DeviceClass for users to reference.
-    #[serde(rename = "deviceClassName", default)]
+    #[serde(rename = "deviceClassName")]
     pub device_class_name: ::k8s_client_runtime::CompactString,
     /// Name can be used to reference this subrequest in the list of constraints or the list of configurations for the claim. References must use the format <main request>/<subrequest>.
     ///
     /// Must be a DNS label.
-    #[serde(rename = "name", default)]
+    #[serde(rename = "name")]
     pub name: ::k8s_client_runtime::CompactString,
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this subrequest. All selectors must be satisfied for a device to be considered.
-    #[serde(
-        rename = "selectors",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "selectors", skip_serializing_if = "Option::is_none")]
     pub selectors: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::DeviceSelector>,
     >,
@@ -68,13 +63,67 @@ pub struct DeviceSubRequest {
     /// The maximum number of tolerations is 16.
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
-    #[serde(
-        rename = "tolerations",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "tolerations", skip_serializing_if = "Option::is_none")]
     pub tolerations: Option<
         ::std::vec::Vec<crate::api::resource::v1beta1::DeviceToleration>,
     >,
+}
+impl<'de> ::serde::Deserialize<'de> for DeviceSubRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceSubRequest {
+    const NAME: &'static str = "DeviceSubRequest";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allocationMode" => 0,
+                "capacity" => 1,
+                "count" => 2,
+                "deviceClassName" => 3,
+                "name" => 4,
+                "selectors" => 5,
+                "tolerations" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.allocation_mode = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.capacity),
+                )?
+            }
+            2 => self.count = map.next_value()?,
+            3 => self.device_class_name = map.next_value()?,
+            4 => self.name = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.selectors,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.tolerations,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

@@ -3,37 +3,23 @@
 /// StorageClass describes the parameters for a class of storage for which PersistentVolumes can be dynamically provisioned.
 ///
 /// StorageClasses are non-namespaced; the name of the storage class according to etcd is in ObjectMeta.Name.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct StorageClass {
     /// allowVolumeExpansion shows whether the storage class allow volume expand.
-    #[serde(rename = "allowVolumeExpansion", default)]
     pub allow_volume_expansion: Option<bool>,
     /// allowedTopologies restrict the node topologies where volumes can be dynamically provisioned. Each volume plugin defines its own supported topology specifications. An empty TopologySelectorTerm list means there is no topology restriction. This field is only honored by servers that enable the VolumeScheduling feature.
-    #[serde(
-        rename = "allowedTopologies",
-        default,
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
     pub allowed_topologies: Option<
         ::std::vec::Vec<crate::api::core::v1::TopologySelectorTerm>,
     >,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
-    #[serde(rename = "metadata", default)]
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// mountOptions controls the mountOptions for dynamically provisioned PersistentVolumes of this storage class. e.g. ["ro", "soft"]. Not validated - mount of the PVs will simply fail if one is invalid.
-    #[serde(
-        rename = "mountOptions",
-        default,
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
     pub mount_options: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// parameters holds the parameters for the provisioner that should create volumes of this storage class.
-    #[serde(rename = "parameters", default)]
     pub parameters: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
     /// provisioner indicates the type of the provisioner.
-    #[serde(rename = "provisioner", default)]
     pub provisioner: ::k8s_client_runtime::CompactString,
     /// reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.
     ///
@@ -41,15 +27,74 @@ pub struct StorageClass {
     ///  - `"Delete"` means the volume will be deleted from Kubernetes on release from its claim. The volume plugin must support Deletion.
     ///  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
     ///  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
-    #[serde(rename = "reclaimPolicy", default)]
     pub reclaim_policy: Option<::k8s_client_runtime::CompactString>,
     /// volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.
     ///
     /// Possible enum values:
     ///  - `"Immediate"` indicates that PersistentVolumeClaims should be immediately provisioned and bound. This is the default mode.
     ///  - `"WaitForFirstConsumer"` indicates that PersistentVolumeClaims should not be provisioned and bound until the first Pod is created that references the PeristentVolumeClaim. The volume provisioning and binding will occur during Pod scheduing.
-    #[serde(rename = "volumeBindingMode", default)]
     pub volume_binding_mode: Option<::k8s_client_runtime::CompactString>,
+}
+impl<'de> ::serde::Deserialize<'de> for StorageClass {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageClass {
+    const NAME: &'static str = "StorageClass";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allowVolumeExpansion" => 0,
+                "allowedTopologies" => 1,
+                "metadata" => 2,
+                "mountOptions" => 3,
+                "parameters" => 4,
+                "provisioner" => 5,
+                "reclaimPolicy" => 6,
+                "volumeBindingMode" => 7,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.allow_volume_expansion = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.allowed_topologies,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.mount_options,
+                    ),
+                )?
+            }
+            4 => self.parameters = map.next_value()?,
+            5 => self.provisioner = map.next_value()?,
+            6 => self.reclaim_policy = map.next_value()?,
+            7 => self.volume_binding_mode = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }
 impl StorageClass {
     fn serialize_fields<S: ::serde::Serializer>(

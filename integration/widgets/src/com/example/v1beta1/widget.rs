@@ -4,16 +4,60 @@
 ///
 /// Custom resource `widgets.example.com` (example.com/v1beta1), namespaced; stored as v1.
 /// Short names: wdg.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Widget {
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
-    #[serde(rename = "metadata", default)]
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Validation: `self.replicas <= 1000` (at most 1000 replicas).
-    #[serde(rename = "spec", default)]
     pub spec: crate::com::example::v1beta1::WidgetSpec,
-    #[serde(rename = "status", default)]
     pub status: Option<crate::com::example::v1beta1::WidgetStatus>,
+}
+impl<'de> ::serde::Deserialize<'de> for Widget {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for Widget {
+    const NAME: &'static str = "Widget";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "metadata" => 0,
+                "spec" => 1,
+                "status" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.spec),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(&mut self.status),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }
 impl Widget {
     fn serialize_fields<S: ::serde::Serializer>(
@@ -85,36 +129,81 @@ impl ::k8s_client_runtime::object::Object for Widget {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct WidgetSpec {
-    #[serde(rename = "color", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "color", skip_serializing_if = "Option::is_none")]
     pub color: Option<crate::com::example::v1beta1::WidgetSpecColor>,
-    #[serde(rename = "labels", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "labels", skip_serializing_if = "Option::is_none")]
     pub labels: Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
-    #[serde(rename = "notBefore", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "notBefore", skip_serializing_if = "Option::is_none")]
     pub not_before: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::Time>,
-    #[serde(
-        rename = "ports",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
     pub ports: Option<::std::vec::Vec<crate::com::example::v1beta1::WidgetSpecPorts>>,
-    #[serde(rename = "replicas", default)]
+    #[serde(rename = "replicas")]
     pub replicas: i32,
-    #[serde(rename = "size", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "size", skip_serializing_if = "Option::is_none")]
     pub size: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,
-    #[serde(
-        rename = "tags",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "tags", skip_serializing_if = "Option::is_none")]
     pub tags: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
-    #[serde(rename = "template", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "template", skip_serializing_if = "Option::is_none")]
     pub template: Option<::serde_json::Value>,
+}
+impl<'de> ::serde::Deserialize<'de> for WidgetSpec {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
+    const NAME: &'static str = "WidgetSpec";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "color" => 0,
+                "labels" => 1,
+                "notBefore" => 2,
+                "ports" => 3,
+                "replicas" => 4,
+                "size" => 5,
+                "tags" => 6,
+                "template" => 7,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.color = map.next_value()?,
+            1 => self.labels = map.next_value()?,
+            2 => self.not_before = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ports,
+                    ),
+                )?
+            }
+            4 => self.replicas = map.next_value()?,
+            5 => self.size = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.tags),
+                )?
+            }
+            7 => self.template = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WidgetSpecColor {
@@ -177,14 +266,49 @@ impl<'de> ::serde::Deserialize<'de> for WidgetSpecColor {
         )
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct WidgetSpecPorts {
-    #[serde(rename = "name", default)]
+    #[serde(rename = "name")]
     pub name: ::k8s_client_runtime::CompactString,
-    #[serde(rename = "port", default)]
+    #[serde(rename = "port")]
     pub port: i32,
-    #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "protocol", skip_serializing_if = "Option::is_none")]
     pub protocol: Option<crate::com::example::v1beta1::WidgetSpecPortsProtocol>,
+}
+impl<'de> ::serde::Deserialize<'de> for WidgetSpecPorts {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpecPorts {
+    const NAME: &'static str = "WidgetSpecPorts";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "name" => 0,
+                "port" => 1,
+                "protocol" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.name = map.next_value()?,
+            1 => self.port = map.next_value()?,
+            2 => self.protocol = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WidgetSpecPortsProtocol {
@@ -243,25 +367,59 @@ impl<'de> ::serde::Deserialize<'de> for WidgetSpecPortsProtocol {
         )
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct WidgetStatus {
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
         ::std::vec::Vec<::k8s_client::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
-    #[serde(
-        rename = "observedGeneration",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
-    #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "replicas", skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
-    #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "selector", skip_serializing_if = "Option::is_none")]
     pub selector: Option<::k8s_client_runtime::CompactString>,
+}
+impl<'de> ::serde::Deserialize<'de> for WidgetStatus {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetStatus {
+    const NAME: &'static str = "WidgetStatus";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "conditions" => 0,
+                "observedGeneration" => 1,
+                "replicas" => 2,
+                "selector" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                    ),
+                )?
+            }
+            1 => self.observed_generation = map.next_value()?,
+            2 => self.replicas = map.next_value()?,
+            3 => self.selector = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

@@ -8,18 +8,62 @@
 ///
 /// Printer columns:
 /// - `Replicas` (integer, `.spec.replicas`): Desired replicas.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Widget {
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
-    #[serde(rename = "metadata", default)]
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// What the widget should be.
     ///
     /// Validation: `self.replicas <= 100` (at most 100 replicas).
-    #[serde(rename = "spec", default)]
     pub spec: crate::com::example::v1::WidgetSpec,
-    #[serde(rename = "status", default)]
     pub status: Option<crate::com::example::v1::WidgetStatus>,
+}
+impl<'de> ::serde::Deserialize<'de> for Widget {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for Widget {
+    const NAME: &'static str = "Widget";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "metadata" => 0,
+                "spec" => 1,
+                "status" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.spec),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(&mut self.status),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }
 impl Widget {
     fn serialize_fields<S: ::serde::Serializer>(
@@ -92,16 +136,49 @@ impl ::k8s_client_runtime::object::Object for Widget {
     }
 }
 /// What the widget should be.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct WidgetSpec {
     /// The widget's color.
-    #[serde(rename = "color", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "color", skip_serializing_if = "Option::is_none")]
     pub color: Option<crate::com::example::v1::WidgetSpecColor>,
     /// Desired number of widget replicas.
     ///
     /// Default: `1`.
-    #[serde(rename = "replicas", default)]
+    #[serde(rename = "replicas")]
     pub replicas: i32,
+}
+impl<'de> ::serde::Deserialize<'de> for WidgetSpec {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
+    const NAME: &'static str = "WidgetSpec";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "color" => 0,
+                "replicas" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.color = map.next_value()?,
+            1 => self.replicas = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }
 /// The widget's color.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -165,20 +242,56 @@ impl<'de> ::serde::Deserialize<'de> for WidgetSpecColor {
         )
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct WidgetStatus {
     /// Conditions as metav1.Condition, taken from k8s-client.
-    #[serde(
-        rename = "conditions",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "::k8s_client_runtime::codec::exact_vec_option"
-    )]
+    #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
         ::std::vec::Vec<::k8s_client::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
-    #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "replicas", skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
-    #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "selector", skip_serializing_if = "Option::is_none")]
     pub selector: Option<::k8s_client_runtime::CompactString>,
+}
+impl<'de> ::serde::Deserialize<'de> for WidgetStatus {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+    }
+}
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetStatus {
+    const NAME: &'static str = "WidgetStatus";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "conditions" => 0,
+                "replicas" => 1,
+                "selector" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                    ),
+                )?
+            }
+            1 => self.replicas = map.next_value()?,
+            2 => self.selector = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
 }

@@ -1,0 +1,249 @@
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde::de::MapAccess;
+
+use super::*;
+
+/// A struct shaped like the generated ones, written out by hand.
+#[derive(Debug, Default, PartialEq)]
+struct Port {
+    number: i32,
+    name: Option<String>,
+}
+
+impl DecodeFields for Port {
+    const NAME: &'static str = "Port";
+    fn field_index(key: &str) -> Option<u16> {
+        Some(match key {
+            "number" => 0,
+            "name" => 1,
+            _ => return None,
+        })
+    }
+    fn decode_field<'de, A: MapAccess<'de>>(&mut self, index: u16, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.number = map.next_value()?,
+            1 => self.name = map.next_value()?,
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for Port {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize(d)
+    }
+}
+
+#[derive(Debug, Default, PartialEq)]
+struct Thing {
+    port: Port,
+    spare: Option<Port>,
+    boxed: Option<Box<Port>>,
+    ports: Vec<Port>,
+    more_ports: Option<Vec<Port>>,
+    tags: Vec<String>,
+    aliases: Option<Vec<String>>,
+    labels: BTreeMap<String, String>,
+}
+
+impl DecodeFields for Thing {
+    const NAME: &'static str = "Thing";
+    fn field_index(key: &str) -> Option<u16> {
+        Some(match key {
+            "port" => 0,
+            "spare" => 1,
+            "boxed" => 2,
+            "ports" => 3,
+            "morePorts" => 4,
+            "tags" => 5,
+            "aliases" => 6,
+            "labels" => 7,
+            _ => return None,
+        })
+    }
+    fn decode_field<'de, A: MapAccess<'de>>(&mut self, index: u16, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(Struct(&mut self.port))?,
+            1 => map.next_value_seed(OptionStruct(&mut self.spare))?,
+            2 => map.next_value_seed(OptionBox(&mut self.boxed))?,
+            3 => map.next_value_seed(StructList(&mut self.ports))?,
+            4 => map.next_value_seed(OptionStructList(&mut self.more_ports))?,
+            5 => map.next_value_seed(List(&mut self.tags))?,
+            6 => map.next_value_seed(OptionList(&mut self.aliases))?,
+            7 => self.labels = or_default(map)?,
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for Thing {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize(d)
+    }
+}
+
+/// A kind that keeps what it does not declare.
+#[derive(Debug, Default, PartialEq)]
+struct Open {
+    size: Option<i64>,
+    extra: BTreeMap<String, serde_json::Value>,
+}
+
+impl DecodeFields for Open {
+    const NAME: &'static str = "Open";
+    const KEEPS_UNKNOWN: bool = true;
+    fn field_index(key: &str) -> Option<u16> {
+        match key {
+            "size" => Some(0),
+            "apiVersion" | "kind" => Some(u16::MAX),
+            _ => None,
+        }
+    }
+    fn decode_field<'de, A: MapAccess<'de>>(&mut self, index: u16, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => self.size = map.next_value()?,
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+    fn decode_unknown<'de, A: MapAccess<'de>>(&mut self, key: String, map: &mut A) -> Result<(), A::Error> {
+        self.extra.insert(key, map.next_value()?);
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for Open {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize(d)
+    }
+}
+
+fn port(number: i32, name: Option<&str>) -> Port {
+    Port { number, name: name.map(str::to_owned) }
+}
+
+const FULL: &str = r#"{
+    "port": {"number": 1, "name": "a"},
+    "spare": {"number": 2},
+    "boxed": {"name": "b"},
+    "ports": [{"number": 3}, {"number": 4, "name": "d", "unknown": [1, {"x": null}]}],
+    "morePorts": [],
+    "tags": ["x", "y", "z"],
+    "aliases": ["q"],
+    "labels": {"app": "web"},
+    "notDeclared": {"deep": [true]}
+}"#;
+
+fn full() -> Thing {
+    Thing {
+        port: port(1, Some("a")),
+        spare: Some(port(2, None)),
+        boxed: Some(Box::new(port(0, Some("b")))),
+        ports: vec![port(3, None), port(4, Some("d"))],
+        more_ports: Some(vec![]),
+        tags: vec!["x".into(), "y".into(), "z".into()],
+        aliases: Some(vec!["q".into()]),
+        labels: BTreeMap::from([("app".into(), "web".into())]),
+    }
+}
+
+#[test]
+fn reads_every_kind_of_field_and_skips_unknown_keys() {
+    assert_eq!(serde_json::from_str::<Thing>(FULL).unwrap(), full());
+}
+
+#[test]
+fn reads_through_every_key_form() {
+    // Owned keys (a `Value`), borrowed ones (`&Value`), transient ones (a reader).
+    let value: serde_json::Value = serde_json::from_str(FULL).unwrap();
+    assert_eq!(Thing::deserialize(&value).unwrap(), full());
+    assert_eq!(serde_json::from_value::<Thing>(value).unwrap(), full());
+    assert_eq!(serde_json::from_reader::<_, Thing>(FULL.as_bytes()).unwrap(), full());
+    // An escaped key cannot be borrowed.
+    assert_eq!(serde_json::from_str::<Port>(r#"{"n\u0061me": "e"}"#).unwrap(), port(0, Some("e")));
+}
+
+#[test]
+fn absent_fields_keep_their_default() {
+    assert_eq!(serde_json::from_str::<Thing>("{}").unwrap(), Thing::default());
+}
+
+#[test]
+fn null_clears_optionals_and_empties_plain_lists_and_maps() {
+    let json = r#"{"spare": null, "boxed": null, "ports": null, "morePorts": null,
+        "tags": null, "aliases": null, "labels": null}"#;
+    assert_eq!(serde_json::from_str::<Thing>(json).unwrap(), Thing::default());
+    // A plain struct or scalar field does not take null, as with the derive.
+    let err = serde_json::from_str::<Thing>(r#"{"port": null}"#).unwrap_err().to_string();
+    assert!(err.contains("struct Port"), "{err}");
+    assert!(serde_json::from_str::<Port>(r#"{"number": null}"#).is_err());
+}
+
+#[test]
+fn lists_are_exactly_sized() {
+    let thing = serde_json::from_str::<Thing>(FULL).unwrap();
+    assert_eq!(thing.ports.capacity(), 2);
+    assert_eq!(thing.tags.capacity(), 3);
+    assert_eq!(thing.aliases.as_ref().map(Vec::capacity), Some(1));
+}
+
+#[test]
+fn a_repeated_key_is_read_again_the_later_value_winning() {
+    let json = r#"{"port": {"number": 1, "name": "a"}, "port": {"number": 2},
+        "tags": ["x", "y"], "tags": ["z"], "spare": {"number": 3}, "spare": null}"#;
+    let thing = serde_json::from_str::<Thing>(json).unwrap();
+    // Objects merge, as in Go's encoding/json; lists are replaced.
+    assert_eq!(thing.port, port(2, Some("a")));
+    assert_eq!(thing.tags, vec!["z".to_owned()]);
+    assert_eq!(thing.tags.capacity(), 1);
+    assert_eq!(thing.spare, None);
+}
+
+#[test]
+fn errors_name_the_struct_or_the_field_value() {
+    let err = serde_json::from_str::<Thing>(r#"{"ports": [{"number": "x"}]}"#).unwrap_err().to_string();
+    assert!(err.contains("invalid type: string \"x\", expected i32"), "{err}");
+    let err = serde_json::from_str::<Thing>(r#"{"spare": 7}"#).unwrap_err().to_string();
+    assert!(err.contains("integer `7`, expected struct Port"), "{err}");
+    let err = serde_json::from_str::<Thing>("[]").unwrap_err().to_string();
+    assert!(err.contains("struct Thing"), "{err}");
+    let err = serde_json::from_str::<Thing>(r#"{"tags": {}}"#).unwrap_err().to_string();
+    assert!(err.contains("a list"), "{err}");
+}
+
+#[test]
+fn a_kind_keeping_unknown_fields_gets_them_but_not_its_type_meta() {
+    let json =
+        r#"{"apiVersion": "example.com/v1", "kind": "Open", "size": 2, "owner": "team-a", "limits": {"cpu": 2}}"#;
+    let open = serde_json::from_str::<Open>(json).unwrap();
+    assert_eq!(open.size, Some(2));
+    assert_eq!(
+        open.extra,
+        BTreeMap::from([
+            ("owner".to_owned(), serde_json::json!("team-a")),
+            ("limits".to_owned(), serde_json::json!({"cpu": 2})),
+        ])
+    );
+    // Also through owned and transient keys.
+    let value: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(serde_json::from_value::<Open>(value).unwrap(), open);
+    assert_eq!(serde_json::from_reader::<_, Open>(json.as_bytes()).unwrap(), open);
+}
+
+#[test]
+fn reads_yaml_too() {
+    let yaml = "port: {number: 5}\ntags: [a]\nspare: ~\n";
+    let thing: Thing = serde_yaml_ng::from_str(yaml).unwrap();
+    assert_eq!(thing.port, port(5, None));
+    assert_eq!(thing.tags, vec!["a".to_owned()]);
+}
