@@ -7,7 +7,7 @@
 //!
 //! Run: `cargo bench -p k8s-client-bench --bench cluster`.
 
-use std::collections::BTreeMap;
+use k8s_client_runtime::Map;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -60,7 +60,7 @@ async fn main() {
     let cms = clientset.core_v1().config_maps(&ns);
     create_all(&cms, "ConfigMaps", |i| ConfigMap {
         metadata: ObjectMeta { name: Some(format!("cm-{i:05}").into()), ..Default::default() },
-        data: Some(BTreeMap::from([("payload".to_owned(), "x".repeat(100))])),
+        data: Some(Map::from([("payload", "x".repeat(100))])),
         ..Default::default()
     })
     .await;
@@ -93,7 +93,7 @@ async fn main() {
     create_all(&pods, "pods", |i| Pod {
         metadata: ObjectMeta {
             name: Some(format!("pod-{i:05}").into()),
-            labels: Some(BTreeMap::from([("app".to_owned(), format!("app-{}", i % 50))])),
+            labels: Some(Map::from([("app", format!("app-{}", i % 50))])),
             ..Default::default()
         },
         spec: Some(PodSpec {

@@ -5,7 +5,6 @@
 //! it, and record an Event. Errors are retried with backoff. Runs until
 //! Ctrl-C, or for `--for <seconds>`.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,6 +14,7 @@ use k8s_client::clientset::Clientset;
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::listers::core_v1::ConfigMapLister;
 use k8s_client::prelude::*;
+use k8s_client_runtime::Map;
 use k8s_client_runtime::cache::{DeltaObject, ResourceEventHandlerFuncs};
 use k8s_client_runtime::object::{object_key, split_key};
 use k8s_client_runtime::record::{EventBroadcaster, EventRecorder, EventType};
@@ -61,7 +61,7 @@ impl Controller {
                 }]),
                 ..Default::default()
             },
-            data: Some(BTreeMap::from([("greeting".to_owned(), format!("hello {who}"))])),
+            data: Some(Map::from([("greeting", format!("hello {who}"))])),
             ..Default::default()
         };
         configmaps.create(&greeting, &CreateOptions::default()).await?;

@@ -174,9 +174,9 @@ fn scalars_formats_nullable_and_enums() {
 fn objects_maps_raw_json_and_nesting() {
     let o = kind_file("src/com/example/features/v1/objects.rs");
     for needle in [
-        "pub labels: Option<\n        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,",
-        "crate::com::example::features::v1::ObjectsSpecPorts,",
-        "pub annotations_any: Option<\n        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,",
+        "pub labels: Option<::k8s_client_runtime::Map>,",
+        "::k8s_client_runtime::Map<crate::com::example::features::v1::ObjectsSpecPorts>,",
+        "pub annotations_any: Option<::k8s_client_runtime::Map<::serde_json::Value>>,",
         "pub anything: Option<::serde_json::Value>,",
         "pub config: Option<::serde_json::Value>,",
         "/// Raw JSON, keeping unknown fields; known fields: `known`.",

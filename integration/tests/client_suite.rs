@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use k8s_client::api::core::v1::ConfigMap;
+use k8s_client_runtime::Map;
 use k8s_client_runtime::dynamic::{DynamicClient, DynamicObject};
 use k8s_client_runtime::object::{DynamicResource, Metadata as _};
 use k8s_client_runtime::rest::{
@@ -30,7 +31,7 @@ impl ConfigMapLike for ConfigMap {
         support::config_map(name, ("suite", "yes"), data)
     }
     fn data(&self) -> BTreeMap<String, String> {
-        self.data.clone().unwrap_or_default()
+        self.data.iter().flatten().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
     fn set_data(&mut self, key: &str, value: &str) {
         self.data.get_or_insert_default().insert(key.into(), value.into());
@@ -42,7 +43,7 @@ impl ConfigMapLike for DynamicObject {
         let data: serde_json::Map<String, serde_json::Value> =
             data.iter().map(|(k, v)| ((*k).to_owned(), json!(v))).collect();
         let mut obj = DynamicObject::new(&DynamicResource::of::<ConfigMap>(), name).with_data(json!({ "data": data }));
-        obj.metadata.labels = Some(BTreeMap::from([("suite".into(), "yes".into())]));
+        obj.metadata.labels = Some(Map::from([("suite", "yes")]));
         obj
     }
     fn data(&self) -> BTreeMap<String, String> {

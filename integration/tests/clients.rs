@@ -3,7 +3,7 @@
 
 mod support;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use futures_util::StreamExt;
 use k8s_client::api::apps::v1::{Deployment, DeploymentSpec};
@@ -11,6 +11,7 @@ use k8s_client::api::core::v1::{ConfigMap, Container, Pod, PodSpec, PodTemplateS
 use k8s_client::api::policy::v1::Eviction;
 use k8s_client::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_client::prelude::*;
+use k8s_client_runtime::Map;
 use k8s_client_runtime::discovery::DiscoveryClient;
 use k8s_client_runtime::dynamic::{DynamicClient, DynamicObject};
 use k8s_client_runtime::object::{DynamicResource, Resource as _};
@@ -88,7 +89,7 @@ async fn watch_sees_events_in_order_and_resumes() {
 
     let created = cms.create(&config_map("w", &[("k", "1")]), &CreateOptions::default()).await.unwrap();
     let mut changed = created.clone();
-    changed.data = Some(BTreeMap::from([("k".into(), "2".into())]));
+    changed.data = Some(Map::from([("k", "2")]));
     cms.update(&changed, &UpdateOptions::default()).await.unwrap();
     cms.delete("w", &DeleteOptions::default()).await.unwrap();
 
@@ -229,7 +230,7 @@ async fn subresources_status_scale_and_eviction() {
     let after = pods.get("p", &GetOptions::default()).await;
     assert!(after.as_ref().is_err_and(|e| e.is_not_found()) || after.unwrap().metadata.deletion_timestamp.is_some());
 
-    let labels = BTreeMap::from([("app".to_owned(), "web".to_owned())]);
+    let labels = Map::from([("app", "web")]);
     let deployment = Deployment {
         metadata: ObjectMeta { name: Some("web".into()), ..Default::default() },
         spec: Some(DeploymentSpec {

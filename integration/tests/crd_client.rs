@@ -6,12 +6,12 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use k8s_client::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, Time};
 use k8s_client::apimachinery::pkg::util::intstr::IntOrString;
+use k8s_client_runtime::Map;
 use k8s_client_runtime::cache::SharedInformerFactory;
 use k8s_client_runtime::codec::parse_time;
 use k8s_client_runtime::rest::{
@@ -34,16 +34,12 @@ async fn crd_namespace(prefix: &str) -> String {
 
 fn widget(name: &str) -> v1::Widget {
     v1::Widget {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            labels: Some(BTreeMap::from([("app".into(), "w".into())])),
-            ..Default::default()
-        },
+        metadata: ObjectMeta { name: Some(name.into()), labels: Some(Map::from([("app", "w")])), ..Default::default() },
         spec: v1::WidgetSpec {
             replicas: 2,
             color: Some(v1::WidgetSpecColor::Green),
             size: Some(IntOrString::String("50%".into())),
-            labels: Some(BTreeMap::from([("tier".into(), "gold".into())])),
+            labels: Some(Map::from([("tier", "gold")])),
             tags: Some(vec!["a".into(), "b".into()]),
             ports: Some(vec![v1::WidgetSpecPorts {
                 name: "http".into(),

@@ -5,7 +5,7 @@
 
 mod support;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -15,6 +15,7 @@ use futures_util::future::BoxFuture;
 use k8s_client::api::core::v1::ConfigMap;
 use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_client::clientset::Clientset;
+use k8s_client_runtime::Map;
 use k8s_client_runtime::cache::{
     ListWatch, ReflectorOptions, ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
 };
@@ -51,7 +52,7 @@ impl ListWatch<ConfigMap> for Counting {
 fn cm(name: &str, value: &str) -> ConfigMap {
     ConfigMap {
         metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
-        data: Some(BTreeMap::from([("v".into(), value.into())])),
+        data: Some(Map::from([("v", value)])),
         ..Default::default()
     }
 }

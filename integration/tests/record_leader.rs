@@ -2,13 +2,13 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use k8s_client::api::coordination::v1::Lease;
 use k8s_client::api::core::v1::{ConfigMap, Event};
 use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_client_runtime::Map;
 use k8s_client_runtime::leaderelection::{LeaderCallbacks, LeaderElectionConfig, LeaderElector, LeaseLock};
 use k8s_client_runtime::record::{EventBroadcaster, EventRecorder, EventType};
 use k8s_client_runtime::rest::{CreateOptions, GetOptions, ListOptions};
@@ -27,7 +27,7 @@ async fn repeated_events_are_counted_on_one_event() {
     let clientset = support::clientset();
     let cm = ConfigMap {
         metadata: ObjectMeta { name: Some("subject".into()), ..Default::default() },
-        data: Some(BTreeMap::new()),
+        data: Some(Map::new()),
         ..Default::default()
     };
     let cm = clientset.core_v1().config_maps(&ns).create(&cm, &CreateOptions::default()).await.unwrap();

@@ -7,13 +7,13 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use k8s_client::api::core::v1::ConfigMap;
 use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_client_runtime::Map;
 use k8s_client_runtime::cache::{SharedIndexInformer, reflector, wait_for_cache_sync};
 use k8s_client_runtime::rest::{self, Client, CreateOptions, DeleteOptions, ResourceClient};
 use tokio::net::{TcpListener, TcpStream};
@@ -112,7 +112,7 @@ fn apiserver_addr() -> std::net::SocketAddr {
 fn cm(name: &str, round: usize) -> ConfigMap {
     ConfigMap {
         metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
-        data: Some(BTreeMap::from([("v".into(), format!("{round}-{}", "x".repeat(20 * 1024)))])),
+        data: Some(Map::from([("v", format!("{round}-{}", "x".repeat(20 * 1024)))])),
         ..Default::default()
     }
 }

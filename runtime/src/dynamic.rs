@@ -10,7 +10,6 @@
 //! [`DynamicObject::from_typed`] and [`DynamicObject::try_into_typed`].
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -77,11 +76,11 @@ pub struct DynamicMeta {
     pub generation: Option<i64>,
     /// `metadata.labels`, matched by label selectors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub labels: Option<BTreeMap<String, String>>,
+    pub labels: Option<crate::Map>,
     /// `metadata.annotations`: non-identifying key/value data for tools and
     /// controllers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<BTreeMap<String, String>>,
+    pub annotations: Option<crate::Map>,
     /// `metadata.deletionTimestamp` (RFC 3339): set once deletion was requested
     /// and the object waits for its finalizers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,10 +114,10 @@ impl Metadata for DynamicMeta {
     fn generation(&self) -> Option<i64> {
         self.generation
     }
-    fn labels(&self) -> Option<&BTreeMap<String, String>> {
+    fn labels(&self) -> Option<&crate::Map> {
         self.labels.as_ref()
     }
-    fn annotations(&self) -> Option<&BTreeMap<String, String>> {
+    fn annotations(&self) -> Option<&crate::Map> {
         self.annotations.as_ref()
     }
     fn is_being_deleted(&self) -> bool {
@@ -212,7 +211,7 @@ impl DynamicObject {
         self.metadata.namespace.as_deref()
     }
     /// `metadata.labels`.
-    pub fn labels(&self) -> Option<&BTreeMap<String, String>> {
+    pub fn labels(&self) -> Option<&crate::Map> {
         self.metadata.labels.as_ref()
     }
     /// `metadata.resourceVersion`.

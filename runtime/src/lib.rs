@@ -7,7 +7,7 @@
 //! [`object::Resource`].
 //!
 //! Layering (each floor only uses the floors below it):
-//! 1. [`object`], [`codec`], [`selector`], [`workqueue`]: no I/O.
+//! 1. [`object`], [`codec`], [`map`], [`selector`], [`workqueue`]: no I/O.
 //! 2. `config`, `rest`: talking to an apiserver.
 //! 3. `dynamic`, `discovery`, `cache`, `record`, `leaderelection`.
 #![forbid(unsafe_code)]
@@ -19,6 +19,7 @@ pub mod config;
 pub mod discovery;
 pub mod dynamic;
 pub mod leaderelection;
+pub mod map;
 pub mod object;
 pub mod record;
 pub mod rest;
@@ -34,5 +35,6 @@ pub(crate) mod testing;
 /// and converts from `&str` and `String` with `.into()`.
 pub use compact_str::CompactString;
 pub use config::Config;
+pub use map::Map;
 pub use object::{DynamicResource, ListMeta, Metadata, Object, ObjectList, Resource, Scope};
 pub use rest::{Client, ResourceClient};

@@ -5,8 +5,8 @@
 //! the REST client, reflector, indexer and listers are written once, for any
 //! kind, built in or custom.
 
+use crate::Map;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -71,10 +71,10 @@ pub trait Metadata {
     /// `status.observedGeneration`.
     fn generation(&self) -> Option<i64>;
     /// `metadata.labels`: the key/value pairs label selectors match.
-    fn labels(&self) -> Option<&BTreeMap<String, String>>;
+    fn labels(&self) -> Option<&Map>;
     /// `metadata.annotations`: arbitrary non-identifying key/value data for
     /// tools and controllers.
-    fn annotations(&self) -> Option<&BTreeMap<String, String>>;
+    fn annotations(&self) -> Option<&Map>;
     /// Whether `deletionTimestamp` is set.
     fn is_being_deleted(&self) -> bool;
 

@@ -44,14 +44,14 @@ pub fn rust_type(api: &Api, ty: &FieldType) -> TokenStream {
             let t = rust_type(api, t);
             quote!(::std::vec::Vec<#t>)
         }
-        FieldType::Map(t) => {
-            // Maps hold `String`s, as the runtime's `Metadata::labels` does.
-            let t = match t.as_ref() {
-                FieldType::String => quote!(::std::string::String),
-                t => rust_type(api, t),
-            };
-            quote!(::std::collections::BTreeMap<::std::string::String, #t>)
-        }
+        // The runtime's compact sorted map; of strings by default.
+        FieldType::Map(t) => match t.as_ref() {
+            FieldType::String => quote!(::k8s_client_runtime::Map),
+            t => {
+                let t = rust_type(api, t);
+                quote!(::k8s_client_runtime::Map<#t>)
+            }
+        },
     }
 }
 
@@ -151,7 +151,8 @@ fn field_tokens(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
     // Deserialize is (`decode`): only a derived Serialize reads attributes.
     let derives_serialize = !is_kind(def);
     if f.flatten {
-        let ty = rust_type(api, &f.ty);
+        // Undeclared fields: any keys, any values, rare enough for a tree.
+        let ty = quote!(::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>);
         let attr = derives_serialize.then(|| quote!(#[serde(flatten)]));
         return quote! {
             #doc
@@ -475,10 +476,10 @@ fn object_meta_impl() -> TokenStream {
             fn uid(&self) -> ::std::option::Option<&str> { self.uid.as_deref() }
             fn resource_version(&self) -> ::std::option::Option<&str> { self.resource_version.as_deref() }
             fn generation(&self) -> ::std::option::Option<i64> { self.generation }
-            fn labels(&self) -> ::std::option::Option<&::std::collections::BTreeMap<::std::string::String, ::std::string::String>> {
+            fn labels(&self) -> ::std::option::Option<&::k8s_client_runtime::Map> {
                 self.labels.as_ref()
             }
-            fn annotations(&self) -> ::std::option::Option<&::std::collections::BTreeMap<::std::string::String, ::std::string::String>> {
+            fn annotations(&self) -> ::std::option::Option<&::k8s_client_runtime::Map> {
                 self.annotations.as_ref()
             }
             fn is_being_deleted(&self) -> bool { self.deletion_timestamp.is_some() }

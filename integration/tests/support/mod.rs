@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use k8s_client::api::core::v1::ConfigMap;
 use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_client::clientset::Clientset;
+use k8s_client_runtime::Map;
 use k8s_client_runtime::cache::SharedIndexInformer;
 use k8s_client_runtime::config::{Config, KubeconfigOptions};
 use k8s_client_runtime::rest::{Client, ListOptions, ResourceClient};
@@ -101,12 +102,8 @@ pub fn test_crds() -> Vec<std::path::PathBuf> {
 /// A ConfigMap named `name` with one label and `data`.
 pub fn config_map(name: &str, label: (&str, &str), data: &[(&str, &str)]) -> ConfigMap {
     ConfigMap {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            labels: Some(BTreeMap::from([(label.0.into(), label.1.into())])),
-            ..Default::default()
-        },
-        data: Some(data.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect()),
+        metadata: ObjectMeta { name: Some(name.into()), labels: Some(Map::from([label])), ..Default::default() },
+        data: Some(data.iter().copied().collect()),
         ..Default::default()
     }
 }

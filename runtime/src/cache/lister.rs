@@ -156,15 +156,13 @@ impl<K: Object> NamespaceLister<K> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::*;
     use crate::cache::store::Writer;
     use crate::testing::{Pod, pod};
 
     fn labelled(ns: &str, name: &str, app: &str) -> Arc<Pod> {
         let mut p = pod(ns, name, "n");
-        p.metadata.labels = Some(BTreeMap::from([("app".to_owned(), app.to_owned())]));
+        p.metadata.labels = Some(crate::Map::from([("app", app)]));
         Arc::new(p)
     }
 

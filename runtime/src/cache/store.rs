@@ -459,7 +459,7 @@ mod tests {
         let mut i: Indexers<Pod> = Indexers::new();
         i.insert(
             "labels".into(),
-            Arc::new(|p: &Pod| p.metadata.labels.iter().flatten().map(|(_, v)| v.clone()).collect()),
+            Arc::new(|p: &Pod| p.metadata.labels.iter().flatten().map(|(_, v)| v.to_string()).collect()),
         );
         i
     }
@@ -514,12 +514,12 @@ mod tests {
     fn an_object_can_have_several_index_values() {
         let mut w = Writer::with_key_fn(Arc::new(object_key::<Pod>), by_label_values());
         let mut p = pod("ns", "a", "");
-        p.metadata.labels = Some([("x".into(), "red".into()), ("y".into(), "blue".into())].into());
+        p.metadata.labels = Some([("x", "red"), ("y", "blue")].into());
         w.add(Arc::new(p.clone()));
         assert_eq!(names(w.by_index("labels", "red").unwrap()), vec!["a"]);
         assert_eq!(names(w.by_index("labels", "blue").unwrap()), vec!["a"]);
         let mut q = pod("ns", "b", "");
-        q.metadata.labels = Some([("z".into(), "blue".into())].into());
+        q.metadata.labels = Some([("z", "blue")].into());
         w.add(Arc::new(q));
         // `index` unions the objects over all values of the given object.
         assert_eq!(names(w.index("labels", &p).unwrap()), vec!["a", "b"]);

@@ -2,7 +2,6 @@
 //! writer, a logger, your own closures); [`EventRecorder`] is the handle
 //! controllers record with.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -471,7 +470,7 @@ impl EventRecorder {
     pub fn annotated_eventf(
         &self,
         object: &impl Object,
-        annotations: BTreeMap<String, String>,
+        annotations: crate::Map,
         type_: EventType,
         reason: &str,
         message: fmt::Arguments<'_>,
@@ -482,7 +481,7 @@ impl EventRecorder {
     fn generate(
         &self,
         object: &impl Object,
-        annotations: Option<BTreeMap<String, String>>,
+        annotations: Option<crate::Map>,
         type_: EventType,
         reason: &str,
         message: String,
@@ -496,7 +495,7 @@ impl EventRecorder {
 /// object, in the object's namespace (or `default` for cluster-scoped ones).
 fn make_event(
     involved: InvolvedObject,
-    annotations: Option<BTreeMap<String, String>>,
+    annotations: Option<crate::Map>,
     type_: EventType,
     reason: &str,
     message: String,

@@ -1,7 +1,7 @@
 //! Broadcaster and recorder tests against an in-memory sink. Timing uses
 //! tokio's paused clock.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -129,7 +129,7 @@ async fn recorder_builds_client_go_shaped_events() {
     r.eventf(&pod(), EventType::Warning, "Failed", format_args!("pulling {}", "img"));
     let mut node = Node::default();
     node.metadata.name = Some("n1".into());
-    let ann = BTreeMap::from([("k".to_owned(), "v".to_owned())]);
+    let ann = crate::Map::from([("k", "v")]);
     r.annotated_eventf(&Arc::new(node), ann.clone(), EventType::Normal, "Ready", format_args!("ok"));
 
     let e = next(&mut w).await.unwrap();

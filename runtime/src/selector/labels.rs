@@ -20,6 +20,12 @@ impl Labels for BTreeMap<String, String> {
     }
 }
 
+impl Labels for crate::Map {
+    fn get_label(&self, key: &str) -> Option<&str> {
+        self.get(key).map(|v| v.as_str())
+    }
+}
+
 impl<S: BuildHasher> Labels for HashMap<String, String, S> {
     fn get_label(&self, key: &str) -> Option<&str> {
         self.get(key).map(String::as_str)

@@ -88,12 +88,14 @@ fn get_index_func_values() {
     let mut indexers: Indexers<Pod> = Indexers::new();
     indexers.insert(
         "testmodes".into(),
-        Arc::new(|p: &Pod| p.metadata.labels.as_ref().and_then(|l| l.get("foo")).cloned().into_iter().collect()),
+        Arc::new(|p: &Pod| {
+            p.metadata.labels.as_ref().and_then(|l| l.get("foo")).map(|v| v.to_string()).into_iter().collect()
+        }),
     );
     let mut index = Writer::with_key_fn(Arc::new(object_key::<Pod>), indexers);
     for (name, foo) in [("one", "bar"), ("two", "bar"), ("tre", "biz")] {
         let mut p = pod("", name, "");
-        p.metadata.labels = Some([("foo".to_owned(), foo.to_owned())].into());
+        p.metadata.labels = Some([("foo", foo)].into());
         index.add(Arc::new(p));
     }
     let values: BTreeSet<String> = index.list_index_values("testmodes").into_iter().collect();

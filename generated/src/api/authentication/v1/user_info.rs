@@ -6,10 +6,7 @@ pub struct UserInfo {
     /// Any additional information provided by the authenticator.
     #[serde(rename = "extra", skip_serializing_if = "Option::is_none")]
     pub extra: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::vec::Vec<::k8s_client_runtime::CompactString>,
-        >,
+        ::k8s_client_runtime::Map<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     >,
     /// The names of groups this user is a part of.
     #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]

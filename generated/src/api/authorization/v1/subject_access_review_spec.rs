@@ -6,10 +6,7 @@ pub struct SubjectAccessReviewSpec {
     /// Extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here.
     #[serde(rename = "extra", skip_serializing_if = "Option::is_none")]
     pub extra: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::vec::Vec<::k8s_client_runtime::CompactString>,
-        >,
+        ::k8s_client_runtime::Map<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     >,
     /// Groups is the groups you're testing for.
     #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]

@@ -20,10 +20,7 @@ pub struct CertificateSigningRequestSpec {
     /// extra contains extra attributes of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
     #[serde(rename = "extra", skip_serializing_if = "Option::is_none")]
     pub extra: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::vec::Vec<::k8s_client_runtime::CompactString>,
-        >,
+        ::k8s_client_runtime::Map<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     >,
     /// groups contains group membership of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
     #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]

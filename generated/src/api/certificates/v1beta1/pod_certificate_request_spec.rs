@@ -62,9 +62,7 @@ pub struct PodCertificateRequestSpec {
         rename = "unverifiedUserAnnotations",
         skip_serializing_if = "Option::is_none"
     )]
-    pub unverified_user_annotations: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub unverified_user_annotations: Option<::k8s_client_runtime::Map>,
 }
 impl<'de> ::serde::Deserialize<'de> for PodCertificateRequestSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(

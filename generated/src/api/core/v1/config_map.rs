@@ -5,15 +5,10 @@
 pub struct ConfigMap {
     /// BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'. BinaryData can contain byte sequences that are not in the UTF-8 range. The keys stored in BinaryData must not overlap with the ones in the Data field, this is enforced during validation process. Using this field will require 1.10+ apiserver and kubelet.
     pub binary_data: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::k8s_client_runtime::codec::ByteString,
-        >,
+        ::k8s_client_runtime::Map<::k8s_client_runtime::codec::ByteString>,
     >,
     /// Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.
-    pub data: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub data: Option<::k8s_client_runtime::Map>,
     /// Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.
     pub immutable: Option<bool>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata

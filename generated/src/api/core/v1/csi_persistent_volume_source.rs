@@ -45,9 +45,7 @@ pub struct CSIPersistentVolumeSource {
     pub read_only: Option<bool>,
     /// volumeAttributes of the volume to publish.
     #[serde(rename = "volumeAttributes", skip_serializing_if = "Option::is_none")]
-    pub volume_attributes: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub volume_attributes: Option<::k8s_client_runtime::Map>,
     /// volumeHandle is the unique volume name returned by the CSI volume plugin’s CreateVolume to refer to the volume on all subsequent calls. Required.
     #[serde(rename = "volumeHandle")]
     pub volume_handle: ::k8s_client_runtime::CompactString,

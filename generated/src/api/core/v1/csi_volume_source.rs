@@ -19,9 +19,7 @@ pub struct CSIVolumeSource {
     pub read_only: Option<bool>,
     /// volumeAttributes stores driver-specific properties that are passed to the CSI driver. Consult your driver's documentation for supported values.
     #[serde(rename = "volumeAttributes", skip_serializing_if = "Option::is_none")]
-    pub volume_attributes: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub volume_attributes: Option<::k8s_client_runtime::Map>,
 }
 impl<'de> ::serde::Deserialize<'de> for CSIVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -11,9 +11,7 @@ pub struct FlexPersistentVolumeSource {
     pub fs_type: Option<::k8s_client_runtime::CompactString>,
     /// options is Optional: this field holds extra command options if any.
     #[serde(rename = "options", skip_serializing_if = "Option::is_none")]
-    pub options: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub options: Option<::k8s_client_runtime::Map>,
     /// readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,

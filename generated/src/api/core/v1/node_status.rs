@@ -9,18 +9,12 @@ pub struct NodeStatus {
     /// Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity.
     #[serde(rename = "allocatable", skip_serializing_if = "Option::is_none")]
     pub allocatable: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
     /// Capacity represents the total resources of a node. More info: https://kubernetes.io/docs/reference/node/node-status/#capacity
     #[serde(rename = "capacity", skip_serializing_if = "Option::is_none")]
     pub capacity: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
     /// Conditions is an array of current observed node conditions. More info: https://kubernetes.io/docs/reference/node/node-status/#condition
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]

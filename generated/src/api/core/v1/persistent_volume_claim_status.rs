@@ -38,9 +38,7 @@ pub struct PersistentVolumeClaimStatus {
         rename = "allocatedResourceStatuses",
         skip_serializing_if = "Option::is_none"
     )]
-    pub allocated_resource_statuses: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub allocated_resource_statuses: Option<::k8s_client_runtime::Map>,
     /// allocatedResources tracks the resources allocated to a PVC including its capacity. Key names follow standard Kubernetes label syntax. Valid values are either:
     /// 	* Un-prefixed keys:
     /// 		- storage - the capacity of the volume.
@@ -52,18 +50,12 @@ pub struct PersistentVolumeClaimStatus {
     /// A controller that receives PVC update with previously unknown resourceName should ignore the update for the purpose it was designed. For example - a controller that only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid resources associated with PVC.
     #[serde(rename = "allocatedResources", skip_serializing_if = "Option::is_none")]
     pub allocated_resources: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
     /// capacity represents the actual resources of the underlying volume.
     #[serde(rename = "capacity", skip_serializing_if = "Option::is_none")]
     pub capacity: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
     /// conditions is the current Condition of persistent volume claim. If underlying persistent volume is being resized then the Condition will be set to 'Resizing'.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]

@@ -24,10 +24,7 @@ pub struct PersistentVolumeSpec {
     /// capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity
     #[serde(rename = "capacity", skip_serializing_if = "Option::is_none")]
     pub capacity: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
     /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime. Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
     #[serde(rename = "cephfs", skip_serializing_if = "Option::is_none")]

@@ -47,9 +47,7 @@ pub struct PodCertificateProjection {
     ///
     /// Signers should document the keys and values they support. Signers should deny requests that contain keys they do not recognize.
     #[serde(rename = "userAnnotations", skip_serializing_if = "Option::is_none")]
-    pub user_annotations: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub user_annotations: Option<::k8s_client_runtime::Map>,
 }
 impl<'de> ::serde::Deserialize<'de> for PodCertificateProjection {
     fn deserialize<D: ::serde::Deserializer<'de>>(

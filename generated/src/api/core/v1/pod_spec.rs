@@ -74,9 +74,7 @@ pub struct PodSpec {
     pub node_name: Option<::k8s_client_runtime::CompactString>,
     /// NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/
     #[serde(rename = "nodeSelector", skip_serializing_if = "Option::is_none")]
-    pub node_selector: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub node_selector: Option<::k8s_client_runtime::Map>,
     /// Specifies the OS of the containers in the pod. Some pod and container fields are restricted if this is set.
     ///
     /// If the OS field is set to linux, the following fields must be unset: -securityContext.windowsOptions
@@ -87,10 +85,7 @@ pub struct PodSpec {
     /// Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md
     #[serde(rename = "overhead", skip_serializing_if = "Option::is_none")]
     pub overhead: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
     /// PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.
     ///

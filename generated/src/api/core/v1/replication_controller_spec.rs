@@ -11,9 +11,7 @@ pub struct ReplicationControllerSpec {
     pub replicas: Option<i32>,
     /// Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
     #[serde(rename = "selector", skip_serializing_if = "Option::is_none")]
-    pub selector: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub selector: Option<::k8s_client_runtime::Map>,
     /// Template is the object that describes the pod that will be created if insufficient replicas are detected. This takes precedence over a TemplateRef. The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template
     #[serde(rename = "template", skip_serializing_if = "Option::is_none")]
     pub template: Option<::std::boxed::Box<crate::api::core::v1::PodTemplateSpec>>,

@@ -6,10 +6,7 @@ pub struct ResourceQuotaSpec {
     /// hard is the set of desired hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/
     #[serde(rename = "hard", skip_serializing_if = "Option::is_none")]
     pub hard: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
     /// scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values. For a resource to match, both scopes AND scopeSelector (if specified in spec), must be matched.
     #[serde(rename = "scopeSelector", skip_serializing_if = "Option::is_none")]

@@ -6,18 +6,12 @@ pub struct ResourceQuotaStatus {
     /// Hard is the set of enforced hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/
     #[serde(rename = "hard", skip_serializing_if = "Option::is_none")]
     pub hard: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
     /// Used is the current observed total usage of the resource in the namespace.
     #[serde(rename = "used", skip_serializing_if = "Option::is_none")]
     pub used: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for ResourceQuotaStatus {

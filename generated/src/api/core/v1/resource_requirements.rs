@@ -13,18 +13,12 @@ pub struct ResourceRequirements {
     /// Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
     #[serde(rename = "limits", skip_serializing_if = "Option::is_none")]
     pub limits: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
     /// Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
     #[serde(rename = "requests", skip_serializing_if = "Option::is_none")]
     pub requests: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for ResourceRequirements {

@@ -6,10 +6,7 @@ pub struct Overhead {
     /// podFixed represents the fixed resource overhead associated with running a pod.
     #[serde(rename = "podFixed", skip_serializing_if = "Option::is_none")]
     pub pod_fixed: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for Overhead {

@@ -30,10 +30,7 @@ pub struct DeviceRequestAllocationResult {
     /// This field is populated only for devices that allow multiple allocations. All capacity entries are included, even if the consumed amount is zero.
     #[serde(rename = "consumedCapacity", skip_serializing_if = "Option::is_none")]
     pub consumed_capacity: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
     /// Device references one device instance via its name in the driver's resource pool. It must be a DNS label.
     #[serde(rename = "device")]

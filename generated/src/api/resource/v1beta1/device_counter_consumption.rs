@@ -10,10 +10,7 @@ pub struct DeviceCounterConsumption {
     ///
     /// The maximum number of counters is 32.
     #[serde(rename = "counters")]
-    pub counters: ::std::collections::BTreeMap<
-        ::std::string::String,
-        crate::api::resource::v1beta1::Counter,
-    >,
+    pub counters: ::k8s_client_runtime::Map<crate::api::resource::v1beta1::Counter>,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceCounterConsumption {
     fn deserialize<D: ::serde::Deserializer<'de>>(

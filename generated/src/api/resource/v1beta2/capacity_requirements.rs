@@ -16,10 +16,7 @@ pub struct CapacityRequirements {
     /// If the device allows multiple allocation, the aggregated amount across all requests must not exceed the capacity value. The consumed capacity, which may be adjusted based on the requestPolicy if defined, is recorded in the resource claim’s status.devices[*].consumedCapacity field.
     #[serde(rename = "requests", skip_serializing_if = "Option::is_none")]
     pub requests: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::apimachinery::pkg::api::resource::Quantity,
-        >,
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for CapacityRequirements {

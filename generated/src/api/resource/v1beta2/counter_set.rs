@@ -9,10 +9,7 @@ pub struct CounterSet {
     ///
     /// The maximum number of counters is 32.
     #[serde(rename = "counters")]
-    pub counters: ::std::collections::BTreeMap<
-        ::std::string::String,
-        crate::api::resource::v1beta2::Counter,
-    >,
+    pub counters: ::k8s_client_runtime::Map<crate::api::resource::v1beta2::Counter>,
     /// Name defines the name of the counter set. It must be a DNS label.
     #[serde(rename = "name")]
     pub name: ::k8s_client_runtime::CompactString,

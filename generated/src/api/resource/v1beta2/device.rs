@@ -21,10 +21,7 @@ pub struct Device {
     /// The maximum number of attributes and capacities combined is 32.
     #[serde(rename = "attributes", skip_serializing_if = "Option::is_none")]
     pub attributes: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::api::resource::v1beta2::DeviceAttribute,
-        >,
+        ::k8s_client_runtime::Map<crate::api::resource::v1beta2::DeviceAttribute>,
     >,
     /// BindingConditions defines the conditions for proceeding with binding. All of these conditions must be set in the per-device status conditions with a value of True to proceed with binding the pod to the node while scheduling the pod.
     ///
@@ -59,10 +56,7 @@ pub struct Device {
     /// The maximum number of attributes and capacities combined is 32.
     #[serde(rename = "capacity", skip_serializing_if = "Option::is_none")]
     pub capacity: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::api::resource::v1beta2::DeviceCapacity,
-        >,
+        ::k8s_client_runtime::Map<crate::api::resource::v1beta2::DeviceCapacity>,
     >,
     /// ConsumesCounters defines a list of references to sharedCounters and the set of counters that the device will consume from those counter sets.
     ///

@@ -16,9 +16,7 @@ pub struct StorageClass {
     /// mountOptions controls the mountOptions for dynamically provisioned PersistentVolumes of this storage class. e.g. ["ro", "soft"]. Not validated - mount of the PVs will simply fail if one is invalid.
     pub mount_options: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     /// parameters holds the parameters for the provisioner that should create volumes of this storage class.
-    pub parameters: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub parameters: Option<::k8s_client_runtime::Map>,
     /// provisioner indicates the type of the provisioner.
     pub provisioner: ::k8s_client_runtime::CompactString,
     /// reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.

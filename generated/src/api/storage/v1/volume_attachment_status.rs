@@ -11,9 +11,7 @@ pub struct VolumeAttachmentStatus {
     pub attached: bool,
     /// attachmentMetadata is populated with any information returned by the attach operation, upon successful attach, that must be passed into subsequent WaitForAttach or Mount calls. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.
     #[serde(rename = "attachmentMetadata", skip_serializing_if = "Option::is_none")]
-    pub attachment_metadata: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub attachment_metadata: Option<::k8s_client_runtime::Map>,
     /// detachError represents the last error encountered during detach operation, if any. This field must only be set by the entity completing the detach operation, i.e. the external-attacher.
     #[serde(rename = "detachError", skip_serializing_if = "Option::is_none")]
     pub detach_error: Option<::std::boxed::Box<crate::api::storage::v1::VolumeError>>,

@@ -137,9 +137,7 @@ pub struct WidgetSpec {
     #[serde(rename = "color", skip_serializing_if = "Option::is_none")]
     pub color: Option<crate::com::example::v1::WidgetSpecColor>,
     #[serde(rename = "labels", skip_serializing_if = "Option::is_none")]
-    pub labels: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub labels: Option<::k8s_client_runtime::Map>,
     #[serde(rename = "notBefore", skip_serializing_if = "Option::is_none")]
     pub not_before: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::Time>,
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]

@@ -34,15 +34,13 @@ pub struct JSONSchemaProps {
     >,
     #[serde(rename = "definitions", skip_serializing_if = "Option::is_none")]
     pub definitions: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
+        ::k8s_client_runtime::Map<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
     #[serde(rename = "dependencies", skip_serializing_if = "Option::is_none")]
     pub dependencies: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
+        ::k8s_client_runtime::Map<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrStringArray,
         >,
     >,
@@ -115,15 +113,13 @@ pub struct JSONSchemaProps {
     pub pattern: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "patternProperties", skip_serializing_if = "Option::is_none")]
     pub pattern_properties: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
+        ::k8s_client_runtime::Map<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
     #[serde(rename = "properties", skip_serializing_if = "Option::is_none")]
     pub properties: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
+        ::k8s_client_runtime::Map<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,

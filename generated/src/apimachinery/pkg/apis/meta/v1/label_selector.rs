@@ -12,9 +12,7 @@ pub struct LabelSelector {
     >,
     /// matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is "key", the operator is "In", and the values array contains only "value". The requirements are ANDed.
     #[serde(rename = "matchLabels", skip_serializing_if = "Option::is_none")]
-    pub match_labels: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub match_labels: Option<::k8s_client_runtime::Map>,
 }
 impl<'de> ::serde::Deserialize<'de> for LabelSelector {
     fn deserialize<D: ::serde::Deserializer<'de>>(

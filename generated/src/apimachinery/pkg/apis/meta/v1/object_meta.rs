@@ -5,9 +5,7 @@
 pub struct ObjectMeta {
     /// Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata. They are not queryable and should be preserved when modifying objects. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/annotations
     #[serde(rename = "annotations", skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub annotations: Option<::k8s_client_runtime::Map>,
     /// CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.
     ///
     /// Populated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
@@ -39,9 +37,7 @@ pub struct ObjectMeta {
     pub generation: Option<i64>,
     /// Map of string keys and values that can be used to organize and categorize (scope and select) objects. May match selectors of replication controllers and services. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels
     #[serde(rename = "labels", skip_serializing_if = "Option::is_none")]
-    pub labels: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub labels: Option<::k8s_client_runtime::Map>,
     /// ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow. This is mostly for internal housekeeping, and users typically shouldn't need to set or understand this field. A workflow can be the user's name, a controller's name, or the name of a specific apply path like "ci-cd". The set of fields is always in the version that the workflow used when modifying the object.
     #[serde(rename = "managedFields", skip_serializing_if = "Option::is_none")]
     pub managed_fields: Option<
@@ -168,18 +164,10 @@ impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
     fn generation(&self) -> ::std::option::Option<i64> {
         self.generation
     }
-    fn labels(
-        &self,
-    ) -> ::std::option::Option<
-        &::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    > {
+    fn labels(&self) -> ::std::option::Option<&::k8s_client_runtime::Map> {
         self.labels.as_ref()
     }
-    fn annotations(
-        &self,
-    ) -> ::std::option::Option<
-        &::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    > {
+    fn annotations(&self) -> ::std::option::Option<&::k8s_client_runtime::Map> {
         self.annotations.as_ref()
     }
     fn is_being_deleted(&self) -> bool {

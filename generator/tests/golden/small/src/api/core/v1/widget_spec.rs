@@ -5,12 +5,7 @@ pub struct WidgetSpec {
     #[serde(rename = "clusterIPs", skip_serializing_if = "Option::is_none")]
     pub cluster_ips: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
-    pub data: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::k8s_client_runtime::codec::ByteString,
-        >,
-    >,
+    pub data: Option<::k8s_client_runtime::Map<::k8s_client_runtime::codec::ByteString>>,
     #[serde(rename = "port")]
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
     #[serde(rename = "replicas", skip_serializing_if = "Option::is_none")]

@@ -119,9 +119,7 @@ impl ::k8s_client_runtime::object::Object for Objects {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct ObjectsSpec {
     #[serde(rename = "annotationsAny", skip_serializing_if = "Option::is_none")]
-    pub annotations_any: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
+    pub annotations_any: Option<::k8s_client_runtime::Map<::serde_json::Value>>,
     /// Kept as received.
     #[serde(rename = "anything", skip_serializing_if = "Option::is_none")]
     pub anything: Option<::serde_json::Value>,
@@ -147,17 +145,12 @@ pub struct ObjectsSpec {
     #[serde(rename = "hosts", skip_serializing_if = "Option::is_none")]
     pub hosts: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
     #[serde(rename = "labels", skip_serializing_if = "Option::is_none")]
-    pub labels: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub labels: Option<::k8s_client_runtime::Map>,
     #[serde(rename = "matrix", skip_serializing_if = "Option::is_none")]
     pub matrix: Option<::std::vec::Vec<::std::vec::Vec<i64>>>,
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
     pub ports: Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            crate::com::example::features::v1::ObjectsSpecPorts,
-        >,
+        ::k8s_client_runtime::Map<crate::com::example::features::v1::ObjectsSpecPorts>,
     >,
     /// A metav1.LabelSelector, taken from k8s-client.
     #[serde(rename = "selector", skip_serializing_if = "Option::is_none")]
@@ -439,9 +432,7 @@ pub struct ObjectsSpecTypedTemplate {
     #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
-    pub data: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub data: Option<::k8s_client_runtime::Map>,
     #[serde(rename = "kind", skip_serializing_if = "Option::is_none")]
     pub kind: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "metadata", skip_serializing_if = "Option::is_none")]

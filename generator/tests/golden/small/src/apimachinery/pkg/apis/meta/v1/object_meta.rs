@@ -3,9 +3,7 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct ObjectMeta {
     #[serde(rename = "annotations", skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub annotations: Option<::k8s_client_runtime::Map>,
     #[serde(rename = "deletionTimestamp", skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     #[serde(rename = "generateName", skip_serializing_if = "Option::is_none")]
@@ -13,9 +11,7 @@ pub struct ObjectMeta {
     #[serde(rename = "generation", skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
     #[serde(rename = "labels", skip_serializing_if = "Option::is_none")]
-    pub labels: Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    pub labels: Option<::k8s_client_runtime::Map>,
     #[serde(rename = "managedFields", skip_serializing_if = "Option::is_none")]
     pub managed_fields: Option<
         ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
@@ -103,18 +99,10 @@ impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
     fn generation(&self) -> ::std::option::Option<i64> {
         self.generation
     }
-    fn labels(
-        &self,
-    ) -> ::std::option::Option<
-        &::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    > {
+    fn labels(&self) -> ::std::option::Option<&::k8s_client_runtime::Map> {
         self.labels.as_ref()
     }
-    fn annotations(
-        &self,
-    ) -> ::std::option::Option<
-        &::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    > {
+    fn annotations(&self) -> ::std::option::Option<&::k8s_client_runtime::Map> {
         self.annotations.as_ref()
     }
     fn is_being_deleted(&self) -> bool {

@@ -1,0 +1,64 @@
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+
+use super::*;
+
+#[test]
+fn reads_like_a_btreemap() {
+    let mut labels: Map = Map::from([("tier", "web"), ("app", "shop")]);
+    assert_eq!(labels.len(), 2);
+    assert_eq!(labels.get("app").map(|v| v.as_str()), Some("shop"));
+    assert_eq!(labels["tier"], "web");
+    assert!(labels.contains_key("tier") && !labels.contains_key("zone"));
+    assert_eq!(labels.insert("app".into(), "cart".into()).as_deref(), Some("shop"));
+    assert_eq!(labels.insert(String::from("zone").into(), "a".into()), None);
+    assert_eq!(labels.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["app", "tier", "zone"]);
+    assert_eq!(labels.remove("tier").as_deref(), Some("web"));
+    *labels.get_or_insert_with("count".into(), CompactString::default) += "1";
+    assert_eq!(format!("{labels:?}"), r#"{"app": "cart", "count": "1", "zone": "a"}"#);
+    labels.retain(|k, _| k != "zone");
+    assert_eq!(labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(), ["app=cart", "count=1"]);
+}
+
+#[test]
+fn decodes_sorted_exactly_sized_the_last_of_equal_keys_winning() {
+    let map: Map<i32> = serde_json::from_str(r#"{"b": 1, "a": 2, "b": 3, "c": 4}"#).unwrap();
+    assert_eq!(map.iter().map(|(k, v)| (k.as_str(), *v)).collect::<Vec<_>>(), [("a", 2), ("b", 3), ("c", 4)]);
+    assert_eq!(map.entries.capacity(), 3);
+    let sorted: Map = serde_json::from_str(r#"{"app": "web", "tier": "frontend"}"#).unwrap();
+    assert_eq!(sorted.entries.capacity(), 2);
+    assert!(serde_json::from_str::<Map>("[]").unwrap_err().to_string().contains("a map"));
+}
+
+#[test]
+fn encodes_as_a_btreemap_does() {
+    let json = r#"{"z":"1","a":"2","m/n":"3"}"#;
+    let ours: Map = serde_json::from_str(json).unwrap();
+    let theirs: BTreeMap<String, String> = serde_json::from_str(json).unwrap();
+    assert_eq!(serde_json::to_string(&ours).unwrap(), serde_json::to_string(&theirs).unwrap());
+    assert_eq!(Map::from(theirs.clone()), ours);
+}
+
+proptest! {
+    /// Any sequence of inserts and removes leaves the map equal, entry for
+    /// entry and in order, to a `BTreeMap` given the same sequence.
+    #[test]
+    fn behaves_as_a_btreemap(ops in proptest::collection::vec((any::<bool>(), "[a-d]{0,2}", any::<u8>()), 0..64)) {
+        let mut ours = Map::new();
+        let mut model = BTreeMap::new();
+        for (insert, key, value) in ops {
+            if insert {
+                prop_assert_eq!(ours.insert(key.as_str().into(), value), model.insert(key, value));
+            } else {
+                prop_assert_eq!(ours.remove(&key), model.remove(&key));
+            }
+            prop_assert_eq!(ours.len(), model.len());
+        }
+        let ours_entries: Vec<_> = ours.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let model_entries: Vec<_> = model.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        prop_assert_eq!(&ours_entries, &model_entries);
+        let rebuilt: Map<u8> = model.clone().into_iter().rev().collect();
+        prop_assert_eq!(rebuilt, ours);
+    }
+}
