@@ -202,8 +202,9 @@ impl<'de, P: Default, T: DecodeFields> Visitor<'de> for OptionFill<'_, P, T> {
     }
 }
 
-/// Seed for a plain list field: exactly sized (see [`List`]'s notes), `null`
-/// read as empty, as Go clients do.
+/// Seed for a plain list field: exactly sized (a list grown by doubling
+/// would keep up to half its room unused), `null` read as empty, as Go
+/// clients do.
 pub struct List<'a, T>(pub &'a mut Vec<T>);
 
 /// Seed for an optional list field: exactly sized; `null` clears it.
