@@ -21,6 +21,12 @@ pub struct RunInfo {
     pub versions: Vec<(String, String)>,
 }
 
+/// `1.26.8` from `go version go1.26.8 linux/amd64`; the line as it is when
+/// it has another form.
+fn go_version(line: &str) -> String {
+    line.split_whitespace().nth(2).and_then(|v| v.strip_prefix("go")).map_or_else(|| line.to_owned(), str::to_owned)
+}
+
 impl RunInfo {
     pub fn collect(scale: f64, runs: usize, apiserver: String, pods: usize, decode_pods: usize) -> RunInfo {
         let first_line = |cmd: &str, args: &[&str]| {
@@ -55,8 +61,10 @@ impl RunInfo {
                 ("client-go", go_module_version(&go_mod, "k8s.io/client-go")),
                 ("kube", lock_version(&kube_lock, "kube")),
                 ("k8s-openapi", lock_version(&kube_lock, "k8s-openapi")),
-                ("rustc", first_line("rustc", &["--version"])),
-                ("go", first_line("go", &["version"])),
+                // `rustc 1.95.0 (…)` and `go version go1.26.8 linux/amd64`:
+                // the version alone, after the tool's name.
+                ("rustc", first_line("rustc", &["--version"]).trim_start_matches("rustc ").to_owned()),
+                ("go", go_version(&first_line("go", &["version"]))),
             ]
             .into_iter()
             .map(|(k, v)| (k.to_owned(), v))
@@ -345,4 +353,15 @@ pub fn chart(table: &Table, info: &RunInfo, to: &Path) -> Result<(), Box<dyn std
     chart.configure_series_labels().border_style(BLACK).background_style(WHITE).draw()?;
     root.present()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_version;
+
+    #[test]
+    fn go_version_is_the_number_alone() {
+        assert_eq!(go_version("go version go1.26.8 linux/amd64"), "1.26.8");
+        assert_eq!(go_version("unknown"), "unknown");
+    }
 }
