@@ -8,10 +8,9 @@
 //! of [`CompactString`]s, which hold up to 24 bytes inline: four labels of
 //! ordinary length take one 192-byte allocation instead of nine.
 //!
-//! Lookups are a binary search and an insertion shifts the entries after it,
-//! which for maps of this size is as quick as a tree. Iteration, and
-//! encoding, are in key order, as with `BTreeMap` and as the apiserver
-//! writes maps.
+//! Lookups are a binary search, and an insertion shifts the entries after
+//! it, which costs little at these sizes. Iteration, and encoding, are in
+//! key order, as with `BTreeMap` and as the apiserver writes maps.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -140,16 +139,11 @@ impl<V> Map<V> {
     /// Builds a map from entries in any order; of equal keys the last wins.
     fn from_entries(mut entries: Vec<(CompactString, V)>) -> Self {
         if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
-            // Stable: of equal keys, the later one stays last in its run.
+            // Reversed, a stable sort puts the last of equal keys first in
+            // its run, and `dedup_by` keeps the first.
+            entries.reverse();
             entries.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut kept: Vec<(CompactString, V)> = Vec::with_capacity(entries.len());
-            for entry in entries {
-                match kept.last_mut() {
-                    Some(last) if last.0 == entry.0 => *last = entry,
-                    _ => kept.push(entry),
-                }
-            }
-            entries = kept;
+            entries.dedup_by(|later, kept| later.0 == kept.0);
         }
         entries.shrink_to_fit();
         Map { entries }

@@ -5,10 +5,11 @@
 //! the REST client, reflector, indexer and listers are written once, for any
 //! kind, built in or custom.
 
-use crate::Map;
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
+
+use crate::Map;
 
 /// Whether a resource lives in a namespace or at cluster level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -7,13 +7,8 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::types::{ident, is_boxed, is_kind, is_plain};
-use crate::ir::{Api, Field, FieldType, Shape, TypeDef};
-
-/// Whether `ty` names a generated struct, which decodes in place.
-fn is_struct(api: &Api, ty: &FieldType) -> bool {
-    matches!(ty, FieldType::Ref(r) if matches!(api.types.get(r.as_str()).map(|d| &d.shape), Some(Shape::Struct(_))))
-}
+use super::types::{ident, is_boxed, is_kind, is_plain, is_struct};
+use crate::ir::{Api, Field, FieldType, TypeDef};
 
 /// The statement reading field `f` from `map` into `self`.
 fn read_field(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {

