@@ -47,7 +47,7 @@ fn main() {
     let json =
         k8s_client_bench::gunzip_file(k8s_client_bench::SHARED_PODLIST.as_ref()).unwrap_or_else(|e| panic!("{e}"));
     let before = snapshot();
-    let list: PodList = serde_json::from_slice(&json).expect("decode PodList");
+    let list: PodList = k8s_client_runtime::codec::decode_json(&json).expect("decode PodList");
     let after = snapshot();
     let pods = list.items.len() as f64;
     let (mut blocks, mut bytes, mut chunks) = (0.0, 0.0, 0.0);

@@ -278,7 +278,7 @@ impl KindEntry {
 pub fn transcode<T: serde::de::DeserializeOwned + Serialize>(
     json: &[u8],
 ) -> Result<serde_json::Value, serde_json::Error> {
-    let typed: T = serde_json::from_slice(json)?;
+    let typed: T = crate::codec::decode_json(json)?;
     serde_json::to_value(&typed)
 }
 

@@ -98,7 +98,8 @@ fn runtime() -> tokio::runtime::Runtime {
 
 fn decode(file: &PathBuf, rounds: usize) -> Result<serde_json::Value, Failure> {
     let json = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let decode = || serde_json::from_slice::<PodList>(&json);
+    // What the runtime does with every response body and watch event.
+    let decode = || k8s_client_runtime::codec::decode_json::<PodList>(&json);
     let before = ALLOC.allocated();
     let warm = decode()?;
     let heap = ALLOC.allocated() - before;

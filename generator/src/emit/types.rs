@@ -526,7 +526,7 @@ fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
             #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
             pub enum #name {
                 Int(i32),
-                String(::std::string::String),
+                String(::k8s_client_runtime::CompactString),
             }
 
             impl ::std::default::Default for #name {
@@ -558,7 +558,7 @@ fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
             #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
             pub struct #name(
                 #[serde(deserialize_with = "::k8s_client_runtime::codec::deserialize_quantity")]
-                pub ::std::string::String,
+                pub ::k8s_client_runtime::CompactString,
             );
         },
         Special::Time | Special::MicroTime => {

@@ -253,7 +253,8 @@ impl<'de, T: DecodeFields> ReadElements<'de, T> for InPlace<T> {
             items.push(T::default());
             let last = items.len() - 1;
             if seq.next_element_seed(Struct(&mut items[last]))?.is_none() {
-                items.pop();
+                // Dropped where it lies: `pop` would copy it out first.
+                items.truncate(last);
                 return Ok(());
             }
         }

@@ -319,7 +319,7 @@ fn split_group_version(gv: &str) -> (&str, &str) {
 }
 
 fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, Error> {
-    serde_json::from_slice(bytes).map_err(|source| Error::Decode { what: what.to_owned(), source })
+    crate::codec::decode_json(bytes).map_err(|source| Error::Decode { what: what.to_owned(), source })
 }
 
 fn parse_aggregated(bytes: &[u8], what: &str) -> Result<Option<types::AggregatedList>, Error> {

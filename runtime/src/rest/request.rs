@@ -305,7 +305,7 @@ impl Request {
     pub async fn json<T: DeserializeOwned>(self) -> Result<T, Error> {
         let what = format!("{} {} response", self.method, self.path_and_query());
         let bytes = self.bytes().await?;
-        serde_json::from_slice(&bytes).map_err(|source| Error::Decode { what, source })
+        crate::codec::decode_json(&bytes).map_err(|source| Error::Decode { what, source })
     }
 
     /// The body as it arrives (logs with `follow=true`, exec output). The

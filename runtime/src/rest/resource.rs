@@ -298,9 +298,9 @@ fn decode_delete<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<Delete
         api_version: Option<String>,
     }
     let decode = |source| Error::Decode { what: what.to_owned(), source };
-    let probe: Probe = serde_json::from_slice(bytes).map_err(decode)?;
+    let probe: Probe = crate::codec::decode_json(bytes).map_err(decode)?;
     if probe.kind.as_deref() == Some("Status") && probe.api_version.as_deref().is_none_or(|v| v == "v1") {
-        return Ok(DeleteResult::Status(serde_json::from_slice(bytes).map_err(decode)?));
+        return Ok(DeleteResult::Status(crate::codec::decode_json(bytes).map_err(decode)?));
     }
-    Ok(DeleteResult::Object(serde_json::from_slice(bytes).map_err(decode)?))
+    Ok(DeleteResult::Object(crate::codec::decode_json(bytes).map_err(decode)?))
 }

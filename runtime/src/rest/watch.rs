@@ -231,7 +231,7 @@ struct BookmarkMeta {
 /// type is held as raw JSON and decoded once the type is known.
 pub fn decode_event<T: DeserializeOwned>(frame: &[u8]) -> Result<WatchEvent<T>, Error> {
     let decode_err = |what: &str, source| Error::Decode { what: what.to_owned(), source };
-    let event = serde_json::from_slice::<frame::Event<T>>(frame).map_err(|e| decode_err("watch event", e))?;
+    let event = crate::codec::decode_json::<frame::Event<T>>(frame).map_err(|e| decode_err("watch event", e))?;
     let (kind, object) = match event {
         frame::Event::Decoded(event) => return event,
         frame::Event::Raw(kind, object) => (kind, object),

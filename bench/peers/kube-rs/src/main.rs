@@ -137,8 +137,12 @@ fn decode(file: &Path, rounds: usize) -> Result<serde_json::Value> {
         return Err("--rounds must be at least 1".into());
     }
     let bytes = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
-    let parse =
-        || serde_json::from_slice::<ObjectList<Pod>>(&bytes).map_err(|e| format!("decoding {}: {e}", file.display()));
+    // As kube's client reads a response: the body checked as UTF-8 text
+    // (`String::from_utf8`), then `serde_json::from_str`.
+    let parse = || {
+        let text = std::str::from_utf8(&bytes).map_err(|e| format!("{}: {e}", file.display()))?;
+        serde_json::from_str::<ObjectList<Pod>>(text).map_err(|e| format!("decoding {}: {e}", file.display()))
+    };
 
     // The warm-up decode also gives the heap figure: the live-bytes delta
     // while the list is held, before it is dropped.
