@@ -25,7 +25,7 @@ pub mod fields;
 ///
 /// The text's UTF-8 is checked once, as a whole, and then read as `str`:
 /// reading bytes, serde_json checks each string again as it meets it, and a
-/// `PodList` of `shared/bench/podlist-5000.json.gz` decoded about 40% faster
+/// `PodList` of `shared/bench/podlist-5000.json.gz` decoded about 30% faster
 /// this way (`cargo bench -p k8s-client-bench --bench decode`). Text that is
 /// not UTF-8 is read as bytes instead, so the error says where it fails.
 pub fn decode_json<T: serde::de::DeserializeOwned>(json: &[u8]) -> Result<T, serde_json::Error> {
