@@ -7,7 +7,7 @@
 //!
 //! Run: `cargo bench -p k8s-client-bench --bench cluster`.
 
-use k8s_client_runtime::Map;
+use k8s_client_runtime::{Map, thin_vec};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -97,7 +97,7 @@ async fn main() {
             ..Default::default()
         },
         spec: Some(PodSpec {
-            containers: vec![Container {
+            containers: thin_vec![Container {
                 name: "main".into(),
                 image: Some("registry.invalid/app:1.0".into()),
                 ..Default::default()

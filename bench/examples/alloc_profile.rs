@@ -14,6 +14,9 @@ use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 struct Counting;
 static BLOCKS: [AtomicUsize; 64] = [const { AtomicUsize::new(0) }; 64];
 static BYTES: [AtomicUsize; 64] = [const { AtomicUsize::new(0) }; 64];
+/// Calls, including blocks freed or moved before the decode returns.
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+static REALLOCS: AtomicUsize = AtomicUsize::new(0);
 
 fn class(size: usize) -> usize {
     (size.next_power_of_two().trailing_zeros() as usize).min(63)
@@ -22,9 +25,18 @@ fn class(size: usize) -> usize {
 // SAFETY: forwards to the system allocator unchanged; only counts.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Relaxed);
         BLOCKS[class(l.size())].fetch_add(1, Relaxed);
         BYTES[class(l.size())].fetch_add(l.size(), Relaxed);
         unsafe { System.alloc(l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new_size: usize) -> *mut u8 {
+        REALLOCS.fetch_add(1, Relaxed);
+        BLOCKS[class(l.size())].fetch_sub(1, Relaxed);
+        BYTES[class(l.size())].fetch_sub(l.size(), Relaxed);
+        BLOCKS[class(new_size)].fetch_add(1, Relaxed);
+        BYTES[class(new_size)].fetch_add(new_size, Relaxed);
+        unsafe { System.realloc(p, l, new_size) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         BLOCKS[class(l.size())].fetch_sub(1, Relaxed);
@@ -47,9 +59,15 @@ fn main() {
     let json =
         k8s_client_bench::gunzip_file(k8s_client_bench::SHARED_PODLIST.as_ref()).unwrap_or_else(|e| panic!("{e}"));
     let before = snapshot();
+    let calls = (ALLOCS.load(Relaxed), REALLOCS.load(Relaxed));
     let list: PodList = k8s_client_runtime::codec::decode_json(&json).expect("decode PodList");
     let after = snapshot();
     let pods = list.items.len() as f64;
+    println!(
+        "calls per pod: {:.1} allocations, {:.1} reallocations",
+        (ALLOCS.load(Relaxed) - calls.0) as f64 / pods,
+        (REALLOCS.load(Relaxed) - calls.1) as f64 / pods
+    );
     let (mut blocks, mut bytes, mut chunks) = (0.0, 0.0, 0.0);
     for (i, ((b0, s0), (b1, s1))) in before.iter().zip(&after).enumerate() {
         let n = (b1 - b0) as f64 / pods;
@@ -66,5 +84,10 @@ fn main() {
         }
     }
     println!("per pod: {blocks:.1} blocks, {bytes:.0} B requested, ~{chunks:.0} B with malloc's rounding");
+    let mut list = list;
+    let before_strip: isize = (0..64).map(|i| BYTES[i].load(Relaxed) as isize).sum();
+    for pod in &mut list.items { pod.metadata.managed_fields = None; }
+    let after_strip: isize = (0..64).map(|i| BYTES[i].load(Relaxed) as isize).sum();
+    println!("managedFields per pod: {:.0} B", (before_strip - after_strip) as f64 / pods);
     std::hint::black_box(list);
 }

@@ -14,10 +14,10 @@ use k8s_client_runtime::rest::Client;
 use k8s_client_runtime::selector::LabelSelector;
 
 fn owned_by(
-    owners: &Option<Vec<k8s_client::apimachinery::pkg::apis::meta::v1::OwnerReference>>,
+    owners: Option<&[k8s_client::apimachinery::pkg::apis::meta::v1::OwnerReference]>,
     uid: &Option<CompactString>,
 ) -> bool {
-    owners.iter().flatten().any(|o| o.controller == Some(true) && Some(&o.uid) == uid.as_ref())
+    owners.unwrap_or_default().iter().any(|o| o.controller == Some(true) && Some(&o.uid) == uid.as_ref())
 }
 
 #[tokio::main]
@@ -43,13 +43,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let Some(spec) = &deployment.spec else { continue };
         let selector = spec.selector.to_selector()?;
         let mut sets = replica_sets.namespace(namespace).list(&selector);
-        sets.retain(|rs| owned_by(&rs.metadata.owner_references, &deployment.metadata.uid));
+        sets.retain(|rs| owned_by(rs.metadata.owner_references.as_deref(), &deployment.metadata.uid));
         sets.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
         for rs in sets {
             println!("  replicaset {}", object_key(&rs));
             let Some(rs_selector) = rs.spec.as_ref().map(|s| s.selector.to_selector()).transpose()? else { continue };
             let mut owned = pods.namespace(namespace).list(&rs_selector);
-            owned.retain(|p| owned_by(&p.metadata.owner_references, &rs.metadata.uid));
+            owned.retain(|p| owned_by(p.metadata.owner_references.as_deref(), &rs.metadata.uid));
             owned.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
             for pod in owned {
                 let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or_default();

@@ -14,7 +14,7 @@ use k8s_client::clientset::Clientset;
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::listers::core_v1::ConfigMapLister;
 use k8s_client::prelude::*;
-use k8s_client_runtime::Map;
+use k8s_client_runtime::{Map, thin_vec};
 use k8s_client_runtime::cache::{DeltaObject, ResourceEventHandlerFuncs};
 use k8s_client_runtime::object::{object_key, split_key};
 use k8s_client_runtime::record::{EventBroadcaster, EventRecorder, EventType};
@@ -51,7 +51,7 @@ impl Controller {
         let greeting = ConfigMap {
             metadata: ObjectMeta {
                 name: Some(greeting_name.as_str().into()),
-                owner_references: Some(vec![OwnerReference {
+                owner_references: Some(thin_vec![OwnerReference {
                     api_version: "v1".into(),
                     kind: "ConfigMap".into(),
                     name: name.into(),

@@ -111,7 +111,11 @@ fn subresources_and_verbs() {
 #[test]
 fn apimachinery_shapes_are_taken_from_k8s_client() {
     let widget = kind_file("src/com/example/v1/widget.rs");
-    assert!(widget.contains("::std::vec::Vec<::k8s_client::apimachinery::pkg::apis::meta::v1::Condition>"), "{widget}");
+    let unwrapped: String = widget.split_whitespace().collect();
+    assert!(
+        unwrapped.contains("ThinVec<::k8s_client::apimachinery::pkg::apis::meta::v1::Condition,>"),
+        "{widget}"
+    );
     assert!(widget.contains("pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,"));
     // The condition's status enum went with it.
     assert!(!widget.contains("Status {\n    /// `\"True\"`"));
@@ -182,8 +186,8 @@ fn objects_maps_raw_json_and_nesting() {
         "/// Raw JSON, keeping unknown fields; known fields: `known`.",
         "pub template: Option<::serde_json::Value>,",
         "pub empty: Option<::serde_json::Value>,",
-        "pub matrix: Option<::std::vec::Vec<::std::vec::Vec<i64>>>,",
-        "::std::vec::Vec<crate::com::example::features::v1::ObjectsSpecGrid>,",
+        "pub matrix: Option<\n        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::ThinVec<i64>>,\n    >,",
+        "::k8s_client_runtime::ThinVec<\n                crate::com::example::features::v1::ObjectsSpecGrid,\n            >,",
         "pub choice: Option<::serde_json::Value>,",
         "pub struct ObjectsSpecTypedTemplate {",
         "pub metadata: Option<\n        ::std::boxed::Box<::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta>,\n    >,",

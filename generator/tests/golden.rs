@@ -37,7 +37,10 @@ use support::file;
 fn acronym_plurals_and_keywords_are_named_well() {
     let out = fixture_output();
     let spec = file(&out, "src/api/core/v1/widget_spec.rs");
-    assert!(spec.contains("pub cluster_ips: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>"), "{spec}");
+    assert!(
+        spec.contains("pub cluster_ips: Option<\n        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,\n    >,"),
+        "{spec}"
+    );
     assert!(spec.contains("rename = \"clusterIPs\""));
     assert!(spec.contains("pub type_: "));
     // A required field is a plain value; IntOrString is the hand-designed enum.
@@ -51,7 +54,7 @@ fn acronym_plurals_and_keywords_are_named_well() {
 fn direct_recursion_is_boxed_and_containers_are_not() {
     let tree = file(&fixture_output(), "src/api/core/v1/tree.rs");
     assert!(tree.contains("pub left: Option<::std::boxed::Box<crate::api::core::v1::Tree>>"), "{tree}");
-    assert!(tree.contains("pub children: Option<::std::vec::Vec<crate::api::core::v1::Tree>>"));
+    assert!(tree.contains("pub children: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::Tree>>"), "{tree}");
     assert!(tree.contains("pub continue_: "));
 }
 

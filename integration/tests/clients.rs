@@ -11,7 +11,7 @@ use k8s_client::api::core::v1::{ConfigMap, Container, Pod, PodSpec, PodTemplateS
 use k8s_client::api::policy::v1::Eviction;
 use k8s_client::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_client::prelude::*;
-use k8s_client_runtime::Map;
+use k8s_client_runtime::{Map, thin_vec};
 use k8s_client_runtime::discovery::DiscoveryClient;
 use k8s_client_runtime::dynamic::{DynamicClient, DynamicObject};
 use k8s_client_runtime::object::{DynamicResource, Resource as _};
@@ -198,7 +198,7 @@ fn pod(name: &str) -> Pod {
     Pod {
         metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
         spec: Some(PodSpec {
-            containers: vec![Container {
+            containers: thin_vec![Container {
                 name: "main".into(),
                 image: Some("registry.invalid/none:1".into()),
                 ..Default::default()

@@ -178,7 +178,7 @@ async fn forbidden_openapi_is_an_error_naming_the_url() {
     let bindings = support::clientset().rbac_v1().cluster_role_bindings();
     let original = bindings.get("system:discovery", &GetOptions::default()).await.unwrap();
     let mut restricted = original.clone();
-    restricted.subjects = Some(Vec::new());
+    restricted.subjects = Some(Default::default());
     bindings.update(&restricted, &UpdateOptions::default()).await.unwrap();
 
     let dir = tempfile::tempdir().unwrap();

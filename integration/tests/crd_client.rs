@@ -11,7 +11,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use k8s_client::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, Time};
 use k8s_client::apimachinery::pkg::util::intstr::IntOrString;
-use k8s_client_runtime::Map;
+use k8s_client_runtime::{Map, thin_vec};
 use k8s_client_runtime::cache::SharedInformerFactory;
 use k8s_client_runtime::codec::parse_time;
 use k8s_client_runtime::rest::{
@@ -40,8 +40,8 @@ fn widget(name: &str) -> v1::Widget {
             color: Some(v1::WidgetSpecColor::Green),
             size: Some(IntOrString::String("50%".into())),
             labels: Some(Map::from([("tier", "gold")])),
-            tags: Some(vec!["a".into(), "b".into()]),
-            ports: Some(vec![v1::WidgetSpecPorts {
+            tags: Some(thin_vec!["a".into(), "b".into()]),
+            ports: Some(thin_vec![v1::WidgetSpecPorts {
                 name: "http".into(),
                 port: 80,
                 protocol: Some(v1::WidgetSpecPortsProtocol::Tcp),
@@ -86,7 +86,7 @@ async fn crud_watch_status_scale_and_apply() {
         replicas: Some(3),
         selector: Some("app=w".into()),
         observed_generation: updated.metadata.generation,
-        conditions: Some(vec![Condition {
+        conditions: Some(thin_vec![Condition {
             type_: "Ready".into(),
             status: "True".into(),
             reason: "AllGood".into(),

@@ -181,7 +181,7 @@ pub fn embedded_vec<T: SerializeEmbedded, S: Serializer>(v: &[T], s: S) -> Resul
 }
 
 /// `serialize_with` for an optional list of embedded kinds.
-pub fn embedded_option_vec<T: SerializeEmbedded, S: Serializer>(v: &Option<Vec<T>>, s: S) -> Result<S::Ok, S::Error> {
+pub fn embedded_option_vec<T: SerializeEmbedded, S: Serializer>(v: &Option<thin_vec::ThinVec<T>>, s: S) -> Result<S::Ok, S::Error> {
     match v {
         Some(v) => s.serialize_some(&EmbeddedSeq(v)),
         None => s.serialize_none(),

@@ -35,6 +35,12 @@ pub(crate) mod testing;
 /// and converts from `&str` and `String` with `.into()`.
 pub use compact_str::CompactString;
 pub use config::Config;
+/// The list of generated objects' fields: one pointer (an absent or empty
+/// list costs 8 bytes, not a `Vec`'s 24), with its length and capacity kept
+/// in the heap block beside the elements. It derefs to a slice, grows with
+/// `push` as a `Vec` does, and converts from a `Vec` or an array with
+/// `.into()`; `thin_vec![…]` builds one as `vec![…]` builds a `Vec`.
+pub use thin_vec::{ThinVec, thin_vec};
 pub use map::Map;
 pub use object::{DynamicResource, ListMeta, Metadata, Object, ObjectList, Resource, Scope};
 pub use rest::{Client, ResourceClient};

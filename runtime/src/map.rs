@@ -17,6 +17,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use compact_str::CompactString;
+use thin_vec::ThinVec;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
@@ -29,19 +30,19 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Map<V = CompactString> {
     /// Sorted by key, keys unique.
-    entries: Vec<(CompactString, V)>,
+    entries: ThinVec<(CompactString, V)>,
 }
 
 impl<V> Default for Map<V> {
     fn default() -> Self {
-        Map { entries: Vec::new() }
+        Map { entries: ThinVec::new() }
     }
 }
 
 impl<V> Map<V> {
     /// An empty map; it allocates nothing until an entry is inserted.
     pub const fn new() -> Self {
-        Map { entries: Vec::new() }
+        Map { entries: ThinVec::new() }
     }
 
     /// The number of entries.
@@ -137,7 +138,7 @@ impl<V> Map<V> {
     }
 
     /// Builds a map from entries in any order; of equal keys the last wins.
-    fn from_entries(mut entries: Vec<(CompactString, V)>) -> Self {
+    fn from_entries(mut entries: ThinVec<(CompactString, V)>) -> Self {
         if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
             // Reversed, a stable sort puts the last of equal keys first in
             // its run, and `dedup_by` keeps the first.
@@ -187,7 +188,7 @@ impl<'a, V> Iterator for IterMut<'a, V> {
 impl<V> ExactSizeIterator for IterMut<'_, V> {}
 
 /// The entries of a [`Map`], owned, in key order.
-pub struct IntoIter<V>(std::vec::IntoIter<(CompactString, V)>);
+pub struct IntoIter<V>(thin_vec::IntoIter<(CompactString, V)>);
 
 impl<V> Iterator for IntoIter<V> {
     type Item = (CompactString, V);
@@ -289,7 +290,7 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Map<V> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Map<V>, A::Error> {
                 // A hint is trusted only up to a bound, as serde does.
-                let mut entries = Vec::with_capacity(access.size_hint().unwrap_or(0).min(4096));
+                let mut entries = ThinVec::with_capacity(access.size_hint().unwrap_or(0).min(4096));
                 while let Some(entry) = access.next_entry::<CompactString, V>()? {
                     entries.push(entry);
                 }

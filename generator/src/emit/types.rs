@@ -42,7 +42,7 @@ pub fn rust_type(api: &Api, ty: &FieldType) -> TokenStream {
         FieldType::Ref(r) => type_path(api, r),
         FieldType::Array(t) => {
             let t = rust_type(api, t);
-            quote!(::std::vec::Vec<#t>)
+            quote!(::k8s_client_runtime::ThinVec<#t>)
         }
         // The runtime's compact sorted map; of strings by default.
         FieldType::Map(t) => match t.as_ref() {

@@ -28,6 +28,7 @@ use std::marker::PhantomData;
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use thin_vec::ThinVec;
 
 /// A generated struct, decoded field by field through this module.
 pub trait DecodeFields: Default {
@@ -205,22 +206,22 @@ impl<'de, P: Default, T: DecodeFields> Visitor<'de> for OptionFill<'_, P, T> {
 /// Seed for a plain list field: exactly sized (a list grown by doubling
 /// would keep up to half its room unused), `null` read as empty, as Go
 /// clients do.
-pub struct List<'a, T>(pub &'a mut Vec<T>);
+pub struct List<'a, T>(pub &'a mut ThinVec<T>);
 
 /// Seed for an optional list field: exactly sized; `null` clears it.
-pub struct OptionList<'a, T>(pub &'a mut Option<Vec<T>>);
+pub struct OptionList<'a, T>(pub &'a mut Option<ThinVec<T>>);
 
 /// Seed for a plain list of structs: exactly sized, `null` read as empty,
 /// each element decoded in place.
-pub struct StructList<'a, T>(pub &'a mut Vec<T>);
+pub struct StructList<'a, T>(pub &'a mut ThinVec<T>);
 
 /// Seed for an optional list of structs: exactly sized, `null` clears it,
 /// each element decoded in place.
-pub struct OptionStructList<'a, T>(pub &'a mut Option<Vec<T>>);
+pub struct OptionStructList<'a, T>(pub &'a mut Option<ThinVec<T>>);
 
 /// How a list's elements are read: [`ByValue`] or [`InPlace`].
 trait ReadElements<'de, T> {
-    fn read_all<A: SeqAccess<'de>>(items: &mut Vec<T>, seq: &mut A) -> Result<(), A::Error>;
+    fn read_all<A: SeqAccess<'de>>(items: &mut ThinVec<T>, seq: &mut A) -> Result<(), A::Error>;
 }
 
 /// Elements read by value.
@@ -234,12 +235,12 @@ struct InPlace<T>(PhantomData<T>);
 /// object lives (a pod's one container in room for four). Shrinking once
 /// read is cheaper than that slack in every cached object.
 struct ListVisitor<'a, T, R> {
-    items: &'a mut Vec<T>,
+    items: &'a mut ThinVec<T>,
     read: PhantomData<R>,
 }
 
 impl<'de, T: Deserialize<'de>> ReadElements<'de, T> for ByValue<T> {
-    fn read_all<A: SeqAccess<'de>>(items: &mut Vec<T>, seq: &mut A) -> Result<(), A::Error> {
+    fn read_all<A: SeqAccess<'de>>(items: &mut ThinVec<T>, seq: &mut A) -> Result<(), A::Error> {
         while let Some(item) = seq.next_element()? {
             items.push(item);
         }
@@ -248,7 +249,7 @@ impl<'de, T: Deserialize<'de>> ReadElements<'de, T> for ByValue<T> {
 }
 
 impl<'de, T: DecodeFields> ReadElements<'de, T> for InPlace<T> {
-    fn read_all<A: SeqAccess<'de>>(items: &mut Vec<T>, seq: &mut A) -> Result<(), A::Error> {
+    fn read_all<A: SeqAccess<'de>>(items: &mut ThinVec<T>, seq: &mut A) -> Result<(), A::Error> {
         loop {
             items.push(T::default());
             let last = items.len() - 1;
@@ -279,7 +280,7 @@ impl<'de, T, R: ReadElements<'de, T>> Visitor<'de> for ListVisitor<'_, T, R> {
 /// `null` or a list, into a `Vec` (`null` empties it) or an `Option<Vec>`
 /// (`null` clears it).
 struct NullableList<'a, T, R> {
-    items: &'a mut Option<Vec<T>>,
+    items: &'a mut Option<ThinVec<T>>,
     read: PhantomData<R>,
 }
 
@@ -296,12 +297,12 @@ impl<'de, T, R: ReadElements<'de, T>> Visitor<'de> for NullableList<'_, T, R> {
         self.visit_none()
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        let items = self.items.get_or_insert_with(Vec::new);
+        let items = self.items.get_or_insert_with(ThinVec::new);
         d.deserialize_seq(ListVisitor::<T, R> { items, read: PhantomData })
     }
 }
 
-fn read_list<'de, T, R: ReadElements<'de, T>, D: Deserializer<'de>>(d: D, items: &mut Vec<T>) -> Result<(), D::Error> {
+fn read_list<'de, T, R: ReadElements<'de, T>, D: Deserializer<'de>>(d: D, items: &mut ThinVec<T>) -> Result<(), D::Error> {
     // `null` empties a plain list: read into an `Option` that starts as the
     // list itself, and take it back.
     let mut held = Some(std::mem::take(items));
@@ -312,7 +313,7 @@ fn read_list<'de, T, R: ReadElements<'de, T>, D: Deserializer<'de>>(d: D, items:
 
 fn read_option_list<'de, T, R: ReadElements<'de, T>, D: Deserializer<'de>>(
     d: D,
-    items: &mut Option<Vec<T>>,
+    items: &mut Option<ThinVec<T>>,
 ) -> Result<(), D::Error> {
     d.deserialize_option(NullableList::<T, R> { items, read: PhantomData })
 }

@@ -2,6 +2,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use serde::de::MapAccess;
+use thin_vec::thin_vec;
 
 use super::*;
 
@@ -44,10 +45,10 @@ struct Thing {
     port: Port,
     spare: Option<Port>,
     boxed: Option<Box<Port>>,
-    ports: Vec<Port>,
-    more_ports: Option<Vec<Port>>,
-    tags: Vec<String>,
-    aliases: Option<Vec<String>>,
+    ports: ThinVec<Port>,
+    more_ports: Option<ThinVec<Port>>,
+    tags: ThinVec<String>,
+    aliases: Option<ThinVec<String>>,
     labels: BTreeMap<String, String>,
 }
 
@@ -149,10 +150,10 @@ fn full() -> Thing {
         port: port(1, Some("a")),
         spare: Some(port(2, None)),
         boxed: Some(Box::new(port(0, Some("b")))),
-        ports: vec![port(3, None), port(4, Some("d"))],
-        more_ports: Some(vec![]),
-        tags: vec!["x".into(), "y".into(), "z".into()],
-        aliases: Some(vec!["q".into()]),
+        ports: thin_vec![port(3, None), port(4, Some("d"))],
+        more_ports: Some(thin_vec![]),
+        tags: thin_vec!["x".into(), "y".into(), "z".into()],
+        aliases: Some(thin_vec!["q".into()]),
         labels: BTreeMap::from([("app".into(), "web".into())]),
     }
 }
@@ -194,7 +195,7 @@ fn lists_are_exactly_sized() {
     let thing = serde_json::from_str::<Thing>(FULL).unwrap();
     assert_eq!(thing.ports.capacity(), 2);
     assert_eq!(thing.tags.capacity(), 3);
-    assert_eq!(thing.aliases.as_ref().map(Vec::capacity), Some(1));
+    assert_eq!(thing.aliases.as_ref().map(ThinVec::capacity), Some(1));
 }
 
 #[test]

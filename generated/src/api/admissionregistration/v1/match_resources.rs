@@ -6,7 +6,9 @@ pub struct MatchResources {
     /// ExcludeResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy should not care about. The exclude rules take precedence over include rules (if a resource matches both, it is excluded)
     #[serde(rename = "excludeResourceRules", skip_serializing_if = "Option::is_none")]
     pub exclude_resource_rules: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1::NamedRuleWithOperations>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::NamedRuleWithOperations,
+        >,
     >,
     /// matchPolicy defines how the "MatchResources" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".
     ///
@@ -64,7 +66,9 @@ pub struct MatchResources {
     /// ResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy matches. The policy cares about an operation if it matches _any_ Rule.
     #[serde(rename = "resourceRules", skip_serializing_if = "Option::is_none")]
     pub resource_rules: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1::NamedRuleWithOperations>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::NamedRuleWithOperations,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for MatchResources {

@@ -7,7 +7,9 @@ pub struct MutatingWebhookConfiguration {
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Webhooks is a list of webhooks and the affected resources and operations.
     pub webhooks: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1::MutatingWebhook>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::MutatingWebhook,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for MutatingWebhookConfiguration {

@@ -6,7 +6,9 @@ pub struct TypeChecking {
     /// The type checking warnings for each expression.
     #[serde(rename = "expressionWarnings", skip_serializing_if = "Option::is_none")]
     pub expression_warnings: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1::ExpressionWarning>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::ExpressionWarning,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for TypeChecking {

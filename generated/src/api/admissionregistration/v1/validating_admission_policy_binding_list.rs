@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ValidatingAdmissionPolicyBindingList {
     /// List of PolicyBinding.
-    pub items: ::std::vec::Vec<
+    pub items: ::k8s_client_runtime::ThinVec<
         crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding,
     >,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds

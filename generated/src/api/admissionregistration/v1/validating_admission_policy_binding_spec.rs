@@ -36,7 +36,9 @@ pub struct ValidatingAdmissionPolicyBindingSpec {
     ///
     /// Required.
     #[serde(rename = "validationActions", skip_serializing_if = "Option::is_none")]
-    pub validation_actions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub validation_actions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for ValidatingAdmissionPolicyBindingSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -6,7 +6,9 @@ pub struct ValidatingAdmissionPolicySpec {
     /// auditAnnotations contains CEL expressions which are used to produce audit annotations for the audit event of the API request. validations and auditAnnotations may not both be empty; a least one of validations or auditAnnotations is required.
     #[serde(rename = "auditAnnotations", skip_serializing_if = "Option::is_none")]
     pub audit_annotations: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1::AuditAnnotation>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::AuditAnnotation,
+        >,
     >,
     /// failurePolicy defines how to handle failures for the admission policy. Failures can occur from CEL expression parse errors, type check errors, runtime errors and invalid or mis-configured policy definitions or bindings.
     ///
@@ -35,7 +37,9 @@ pub struct ValidatingAdmissionPolicySpec {
     ///      - If failurePolicy=Ignore, the policy is skipped
     #[serde(rename = "matchConditions", skip_serializing_if = "Option::is_none")]
     pub match_conditions: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1::MatchCondition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::MatchCondition,
+        >,
     >,
     /// MatchConstraints specifies what resources this policy is designed to validate. The AdmissionPolicy cares about a request if it matches _all_ Constraints. However, in order to prevent clusters from being put into an unstable state that cannot be recovered from via the API ValidatingAdmissionPolicy cannot match ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding. Required.
     #[serde(rename = "matchConstraints", skip_serializing_if = "Option::is_none")]
@@ -50,14 +54,14 @@ pub struct ValidatingAdmissionPolicySpec {
     /// Validations contain CEL expressions which is used to apply the validation. Validations and AuditAnnotations may not both be empty; a minimum of one Validations or AuditAnnotations is required.
     #[serde(rename = "validations", skip_serializing_if = "Option::is_none")]
     pub validations: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1::Validation>,
+        ::k8s_client_runtime::ThinVec<crate::api::admissionregistration::v1::Validation>,
     >,
     /// Variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except MatchConditions because MatchConditions are evaluated before the rest of the policy.
     ///
     /// The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, Variables must be sorted by the order of first appearance and acyclic.
     #[serde(rename = "variables", skip_serializing_if = "Option::is_none")]
     pub variables: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1::Variable>,
+        ::k8s_client_runtime::ThinVec<crate::api::admissionregistration::v1::Variable>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for ValidatingAdmissionPolicySpec {

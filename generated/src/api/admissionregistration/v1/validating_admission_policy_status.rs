@@ -6,7 +6,9 @@ pub struct ValidatingAdmissionPolicyStatus {
     /// The conditions represent the latest available observations of a policy's current state.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::Condition,
+        >,
     >,
     /// The generation observed by the controller.
     #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]

@@ -5,7 +5,9 @@
 pub struct ValidatingWebhook {
     /// AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects. API server will try to use first version in the list which it supports. If none of the versions specified in this list supported by API server, validation will fail for this object. If a persisted webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail and be subject to the failure policy.
     #[serde(rename = "admissionReviewVersions")]
-    pub admission_review_versions: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    pub admission_review_versions: ::k8s_client_runtime::ThinVec<
+        ::k8s_client_runtime::CompactString,
+    >,
     /// ClientConfig defines how to communicate with the hook. Required
     #[serde(rename = "clientConfig")]
     pub client_config: crate::api::admissionregistration::v1::WebhookClientConfig,
@@ -26,7 +28,9 @@ pub struct ValidatingWebhook {
     ///      - If failurePolicy=Ignore, the error is ignored and the webhook is skipped
     #[serde(rename = "matchConditions", skip_serializing_if = "Option::is_none")]
     pub match_conditions: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1::MatchCondition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::MatchCondition,
+        >,
     >,
     /// matchPolicy defines how the "rules" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".
     ///
@@ -87,7 +91,9 @@ pub struct ValidatingWebhook {
     /// Rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects.
     #[serde(rename = "rules", skip_serializing_if = "Option::is_none")]
     pub rules: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1::RuleWithOperations>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::RuleWithOperations,
+        >,
     >,
     /// SideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.
     ///

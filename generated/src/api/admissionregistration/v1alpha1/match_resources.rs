@@ -6,7 +6,7 @@ pub struct MatchResources {
     /// ExcludeResourceRules describes what operations on what resources/subresources the policy should not care about. The exclude rules take precedence over include rules (if a resource matches both, it is excluded)
     #[serde(rename = "excludeResourceRules", skip_serializing_if = "Option::is_none")]
     pub exclude_resource_rules: Option<
-        ::std::vec::Vec<
+        ::k8s_client_runtime::ThinVec<
             crate::api::admissionregistration::v1alpha1::NamedRuleWithOperations,
         >,
     >,
@@ -66,7 +66,7 @@ pub struct MatchResources {
     /// ResourceRules describes what operations on what resources/subresources the admission policy matches. The policy cares about an operation if it matches _any_ Rule.
     #[serde(rename = "resourceRules", skip_serializing_if = "Option::is_none")]
     pub resource_rules: Option<
-        ::std::vec::Vec<
+        ::k8s_client_runtime::ThinVec<
             crate::api::admissionregistration::v1alpha1::NamedRuleWithOperations,
         >,
     >,

@@ -24,7 +24,9 @@ pub struct MutatingAdmissionPolicySpec {
     ///      - If failurePolicy=Ignore, the policy is skipped
     #[serde(rename = "matchConditions", skip_serializing_if = "Option::is_none")]
     pub match_conditions: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1beta1::MatchCondition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1beta1::MatchCondition,
+        >,
     >,
     /// matchConstraints specifies what resources this policy is designed to validate. The MutatingAdmissionPolicy cares about a request if it matches _all_ Constraints. However, in order to prevent clusters from being put into an unstable state that cannot be recovered from via the API MutatingAdmissionPolicy cannot match MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding. The CREATE, UPDATE and CONNECT operations are allowed.  The DELETE operation may not be matched. '*' matches CREATE, UPDATE and CONNECT. Required.
     #[serde(rename = "matchConstraints", skip_serializing_if = "Option::is_none")]
@@ -34,7 +36,9 @@ pub struct MutatingAdmissionPolicySpec {
     /// mutations contain operations to perform on matching objects. mutations may not be empty; a minimum of one mutation is required. mutations are evaluated in order, and are reinvoked according to the reinvocationPolicy. The mutations of a policy are invoked for each binding of this policy and reinvocation of mutations occurs on a per binding basis.
     #[serde(rename = "mutations", skip_serializing_if = "Option::is_none")]
     pub mutations: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1beta1::Mutation>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1beta1::Mutation,
+        >,
     >,
     /// paramKind specifies the kind of resources used to parameterize this policy. If absent, there are no parameters for this policy and the param CEL variable will not be provided to validation expressions. If paramKind refers to a non-existent kind, this policy definition is mis-configured and the FailurePolicy is applied. If paramKind is specified but paramRef is unset in MutatingAdmissionPolicyBinding, the params variable will be null.
     #[serde(rename = "paramKind", skip_serializing_if = "Option::is_none")]
@@ -57,7 +61,9 @@ pub struct MutatingAdmissionPolicySpec {
     /// The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, variables must be sorted by the order of first appearance and acyclic.
     #[serde(rename = "variables", skip_serializing_if = "Option::is_none")]
     pub variables: Option<
-        ::std::vec::Vec<crate::api::admissionregistration::v1beta1::Variable>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1beta1::Variable,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for MutatingAdmissionPolicySpec {

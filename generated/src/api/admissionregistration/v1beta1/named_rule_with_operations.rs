@@ -5,16 +5,24 @@
 pub struct NamedRuleWithOperations {
     /// APIGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required.
     #[serde(rename = "apiGroups", skip_serializing_if = "Option::is_none")]
-    pub api_groups: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub api_groups: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// APIVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required.
     #[serde(rename = "apiVersions", skip_serializing_if = "Option::is_none")]
-    pub api_versions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub api_versions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required.
     #[serde(rename = "operations", skip_serializing_if = "Option::is_none")]
-    pub operations: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub operations: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.
     #[serde(rename = "resourceNames", skip_serializing_if = "Option::is_none")]
-    pub resource_names: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub resource_names: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// Resources is a list of resources this rule applies to.
     ///
     /// For example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.
@@ -23,7 +31,9 @@ pub struct NamedRuleWithOperations {
     ///
     /// Depending on the enclosing object, subresources might not be allowed. Required.
     #[serde(rename = "resources", skip_serializing_if = "Option::is_none")]
-    pub resources: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub resources: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
     ///
     ///

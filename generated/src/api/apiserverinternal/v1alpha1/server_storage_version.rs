@@ -8,13 +8,17 @@ pub struct ServerStorageVersion {
     pub api_server_id: Option<::k8s_client_runtime::CompactString>,
     /// The API server can decode objects encoded in these versions. The encodingVersion must be included in the decodableVersions.
     #[serde(rename = "decodableVersions", skip_serializing_if = "Option::is_none")]
-    pub decodable_versions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub decodable_versions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// The API server encodes the object to this version when persisting it in the backend (e.g., etcd).
     #[serde(rename = "encodingVersion", skip_serializing_if = "Option::is_none")]
     pub encoding_version: Option<::k8s_client_runtime::CompactString>,
     /// The API server can serve these versions. DecodableVersions must include all ServedVersions.
     #[serde(rename = "servedVersions", skip_serializing_if = "Option::is_none")]
-    pub served_versions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub served_versions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for ServerStorageVersion {
     fn deserialize<D: ::serde::Deserializer<'de>>(

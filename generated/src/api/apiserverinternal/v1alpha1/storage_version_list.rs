@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StorageVersionList {
     /// Items holds a list of StorageVersion
-    pub items: ::std::vec::Vec<crate::api::apiserverinternal::v1alpha1::StorageVersion>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::apiserverinternal::v1alpha1::StorageVersion,
+    >,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -9,12 +9,16 @@ pub struct StorageVersionStatus {
     /// The latest available observations of the storageVersion's state.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::api::apiserverinternal::v1alpha1::StorageVersionCondition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::apiserverinternal::v1alpha1::StorageVersionCondition,
+        >,
     >,
     /// The reported versions per API server instance.
     #[serde(rename = "storageVersions", skip_serializing_if = "Option::is_none")]
     pub storage_versions: Option<
-        ::std::vec::Vec<crate::api::apiserverinternal::v1alpha1::ServerStorageVersion>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::apiserverinternal::v1alpha1::ServerStorageVersion,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for StorageVersionStatus {

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ControllerRevisionList {
     /// Items is the list of ControllerRevisions
-    pub items: ::std::vec::Vec<crate::api::apps::v1::ControllerRevision>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::apps::v1::ControllerRevision>,
     /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DaemonSetList {
     /// A list of daemon sets.
-    pub items: ::std::vec::Vec<crate::api::apps::v1::DaemonSet>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::apps::v1::DaemonSet>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

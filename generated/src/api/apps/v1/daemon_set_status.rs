@@ -8,7 +8,9 @@ pub struct DaemonSetStatus {
     pub collision_count: Option<i32>,
     /// Represents the latest available observations of a DaemonSet's current state.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
-    pub conditions: Option<::std::vec::Vec<crate::api::apps::v1::DaemonSetCondition>>,
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::apps::v1::DaemonSetCondition>,
+    >,
     /// The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/
     #[serde(rename = "currentNumberScheduled")]
     pub current_number_scheduled: i32,

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeploymentList {
     /// Items is the list of Deployments.
-    pub items: ::std::vec::Vec<crate::api::apps::v1::Deployment>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::apps::v1::Deployment>,
     /// Standard list metadata.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

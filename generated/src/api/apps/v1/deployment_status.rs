@@ -11,7 +11,9 @@ pub struct DeploymentStatus {
     pub collision_count: Option<i32>,
     /// Represents the latest available observations of a deployment's current state.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
-    pub conditions: Option<::std::vec::Vec<crate::api::apps::v1::DeploymentCondition>>,
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::apps::v1::DeploymentCondition>,
+    >,
     /// The generation observed by the deployment controller.
     #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,

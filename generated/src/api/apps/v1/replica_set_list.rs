@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReplicaSetList {
     /// List of ReplicaSets. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset
-    pub items: ::std::vec::Vec<crate::api::apps::v1::ReplicaSet>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::apps::v1::ReplicaSet>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

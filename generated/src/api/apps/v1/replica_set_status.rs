@@ -8,7 +8,9 @@ pub struct ReplicaSetStatus {
     pub available_replicas: Option<i32>,
     /// Represents the latest available observations of a replica set's current state.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
-    pub conditions: Option<::std::vec::Vec<crate::api::apps::v1::ReplicaSetCondition>>,
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::apps::v1::ReplicaSetCondition>,
+    >,
     /// The number of non-terminating pods that have labels matching the labels of the pod template of the replicaset.
     #[serde(rename = "fullyLabeledReplicas", skip_serializing_if = "Option::is_none")]
     pub fully_labeled_replicas: Option<i32>,

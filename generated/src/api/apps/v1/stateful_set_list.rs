@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StatefulSetList {
     /// Items is the list of stateful sets.
-    pub items: ::std::vec::Vec<crate::api::apps::v1::StatefulSet>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::apps::v1::StatefulSet>,
     /// Standard list's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

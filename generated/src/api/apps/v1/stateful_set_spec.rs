@@ -53,7 +53,7 @@ pub struct StatefulSetSpec {
         serialize_with = "::k8s_client_runtime::codec::embedded_option_vec"
     )]
     pub volume_claim_templates: Option<
-        ::std::vec::Vec<crate::api::core::v1::PersistentVolumeClaim>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PersistentVolumeClaim>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for StatefulSetSpec {

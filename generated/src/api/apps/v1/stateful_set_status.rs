@@ -11,7 +11,9 @@ pub struct StatefulSetStatus {
     pub collision_count: Option<i32>,
     /// Represents the latest available observations of a statefulset's current state.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
-    pub conditions: Option<::std::vec::Vec<crate::api::apps::v1::StatefulSetCondition>>,
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::apps::v1::StatefulSetCondition>,
+    >,
     /// currentReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by currentRevision.
     #[serde(rename = "currentReplicas", skip_serializing_if = "Option::is_none")]
     pub current_replicas: Option<i32>,

@@ -5,7 +5,9 @@
 pub struct TokenReviewSpec {
     /// Audiences is a list of the identifiers that the resource server presented with the token identifies as. Audience-aware token authenticators will verify that the token was intended for at least one of the audiences in this list. If no audiences are provided, the audience will default to the audience of the Kubernetes apiserver.
     #[serde(rename = "audiences", skip_serializing_if = "Option::is_none")]
-    pub audiences: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub audiences: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// Token is the opaque bearer token.
     #[serde(rename = "token", skip_serializing_if = "Option::is_none")]
     pub token: Option<::k8s_client_runtime::CompactString>,

@@ -5,7 +5,9 @@
 pub struct TokenReviewStatus {
     /// Audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token. An identifier is any identifier in the intersection of the TokenReviewSpec audiences and the token's audiences. A client of the TokenReview API that sets the spec.audiences field should validate that a compatible audience identifier is returned in the status.audiences field to ensure that the TokenReview server is audience aware. If a TokenReview returns an empty status.audience field where status.authenticated is "true", the token is valid against the audience of the Kubernetes API server.
     #[serde(rename = "audiences", skip_serializing_if = "Option::is_none")]
-    pub audiences: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub audiences: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// Authenticated indicates that the token was associated with a known user.
     #[serde(rename = "authenticated", skip_serializing_if = "Option::is_none")]
     pub authenticated: Option<bool>,

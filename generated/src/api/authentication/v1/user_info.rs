@@ -6,11 +6,15 @@ pub struct UserInfo {
     /// Any additional information provided by the authenticator.
     #[serde(rename = "extra", skip_serializing_if = "Option::is_none")]
     pub extra: Option<
-        ::k8s_client_runtime::Map<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+        ::k8s_client_runtime::Map<
+            ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        >,
     >,
     /// The names of groups this user is a part of.
     #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]
-    pub groups: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub groups: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// A unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.
     #[serde(rename = "uid", skip_serializing_if = "Option::is_none")]
     pub uid: Option<::k8s_client_runtime::CompactString>,

@@ -9,7 +9,7 @@ pub struct FieldSelectorAttributes {
     /// requirements is the parsed interpretation of a field selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.
     #[serde(rename = "requirements", skip_serializing_if = "Option::is_none")]
     pub requirements: Option<
-        ::std::vec::Vec<
+        ::k8s_client_runtime::ThinVec<
             crate::apimachinery::pkg::apis::meta::v1::FieldSelectorRequirement,
         >,
     >,

@@ -6,11 +6,15 @@ pub struct SubjectAccessReviewSpec {
     /// Extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here.
     #[serde(rename = "extra", skip_serializing_if = "Option::is_none")]
     pub extra: Option<
-        ::k8s_client_runtime::Map<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+        ::k8s_client_runtime::Map<
+            ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        >,
     >,
     /// Groups is the groups you're testing for.
     #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]
-    pub groups: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub groups: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// NonResourceAttributes describes information for a non-resource access request
     #[serde(rename = "nonResourceAttributes", skip_serializing_if = "Option::is_none")]
     pub non_resource_attributes: Option<

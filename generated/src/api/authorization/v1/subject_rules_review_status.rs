@@ -11,12 +11,14 @@ pub struct SubjectRulesReviewStatus {
     pub incomplete: bool,
     /// NonResourceRules is the list of actions the subject is allowed to perform on non-resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.
     #[serde(rename = "nonResourceRules")]
-    pub non_resource_rules: ::std::vec::Vec<
+    pub non_resource_rules: ::k8s_client_runtime::ThinVec<
         crate::api::authorization::v1::NonResourceRule,
     >,
     /// ResourceRules is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.
     #[serde(rename = "resourceRules")]
-    pub resource_rules: ::std::vec::Vec<crate::api::authorization::v1::ResourceRule>,
+    pub resource_rules: ::k8s_client_runtime::ThinVec<
+        crate::api::authorization::v1::ResourceRule,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for SubjectRulesReviewStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HorizontalPodAutoscalerList {
     /// items is the list of horizontal pod autoscaler objects.
-    pub items: ::std::vec::Vec<crate::api::autoscaling::v1::HorizontalPodAutoscaler>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::autoscaling::v1::HorizontalPodAutoscaler,
+    >,
     /// Standard list metadata.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

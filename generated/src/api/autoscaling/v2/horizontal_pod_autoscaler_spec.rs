@@ -13,7 +13,9 @@ pub struct HorizontalPodAutoscalerSpec {
     pub max_replicas: i32,
     /// metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.
     #[serde(rename = "metrics", skip_serializing_if = "Option::is_none")]
-    pub metrics: Option<::std::vec::Vec<crate::api::autoscaling::v2::MetricSpec>>,
+    pub metrics: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::autoscaling::v2::MetricSpec>,
+    >,
     /// minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.
     #[serde(rename = "minReplicas", skip_serializing_if = "Option::is_none")]
     pub min_replicas: Option<i32>,

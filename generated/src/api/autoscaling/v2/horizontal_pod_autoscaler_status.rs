@@ -6,12 +6,14 @@ pub struct HorizontalPodAutoscalerStatus {
     /// conditions is the set of conditions required for this autoscaler to scale its target, and indicates whether or not those conditions are met.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::api::autoscaling::v2::HorizontalPodAutoscalerCondition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::autoscaling::v2::HorizontalPodAutoscalerCondition,
+        >,
     >,
     /// currentMetrics is the last read state of the metrics used by this autoscaler.
     #[serde(rename = "currentMetrics", skip_serializing_if = "Option::is_none")]
     pub current_metrics: Option<
-        ::std::vec::Vec<crate::api::autoscaling::v2::MetricStatus>,
+        ::k8s_client_runtime::ThinVec<crate::api::autoscaling::v2::MetricStatus>,
     >,
     /// currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.
     #[serde(rename = "currentReplicas", skip_serializing_if = "Option::is_none")]

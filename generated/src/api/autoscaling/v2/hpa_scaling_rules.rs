@@ -9,7 +9,9 @@
 pub struct HPAScalingRules {
     /// policies is a list of potential scaling polices which can be used during scaling. If not set, use the default values: - For scale up: allow doubling the number of pods, or an absolute change of 4 pods in a 15s window. - For scale down: allow all pods to be removed in a 15s window.
     #[serde(rename = "policies", skip_serializing_if = "Option::is_none")]
-    pub policies: Option<::std::vec::Vec<crate::api::autoscaling::v2::HPAScalingPolicy>>,
+    pub policies: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::autoscaling::v2::HPAScalingPolicy>,
+    >,
     /// selectPolicy is used to specify which policy should be used. If not set, the default value Max is used.
     #[serde(rename = "selectPolicy", skip_serializing_if = "Option::is_none")]
     pub select_policy: Option<::k8s_client_runtime::CompactString>,

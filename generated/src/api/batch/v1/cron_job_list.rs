@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CronJobList {
     /// items is the list of CronJobs.
-    pub items: ::std::vec::Vec<crate::api::batch::v1::CronJob>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::batch::v1::CronJob>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -5,7 +5,9 @@
 pub struct CronJobStatus {
     /// A list of pointers to currently running jobs.
     #[serde(rename = "active", skip_serializing_if = "Option::is_none")]
-    pub active: Option<::std::vec::Vec<crate::api::core::v1::ObjectReference>>,
+    pub active: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ObjectReference>,
+    >,
     /// Information when was the last time the job was successfully scheduled.
     #[serde(rename = "lastScheduleTime", skip_serializing_if = "Option::is_none")]
     pub last_schedule_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,

@@ -18,7 +18,9 @@ pub struct JobStatus {
     ///
     /// More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
-    pub conditions: Option<::std::vec::Vec<crate::api::batch::v1::JobCondition>>,
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::batch::v1::JobCondition>,
+    >,
     /// The number of pods which reached phase Failed. The value increases monotonically.
     #[serde(rename = "failed", skip_serializing_if = "Option::is_none")]
     pub failed: Option<i32>,

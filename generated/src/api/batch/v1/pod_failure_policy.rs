@@ -5,7 +5,9 @@
 pub struct PodFailurePolicy {
     /// A list of pod failure policy rules. The rules are evaluated in order. Once a rule matches a Pod failure, the remaining of the rules are ignored. When no rule matches the Pod failure, the default handling applies - the counter of pod failures is incremented and it is checked against the backoffLimit. At most 20 elements are allowed.
     #[serde(rename = "rules")]
-    pub rules: ::std::vec::Vec<crate::api::batch::v1::PodFailurePolicyRule>,
+    pub rules: ::k8s_client_runtime::ThinVec<
+        crate::api::batch::v1::PodFailurePolicyRule,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for PodFailurePolicy {
     fn deserialize<D: ::serde::Deserializer<'de>>(

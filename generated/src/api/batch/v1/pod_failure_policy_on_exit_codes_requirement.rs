@@ -23,7 +23,7 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
     pub operator: ::k8s_client_runtime::CompactString,
     /// Specifies the set of values. Each returned container exit code (might be multiple in case of multiple containers) is checked against this set of values with respect to the operator. The list of values must be ordered and must not contain duplicates. Value '0' cannot be used for the In operator. At least one element is required. At most 255 elements are allowed.
     #[serde(rename = "values")]
-    pub values: ::std::vec::Vec<i32>,
+    pub values: ::k8s_client_runtime::ThinVec<i32>,
 }
 impl<'de> ::serde::Deserialize<'de> for PodFailurePolicyOnExitCodesRequirement {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -30,7 +30,9 @@ pub struct PodFailurePolicyRule {
     /// Represents the requirement on the pod conditions. The requirement is represented as a list of pod condition patterns. The requirement is satisfied if at least one pattern matches an actual pod condition. At most 20 elements are allowed.
     #[serde(rename = "onPodConditions", skip_serializing_if = "Option::is_none")]
     pub on_pod_conditions: Option<
-        ::std::vec::Vec<crate::api::batch::v1::PodFailurePolicyOnPodConditionsPattern>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::batch::v1::PodFailurePolicyOnPodConditionsPattern,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for PodFailurePolicyRule {

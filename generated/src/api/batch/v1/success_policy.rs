@@ -5,7 +5,7 @@
 pub struct SuccessPolicy {
     /// rules represents the list of alternative rules for the declaring the Jobs as successful before `.status.succeeded >= .spec.completions`. Once any of the rules are met, the "SuccessCriteriaMet" condition is added, and the lingering pods are removed. The terminal state for such a Job has the "Complete" condition. Additionally, these rules are evaluated in order; Once the Job meets one of the rules, other rules are ignored. At most 20 elements are allowed.
     #[serde(rename = "rules")]
-    pub rules: ::std::vec::Vec<crate::api::batch::v1::SuccessPolicyRule>,
+    pub rules: ::k8s_client_runtime::ThinVec<crate::api::batch::v1::SuccessPolicyRule>,
 }
 impl<'de> ::serde::Deserialize<'de> for SuccessPolicy {
     fn deserialize<D: ::serde::Deserializer<'de>>(

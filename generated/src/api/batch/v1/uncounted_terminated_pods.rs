@@ -5,10 +5,14 @@
 pub struct UncountedTerminatedPods {
     /// failed holds UIDs of failed Pods.
     #[serde(rename = "failed", skip_serializing_if = "Option::is_none")]
-    pub failed: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub failed: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// succeeded holds UIDs of succeeded Pods.
     #[serde(rename = "succeeded", skip_serializing_if = "Option::is_none")]
-    pub succeeded: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub succeeded: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for UncountedTerminatedPods {
     fn deserialize<D: ::serde::Deserializer<'de>>(

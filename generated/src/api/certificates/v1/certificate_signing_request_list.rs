@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CertificateSigningRequestList {
     /// items is a collection of CertificateSigningRequest objects
-    pub items: ::std::vec::Vec<crate::api::certificates::v1::CertificateSigningRequest>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::certificates::v1::CertificateSigningRequest,
+    >,
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }
 impl<'de> ::serde::Deserialize<'de> for CertificateSigningRequestList {

@@ -20,11 +20,15 @@ pub struct CertificateSigningRequestSpec {
     /// extra contains extra attributes of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
     #[serde(rename = "extra", skip_serializing_if = "Option::is_none")]
     pub extra: Option<
-        ::k8s_client_runtime::Map<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+        ::k8s_client_runtime::Map<
+            ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        >,
     >,
     /// groups contains group membership of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
     #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]
-    pub groups: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub groups: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block. When serialized as JSON or YAML, the data is additionally base64-encoded.
     #[serde(rename = "request")]
     pub request: ::k8s_client_runtime::codec::ByteString,
@@ -69,7 +73,9 @@ pub struct CertificateSigningRequestSpec {
     ///  "ipsec end system", "ipsec tunnel", "ipsec user",
     ///  "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"
     #[serde(rename = "usages", skip_serializing_if = "Option::is_none")]
-    pub usages: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub usages: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
     #[serde(rename = "username", skip_serializing_if = "Option::is_none")]
     pub username: Option<::k8s_client_runtime::CompactString>,

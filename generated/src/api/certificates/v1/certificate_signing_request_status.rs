@@ -30,7 +30,9 @@ pub struct CertificateSigningRequestStatus {
     /// conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed".
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::api::certificates::v1::CertificateSigningRequestCondition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::certificates::v1::CertificateSigningRequestCondition,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for CertificateSigningRequestStatus {

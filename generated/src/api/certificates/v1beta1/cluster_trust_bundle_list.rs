@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClusterTrustBundleList {
     /// items is a collection of ClusterTrustBundle objects
-    pub items: ::std::vec::Vec<crate::api::certificates::v1beta1::ClusterTrustBundle>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::certificates::v1beta1::ClusterTrustBundle,
+    >,
     /// metadata contains the list metadata.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

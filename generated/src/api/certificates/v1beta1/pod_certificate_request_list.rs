@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PodCertificateRequestList {
     /// items is a collection of PodCertificateRequest objects
-    pub items: ::std::vec::Vec<crate::api::certificates::v1beta1::PodCertificateRequest>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::certificates::v1beta1::PodCertificateRequest,
+    >,
     /// metadata contains the list metadata.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

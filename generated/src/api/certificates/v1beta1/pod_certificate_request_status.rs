@@ -27,7 +27,9 @@ pub struct PodCertificateRequestStatus {
     /// If the request is denied with `Reason=UnsupportedKeyType`, the signer may suggest a key type that will work in the message field.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::Condition,
+        >,
     >,
     /// notAfter is the time at which the certificate expires.  The value must be the same as the notAfter value in the leaf certificate in certificateChain.  This field is set via the /status subresource.  Once populated, it is immutable.  The signer must set this field at the same time it sets certificateChain.
     #[serde(rename = "notAfter", skip_serializing_if = "Option::is_none")]

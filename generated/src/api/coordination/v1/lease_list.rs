@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LeaseList {
     /// items is a list of schema objects.
-    pub items: ::std::vec::Vec<crate::api::coordination::v1::Lease>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::coordination::v1::Lease>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

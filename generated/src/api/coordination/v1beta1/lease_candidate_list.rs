@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LeaseCandidateList {
     /// items is a list of schema objects.
-    pub items: ::std::vec::Vec<crate::api::coordination::v1beta1::LeaseCandidate>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::coordination::v1beta1::LeaseCandidate,
+    >,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -5,7 +5,7 @@
 pub struct CephFSPersistentVolumeSource {
     /// monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     #[serde(rename = "monitors")]
-    pub monitors: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    pub monitors: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
     /// path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
     #[serde(rename = "path", skip_serializing_if = "Option::is_none")]
     pub path: Option<::k8s_client_runtime::CompactString>,

@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ComponentStatus {
     /// List of component conditions observed
-    pub conditions: Option<::std::vec::Vec<crate::api::core::v1::ComponentCondition>>,
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ComponentCondition>,
+    >,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
 }

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ComponentStatusList {
     /// List of ComponentStatus objects.
-    pub items: ::std::vec::Vec<crate::api::core::v1::ComponentStatus>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::core::v1::ComponentStatus>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

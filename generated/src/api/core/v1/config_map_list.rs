@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ConfigMapList {
     /// Items is the list of ConfigMaps.
-    pub items: ::std::vec::Vec<crate::api::core::v1::ConfigMap>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::core::v1::ConfigMap>,
     /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

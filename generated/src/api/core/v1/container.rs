@@ -5,16 +5,20 @@
 pub struct Container {
     /// Arguments to the entrypoint. The container image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
     #[serde(rename = "args", skip_serializing_if = "Option::is_none")]
-    pub args: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub args: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>>,
     /// Entrypoint array. Not executed within a shell. The container image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
     #[serde(rename = "command", skip_serializing_if = "Option::is_none")]
-    pub command: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub command: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// List of environment variables to set in the container. Cannot be updated.
     #[serde(rename = "env", skip_serializing_if = "Option::is_none")]
-    pub env: Option<::std::vec::Vec<crate::api::core::v1::EnvVar>>,
+    pub env: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::EnvVar>>,
     /// List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
     #[serde(rename = "envFrom", skip_serializing_if = "Option::is_none")]
-    pub env_from: Option<::std::vec::Vec<crate::api::core::v1::EnvFromSource>>,
+    pub env_from: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::EnvFromSource>,
+    >,
     /// Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
     #[serde(rename = "image", skip_serializing_if = "Option::is_none")]
     pub image: Option<::k8s_client_runtime::CompactString>,
@@ -37,14 +41,16 @@ pub struct Container {
     pub name: ::k8s_client_runtime::CompactString,
     /// List of ports to expose from the container. Not specifying a port here DOES NOT prevent that port from being exposed. Any port which is listening on the default "0.0.0.0" address inside a container will be accessible from the network. Modifying this array with strategic merge patch may corrupt the data. For more information See https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated.
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
-    pub ports: Option<::std::vec::Vec<crate::api::core::v1::ContainerPort>>,
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerPort>,
+    >,
     /// Periodic probe of container service readiness. Container will be removed from service endpoints if the probe fails. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
     #[serde(rename = "readinessProbe", skip_serializing_if = "Option::is_none")]
     pub readiness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Resources resize policy for the container. This field cannot be set on ephemeral containers.
     #[serde(rename = "resizePolicy", skip_serializing_if = "Option::is_none")]
     pub resize_policy: Option<
-        ::std::vec::Vec<crate::api::core::v1::ContainerResizePolicy>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerResizePolicy>,
     >,
     /// Compute Resources required by this container. Cannot be updated. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
     #[serde(rename = "resources", skip_serializing_if = "Option::is_none")]
@@ -55,7 +61,7 @@ pub struct Container {
     /// Represents a list of rules to be checked to determine if the container should be restarted on exit. The rules are evaluated in order. Once a rule matches a container exit condition, the remaining rules are ignored. If no rule matches the container exit condition, the Container-level restart policy determines the whether the container is restarted or not. Constraints on the rules: - At most 20 rules are allowed. - Rules can have the same action. - Identical rules are not forbidden in validations. When rules are specified, container MUST set RestartPolicy explicitly even it if matches the Pod's RestartPolicy.
     #[serde(rename = "restartPolicyRules", skip_serializing_if = "Option::is_none")]
     pub restart_policy_rules: Option<
-        ::std::vec::Vec<crate::api::core::v1::ContainerRestartRule>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerRestartRule>,
     >,
     /// SecurityContext defines the security options the container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext. More info: https://kubernetes.io/docs/tasks/configure-pod-container/security-context/
     #[serde(rename = "securityContext", skip_serializing_if = "Option::is_none")]
@@ -89,10 +95,14 @@ pub struct Container {
     pub tty: Option<bool>,
     /// volumeDevices is the list of block devices to be used by the container.
     #[serde(rename = "volumeDevices", skip_serializing_if = "Option::is_none")]
-    pub volume_devices: Option<::std::vec::Vec<crate::api::core::v1::VolumeDevice>>,
+    pub volume_devices: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeDevice>,
+    >,
     /// Pod volumes to mount into the container's filesystem. Cannot be updated.
     #[serde(rename = "volumeMounts", skip_serializing_if = "Option::is_none")]
-    pub volume_mounts: Option<::std::vec::Vec<crate::api::core::v1::VolumeMount>>,
+    pub volume_mounts: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeMount>,
+    >,
     /// Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
     #[serde(rename = "workingDir", skip_serializing_if = "Option::is_none")]
     pub working_dir: Option<::k8s_client_runtime::CompactString>,

@@ -11,7 +11,7 @@ pub struct ContainerRestartRuleOnExitCodes {
     pub operator: ::k8s_client_runtime::CompactString,
     /// Specifies the set of values to check for container exit codes. At most 255 elements are allowed.
     #[serde(rename = "values", skip_serializing_if = "Option::is_none")]
-    pub values: Option<::std::vec::Vec<i32>>,
+    pub values: Option<::k8s_client_runtime::ThinVec<i32>>,
 }
 impl<'de> ::serde::Deserialize<'de> for ContainerRestartRuleOnExitCodes {
     fn deserialize<D: ::serde::Deserializer<'de>>(

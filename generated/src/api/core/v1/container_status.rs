@@ -14,7 +14,7 @@ pub struct ContainerStatus {
         skip_serializing_if = "Option::is_none"
     )]
     pub allocated_resources_status: Option<
-        ::std::vec::Vec<crate::api::core::v1::ResourceStatus>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ResourceStatus>,
     >,
     /// ContainerID is the ID of the container in the format '<type>://<container_id>'. Where type is a container runtime identifier, returned from Version call of CRI API (for example "containerd").
     #[serde(rename = "containerID", skip_serializing_if = "Option::is_none")]
@@ -123,7 +123,9 @@ pub struct ContainerStatus {
     pub user: Option<::std::boxed::Box<crate::api::core::v1::ContainerUser>>,
     /// Status of volume mounts.
     #[serde(rename = "volumeMounts", skip_serializing_if = "Option::is_none")]
-    pub volume_mounts: Option<::std::vec::Vec<crate::api::core::v1::VolumeMountStatus>>,
+    pub volume_mounts: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeMountStatus>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for ContainerStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -5,7 +5,9 @@
 pub struct DownwardAPIProjection {
     /// Items is a list of DownwardAPIVolume file
     #[serde(rename = "items", skip_serializing_if = "Option::is_none")]
-    pub items: Option<::std::vec::Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
+    pub items: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::DownwardAPIVolumeFile>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for DownwardAPIProjection {
     fn deserialize<D: ::serde::Deserializer<'de>>(

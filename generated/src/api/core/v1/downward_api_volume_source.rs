@@ -8,7 +8,9 @@ pub struct DownwardAPIVolumeSource {
     pub default_mode: Option<i32>,
     /// Items is a list of downward API volume file
     #[serde(rename = "items", skip_serializing_if = "Option::is_none")]
-    pub items: Option<::std::vec::Vec<crate::api::core::v1::DownwardAPIVolumeFile>>,
+    pub items: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::DownwardAPIVolumeFile>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for DownwardAPIVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -17,15 +17,17 @@
 pub struct EndpointSubset {
     /// IP addresses which offer the related ports that are marked as ready. These endpoints should be considered safe for load balancers and clients to utilize.
     #[serde(rename = "addresses", skip_serializing_if = "Option::is_none")]
-    pub addresses: Option<::std::vec::Vec<crate::api::core::v1::EndpointAddress>>,
+    pub addresses: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::EndpointAddress>,
+    >,
     /// IP addresses which offer the related ports but are not currently marked as ready because they have not yet finished starting, have recently failed a readiness check, or have recently failed a liveness check.
     #[serde(rename = "notReadyAddresses", skip_serializing_if = "Option::is_none")]
     pub not_ready_addresses: Option<
-        ::std::vec::Vec<crate::api::core::v1::EndpointAddress>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::EndpointAddress>,
     >,
     /// Port numbers available on the related IP addresses.
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
-    pub ports: Option<::std::vec::Vec<crate::api::core::v1::EndpointPort>>,
+    pub ports: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::EndpointPort>>,
 }
 impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -22,7 +22,9 @@ pub struct Endpoints {
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.
-    pub subsets: Option<::std::vec::Vec<crate::api::core::v1::EndpointSubset>>,
+    pub subsets: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::EndpointSubset>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for Endpoints {
     fn deserialize<D: ::serde::Deserializer<'de>>(

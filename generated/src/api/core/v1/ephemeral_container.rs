@@ -7,16 +7,20 @@
 pub struct EphemeralContainer {
     /// Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
     #[serde(rename = "args", skip_serializing_if = "Option::is_none")]
-    pub args: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub args: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>>,
     /// Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
     #[serde(rename = "command", skip_serializing_if = "Option::is_none")]
-    pub command: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub command: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// List of environment variables to set in the container. Cannot be updated.
     #[serde(rename = "env", skip_serializing_if = "Option::is_none")]
-    pub env: Option<::std::vec::Vec<crate::api::core::v1::EnvVar>>,
+    pub env: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::EnvVar>>,
     /// List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
     #[serde(rename = "envFrom", skip_serializing_if = "Option::is_none")]
-    pub env_from: Option<::std::vec::Vec<crate::api::core::v1::EnvFromSource>>,
+    pub env_from: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::EnvFromSource>,
+    >,
     /// Container image name. More info: https://kubernetes.io/docs/concepts/containers/images
     #[serde(rename = "image", skip_serializing_if = "Option::is_none")]
     pub image: Option<::k8s_client_runtime::CompactString>,
@@ -39,14 +43,16 @@ pub struct EphemeralContainer {
     pub name: ::k8s_client_runtime::CompactString,
     /// Ports are not allowed for ephemeral containers.
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
-    pub ports: Option<::std::vec::Vec<crate::api::core::v1::ContainerPort>>,
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerPort>,
+    >,
     /// Probes are not allowed for ephemeral containers.
     #[serde(rename = "readinessProbe", skip_serializing_if = "Option::is_none")]
     pub readiness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Resources resize policy for the container.
     #[serde(rename = "resizePolicy", skip_serializing_if = "Option::is_none")]
     pub resize_policy: Option<
-        ::std::vec::Vec<crate::api::core::v1::ContainerResizePolicy>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerResizePolicy>,
     >,
     /// Resources are not allowed for ephemeral containers. Ephemeral containers use spare resources already allocated to the pod.
     #[serde(rename = "resources", skip_serializing_if = "Option::is_none")]
@@ -57,7 +63,7 @@ pub struct EphemeralContainer {
     /// Represents a list of rules to be checked to determine if the container should be restarted on exit. You cannot set this field on ephemeral containers.
     #[serde(rename = "restartPolicyRules", skip_serializing_if = "Option::is_none")]
     pub restart_policy_rules: Option<
-        ::std::vec::Vec<crate::api::core::v1::ContainerRestartRule>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerRestartRule>,
     >,
     /// Optional: SecurityContext defines the security options the ephemeral container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext.
     #[serde(rename = "securityContext", skip_serializing_if = "Option::is_none")]
@@ -96,10 +102,14 @@ pub struct EphemeralContainer {
     pub tty: Option<bool>,
     /// volumeDevices is the list of block devices to be used by the container.
     #[serde(rename = "volumeDevices", skip_serializing_if = "Option::is_none")]
-    pub volume_devices: Option<::std::vec::Vec<crate::api::core::v1::VolumeDevice>>,
+    pub volume_devices: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeDevice>,
+    >,
     /// Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated.
     #[serde(rename = "volumeMounts", skip_serializing_if = "Option::is_none")]
-    pub volume_mounts: Option<::std::vec::Vec<crate::api::core::v1::VolumeMount>>,
+    pub volume_mounts: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeMount>,
+    >,
     /// Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
     #[serde(rename = "workingDir", skip_serializing_if = "Option::is_none")]
     pub working_dir: Option<::k8s_client_runtime::CompactString>,

@@ -14,10 +14,14 @@ pub struct FCVolumeSource {
     pub read_only: Option<bool>,
     /// targetWWNs is Optional: FC target worldwide names (WWNs)
     #[serde(rename = "targetWWNs", skip_serializing_if = "Option::is_none")]
-    pub target_wwns: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub target_wwns: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously.
     #[serde(rename = "wwids", skip_serializing_if = "Option::is_none")]
-    pub wwids: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub wwids: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -5,7 +5,9 @@
 pub struct HostAlias {
     /// Hostnames for the above IP address.
     #[serde(rename = "hostnames", skip_serializing_if = "Option::is_none")]
-    pub hostnames: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub hostnames: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// IP address of the host file entry.
     #[serde(rename = "ip")]
     pub ip: ::k8s_client_runtime::CompactString,

@@ -8,7 +8,9 @@ pub struct HTTPGetAction {
     pub host: Option<::k8s_client_runtime::CompactString>,
     /// Custom headers to set in the request. HTTP allows repeated headers.
     #[serde(rename = "httpHeaders", skip_serializing_if = "Option::is_none")]
-    pub http_headers: Option<::std::vec::Vec<crate::api::core::v1::HTTPHeader>>,
+    pub http_headers: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::HTTPHeader>,
+    >,
     /// Path to access on the HTTP server.
     #[serde(rename = "path", skip_serializing_if = "Option::is_none")]
     pub path: Option<::k8s_client_runtime::CompactString>,

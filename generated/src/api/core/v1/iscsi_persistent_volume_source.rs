@@ -26,7 +26,9 @@ pub struct ISCSIPersistentVolumeSource {
     pub lun: i32,
     /// portals is the iSCSI Target Portal List. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
     #[serde(rename = "portals", skip_serializing_if = "Option::is_none")]
-    pub portals: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub portals: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false.
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,

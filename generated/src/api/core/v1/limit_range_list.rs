@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LimitRangeList {
     /// Items is a list of LimitRange objects. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
-    pub items: ::std::vec::Vec<crate::api::core::v1::LimitRange>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::core::v1::LimitRange>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -5,7 +5,7 @@
 pub struct LimitRangeSpec {
     /// Limits is the list of LimitRangeItem objects that are enforced.
     #[serde(rename = "limits")]
-    pub limits: ::std::vec::Vec<crate::api::core::v1::LimitRangeItem>,
+    pub limits: ::k8s_client_runtime::ThinVec<crate::api::core::v1::LimitRangeItem>,
 }
 impl<'de> ::serde::Deserialize<'de> for LimitRangeSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -8,7 +8,7 @@ pub struct LinuxContainerUser {
     pub gid: i64,
     /// SupplementalGroups are the supplemental groups initially attached to the first process in the container
     #[serde(rename = "supplementalGroups", skip_serializing_if = "Option::is_none")]
-    pub supplemental_groups: Option<::std::vec::Vec<i64>>,
+    pub supplemental_groups: Option<::k8s_client_runtime::ThinVec<i64>>,
     /// UID is the primary uid initially attached to the first process in the container
     #[serde(rename = "uid")]
     pub uid: i64,

@@ -14,7 +14,7 @@ pub struct LoadBalancerIngress {
     pub ip_mode: Option<::k8s_client_runtime::CompactString>,
     /// Ports is a list of records of service ports If used, every port defined in the service should have an entry in it
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
-    pub ports: Option<::std::vec::Vec<crate::api::core::v1::PortStatus>>,
+    pub ports: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::PortStatus>>,
 }
 impl<'de> ::serde::Deserialize<'de> for LoadBalancerIngress {
     fn deserialize<D: ::serde::Deserializer<'de>>(

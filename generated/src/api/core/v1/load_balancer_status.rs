@@ -5,7 +5,9 @@
 pub struct LoadBalancerStatus {
     /// Ingress is a list containing ingress points for the load-balancer. Traffic intended for the service should be sent to these ingress points.
     #[serde(rename = "ingress", skip_serializing_if = "Option::is_none")]
-    pub ingress: Option<::std::vec::Vec<crate::api::core::v1::LoadBalancerIngress>>,
+    pub ingress: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::LoadBalancerIngress>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for LoadBalancerStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(

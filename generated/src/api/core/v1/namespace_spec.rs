@@ -5,7 +5,9 @@
 pub struct NamespaceSpec {
     /// Finalizers is an opaque list of values that must be empty to permanently remove object from storage. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
     #[serde(rename = "finalizers", skip_serializing_if = "Option::is_none")]
-    pub finalizers: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub finalizers: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for NamespaceSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(

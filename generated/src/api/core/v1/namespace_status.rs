@@ -5,7 +5,9 @@
 pub struct NamespaceStatus {
     /// Represents the latest available observations of a namespace's current state.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
-    pub conditions: Option<::std::vec::Vec<crate::api::core::v1::NamespaceCondition>>,
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NamespaceCondition>,
+    >,
     /// Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
     ///
     /// Possible enum values:

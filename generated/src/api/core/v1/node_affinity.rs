@@ -9,7 +9,7 @@ pub struct NodeAffinity {
         skip_serializing_if = "Option::is_none"
     )]
     pub preferred_during_scheduling_ignored_during_execution: Option<
-        ::std::vec::Vec<crate::api::core::v1::PreferredSchedulingTerm>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PreferredSchedulingTerm>,
     >,
     /// If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to an update), the system may or may not try to eventually evict the pod from its node.
     #[serde(

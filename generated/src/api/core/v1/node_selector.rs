@@ -5,7 +5,9 @@
 pub struct NodeSelector {
     /// Required. A list of node selector terms. The terms are ORed.
     #[serde(rename = "nodeSelectorTerms")]
-    pub node_selector_terms: ::std::vec::Vec<crate::api::core::v1::NodeSelectorTerm>,
+    pub node_selector_terms: ::k8s_client_runtime::ThinVec<
+        crate::api::core::v1::NodeSelectorTerm,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for NodeSelector {
     fn deserialize<D: ::serde::Deserializer<'de>>(

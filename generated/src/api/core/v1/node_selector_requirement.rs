@@ -19,7 +19,9 @@ pub struct NodeSelectorRequirement {
     pub operator: ::k8s_client_runtime::CompactString,
     /// An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch.
     #[serde(rename = "values", skip_serializing_if = "Option::is_none")]
-    pub values: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub values: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for NodeSelectorRequirement {
     fn deserialize<D: ::serde::Deserializer<'de>>(

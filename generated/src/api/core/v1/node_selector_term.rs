@@ -6,12 +6,12 @@ pub struct NodeSelectorTerm {
     /// A list of node selector requirements by node's labels.
     #[serde(rename = "matchExpressions", skip_serializing_if = "Option::is_none")]
     pub match_expressions: Option<
-        ::std::vec::Vec<crate::api::core::v1::NodeSelectorRequirement>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NodeSelectorRequirement>,
     >,
     /// A list of node selector requirements by node's fields.
     #[serde(rename = "matchFields", skip_serializing_if = "Option::is_none")]
     pub match_fields: Option<
-        ::std::vec::Vec<crate::api::core::v1::NodeSelectorRequirement>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NodeSelectorRequirement>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for NodeSelectorTerm {

@@ -14,13 +14,15 @@ pub struct NodeSpec {
     pub pod_cidr: Option<::k8s_client_runtime::CompactString>,
     /// podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node. If this field is specified, the 0th entry must match the podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6.
     #[serde(rename = "podCIDRs", skip_serializing_if = "Option::is_none")]
-    pub pod_cidrs: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub pod_cidrs: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>
     #[serde(rename = "providerID", skip_serializing_if = "Option::is_none")]
     pub provider_id: Option<::k8s_client_runtime::CompactString>,
     /// If specified, the node's taints.
     #[serde(rename = "taints", skip_serializing_if = "Option::is_none")]
-    pub taints: Option<::std::vec::Vec<crate::api::core::v1::Taint>>,
+    pub taints: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::Taint>>,
     /// Unschedulable controls node schedulability of new pods. By default, node is schedulable. More info: https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration
     #[serde(rename = "unschedulable", skip_serializing_if = "Option::is_none")]
     pub unschedulable: Option<bool>,

@@ -5,7 +5,9 @@
 pub struct NodeStatus {
     /// List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).
     #[serde(rename = "addresses", skip_serializing_if = "Option::is_none")]
-    pub addresses: Option<::std::vec::Vec<crate::api::core::v1::NodeAddress>>,
+    pub addresses: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NodeAddress>,
+    >,
     /// Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity.
     #[serde(rename = "allocatable", skip_serializing_if = "Option::is_none")]
     pub allocatable: Option<
@@ -18,7 +20,9 @@ pub struct NodeStatus {
     >,
     /// Conditions is an array of current observed node conditions. More info: https://kubernetes.io/docs/reference/node/node-status/#condition
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
-    pub conditions: Option<::std::vec::Vec<crate::api::core::v1::NodeCondition>>,
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NodeCondition>,
+    >,
     /// Status of the config assigned to the node via the dynamic Kubelet config feature.
     #[serde(rename = "config", skip_serializing_if = "Option::is_none")]
     pub config: Option<::std::boxed::Box<crate::api::core::v1::NodeConfigStatus>>,
@@ -29,13 +33,17 @@ pub struct NodeStatus {
     >,
     /// DeclaredFeatures represents the features related to feature gates that are declared by the node.
     #[serde(rename = "declaredFeatures", skip_serializing_if = "Option::is_none")]
-    pub declared_features: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub declared_features: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// Features describes the set of features implemented by the CRI implementation.
     #[serde(rename = "features", skip_serializing_if = "Option::is_none")]
     pub features: Option<::std::boxed::Box<crate::api::core::v1::NodeFeatures>>,
     /// List of container images on this node
     #[serde(rename = "images", skip_serializing_if = "Option::is_none")]
-    pub images: Option<::std::vec::Vec<crate::api::core::v1::ContainerImage>>,
+    pub images: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerImage>,
+    >,
     /// Set of ids/uuids to uniquely identify the node. More info: https://kubernetes.io/docs/reference/node/node-status/#info
     #[serde(rename = "nodeInfo", skip_serializing_if = "Option::is_none")]
     pub node_info: Option<::std::boxed::Box<crate::api::core::v1::NodeSystemInfo>>,
@@ -50,14 +58,18 @@ pub struct NodeStatus {
     /// The available runtime handlers.
     #[serde(rename = "runtimeHandlers", skip_serializing_if = "Option::is_none")]
     pub runtime_handlers: Option<
-        ::std::vec::Vec<crate::api::core::v1::NodeRuntimeHandler>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NodeRuntimeHandler>,
     >,
     /// List of volumes that are attached to the node.
     #[serde(rename = "volumesAttached", skip_serializing_if = "Option::is_none")]
-    pub volumes_attached: Option<::std::vec::Vec<crate::api::core::v1::AttachedVolume>>,
+    pub volumes_attached: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::AttachedVolume>,
+    >,
     /// List of attachable volumes in use (mounted) by the node.
     #[serde(rename = "volumesInUse", skip_serializing_if = "Option::is_none")]
-    pub volumes_in_use: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub volumes_in_use: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for NodeStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -5,7 +5,9 @@
 pub struct PersistentVolumeClaimStatus {
     /// accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
     #[serde(rename = "accessModes", skip_serializing_if = "Option::is_none")]
-    pub access_modes: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub access_modes: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follow standard Kubernetes label syntax. Valid values are either:
     /// 	* Un-prefixed keys:
     /// 		- storage - the capacity of the volume.
@@ -60,7 +62,9 @@ pub struct PersistentVolumeClaimStatus {
     /// conditions is the current Condition of persistent volume claim. If underlying persistent volume is being resized then the Condition will be set to 'Resizing'.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::api::core::v1::PersistentVolumeClaimCondition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::core::v1::PersistentVolumeClaimCondition,
+        >,
     >,
     /// currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using. When unset, there is no VolumeAttributeClass applied to this PersistentVolumeClaim
     #[serde(

@@ -5,7 +5,9 @@
 pub struct PersistentVolumeSpec {
     /// accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes
     #[serde(rename = "accessModes", skip_serializing_if = "Option::is_none")]
-    pub access_modes: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub access_modes: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
     #[serde(rename = "awsElasticBlockStore", skip_serializing_if = "Option::is_none")]
     pub aws_elastic_block_store: Option<
@@ -76,7 +78,9 @@ pub struct PersistentVolumeSpec {
     pub local: Option<::std::boxed::Box<crate::api::core::v1::LocalVolumeSource>>,
     /// mountOptions is the list of mount options, e.g. ["ro", "soft"]. Not validated - mount will simply fail if one is invalid. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#mount-options
     #[serde(rename = "mountOptions", skip_serializing_if = "Option::is_none")]
-    pub mount_options: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub mount_options: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// nfs represents an NFS mount on the host. Provisioned by an admin. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "nfs", skip_serializing_if = "Option::is_none")]
     pub nfs: Option<::std::boxed::Box<crate::api::core::v1::NFSVolumeSource>>,

@@ -9,7 +9,7 @@ pub struct PodAntiAffinity {
         skip_serializing_if = "Option::is_none"
     )]
     pub preferred_during_scheduling_ignored_during_execution: Option<
-        ::std::vec::Vec<crate::api::core::v1::WeightedPodAffinityTerm>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::WeightedPodAffinityTerm>,
     >,
     /// If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the anti-affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied.
     #[serde(
@@ -17,7 +17,7 @@ pub struct PodAntiAffinity {
         skip_serializing_if = "Option::is_none"
     )]
     pub required_during_scheduling_ignored_during_execution: Option<
-        ::std::vec::Vec<crate::api::core::v1::PodAffinityTerm>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodAffinityTerm>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for PodAntiAffinity {

@@ -5,13 +5,19 @@
 pub struct PodDNSConfig {
     /// A list of DNS name server IP addresses. This will be appended to the base nameservers generated from DNSPolicy. Duplicated nameservers will be removed.
     #[serde(rename = "nameservers", skip_serializing_if = "Option::is_none")]
-    pub nameservers: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub nameservers: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy.
     #[serde(rename = "options", skip_serializing_if = "Option::is_none")]
-    pub options: Option<::std::vec::Vec<crate::api::core::v1::PodDNSConfigOption>>,
+    pub options: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodDNSConfigOption>,
+    >,
     /// A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed.
     #[serde(rename = "searches", skip_serializing_if = "Option::is_none")]
-    pub searches: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub searches: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -5,7 +5,7 @@
 pub struct PodExtendedResourceClaimStatus {
     /// RequestMappings identifies the mapping of <container, extended resource backed by DRA> to  device request in the generated ResourceClaim.
     #[serde(rename = "requestMappings")]
-    pub request_mappings: ::std::vec::Vec<
+    pub request_mappings: ::k8s_client_runtime::ThinVec<
         crate::api::core::v1::ContainerExtendedResourceRequest,
     >,
     /// ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod.

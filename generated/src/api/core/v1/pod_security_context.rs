@@ -54,7 +54,7 @@ pub struct PodSecurityContext {
     pub seccomp_profile: Option<::std::boxed::Box<crate::api::core::v1::SeccompProfile>>,
     /// A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "supplementalGroups", skip_serializing_if = "Option::is_none")]
-    pub supplemental_groups: Option<::std::vec::Vec<i64>>,
+    pub supplemental_groups: Option<::k8s_client_runtime::ThinVec<i64>>,
     /// Defines how supplemental groups of the first container processes are calculated. Valid values are "Merge" and "Strict". If not specified, "Merge" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows.
     ///
     /// Possible enum values:
@@ -67,7 +67,7 @@ pub struct PodSecurityContext {
     pub supplemental_groups_policy: Option<::k8s_client_runtime::CompactString>,
     /// Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "sysctls", skip_serializing_if = "Option::is_none")]
-    pub sysctls: Option<::std::vec::Vec<crate::api::core::v1::Sysctl>>,
+    pub sysctls: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::Sysctl>>,
     /// The Windows specific settings applied to all containers. If unspecified, the options within a container's SecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
     #[serde(rename = "windowsOptions", skip_serializing_if = "Option::is_none")]
     pub windows_options: Option<

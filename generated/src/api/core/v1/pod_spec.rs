@@ -17,7 +17,7 @@ pub struct PodSpec {
     pub automount_service_account_token: Option<bool>,
     /// List of containers belonging to the pod. Containers cannot currently be added or removed. There must be at least one container in a Pod. Cannot be updated.
     #[serde(rename = "containers")]
-    pub containers: ::std::vec::Vec<crate::api::core::v1::Container>,
+    pub containers: ::k8s_client_runtime::ThinVec<crate::api::core::v1::Container>,
     /// Specifies the DNS parameters of a pod. Parameters specified here will be merged to the generated DNS configuration based on DNSPolicy.
     #[serde(rename = "dnsConfig", skip_serializing_if = "Option::is_none")]
     pub dns_config: Option<::std::boxed::Box<crate::api::core::v1::PodDNSConfig>>,
@@ -36,11 +36,13 @@ pub struct PodSpec {
     /// List of ephemeral containers run in this pod. Ephemeral containers may be run in an existing pod to perform user-initiated actions such as debugging. This list cannot be specified when creating a pod, and it cannot be modified by updating the pod spec. In order to add an ephemeral container to an existing pod, use the pod's ephemeralcontainers subresource.
     #[serde(rename = "ephemeralContainers", skip_serializing_if = "Option::is_none")]
     pub ephemeral_containers: Option<
-        ::std::vec::Vec<crate::api::core::v1::EphemeralContainer>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::EphemeralContainer>,
     >,
     /// HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified.
     #[serde(rename = "hostAliases", skip_serializing_if = "Option::is_none")]
-    pub host_aliases: Option<::std::vec::Vec<crate::api::core::v1::HostAlias>>,
+    pub host_aliases: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::HostAlias>,
+    >,
     /// Use the host's ipc namespace. Optional: Default to false.
     #[serde(rename = "hostIPC", skip_serializing_if = "Option::is_none")]
     pub host_ipc: Option<bool>,
@@ -64,11 +66,13 @@ pub struct PodSpec {
     /// ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. If specified, these secrets will be passed to individual puller implementations for them to use. More info: https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod
     #[serde(rename = "imagePullSecrets", skip_serializing_if = "Option::is_none")]
     pub image_pull_secrets: Option<
-        ::std::vec::Vec<crate::api::core::v1::LocalObjectReference>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::LocalObjectReference>,
     >,
     /// List of initialization containers belonging to the pod. Init containers are executed in order prior to containers being started. If any init container fails, the pod is considered to have failed and is handled according to its restartPolicy. The name for an init container or normal container must be unique among all containers. Init containers may not have Lifecycle actions, Readiness probes, Liveness probes, or Startup probes. The resourceRequirements of an init container are taken into account during scheduling by finding the highest request/limit for each resource type, and then using the max of that value or the sum of the normal containers. Limits are applied to init containers in a similar fashion. Init containers cannot currently be added or removed. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/init-containers/
     #[serde(rename = "initContainers", skip_serializing_if = "Option::is_none")]
-    pub init_containers: Option<::std::vec::Vec<crate::api::core::v1::Container>>,
+    pub init_containers: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::Container>,
+    >,
     /// NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename
     #[serde(rename = "nodeName", skip_serializing_if = "Option::is_none")]
     pub node_name: Option<::k8s_client_runtime::CompactString>,
@@ -102,14 +106,18 @@ pub struct PodSpec {
     pub priority_class_name: Option<::k8s_client_runtime::CompactString>,
     /// If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates
     #[serde(rename = "readinessGates", skip_serializing_if = "Option::is_none")]
-    pub readiness_gates: Option<::std::vec::Vec<crate::api::core::v1::PodReadinessGate>>,
+    pub readiness_gates: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodReadinessGate>,
+    >,
     /// ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start. The resources will be made available to those containers which consume them by name.
     ///
     /// This is a stable field but requires that the DynamicResourceAllocation feature gate is enabled.
     ///
     /// This field is immutable.
     #[serde(rename = "resourceClaims", skip_serializing_if = "Option::is_none")]
-    pub resource_claims: Option<::std::vec::Vec<crate::api::core::v1::PodResourceClaim>>,
+    pub resource_claims: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodResourceClaim>,
+    >,
     /// Resources is the total amount of CPU and Memory resources required by all containers in the pod. It supports specifying Requests and Limits for "cpu", "memory" and "hugepages-" resource names only. ResourceClaims are not supported.
     ///
     /// This field enables fine-grained control over resource allocation for the entire pod, allowing resource sharing among containers in a pod.
@@ -136,7 +144,7 @@ pub struct PodSpec {
     /// SchedulingGates can only be set at pod creation time, and be removed only afterwards.
     #[serde(rename = "schedulingGates", skip_serializing_if = "Option::is_none")]
     pub scheduling_gates: Option<
-        ::std::vec::Vec<crate::api::core::v1::PodSchedulingGate>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodSchedulingGate>,
     >,
     /// SecurityContext holds pod-level security attributes and common container settings. Optional: Defaults to empty.  See type description for default values of each field.
     #[serde(rename = "securityContext", skip_serializing_if = "Option::is_none")]
@@ -166,18 +174,20 @@ pub struct PodSpec {
     pub termination_grace_period_seconds: Option<i64>,
     /// If specified, the pod's tolerations.
     #[serde(rename = "tolerations", skip_serializing_if = "Option::is_none")]
-    pub tolerations: Option<::std::vec::Vec<crate::api::core::v1::Toleration>>,
+    pub tolerations: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::Toleration>,
+    >,
     /// TopologySpreadConstraints describes how a group of pods ought to spread across topology domains. Scheduler will schedule pods in a way which abides by the constraints. All topologySpreadConstraints are ANDed.
     #[serde(
         rename = "topologySpreadConstraints",
         skip_serializing_if = "Option::is_none"
     )]
     pub topology_spread_constraints: Option<
-        ::std::vec::Vec<crate::api::core::v1::TopologySpreadConstraint>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::TopologySpreadConstraint>,
     >,
     /// List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes
     #[serde(rename = "volumes", skip_serializing_if = "Option::is_none")]
-    pub volumes: Option<::std::vec::Vec<crate::api::core::v1::Volume>>,
+    pub volumes: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::Volume>>,
     /// WorkloadRef provides a reference to the Workload object that this Pod belongs to. This field is used by the scheduler to identify the PodGroup and apply the correct group scheduling policies. The Workload object referenced by this field may not exist at the time the Pod is created. This field is immutable, but a Workload object with the same name may be recreated with different policies. Doing this during pod scheduling may result in the placement not conforming to the expected policies.
     #[serde(rename = "workloadRef", skip_serializing_if = "Option::is_none")]
     pub workload_ref: Option<::std::boxed::Box<crate::api::core::v1::WorkloadReference>>,

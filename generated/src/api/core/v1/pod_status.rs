@@ -10,11 +10,13 @@ pub struct PodStatus {
     >,
     /// Current service state of pod. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
-    pub conditions: Option<::std::vec::Vec<crate::api::core::v1::PodCondition>>,
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodCondition>,
+    >,
     /// Statuses of containers in this pod. Each container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
     #[serde(rename = "containerStatuses", skip_serializing_if = "Option::is_none")]
     pub container_statuses: Option<
-        ::std::vec::Vec<crate::api::core::v1::ContainerStatus>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerStatus>,
     >,
     /// Statuses for any ephemeral containers that have run in this pod. Each ephemeral container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
     #[serde(
@@ -22,7 +24,7 @@ pub struct PodStatus {
         skip_serializing_if = "Option::is_none"
     )]
     pub ephemeral_container_statuses: Option<
-        ::std::vec::Vec<crate::api::core::v1::ContainerStatus>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerStatus>,
     >,
     /// Status of extended resource claim backed by DRA.
     #[serde(
@@ -37,11 +39,11 @@ pub struct PodStatus {
     pub host_ip: Option<::k8s_client_runtime::CompactString>,
     /// hostIPs holds the IP addresses allocated to the host. If this field is specified, the first entry must match the hostIP field. This list is empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns means that HostIPs will not be updated even if there is a node is assigned to this pod.
     #[serde(rename = "hostIPs", skip_serializing_if = "Option::is_none")]
-    pub host_ips: Option<::std::vec::Vec<crate::api::core::v1::HostIP>>,
+    pub host_ips: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::HostIP>>,
     /// Statuses of init containers in this pod. The most recent successful non-restartable init container will have ready = true, the most recently started container will have startTime set. Each init container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-and-container-status
     #[serde(rename = "initContainerStatuses", skip_serializing_if = "Option::is_none")]
     pub init_container_statuses: Option<
-        ::std::vec::Vec<crate::api::core::v1::ContainerStatus>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerStatus>,
     >,
     /// A human readable message indicating details about why the pod is in this condition.
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
@@ -71,7 +73,7 @@ pub struct PodStatus {
     pub pod_ip: Option<::k8s_client_runtime::CompactString>,
     /// podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet.
     #[serde(rename = "podIPs", skip_serializing_if = "Option::is_none")]
-    pub pod_ips: Option<::std::vec::Vec<crate::api::core::v1::PodIP>>,
+    pub pod_ips: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::PodIP>>,
     /// The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes
     ///
     /// Possible enum values:
@@ -89,7 +91,7 @@ pub struct PodStatus {
     /// Status of resource claims.
     #[serde(rename = "resourceClaimStatuses", skip_serializing_if = "Option::is_none")]
     pub resource_claim_statuses: Option<
-        ::std::vec::Vec<crate::api::core::v1::PodResourceClaimStatus>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodResourceClaimStatus>,
     >,
     /// Resources represents the compute resource requests and limits that have been applied at the pod level if pod-level requests or limits are set in PodSpec.Resources
     #[serde(rename = "resources", skip_serializing_if = "Option::is_none")]

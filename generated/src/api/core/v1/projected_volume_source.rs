@@ -8,7 +8,9 @@ pub struct ProjectedVolumeSource {
     pub default_mode: Option<i32>,
     /// sources is the list of volume projections. Each entry in this list handles one source.
     #[serde(rename = "sources", skip_serializing_if = "Option::is_none")]
-    pub sources: Option<::std::vec::Vec<crate::api::core::v1::VolumeProjection>>,
+    pub sources: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeProjection>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for ProjectedVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -14,7 +14,7 @@ pub struct RBDPersistentVolumeSource {
     pub keyring: Option<::k8s_client_runtime::CompactString>,
     /// monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "monitors")]
-    pub monitors: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    pub monitors: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
     /// pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "pool", skip_serializing_if = "Option::is_none")]
     pub pool: Option<::k8s_client_runtime::CompactString>,

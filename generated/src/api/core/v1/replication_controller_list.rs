@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReplicationControllerList {
     /// List of replication controllers. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller
-    pub items: ::std::vec::Vec<crate::api::core::v1::ReplicationController>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::core::v1::ReplicationController,
+    >,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -9,7 +9,9 @@ pub struct ReplicationControllerStatus {
     /// Represents the latest available observations of a replication controller's current state.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::api::core::v1::ReplicationControllerCondition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::core::v1::ReplicationControllerCondition,
+        >,
     >,
     /// The number of pods that have labels matching the labels of the pod template of the replication controller.
     #[serde(rename = "fullyLabeledReplicas", skip_serializing_if = "Option::is_none")]

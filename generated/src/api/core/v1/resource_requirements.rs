@@ -9,7 +9,9 @@ pub struct ResourceRequirements {
     ///
     /// This field is immutable. It can only be set for containers.
     #[serde(rename = "claims", skip_serializing_if = "Option::is_none")]
-    pub claims: Option<::std::vec::Vec<crate::api::core::v1::ResourceClaim>>,
+    pub claims: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ResourceClaim>,
+    >,
     /// Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
     #[serde(rename = "limits", skip_serializing_if = "Option::is_none")]
     pub limits: Option<

@@ -8,7 +8,9 @@ pub struct ResourceStatus {
     pub name: ::k8s_client_runtime::CompactString,
     /// List of unique resources health. Each element in the list contains an unique resource ID and its health. At a minimum, for the lifetime of a Pod, resource ID must uniquely identify the resource allocated to the Pod on the Node. If other Pod on the same Node reports the status with the same resource ID, it must be the same resource they share. See ResourceID type definition for a specific format it has in various use cases.
     #[serde(rename = "resources", skip_serializing_if = "Option::is_none")]
-    pub resources: Option<::std::vec::Vec<crate::api::core::v1::ResourceHealth>>,
+    pub resources: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ResourceHealth>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for ResourceStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -6,7 +6,9 @@ pub struct ScopeSelector {
     /// A list of scope selector requirements by scope of the resources.
     #[serde(rename = "matchExpressions", skip_serializing_if = "Option::is_none")]
     pub match_expressions: Option<
-        ::std::vec::Vec<crate::api::core::v1::ScopedResourceSelectorRequirement>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::core::v1::ScopedResourceSelectorRequirement,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for ScopeSelector {

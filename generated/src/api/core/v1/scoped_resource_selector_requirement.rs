@@ -26,7 +26,9 @@ pub struct ScopedResourceSelectorRequirement {
     pub scope_name: ::k8s_client_runtime::CompactString,
     /// An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.
     #[serde(rename = "values", skip_serializing_if = "Option::is_none")]
-    pub values: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub values: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for ScopedResourceSelectorRequirement {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -10,7 +10,7 @@ pub struct SecretVolumeSource {
     pub default_mode: Option<i32>,
     /// items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
     #[serde(rename = "items", skip_serializing_if = "Option::is_none")]
-    pub items: Option<::std::vec::Vec<crate::api::core::v1::KeyToPath>>,
+    pub items: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::KeyToPath>>,
     /// optional field specify whether the Secret or its keys must be defined
     #[serde(rename = "optional", skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,

@@ -7,12 +7,14 @@ pub struct ServiceAccount {
     pub automount_service_account_token: Option<bool>,
     /// ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount. ImagePullSecrets are distinct from Secrets because Secrets can be mounted in the pod, but ImagePullSecrets are only accessed by the kubelet. More info: https://kubernetes.io/docs/concepts/containers/images/#specifying-imagepullsecrets-on-a-pod
     pub image_pull_secrets: Option<
-        ::std::vec::Vec<crate::api::core::v1::LocalObjectReference>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::LocalObjectReference>,
     >,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret
-    pub secrets: Option<::std::vec::Vec<crate::api::core::v1::ObjectReference>>,
+    pub secrets: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ObjectReference>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for ServiceAccount {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -16,10 +16,14 @@ pub struct ServiceSpec {
     ///
     /// This field may hold a maximum of two entries (dual-stack IPs, in either order). These IPs must correspond to the values of the ipFamilies field. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
     #[serde(rename = "clusterIPs", skip_serializing_if = "Option::is_none")]
-    pub cluster_ips: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub cluster_ips: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.
     #[serde(rename = "externalIPs", skip_serializing_if = "Option::is_none")]
-    pub external_ips: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub external_ips: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName".
     #[serde(rename = "externalName", skip_serializing_if = "Option::is_none")]
     pub external_name: Option<::k8s_client_runtime::CompactString>,
@@ -44,7 +48,9 @@ pub struct ServiceSpec {
     ///
     /// This field may hold a maximum of two entries (dual-stack families, in either order).  These families must correspond to the values of the clusterIPs field, if specified. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field.
     #[serde(rename = "ipFamilies", skip_serializing_if = "Option::is_none")]
-    pub ip_families: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub ip_families: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field. This field will be wiped when updating a service to type ExternalName.
     ///
     /// Possible enum values:
@@ -65,11 +71,11 @@ pub struct ServiceSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub load_balancer_source_ranges: Option<
-        ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
     >,
     /// The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
-    pub ports: Option<::std::vec::Vec<crate::api::core::v1::ServicePort>>,
+    pub ports: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::ServicePort>>,
     /// publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready. The primary use case for setting this field is for a StatefulSet's Headless Service to propagate SRV DNS records for its Pods for the purpose of peer discovery. The Kubernetes controllers that generate Endpoints and EndpointSlice resources for Services interpret this to mean that all endpoints are considered "ready" even if the Pods themselves are not. Agents which consume only Kubernetes generated endpoints through the Endpoints or EndpointSlice resources can safely assume this behavior.
     #[serde(
         rename = "publishNotReadyAddresses",

@@ -6,7 +6,9 @@ pub struct ServiceStatus {
     /// Current service state
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::Condition,
+        >,
     >,
     /// LoadBalancer contains the current status of the load-balancer, if one is present.
     #[serde(rename = "loadBalancer", skip_serializing_if = "Option::is_none")]

@@ -8,7 +8,7 @@ pub struct TopologySelectorLabelRequirement {
     pub key: ::k8s_client_runtime::CompactString,
     /// An array of string values. One value must match the label to be selected. Each entry in Values is ORed.
     #[serde(rename = "values")]
-    pub values: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    pub values: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
 }
 impl<'de> ::serde::Deserialize<'de> for TopologySelectorLabelRequirement {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -6,7 +6,9 @@ pub struct TopologySelectorTerm {
     /// A list of topology selector requirements by labels.
     #[serde(rename = "matchLabelExpressions", skip_serializing_if = "Option::is_none")]
     pub match_label_expressions: Option<
-        ::std::vec::Vec<crate::api::core::v1::TopologySelectorLabelRequirement>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::core::v1::TopologySelectorLabelRequirement,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for TopologySelectorTerm {

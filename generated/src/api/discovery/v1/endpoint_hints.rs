@@ -5,10 +5,14 @@
 pub struct EndpointHints {
     /// forNodes indicates the node(s) this endpoint should be consumed by when using topology aware routing. May contain a maximum of 8 entries.
     #[serde(rename = "forNodes", skip_serializing_if = "Option::is_none")]
-    pub for_nodes: Option<::std::vec::Vec<crate::api::discovery::v1::ForNode>>,
+    pub for_nodes: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::discovery::v1::ForNode>,
+    >,
     /// forZones indicates the zone(s) this endpoint should be consumed by when using topology aware routing. May contain a maximum of 8 entries.
     #[serde(rename = "forZones", skip_serializing_if = "Option::is_none")]
-    pub for_zones: Option<::std::vec::Vec<crate::api::discovery::v1::ForZone>>,
+    pub for_zones: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::discovery::v1::ForZone>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for EndpointHints {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EndpointSliceList {
     /// items is the list of endpoint slices
-    pub items: ::std::vec::Vec<crate::api::discovery::v1::EndpointSlice>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::discovery::v1::EndpointSlice>,
     /// Standard list metadata.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

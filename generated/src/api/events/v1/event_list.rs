@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EventList {
     /// items is a list of schema objects.
-    pub items: ::std::vec::Vec<crate::api::events::v1::Event>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::events::v1::Event>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

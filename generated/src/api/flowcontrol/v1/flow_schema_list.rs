@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowSchemaList {
     /// `items` is a list of FlowSchemas.
-    pub items: ::std::vec::Vec<crate::api::flowcontrol::v1::FlowSchema>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::flowcontrol::v1::FlowSchema>,
     /// `metadata` is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -17,7 +17,9 @@ pub struct FlowSchemaSpec {
     /// `rules` describes which requests will match this flow schema. This FlowSchema matches a request if and only if at least one member of rules matches the request. if it is an empty slice, there will be no requests matching the FlowSchema.
     #[serde(rename = "rules", skip_serializing_if = "Option::is_none")]
     pub rules: Option<
-        ::std::vec::Vec<crate::api::flowcontrol::v1::PolicyRulesWithSubjects>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::flowcontrol::v1::PolicyRulesWithSubjects,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for FlowSchemaSpec {

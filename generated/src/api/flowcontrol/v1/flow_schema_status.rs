@@ -6,7 +6,7 @@ pub struct FlowSchemaStatus {
     /// `conditions` is a list of the current states of FlowSchema.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::api::flowcontrol::v1::FlowSchemaCondition>,
+        ::k8s_client_runtime::ThinVec<crate::api::flowcontrol::v1::FlowSchemaCondition>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for FlowSchemaStatus {

@@ -11,10 +11,12 @@ pub struct NonResourcePolicyRule {
     ///   - "/healthz/*" matches all per-component health checks.
     /// "*" matches all non-resource urls. if it is present, it must be the only entry. Required.
     #[serde(rename = "nonResourceURLs")]
-    pub non_resource_urls: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    pub non_resource_urls: ::k8s_client_runtime::ThinVec<
+        ::k8s_client_runtime::CompactString,
+    >,
     /// `verbs` is a list of matching verbs and may not be empty. "*" matches all verbs. If it is present, it must be the only entry. Required.
     #[serde(rename = "verbs")]
-    pub verbs: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    pub verbs: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
 }
 impl<'de> ::serde::Deserialize<'de> for NonResourcePolicyRule {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -6,16 +6,16 @@ pub struct PolicyRulesWithSubjects {
     /// `nonResourceRules` is a list of NonResourcePolicyRules that identify matching requests according to their verb and the target non-resource URL.
     #[serde(rename = "nonResourceRules", skip_serializing_if = "Option::is_none")]
     pub non_resource_rules: Option<
-        ::std::vec::Vec<crate::api::flowcontrol::v1::NonResourcePolicyRule>,
+        ::k8s_client_runtime::ThinVec<crate::api::flowcontrol::v1::NonResourcePolicyRule>,
     >,
     /// `resourceRules` is a slice of ResourcePolicyRules that identify matching requests according to their verb and the target resource. At least one of `resourceRules` and `nonResourceRules` has to be non-empty.
     #[serde(rename = "resourceRules", skip_serializing_if = "Option::is_none")]
     pub resource_rules: Option<
-        ::std::vec::Vec<crate::api::flowcontrol::v1::ResourcePolicyRule>,
+        ::k8s_client_runtime::ThinVec<crate::api::flowcontrol::v1::ResourcePolicyRule>,
     >,
     /// subjects is the list of normal user, serviceaccount, or group that this rule cares about. There must be at least one member in this slice. A slice that includes both the system:authenticated and system:unauthenticated user groups matches every request. Required.
     #[serde(rename = "subjects")]
-    pub subjects: ::std::vec::Vec<crate::api::flowcontrol::v1::Subject>,
+    pub subjects: ::k8s_client_runtime::ThinVec<crate::api::flowcontrol::v1::Subject>,
 }
 impl<'de> ::serde::Deserialize<'de> for PolicyRulesWithSubjects {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PriorityLevelConfigurationList {
     /// `items` is a list of request-priorities.
-    pub items: ::std::vec::Vec<crate::api::flowcontrol::v1::PriorityLevelConfiguration>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::flowcontrol::v1::PriorityLevelConfiguration,
+    >,
     /// `metadata` is the standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

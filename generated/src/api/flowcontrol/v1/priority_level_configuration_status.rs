@@ -6,7 +6,9 @@ pub struct PriorityLevelConfigurationStatus {
     /// `conditions` is the current state of "request-priority".
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::api::flowcontrol::v1::PriorityLevelConfigurationCondition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::flowcontrol::v1::PriorityLevelConfigurationCondition,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for PriorityLevelConfigurationStatus {

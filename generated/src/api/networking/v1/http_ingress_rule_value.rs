@@ -5,7 +5,9 @@
 pub struct HTTPIngressRuleValue {
     /// paths is a collection of paths that map requests to backends.
     #[serde(rename = "paths")]
-    pub paths: ::std::vec::Vec<crate::api::networking::v1::HTTPIngressPath>,
+    pub paths: ::k8s_client_runtime::ThinVec<
+        crate::api::networking::v1::HTTPIngressPath,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for HTTPIngressRuleValue {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct IngressClassList {
     /// items is the list of IngressClasses.
-    pub items: ::std::vec::Vec<crate::api::networking::v1::IngressClass>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::networking::v1::IngressClass>,
     /// Standard list metadata.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -11,7 +11,9 @@ pub struct IngressLoadBalancerIngress {
     pub ip: Option<::k8s_client_runtime::CompactString>,
     /// ports provides information about the ports exposed by this LoadBalancer.
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
-    pub ports: Option<::std::vec::Vec<crate::api::networking::v1::IngressPortStatus>>,
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::IngressPortStatus>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for IngressLoadBalancerIngress {
     fn deserialize<D: ::serde::Deserializer<'de>>(

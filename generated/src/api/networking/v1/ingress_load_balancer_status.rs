@@ -6,7 +6,9 @@ pub struct IngressLoadBalancerStatus {
     /// ingress is a list containing ingress points for the load-balancer.
     #[serde(rename = "ingress", skip_serializing_if = "Option::is_none")]
     pub ingress: Option<
-        ::std::vec::Vec<crate::api::networking::v1::IngressLoadBalancerIngress>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::networking::v1::IngressLoadBalancerIngress,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for IngressLoadBalancerStatus {

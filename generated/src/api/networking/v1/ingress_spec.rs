@@ -13,10 +13,14 @@ pub struct IngressSpec {
     pub ingress_class_name: Option<::k8s_client_runtime::CompactString>,
     /// rules is a list of host rules used to configure the Ingress. If unspecified, or no rule matches, all traffic is sent to the default backend.
     #[serde(rename = "rules", skip_serializing_if = "Option::is_none")]
-    pub rules: Option<::std::vec::Vec<crate::api::networking::v1::IngressRule>>,
+    pub rules: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::IngressRule>,
+    >,
     /// tls represents the TLS configuration. Currently the Ingress only supports a single TLS port, 443. If multiple members of this list specify different hosts, they will be multiplexed on the same port according to the hostname specified through the SNI TLS extension, if the ingress controller fulfilling the ingress supports SNI.
     #[serde(rename = "tls", skip_serializing_if = "Option::is_none")]
-    pub tls: Option<::std::vec::Vec<crate::api::networking::v1::IngressTLS>>,
+    pub tls: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::IngressTLS>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for IngressSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(

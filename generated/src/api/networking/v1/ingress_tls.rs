@@ -5,7 +5,9 @@
 pub struct IngressTLS {
     /// hosts is a list of hosts included in the TLS certificate. The values in this list must match the name/s used in the tlsSecret. Defaults to the wildcard host setting for the loadbalancer controller fulfilling this Ingress, if left unspecified.
     #[serde(rename = "hosts", skip_serializing_if = "Option::is_none")]
-    pub hosts: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub hosts: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// secretName is the name of the secret used to terminate TLS traffic on port 443. Field is left optional to allow TLS routing based on SNI hostname alone. If the SNI host in a listener conflicts with the "Host" header field used by an IngressRule, the SNI host is used for termination and value of the "Host" header is used for routing.
     #[serde(rename = "secretName", skip_serializing_if = "Option::is_none")]
     pub secret_name: Option<::k8s_client_runtime::CompactString>,

@@ -8,7 +8,9 @@ pub struct IPBlock {
     pub cidr: ::k8s_client_runtime::CompactString,
     /// except is a slice of CIDRs that should not be included within an IPBlock Valid examples are "192.168.1.0/24" or "2001:db8::/64" Except values will be rejected if they are outside the cidr range
     #[serde(rename = "except", skip_serializing_if = "Option::is_none")]
-    pub except: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub except: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for IPBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -5,10 +5,14 @@
 pub struct NetworkPolicyEgressRule {
     /// ports is a list of destination ports for outgoing traffic. Each item in this list is combined using a logical OR. If this field is empty or missing, this rule matches all ports (traffic not restricted by port). If this field is present and contains at least one item, then this rule allows traffic only if the traffic matches at least one port in the list.
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
-    pub ports: Option<::std::vec::Vec<crate::api::networking::v1::NetworkPolicyPort>>,
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::NetworkPolicyPort>,
+    >,
     /// to is a list of destinations for outgoing traffic of pods selected for this rule. Items in this list are combined using a logical OR operation. If this field is empty or missing, this rule matches all destinations (traffic not restricted by destination). If this field is present and contains at least one item, this rule allows traffic only if the traffic matches at least one item in the to list.
     #[serde(rename = "to", skip_serializing_if = "Option::is_none")]
-    pub to: Option<::std::vec::Vec<crate::api::networking::v1::NetworkPolicyPeer>>,
+    pub to: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::NetworkPolicyPeer>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for NetworkPolicyEgressRule {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -5,10 +5,14 @@
 pub struct NetworkPolicyIngressRule {
     /// from is a list of sources which should be able to access the pods selected for this rule. Items in this list are combined using a logical OR operation. If this field is empty or missing, this rule matches all sources (traffic not restricted by source). If this field is present and contains at least one item, this rule allows traffic only if the traffic matches at least one item in the from list.
     #[serde(rename = "from", skip_serializing_if = "Option::is_none")]
-    pub from: Option<::std::vec::Vec<crate::api::networking::v1::NetworkPolicyPeer>>,
+    pub from: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::NetworkPolicyPeer>,
+    >,
     /// ports is a list of ports which should be made accessible on the pods selected for this rule. Each item in this list is combined using a logical OR. If this field is empty or missing, this rule matches all ports (traffic not restricted by port). If this field is present and contains at least one item, then this rule allows traffic only if the traffic matches at least one port in the list.
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
-    pub ports: Option<::std::vec::Vec<crate::api::networking::v1::NetworkPolicyPort>>,
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::NetworkPolicyPort>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for NetworkPolicyIngressRule {
     fn deserialize<D: ::serde::Deserializer<'de>>(

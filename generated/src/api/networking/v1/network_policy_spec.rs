@@ -6,12 +6,16 @@ pub struct NetworkPolicySpec {
     /// egress is a list of egress rules to be applied to the selected pods. Outgoing traffic is allowed if there are no NetworkPolicies selecting the pod (and cluster policy otherwise allows the traffic), OR if the traffic matches at least one egress rule across all of the NetworkPolicy objects whose podSelector matches the pod. If this field is empty then this NetworkPolicy limits all outgoing traffic (and serves solely to ensure that the pods it selects are isolated by default). This field is beta-level in 1.8
     #[serde(rename = "egress", skip_serializing_if = "Option::is_none")]
     pub egress: Option<
-        ::std::vec::Vec<crate::api::networking::v1::NetworkPolicyEgressRule>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::networking::v1::NetworkPolicyEgressRule,
+        >,
     >,
     /// ingress is a list of ingress rules to be applied to the selected pods. Traffic is allowed to a pod if there are no NetworkPolicies selecting the pod (and cluster policy otherwise allows the traffic), OR if the traffic source is the pod's local node, OR if the traffic matches at least one ingress rule across all of the NetworkPolicy objects whose podSelector matches the pod. If this field is empty then this NetworkPolicy does not allow any traffic (and serves solely to ensure that the pods it selects are isolated by default)
     #[serde(rename = "ingress", skip_serializing_if = "Option::is_none")]
     pub ingress: Option<
-        ::std::vec::Vec<crate::api::networking::v1::NetworkPolicyIngressRule>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::networking::v1::NetworkPolicyIngressRule,
+        >,
     >,
     /// podSelector selects the pods to which this NetworkPolicy object applies. The array of rules is applied to any pods selected by this field. An empty selector matches all pods in the policy's namespace. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is optional. If it is not specified, it defaults to an empty selector.
     #[serde(rename = "podSelector", skip_serializing_if = "Option::is_none")]
@@ -20,7 +24,9 @@ pub struct NetworkPolicySpec {
     >,
     /// policyTypes is a list of rule types that the NetworkPolicy relates to. Valid options are ["Ingress"], ["Egress"], or ["Ingress", "Egress"]. If this field is not specified, it will default based on the existence of ingress or egress rules; policies that contain an egress section are assumed to affect egress, and all policies (whether or not they contain an ingress section) are assumed to affect ingress. If you want to write an egress-only policy, you must explicitly specify policyTypes [ "Egress" ]. Likewise, if you want to write a policy that specifies that no egress is allowed, you must specify a policyTypes value that include "Egress" (since such a policy would not include an egress section and would otherwise default to just [ "Ingress" ]). This field is beta-level in 1.8
     #[serde(rename = "policyTypes", skip_serializing_if = "Option::is_none")]
-    pub policy_types: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub policy_types: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for NetworkPolicySpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(

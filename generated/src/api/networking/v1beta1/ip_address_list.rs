@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct IPAddressList {
     /// items is the list of IPAddresses.
-    pub items: ::std::vec::Vec<crate::api::networking::v1beta1::IPAddress>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::networking::v1beta1::IPAddress>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ServiceCIDRList {
     /// items is the list of ServiceCIDRs.
-    pub items: ::std::vec::Vec<crate::api::networking::v1beta1::ServiceCIDR>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::networking::v1beta1::ServiceCIDR,
+    >,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

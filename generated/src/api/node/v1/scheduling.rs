@@ -8,7 +8,9 @@ pub struct Scheduling {
     pub node_selector: Option<::k8s_client_runtime::Map>,
     /// tolerations are appended (excluding duplicates) to pods running with this RuntimeClass during admission, effectively unioning the set of nodes tolerated by the pod and the RuntimeClass.
     #[serde(rename = "tolerations", skip_serializing_if = "Option::is_none")]
-    pub tolerations: Option<::std::vec::Vec<crate::api::core::v1::Toleration>>,
+    pub tolerations: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::Toleration>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for Scheduling {
     fn deserialize<D: ::serde::Deserializer<'de>>(

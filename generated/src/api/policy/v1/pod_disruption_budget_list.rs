@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PodDisruptionBudgetList {
     /// Items is a list of PodDisruptionBudgets
-    pub items: ::std::vec::Vec<crate::api::policy::v1::PodDisruptionBudget>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::policy::v1::PodDisruptionBudget,
+    >,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

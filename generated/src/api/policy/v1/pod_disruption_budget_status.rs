@@ -14,7 +14,9 @@ pub struct PodDisruptionBudgetStatus {
     ///                   disruptions are provided by the disruptionsAllowed property.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::Condition,
+        >,
     >,
     /// current number of healthy pods
     #[serde(rename = "currentHealthy")]

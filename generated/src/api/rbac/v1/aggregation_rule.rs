@@ -6,7 +6,9 @@ pub struct AggregationRule {
     /// ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added
     #[serde(rename = "clusterRoleSelectors", skip_serializing_if = "Option::is_none")]
     pub cluster_role_selectors: Option<
-        ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for AggregationRule {

@@ -10,7 +10,7 @@ pub struct ClusterRole {
     /// Standard object's metadata.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Rules holds all the PolicyRules for this ClusterRole
-    pub rules: Option<::std::vec::Vec<crate::api::rbac::v1::PolicyRule>>,
+    pub rules: Option<::k8s_client_runtime::ThinVec<crate::api::rbac::v1::PolicyRule>>,
 }
 impl<'de> ::serde::Deserialize<'de> for ClusterRole {
     fn deserialize<D: ::serde::Deserializer<'de>>(

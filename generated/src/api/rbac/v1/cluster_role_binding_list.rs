@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClusterRoleBindingList {
     /// Items is a list of ClusterRoleBindings
-    pub items: ::std::vec::Vec<crate::api::rbac::v1::ClusterRoleBinding>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::rbac::v1::ClusterRoleBinding>,
     /// Standard object's metadata.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

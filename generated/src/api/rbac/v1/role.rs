@@ -6,7 +6,7 @@ pub struct Role {
     /// Standard object's metadata.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// Rules holds all the PolicyRules for this Role
-    pub rules: Option<::std::vec::Vec<crate::api::rbac::v1::PolicyRule>>,
+    pub rules: Option<::k8s_client_runtime::ThinVec<crate::api::rbac::v1::PolicyRule>>,
 }
 impl<'de> ::serde::Deserialize<'de> for Role {
     fn deserialize<D: ::serde::Deserializer<'de>>(

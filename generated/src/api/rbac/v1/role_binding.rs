@@ -8,7 +8,7 @@ pub struct RoleBinding {
     /// RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.
     pub role_ref: crate::api::rbac::v1::RoleRef,
     /// Subjects holds references to the objects the role applies to.
-    pub subjects: Option<::std::vec::Vec<crate::api::rbac::v1::Subject>>,
+    pub subjects: Option<::k8s_client_runtime::ThinVec<crate::api::rbac::v1::Subject>>,
 }
 impl<'de> ::serde::Deserialize<'de> for RoleBinding {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RoleBindingList {
     /// Items is a list of RoleBindings
-    pub items: ::std::vec::Vec<crate::api::rbac::v1::RoleBinding>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::rbac::v1::RoleBinding>,
     /// Standard object's metadata.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

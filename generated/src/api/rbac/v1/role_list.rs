@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RoleList {
     /// Items is a list of Roles
-    pub items: ::std::vec::Vec<crate::api::rbac::v1::Role>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::rbac::v1::Role>,
     /// Standard object's metadata.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -10,7 +10,9 @@ pub struct AllocatedDeviceStatus {
     /// Must not contain more than 8 entries.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::Condition,
+        >,
     >,
     /// Data contains arbitrary driver-specific data.
     ///

@@ -31,7 +31,9 @@ pub struct Device {
     ///
     /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
     #[serde(rename = "bindingConditions", skip_serializing_if = "Option::is_none")]
-    pub binding_conditions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub binding_conditions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// BindingFailureConditions defines the conditions for binding failure. They may be set in the per-device status conditions. If any is set to "True", a binding failure occurred.
     ///
     /// The maximum number of binding failure conditions is 4.
@@ -44,7 +46,7 @@ pub struct Device {
         skip_serializing_if = "Option::is_none"
     )]
     pub binding_failure_conditions: Option<
-        ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
     >,
     /// BindsToNode indicates if the usage of an allocation involving this device has to be limited to exactly the node that was chosen when allocating the claim. If set to true, the scheduler will set the ResourceClaim.Status.Allocation.NodeSelector to match the node where the allocation was made.
     ///
@@ -65,7 +67,7 @@ pub struct Device {
     /// The maximum number of device counter consumptions per device is 2.
     #[serde(rename = "consumesCounters", skip_serializing_if = "Option::is_none")]
     pub consumes_counters: Option<
-        ::std::vec::Vec<crate::api::resource::v1::DeviceCounterConsumption>,
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceCounterConsumption>,
     >,
     /// Name is unique identifier among all devices managed by the driver in the pool. It must be a DNS label.
     #[serde(rename = "name")]
@@ -88,7 +90,9 @@ pub struct Device {
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
     #[serde(rename = "taints", skip_serializing_if = "Option::is_none")]
-    pub taints: Option<::std::vec::Vec<crate::api::resource::v1::DeviceTaint>>,
+    pub taints: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceTaint>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for Device {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -6,14 +6,18 @@ pub struct DeviceClaim {
     /// This field holds configuration for multiple potential drivers which could satisfy requests in this claim. It is ignored while allocating the claim.
     #[serde(rename = "config", skip_serializing_if = "Option::is_none")]
     pub config: Option<
-        ::std::vec::Vec<crate::api::resource::v1::DeviceClaimConfiguration>,
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceClaimConfiguration>,
     >,
     /// These constraints must be satisfied by the set of devices that get allocated for the claim.
     #[serde(rename = "constraints", skip_serializing_if = "Option::is_none")]
-    pub constraints: Option<::std::vec::Vec<crate::api::resource::v1::DeviceConstraint>>,
+    pub constraints: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceConstraint>,
+    >,
     /// Requests represent individual requests for distinct devices which must all be satisfied. If empty, nothing needs to be allocated.
     #[serde(rename = "requests", skip_serializing_if = "Option::is_none")]
-    pub requests: Option<::std::vec::Vec<crate::api::resource::v1::DeviceRequest>>,
+    pub requests: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceRequest>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceClaim {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeviceClassList {
     /// Items is the list of resource classes.
-    pub items: ::std::vec::Vec<crate::api::resource::v1::DeviceClass>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceClass>,
     /// Standard list metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -51,7 +51,9 @@ pub struct DeviceSubRequest {
     pub name: ::k8s_client_runtime::CompactString,
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this subrequest. All selectors must be satisfied for a device to be considered.
     #[serde(rename = "selectors", skip_serializing_if = "Option::is_none")]
-    pub selectors: Option<::std::vec::Vec<crate::api::resource::v1::DeviceSelector>>,
+    pub selectors: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceSelector>,
+    >,
     /// If specified, the request's tolerations.
     ///
     /// Tolerations for NoSchedule are required to allocate a device which has a taint with that effect. The same applies to NoExecute.
@@ -62,7 +64,9 @@ pub struct DeviceSubRequest {
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
     #[serde(rename = "tolerations", skip_serializing_if = "Option::is_none")]
-    pub tolerations: Option<::std::vec::Vec<crate::api::resource::v1::DeviceToleration>>,
+    pub tolerations: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceToleration>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceSubRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(

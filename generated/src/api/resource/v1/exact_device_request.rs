@@ -50,7 +50,9 @@ pub struct ExactDeviceRequest {
     pub device_class_name: ::k8s_client_runtime::CompactString,
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this request. All selectors must be satisfied for a device to be considered.
     #[serde(rename = "selectors", skip_serializing_if = "Option::is_none")]
-    pub selectors: Option<::std::vec::Vec<crate::api::resource::v1::DeviceSelector>>,
+    pub selectors: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceSelector>,
+    >,
     /// If specified, the request's tolerations.
     ///
     /// Tolerations for NoSchedule are required to allocate a device which has a taint with that effect. The same applies to NoExecute.
@@ -61,7 +63,9 @@ pub struct ExactDeviceRequest {
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
     #[serde(rename = "tolerations", skip_serializing_if = "Option::is_none")]
-    pub tolerations: Option<::std::vec::Vec<crate::api::resource::v1::DeviceToleration>>,
+    pub tolerations: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceToleration>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for ExactDeviceRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(

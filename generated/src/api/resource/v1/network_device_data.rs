@@ -15,7 +15,7 @@ pub struct NetworkDeviceData {
     pub interface_name: Option<::k8s_client_runtime::CompactString>,
     /// IPs lists the network addresses assigned to the device's network interface. This can include both IPv4 and IPv6 addresses. The IPs are in the CIDR notation, which includes both the address and the associated subnet mask. e.g.: "192.0.2.5/24" for IPv4 and "2001:db8::5/64" for IPv6.
     #[serde(rename = "ips", skip_serializing_if = "Option::is_none")]
-    pub ips: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub ips: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>>,
 }
 impl<'de> ::serde::Deserialize<'de> for NetworkDeviceData {
     fn deserialize<D: ::serde::Deserializer<'de>>(

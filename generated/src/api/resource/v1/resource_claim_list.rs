@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ResourceClaimList {
     /// Items is the list of resource claims.
-    pub items: ::std::vec::Vec<crate::api::resource::v1::ResourceClaim>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::resource::v1::ResourceClaim>,
     /// Standard list metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

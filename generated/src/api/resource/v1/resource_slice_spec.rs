@@ -14,7 +14,7 @@ pub struct ResourceSliceSpec {
     ///
     /// Only one of Devices and SharedCounters can be set in a ResourceSlice.
     #[serde(rename = "devices", skip_serializing_if = "Option::is_none")]
-    pub devices: Option<::std::vec::Vec<crate::api::resource::v1::Device>>,
+    pub devices: Option<::k8s_client_runtime::ThinVec<crate::api::resource::v1::Device>>,
     /// Driver identifies the DRA driver providing the capacity information. A field selector can be used to list only ResourceSlice objects with a certain driver name.
     ///
     /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters. This field is immutable.
@@ -50,7 +50,9 @@ pub struct ResourceSliceSpec {
     ///
     /// The maximum number of counter sets is 8.
     #[serde(rename = "sharedCounters", skip_serializing_if = "Option::is_none")]
-    pub shared_counters: Option<::std::vec::Vec<crate::api::resource::v1::CounterSet>>,
+    pub shared_counters: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::CounterSet>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for ResourceSliceSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeviceTaintRuleList {
     /// Items is the list of DeviceTaintRules.
-    pub items: ::std::vec::Vec<crate::api::resource::v1alpha3::DeviceTaintRule>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::resource::v1alpha3::DeviceTaintRule,
+    >,
     /// Standard list metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

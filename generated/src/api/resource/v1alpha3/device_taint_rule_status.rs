@@ -15,7 +15,9 @@ pub struct DeviceTaintRuleStatus {
     /// Must have 8 or fewer entries.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::Condition,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceTaintRuleStatus {

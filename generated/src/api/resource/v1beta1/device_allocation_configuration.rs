@@ -12,7 +12,9 @@ pub struct DeviceAllocationConfiguration {
     ///
     /// References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests.
     #[serde(rename = "requests", skip_serializing_if = "Option::is_none")]
-    pub requests: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub requests: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// Source records whether the configuration comes from a class and thus is not something that a normal user would have been able to set or from a claim.
     ///
     ///

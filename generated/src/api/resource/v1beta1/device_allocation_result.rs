@@ -8,12 +8,16 @@ pub struct DeviceAllocationResult {
     /// This includes configuration parameters for drivers which have no allocated devices in the result because it is up to the drivers which configuration parameters they support. They can silently ignore unknown configuration parameters.
     #[serde(rename = "config", skip_serializing_if = "Option::is_none")]
     pub config: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta1::DeviceAllocationConfiguration>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1beta1::DeviceAllocationConfiguration,
+        >,
     >,
     /// Results lists all allocated devices.
     #[serde(rename = "results", skip_serializing_if = "Option::is_none")]
     pub results: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta1::DeviceRequestAllocationResult>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1beta1::DeviceRequestAllocationResult,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceAllocationResult {

@@ -61,7 +61,7 @@ pub struct DeviceRequest {
     /// DRA does not yet implement scoring, so the scheduler will select the first set of devices that satisfies all the requests in the claim. And if the requirements can be satisfied on more than one node, other scheduling features will determine which node is chosen. This means that the set of devices allocated to a claim might not be the optimal set available to the cluster. Scoring will be implemented later.
     #[serde(rename = "firstAvailable", skip_serializing_if = "Option::is_none")]
     pub first_available: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta1::DeviceSubRequest>,
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta1::DeviceSubRequest>,
     >,
     /// Name can be used to reference this request in a pod.spec.containers[].resources.claims entry and in a constraint of the claim.
     ///
@@ -73,7 +73,7 @@ pub struct DeviceRequest {
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
     #[serde(rename = "selectors", skip_serializing_if = "Option::is_none")]
     pub selectors: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta1::DeviceSelector>,
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta1::DeviceSelector>,
     >,
     /// If specified, the request's tolerations.
     ///
@@ -88,7 +88,7 @@ pub struct DeviceRequest {
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
     #[serde(rename = "tolerations", skip_serializing_if = "Option::is_none")]
     pub tolerations: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta1::DeviceToleration>,
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta1::DeviceToleration>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceRequest {

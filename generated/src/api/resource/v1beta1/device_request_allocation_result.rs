@@ -12,7 +12,9 @@ pub struct DeviceRequestAllocationResult {
     ///
     /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
     #[serde(rename = "bindingConditions", skip_serializing_if = "Option::is_none")]
-    pub binding_conditions: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub binding_conditions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// BindingFailureConditions contains a copy of the BindingFailureConditions from the corresponding ResourceSlice at the time of allocation.
     ///
     /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
@@ -21,7 +23,7 @@ pub struct DeviceRequestAllocationResult {
         skip_serializing_if = "Option::is_none"
     )]
     pub binding_failure_conditions: Option<
-        ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
     >,
     /// ConsumedCapacity tracks the amount of capacity consumed per device as part of the claim request. The consumed amount may differ from the requested amount: it is rounded up to the nearest valid value based on the device’s requestPolicy if applicable (i.e., may not be less than the requested amount).
     ///
@@ -60,7 +62,7 @@ pub struct DeviceRequestAllocationResult {
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
     #[serde(rename = "tolerations", skip_serializing_if = "Option::is_none")]
     pub tolerations: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta1::DeviceToleration>,
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta1::DeviceToleration>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceRequestAllocationResult {

@@ -52,7 +52,7 @@ pub struct DeviceSubRequest {
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this subrequest. All selectors must be satisfied for a device to be considered.
     #[serde(rename = "selectors", skip_serializing_if = "Option::is_none")]
     pub selectors: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta1::DeviceSelector>,
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta1::DeviceSelector>,
     >,
     /// If specified, the request's tolerations.
     ///
@@ -65,7 +65,7 @@ pub struct DeviceSubRequest {
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
     #[serde(rename = "tolerations", skip_serializing_if = "Option::is_none")]
     pub tolerations: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta1::DeviceToleration>,
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta1::DeviceToleration>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceSubRequest {

@@ -17,7 +17,7 @@ pub struct NetworkDeviceData {
     ///
     /// Must not contain more than 16 entries.
     #[serde(rename = "ips", skip_serializing_if = "Option::is_none")]
-    pub ips: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub ips: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>>,
 }
 impl<'de> ::serde::Deserialize<'de> for NetworkDeviceData {
     fn deserialize<D: ::serde::Deserializer<'de>>(

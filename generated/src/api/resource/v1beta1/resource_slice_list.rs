@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ResourceSliceList {
     /// Items is the list of resource ResourceSlices.
-    pub items: ::std::vec::Vec<crate::api::resource::v1beta1::ResourceSlice>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::resource::v1beta1::ResourceSlice,
+    >,
     /// Standard list metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

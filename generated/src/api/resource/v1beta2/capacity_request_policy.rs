@@ -30,7 +30,7 @@ pub struct CapacityRequestPolicy {
     /// If the requested amount exceeds all valid values, the request violates the policy, and this device cannot be allocated.
     #[serde(rename = "validValues", skip_serializing_if = "Option::is_none")]
     pub valid_values: Option<
-        ::std::vec::Vec<crate::apimachinery::pkg::api::resource::Quantity>,
+        ::k8s_client_runtime::ThinVec<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for CapacityRequestPolicy {

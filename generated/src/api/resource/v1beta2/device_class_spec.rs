@@ -8,7 +8,9 @@ pub struct DeviceClassSpec {
     /// They are passed to the driver, but are not considered while allocating the claim.
     #[serde(rename = "config", skip_serializing_if = "Option::is_none")]
     pub config: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta2::DeviceClassConfiguration>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1beta2::DeviceClassConfiguration,
+        >,
     >,
     /// ExtendedResourceName is the extended resource name for the devices of this class. The devices of this class can be used to satisfy a pod's extended resource requests. It has the same format as the name of a pod's extended resource. It should be unique among all the device classes in a cluster. If two device classes have the same name, then the class created later is picked to satisfy a pod's extended resource requests. If two classes are created at the same time, then the name of the class lexicographically sorted first is picked.
     ///
@@ -18,7 +20,7 @@ pub struct DeviceClassSpec {
     /// Each selector must be satisfied by a device which is claimed via this class.
     #[serde(rename = "selectors", skip_serializing_if = "Option::is_none")]
     pub selectors: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta2::DeviceSelector>,
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta2::DeviceSelector>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceClassSpec {

@@ -51,7 +51,7 @@ pub struct ExactDeviceRequest {
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this request. All selectors must be satisfied for a device to be considered.
     #[serde(rename = "selectors", skip_serializing_if = "Option::is_none")]
     pub selectors: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta2::DeviceSelector>,
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta2::DeviceSelector>,
     >,
     /// If specified, the request's tolerations.
     ///
@@ -64,7 +64,7 @@ pub struct ExactDeviceRequest {
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
     #[serde(rename = "tolerations", skip_serializing_if = "Option::is_none")]
     pub tolerations: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta2::DeviceToleration>,
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta2::DeviceToleration>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for ExactDeviceRequest {

@@ -11,7 +11,9 @@ pub struct ResourceClaimStatus {
     /// Devices contains the status of each device allocated for this claim, as reported by the driver. This can include driver-specific information. Entries are owned by their respective drivers.
     #[serde(rename = "devices", skip_serializing_if = "Option::is_none")]
     pub devices: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta2::AllocatedDeviceStatus>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1beta2::AllocatedDeviceStatus,
+        >,
     >,
     /// ReservedFor indicates which entities are currently allowed to use the claim. A Pod which references a ResourceClaim which is not reserved for that Pod will not be started. A claim that is in use or might be in use because it has been reserved must not get deallocated.
     ///
@@ -22,7 +24,9 @@ pub struct ResourceClaimStatus {
     /// There can be at most 256 such reservations. This may get increased in the future, but not reduced.
     #[serde(rename = "reservedFor", skip_serializing_if = "Option::is_none")]
     pub reserved_for: Option<
-        ::std::vec::Vec<crate::api::resource::v1beta2::ResourceClaimConsumerReference>,
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1beta2::ResourceClaimConsumerReference,
+        >,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for ResourceClaimStatus {

@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ResourceClaimTemplateList {
     /// Items is the list of resource claim templates.
-    pub items: ::std::vec::Vec<crate::api::resource::v1beta2::ResourceClaimTemplate>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::resource::v1beta2::ResourceClaimTemplate,
+    >,
     /// Standard list metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PriorityClassList {
     /// items is the list of PriorityClasses
-    pub items: ::std::vec::Vec<crate::api::scheduling::v1::PriorityClass>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::scheduling::v1::PriorityClass>,
     /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

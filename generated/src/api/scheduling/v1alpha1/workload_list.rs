@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WorkloadList {
     /// Items is the list of Workloads.
-    pub items: ::std::vec::Vec<crate::api::scheduling::v1alpha1::Workload>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::scheduling::v1alpha1::Workload>,
     /// Standard list metadata.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -10,7 +10,9 @@ pub struct WorkloadSpec {
     >,
     /// PodGroups is the list of pod groups that make up the Workload. The maximum number of pod groups is 8. This field is immutable.
     #[serde(rename = "podGroups")]
-    pub pod_groups: ::std::vec::Vec<crate::api::scheduling::v1alpha1::PodGroup>,
+    pub pod_groups: ::k8s_client_runtime::ThinVec<
+        crate::api::scheduling::v1alpha1::PodGroup,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for WorkloadSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -84,7 +84,9 @@ pub struct CSIDriverSpec {
     ///
     /// Note: Audience in each TokenRequest should be different and at most one token is empty string. To receive a new token after expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically.
     #[serde(rename = "tokenRequests", skip_serializing_if = "Option::is_none")]
-    pub token_requests: Option<::std::vec::Vec<crate::api::storage::v1::TokenRequest>>,
+    pub token_requests: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::storage::v1::TokenRequest>,
+    >,
     /// volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the list is empty is "Persistent", which is the usage defined by the CSI specification and implemented in Kubernetes via the usual PV/PVC mechanism.
     ///
     /// The other mode is "Ephemeral". In this mode, volumes are defined inline inside the pod spec with CSIVolumeSource and their lifecycle is tied to the lifecycle of that pod. A driver has to be aware of this because it is only going to get a NodePublishVolume call for such a volume.
@@ -94,7 +96,7 @@ pub struct CSIDriverSpec {
     /// This field is beta. This field is immutable.
     #[serde(rename = "volumeLifecycleModes", skip_serializing_if = "Option::is_none")]
     pub volume_lifecycle_modes: Option<
-        ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for CSIDriverSpec {

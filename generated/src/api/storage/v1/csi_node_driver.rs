@@ -16,7 +16,9 @@ pub struct CSINodeDriver {
     pub node_id: ::k8s_client_runtime::CompactString,
     /// topologyKeys is the list of keys supported by the driver. When a driver is initialized on a cluster, it provides a set of topology keys that it understands (e.g. "company.com/zone", "company.com/region"). When a driver is initialized on a node, it provides the same topology keys along with values. Kubelet will expose these topology keys as labels on its own node object. When Kubernetes does topology aware provisioning, it can use this list to determine which labels it should retrieve from the node object and pass back to the driver. It is possible for different nodes to use different topology keys. This can be empty if driver does not support topology.
     #[serde(rename = "topologyKeys", skip_serializing_if = "Option::is_none")]
-    pub topology_keys: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub topology_keys: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for CSINodeDriver {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -5,7 +5,7 @@
 pub struct CSINodeSpec {
     /// drivers is a list of information of all CSI Drivers existing on a node. If all drivers in the list are uninstalled, this can become empty.
     #[serde(rename = "drivers")]
-    pub drivers: ::std::vec::Vec<crate::api::storage::v1::CSINodeDriver>,
+    pub drivers: ::k8s_client_runtime::ThinVec<crate::api::storage::v1::CSINodeDriver>,
 }
 impl<'de> ::serde::Deserialize<'de> for CSINodeSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CSIStorageCapacityList {
     /// items is the list of CSIStorageCapacity objects.
-    pub items: ::std::vec::Vec<crate::api::storage::v1::CSIStorageCapacity>,
+    pub items: ::k8s_client_runtime::ThinVec<
+        crate::api::storage::v1::CSIStorageCapacity,
+    >,
     /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -9,12 +9,14 @@ pub struct StorageClass {
     pub allow_volume_expansion: Option<bool>,
     /// allowedTopologies restrict the node topologies where volumes can be dynamically provisioned. Each volume plugin defines its own supported topology specifications. An empty TopologySelectorTerm list means there is no topology restriction. This field is only honored by servers that enable the VolumeScheduling feature.
     pub allowed_topologies: Option<
-        ::std::vec::Vec<crate::api::core::v1::TopologySelectorTerm>,
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::TopologySelectorTerm>,
     >,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// mountOptions controls the mountOptions for dynamically provisioned PersistentVolumes of this storage class. e.g. ["ro", "soft"]. Not validated - mount of the PVs will simply fail if one is invalid.
-    pub mount_options: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub mount_options: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// parameters holds the parameters for the provisioner that should create volumes of this storage class.
     pub parameters: Option<::k8s_client_runtime::Map>,
     /// provisioner indicates the type of the provisioner.

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct VolumeAttachmentList {
     /// items is the list of VolumeAttachments
-    pub items: ::std::vec::Vec<crate::api::storage::v1::VolumeAttachment>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::storage::v1::VolumeAttachment>,
     /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

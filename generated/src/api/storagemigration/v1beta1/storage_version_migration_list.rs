@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StorageVersionMigrationList {
     /// Items is the list of StorageVersionMigration
-    pub items: ::std::vec::Vec<
+    pub items: ::k8s_client_runtime::ThinVec<
         crate::api::storagemigration::v1beta1::StorageVersionMigration,
     >,
     /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata

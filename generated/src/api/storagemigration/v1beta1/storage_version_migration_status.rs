@@ -6,7 +6,9 @@ pub struct StorageVersionMigrationStatus {
     /// The latest available observations of the migration's current state.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::Condition>,
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::Condition,
+        >,
     >,
     /// ResourceVersion to compare with the GC cache for performing the migration. This is the current resource version of given group, version and resource when kube-controller-manager first observes this StorageVersionMigration resource.
     #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]

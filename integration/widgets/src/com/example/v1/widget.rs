@@ -141,13 +141,15 @@ pub struct WidgetSpec {
     #[serde(rename = "notBefore", skip_serializing_if = "Option::is_none")]
     pub not_before: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::Time>,
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
-    pub ports: Option<::std::vec::Vec<crate::com::example::v1::WidgetSpecPorts>>,
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::com::example::v1::WidgetSpecPorts>,
+    >,
     #[serde(rename = "replicas")]
     pub replicas: i32,
     #[serde(rename = "size", skip_serializing_if = "Option::is_none")]
     pub size: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,
     #[serde(rename = "tags", skip_serializing_if = "Option::is_none")]
-    pub tags: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub tags: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>>,
     #[serde(rename = "template", skip_serializing_if = "Option::is_none")]
     pub template: Option<::serde_json::Value>,
 }
@@ -372,7 +374,9 @@ impl<'de> ::serde::Deserialize<'de> for WidgetSpecPortsProtocol {
 pub struct WidgetStatus {
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<::k8s_client::apimachinery::pkg::apis::meta::v1::Condition>,
+        ::k8s_client_runtime::ThinVec<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Condition,
+        >,
     >,
     #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,

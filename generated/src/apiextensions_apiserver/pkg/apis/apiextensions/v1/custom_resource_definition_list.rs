@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CustomResourceDefinitionList {
     /// items list individual CustomResourceDefinition objects
-    pub items: ::std::vec::Vec<
+    pub items: ::k8s_client_runtime::ThinVec<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
     >,
     /// Standard object's metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata

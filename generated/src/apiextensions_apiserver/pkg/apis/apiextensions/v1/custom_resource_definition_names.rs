@@ -5,7 +5,9 @@
 pub struct CustomResourceDefinitionNames {
     /// categories is a list of grouped resources this custom resource belongs to (e.g. 'all'). This is published in API discovery documents, and used by clients to support invocations like `kubectl get all`.
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
-    pub categories: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub categories: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// kind is the serialized kind of the resource. It is normally CamelCase and singular. Custom resource instances will use this value as the `kind` attribute in API calls.
     #[serde(rename = "kind")]
     pub kind: ::k8s_client_runtime::CompactString,
@@ -17,7 +19,9 @@ pub struct CustomResourceDefinitionNames {
     pub plural: ::k8s_client_runtime::CompactString,
     /// shortNames are short names for the resource, exposed in API discovery documents, and used by clients to support invocations like `kubectl get <shortname>`. It must be all lowercase.
     #[serde(rename = "shortNames", skip_serializing_if = "Option::is_none")]
-    pub short_names: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub short_names: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.
     #[serde(rename = "singular", skip_serializing_if = "Option::is_none")]
     pub singular: Option<::k8s_client_runtime::CompactString>,

@@ -9,7 +9,7 @@ pub struct CustomResourceDefinitionVersion {
         skip_serializing_if = "Option::is_none"
     )]
     pub additional_printer_columns: Option<
-        ::std::vec::Vec<
+        ::k8s_client_runtime::ThinVec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceColumnDefinition,
         >,
     >,
@@ -32,7 +32,7 @@ pub struct CustomResourceDefinitionVersion {
     /// selectableFields specifies paths to fields that may be used as field selectors. A maximum of 8 selectable fields are allowed. See https://kubernetes.io/docs/concepts/overview/working-with-objects/field-selectors
     #[serde(rename = "selectableFields", skip_serializing_if = "Option::is_none")]
     pub selectable_fields: Option<
-        ::std::vec::Vec<
+        ::k8s_client_runtime::ThinVec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::SelectableField,
         >,
     >,

@@ -17,13 +17,13 @@ pub struct JSONSchemaProps {
     >,
     #[serde(rename = "allOf", skip_serializing_if = "Option::is_none")]
     pub all_of: Option<
-        ::std::vec::Vec<
+        ::k8s_client_runtime::ThinVec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
     #[serde(rename = "anyOf", skip_serializing_if = "Option::is_none")]
     pub any_of: Option<
-        ::std::vec::Vec<
+        ::k8s_client_runtime::ThinVec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
@@ -48,7 +48,7 @@ pub struct JSONSchemaProps {
     pub description: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
     pub enum_: Option<
-        ::std::vec::Vec<
+        ::k8s_client_runtime::ThinVec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON,
         >,
     >,
@@ -105,7 +105,7 @@ pub struct JSONSchemaProps {
     pub nullable: Option<bool>,
     #[serde(rename = "oneOf", skip_serializing_if = "Option::is_none")]
     pub one_of: Option<
-        ::std::vec::Vec<
+        ::k8s_client_runtime::ThinVec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
         >,
     >,
@@ -124,7 +124,9 @@ pub struct JSONSchemaProps {
         >,
     >,
     #[serde(rename = "required", skip_serializing_if = "Option::is_none")]
-    pub required: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub required: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     #[serde(rename = "title", skip_serializing_if = "Option::is_none")]
     pub title: Option<::k8s_client_runtime::CompactString>,
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
@@ -162,7 +164,7 @@ pub struct JSONSchemaProps {
         skip_serializing_if = "Option::is_none"
     )]
     pub x_kubernetes_list_map_keys: Option<
-        ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
     >,
     /// x-kubernetes-list-type annotates an array to further describe its topology. This extension must only be used on lists and may have 3 possible values:
     ///
@@ -202,7 +204,7 @@ pub struct JSONSchemaProps {
         skip_serializing_if = "Option::is_none"
     )]
     pub x_kubernetes_validations: Option<
-        ::std::vec::Vec<
+        ::k8s_client_runtime::ThinVec<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRule,
         >,
     >,

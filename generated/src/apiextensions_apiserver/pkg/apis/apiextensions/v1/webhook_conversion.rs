@@ -12,7 +12,9 @@ pub struct WebhookConversion {
     >,
     /// conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects. The API server will use the first version in the list which it supports. If none of the versions specified in this list are supported by API server, conversion will fail for the custom resource. If a persisted Webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail.
     #[serde(rename = "conversionReviewVersions")]
-    pub conversion_review_versions: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    pub conversion_review_versions: ::k8s_client_runtime::ThinVec<
+        ::k8s_client_runtime::CompactString,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for WebhookConversion {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -5,7 +5,9 @@
 pub struct APIResource {
     /// categories is a list of the grouped resources this resource belongs to (e.g. 'all')
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
-    pub categories: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub categories: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// group is the preferred group of the resource.  Empty implies the group of the containing resource list. For subresources, this may have a different value, for example: Scale".
     #[serde(rename = "group", skip_serializing_if = "Option::is_none")]
     pub group: Option<::k8s_client_runtime::CompactString>,
@@ -20,7 +22,9 @@ pub struct APIResource {
     pub namespaced: bool,
     /// shortNames is a list of suggested short names of the resource.
     #[serde(rename = "shortNames", skip_serializing_if = "Option::is_none")]
-    pub short_names: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub short_names: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     /// singularName is the singular name of the resource.  This allows clients to handle plural and singular opaquely. The singularName is more correct for reporting status on a single item and both singular and plural are allowed from the kubectl CLI interface.
     #[serde(rename = "singularName")]
     pub singular_name: ::k8s_client_runtime::CompactString,
@@ -29,7 +33,7 @@ pub struct APIResource {
     pub storage_version_hash: Option<::k8s_client_runtime::CompactString>,
     /// verbs is a list of supported kube verbs (this includes get, list, watch, create, update, patch, delete, deletecollection, and proxy)
     #[serde(rename = "verbs")]
-    pub verbs: ::std::vec::Vec<::k8s_client_runtime::CompactString>,
+    pub verbs: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
     /// version is the preferred version of the resource.  Empty implies the version of the containing resource list For subresources, this may have a different value, for example: v1 (while inside a v1beta1 version of the core resource's group)".
     #[serde(rename = "version", skip_serializing_if = "Option::is_none")]
     pub version: Option<::k8s_client_runtime::CompactString>,

@@ -6,7 +6,7 @@ pub struct APIResourceList {
     /// groupVersion is the group and version this APIResourceList is for.
     pub group_version: ::k8s_client_runtime::CompactString,
     /// resources contains the name of the resources and if they are namespaced.
-    pub resources: ::std::vec::Vec<
+    pub resources: ::k8s_client_runtime::ThinVec<
         crate::apimachinery::pkg::apis::meta::v1::APIResource,
     >,
 }

@@ -11,7 +11,9 @@ pub struct FieldSelectorRequirement {
     pub operator: ::k8s_client_runtime::CompactString,
     /// values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty.
     #[serde(rename = "values", skip_serializing_if = "Option::is_none")]
-    pub values: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub values: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for FieldSelectorRequirement {
     fn deserialize<D: ::serde::Deserializer<'de>>(

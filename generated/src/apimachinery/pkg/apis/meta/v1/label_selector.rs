@@ -6,7 +6,7 @@ pub struct LabelSelector {
     /// matchExpressions is a list of label selector requirements. The requirements are ANDed.
     #[serde(rename = "matchExpressions", skip_serializing_if = "Option::is_none")]
     pub match_expressions: Option<
-        ::std::vec::Vec<
+        ::k8s_client_runtime::ThinVec<
             crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement,
         >,
     >,

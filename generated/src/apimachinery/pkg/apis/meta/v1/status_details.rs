@@ -6,7 +6,9 @@ pub struct StatusDetails {
     /// The Causes array includes more details associated with the StatusReason failure. Not all StatusReasons may provide detailed causes.
     #[serde(rename = "causes", skip_serializing_if = "Option::is_none")]
     pub causes: Option<
-        ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::StatusCause>,
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::StatusCause,
+        >,
     >,
     /// The group attribute of the resource associated with the status StatusReason.
     #[serde(rename = "group", skip_serializing_if = "Option::is_none")]

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIServiceList {
     /// Items is the list of APIService
-    pub items: ::std::vec::Vec<
+    pub items: ::k8s_client_runtime::ThinVec<
         crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService,
     >,
     /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata

@@ -6,7 +6,7 @@ pub struct APIServiceStatus {
     /// Current service state of apiService.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<
+        ::k8s_client_runtime::ThinVec<
             crate::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceCondition,
         >,
     >,

@@ -247,7 +247,9 @@ pub struct WidgetStatus {
     /// Conditions as metav1.Condition, taken from k8s-client.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
-        ::std::vec::Vec<::k8s_client::apimachinery::pkg::apis::meta::v1::Condition>,
+        ::k8s_client_runtime::ThinVec<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Condition,
+        >,
     >,
     #[serde(rename = "replicas", skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,

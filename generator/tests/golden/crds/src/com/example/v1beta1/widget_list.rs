@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetList {
     /// List of widgets. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md
-    pub items: ::std::vec::Vec<crate::com::example::v1beta1::Widget>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::com::example::v1beta1::Widget>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

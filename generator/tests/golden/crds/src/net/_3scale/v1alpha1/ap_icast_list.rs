@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastList {
     /// List of apicasts. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md
-    pub items: ::std::vec::Vec<crate::net::_3scale::v1alpha1::APIcast>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::net::_3scale::v1alpha1::APIcast>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

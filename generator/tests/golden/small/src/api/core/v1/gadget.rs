@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Gadget {
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    pub pod_cidrs: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub pod_cidrs: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
 }
 impl<'de> ::serde::Deserialize<'de> for Gadget {
     fn deserialize<D: ::serde::Deserializer<'de>>(

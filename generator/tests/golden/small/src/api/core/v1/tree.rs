@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct Tree {
     #[serde(rename = "children", skip_serializing_if = "Option::is_none")]
-    pub children: Option<::std::vec::Vec<crate::api::core::v1::Tree>>,
+    pub children: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::Tree>>,
     #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
     pub continue_: Option<bool>,
     #[serde(rename = "left", skip_serializing_if = "Option::is_none")]

@@ -2,7 +2,7 @@
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetList {
-    pub items: ::std::vec::Vec<crate::api::core::v1::Widget>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::api::core::v1::Widget>,
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }
 impl<'de> ::serde::Deserialize<'de> for WidgetList {

@@ -3,7 +3,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct WidgetSpec {
     #[serde(rename = "clusterIPs", skip_serializing_if = "Option::is_none")]
-    pub cluster_ips: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub cluster_ips: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
     pub data: Option<::k8s_client_runtime::Map<::k8s_client_runtime::codec::ByteString>>,
     #[serde(rename = "port")]

@@ -2,7 +2,7 @@
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastList {
-    pub items: ::std::vec::Vec<crate::net::_3scale::v1::APIcast>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::net::_3scale::v1::APIcast>,
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }
 impl<'de> ::serde::Deserialize<'de> for APIcastList {

@@ -134,20 +134,28 @@ pub struct ObjectsSpec {
     pub empty: Option<::serde_json::Value>,
     #[serde(rename = "entries", skip_serializing_if = "Option::is_none")]
     pub entries: Option<
-        ::std::vec::Vec<crate::com::example::features::v1::ObjectsSpecEntries>,
+        ::k8s_client_runtime::ThinVec<
+            crate::com::example::features::v1::ObjectsSpecEntries,
+        >,
     >,
     #[serde(rename = "grid", skip_serializing_if = "Option::is_none")]
     pub grid: Option<
-        ::std::vec::Vec<
-            ::std::vec::Vec<crate::com::example::features::v1::ObjectsSpecGrid>,
+        ::k8s_client_runtime::ThinVec<
+            ::k8s_client_runtime::ThinVec<
+                crate::com::example::features::v1::ObjectsSpecGrid,
+            >,
         >,
     >,
     #[serde(rename = "hosts", skip_serializing_if = "Option::is_none")]
-    pub hosts: Option<::std::vec::Vec<::k8s_client_runtime::CompactString>>,
+    pub hosts: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    >,
     #[serde(rename = "labels", skip_serializing_if = "Option::is_none")]
     pub labels: Option<::k8s_client_runtime::Map>,
     #[serde(rename = "matrix", skip_serializing_if = "Option::is_none")]
-    pub matrix: Option<::std::vec::Vec<::std::vec::Vec<i64>>>,
+    pub matrix: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::ThinVec<i64>>,
+    >,
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
     pub ports: Option<
         ::k8s_client_runtime::Map<crate::com::example::features::v1::ObjectsSpecPorts>,

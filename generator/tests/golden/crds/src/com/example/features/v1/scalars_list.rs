@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScalarsList {
     /// List of scalars. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md
-    pub items: ::std::vec::Vec<crate::com::example::features::v1::Scalars>,
+    pub items: ::k8s_client_runtime::ThinVec<crate::com::example::features::v1::Scalars>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ListMeta,
 }

@@ -14,7 +14,7 @@ pub struct ObjectMeta {
     pub labels: Option<::k8s_client_runtime::Map>,
     #[serde(rename = "managedFields", skip_serializing_if = "Option::is_none")]
     pub managed_fields: Option<
-        ::std::vec::Vec<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
+        ::k8s_client_runtime::ThinVec<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
     >,
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::k8s_client_runtime::CompactString>,
