@@ -86,7 +86,9 @@ fn main() {
     println!("per pod: {blocks:.1} blocks, {bytes:.0} B requested, ~{chunks:.0} B with malloc's rounding");
     let mut list = list;
     let before_strip: isize = (0..64).map(|i| BYTES[i].load(Relaxed) as isize).sum();
-    for pod in &mut list.items { pod.metadata.managed_fields = None; }
+    for pod in &mut list.items {
+        pod.metadata.managed_fields = None;
+    }
     let after_strip: isize = (0..64).map(|i| BYTES[i].load(Relaxed) as isize).sum();
     println!("managedFields per pod: {:.0} B", (before_strip - after_strip) as f64 / pods);
     std::hint::black_box(list);

@@ -8,14 +8,14 @@ use std::time::Duration;
 
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::prelude::*;
-use k8s_client_runtime::CompactString;
+use k8s_client_runtime::LeanString;
 use k8s_client_runtime::object::object_key;
 use k8s_client_runtime::rest::Client;
 use k8s_client_runtime::selector::LabelSelector;
 
 fn owned_by(
     owners: Option<&[k8s_client::apimachinery::pkg::apis::meta::v1::OwnerReference]>,
-    uid: &Option<CompactString>,
+    uid: &Option<LeanString>,
 ) -> bool {
     owners.unwrap_or_default().iter().any(|o| o.controller == Some(true) && Some(&o.uid) == uid.as_ref())
 }

@@ -14,12 +14,12 @@ use k8s_client::clientset::Clientset;
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::listers::core_v1::ConfigMapLister;
 use k8s_client::prelude::*;
-use k8s_client_runtime::{Map, thin_vec};
 use k8s_client_runtime::cache::{DeltaObject, ResourceEventHandlerFuncs};
 use k8s_client_runtime::object::{object_key, split_key};
 use k8s_client_runtime::record::{EventBroadcaster, EventRecorder, EventType};
 use k8s_client_runtime::rest::{Client, CreateOptions, GetOptions};
 use k8s_client_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
+use k8s_client_runtime::{Map, thin_vec};
 
 const ANNOTATION: &str = "example.com/greet";
 const MAX_RETRIES: u32 = 5;

@@ -112,10 +112,7 @@ fn subresources_and_verbs() {
 fn apimachinery_shapes_are_taken_from_k8s_client() {
     let widget = kind_file("src/com/example/v1/widget.rs");
     let unwrapped: String = widget.split_whitespace().collect();
-    assert!(
-        unwrapped.contains("ThinVec<::k8s_client::apimachinery::pkg::apis::meta::v1::Condition,>"),
-        "{widget}"
-    );
+    assert!(unwrapped.contains("ThinVec<::k8s_client::apimachinery::pkg::apis::meta::v1::Condition,>"), "{widget}");
     assert!(widget.contains("pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,"));
     // The condition's status enum went with it.
     assert!(!widget.contains("Status {\n    /// `\"True\"`"));
@@ -137,15 +134,15 @@ fn scalars_formats_nullable_and_enums() {
         "pub max_surge: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,",
         // formats
         "pub created_at: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::Time>,",
-        "pub day: Option<::k8s_client_runtime::CompactString>,",
+        "pub day: Option<::k8s_client_runtime::LeanString>,",
         "pub small: Option<i32>,",
         "pub big: Option<i64>,",
         "pub plain: Option<i64>,",
         "pub ratio: Option<f64>,",
         "pub blob: Option<::k8s_client_runtime::codec::ByteString>,",
         // required is plain; required and nullable is an Option written as null
-        "pub name: ::k8s_client_runtime::CompactString,",
-        "#[serde(rename = \"nullableButRequired\")]\n    pub nullable_but_required: Option<::k8s_client_runtime::CompactString>,",
+        "pub name: ::k8s_client_runtime::LeanString,",
+        "#[serde(rename = \"nullableButRequired\")]\n    pub nullable_but_required: Option<::k8s_client_runtime::LeanString>,",
         // defaults are documented
         "/// Default: `\"30s\"`.",
         // string enums are enums with a fallback; others the plain type

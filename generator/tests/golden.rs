@@ -38,7 +38,9 @@ fn acronym_plurals_and_keywords_are_named_well() {
     let out = fixture_output();
     let spec = file(&out, "src/api/core/v1/widget_spec.rs");
     assert!(
-        spec.contains("pub cluster_ips: Option<\n        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,\n    >,"),
+        spec.contains(
+            "pub cluster_ips: Option<\n        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,\n    >,"
+        ),
         "{spec}"
     );
     assert!(spec.contains("rename = \"clusterIPs\""));

@@ -11,13 +11,13 @@ use k8s_client::api::core::v1::{ConfigMap, Container, Pod, PodSpec, PodTemplateS
 use k8s_client::api::policy::v1::Eviction;
 use k8s_client::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_client::prelude::*;
-use k8s_client_runtime::{Map, thin_vec};
 use k8s_client_runtime::discovery::DiscoveryClient;
 use k8s_client_runtime::dynamic::{DynamicClient, DynamicObject};
 use k8s_client_runtime::object::{DynamicResource, Resource as _};
 use k8s_client_runtime::rest::{
     ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, Patch, UpdateOptions, WatchEvent,
 };
+use k8s_client_runtime::{Map, thin_vec};
 
 fn config_map(name: &str, data: &[(&str, &str)]) -> ConfigMap {
     support::config_map(name, ("app", "it"), data)

@@ -11,12 +11,12 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use k8s_client::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, Time};
 use k8s_client::apimachinery::pkg::util::intstr::IntOrString;
-use k8s_client_runtime::{Map, thin_vec};
 use k8s_client_runtime::cache::SharedInformerFactory;
 use k8s_client_runtime::codec::parse_time;
 use k8s_client_runtime::rest::{
     ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, Patch, PatchOptions, UpdateOptions, WatchEvent,
 };
+use k8s_client_runtime::{Map, thin_vec};
 use k8s_client_test_widgets::clientset::Clientset;
 use k8s_client_test_widgets::com::example::{v1, v1beta1};
 use k8s_client_test_widgets::prelude::*;

@@ -12,13 +12,16 @@
 use std::fmt;
 
 use base64::Engine as _;
-use compact_str::{CompactString, ToCompactString as _};
+use lean_string::{LeanString, ToLeanString as _};
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
 
 pub use jiff::Timestamp;
 
 pub mod fields;
+mod shared;
+
+pub use shared::shared;
 
 /// Decodes a JSON body or frame, as every response and watch event the
 /// runtime reads is decoded.
@@ -181,7 +184,10 @@ pub fn embedded_vec<T: SerializeEmbedded, S: Serializer>(v: &[T], s: S) -> Resul
 }
 
 /// `serialize_with` for an optional list of embedded kinds.
-pub fn embedded_option_vec<T: SerializeEmbedded, S: Serializer>(v: &Option<thin_vec::ThinVec<T>>, s: S) -> Result<S::Ok, S::Error> {
+pub fn embedded_option_vec<T: SerializeEmbedded, S: Serializer>(
+    v: &Option<thin_vec::ThinVec<T>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
     match v {
         Some(v) => s.serialize_some(&EmbeddedSeq(v)),
         None => s.serialize_none(),
@@ -246,7 +252,7 @@ pub enum IntOrStr {
     /// A JSON number, e.g. a port number or a replica count.
     Int(i32),
     /// A JSON string, e.g. a named port or a percentage such as `"25%"`.
-    Str(CompactString),
+    Str(LeanString),
 }
 
 /// Reads an `x-kubernetes-int-or-string` value: a JSON number that fits in
@@ -294,27 +300,27 @@ pub fn deserialize_str_as<'de, D: Deserializer<'de>, T>(d: D, from: fn(&str) -> 
 
 /// Reads a `Quantity`: canonically a string, but a bare JSON number is
 /// accepted too (as apimachinery does), kept as its decimal text.
-pub fn deserialize_quantity<'de, D: Deserializer<'de>>(d: D) -> Result<CompactString, D::Error> {
+pub fn deserialize_quantity<'de, D: Deserializer<'de>>(d: D) -> Result<LeanString, D::Error> {
     struct V;
     impl<'de> Visitor<'de> for V {
-        type Value = CompactString;
+        type Value = LeanString;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("a quantity string or number")
         }
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<CompactString, E> {
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<LeanString, E> {
             Ok(v.into())
         }
-        fn visit_string<E: de::Error>(self, v: String) -> Result<CompactString, E> {
+        fn visit_string<E: de::Error>(self, v: String) -> Result<LeanString, E> {
             Ok(v.into())
         }
-        fn visit_i64<E: de::Error>(self, v: i64) -> Result<CompactString, E> {
-            Ok(v.to_compact_string())
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<LeanString, E> {
+            Ok(v.to_lean_string())
         }
-        fn visit_u64<E: de::Error>(self, v: u64) -> Result<CompactString, E> {
-            Ok(v.to_compact_string())
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<LeanString, E> {
+            Ok(v.to_lean_string())
         }
-        fn visit_f64<E: de::Error>(self, v: f64) -> Result<CompactString, E> {
-            Ok(v.to_compact_string())
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<LeanString, E> {
+            Ok(v.to_lean_string())
         }
     }
     d.deserialize_any(V)
@@ -401,7 +407,7 @@ mod tests {
     }
 
     #[test]
-    fn quantities_and_int_or_strings_read_into_compact_strings() {
+    fn quantities_and_int_or_strings_read_into_lean_strings() {
         let mut de = serde_json::Deserializer::from_str("1.5");
         assert_eq!(deserialize_quantity(&mut de).unwrap(), "1.5");
         let mut de = serde_json::Deserializer::from_str("7");

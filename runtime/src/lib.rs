@@ -29,18 +29,23 @@ pub mod workqueue;
 #[cfg(test)]
 pub(crate) mod testing;
 
-/// The string of generated objects' fields: up to 24 bytes are held inline,
-/// without an allocation, which most of a Kubernetes object's strings fit
-/// (names, namespaces, label values, enum values, IPs). It derefs to `str`
-/// and converts from `&str` and `String` with `.into()`.
-pub use compact_str::CompactString;
 pub use config::Config;
+/// The string of generated objects' fields: 16 bytes, as a Go string (an
+/// absent `Option<LeanString>` too). Up to 16 bytes of text are held inline,
+/// without an allocation, which most of a Kubernetes object's strings fit
+/// (namespaces, label values, enum values, IPs); a longer one is in a
+/// reference-counted buffer, which a decoded string shares with an equal
+/// one decoded recently ([`codec::shared`]): an image name cached in
+/// thousands of pods is held once. It derefs to `str`, converts from `&str`
+/// and `String` with `.into()` (and into a `String` the same way), and is
+/// copied on write when shared.
+pub use lean_string::LeanString;
+pub use map::Map;
+pub use object::{DynamicResource, ListMeta, Metadata, Object, ObjectList, Resource, Scope};
+pub use rest::{Client, ResourceClient};
 /// The list of generated objects' fields: one pointer (an absent or empty
 /// list costs 8 bytes, not a `Vec`'s 24), with its length and capacity kept
 /// in the heap block beside the elements. It derefs to a slice, grows with
 /// `push` as a `Vec` does, and converts from a `Vec` or an array with
 /// `.into()`; `thin_vec![…]` builds one as `vec![…]` builds a `Vec`.
 pub use thin_vec::{ThinVec, thin_vec};
-pub use map::Map;
-pub use object::{DynamicResource, ListMeta, Metadata, Object, ObjectList, Resource, Scope};
-pub use rest::{Client, ResourceClient};

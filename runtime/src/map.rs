@@ -5,8 +5,10 @@
 //! cache holds one or more of them per object. A `BTreeMap<String, String>`
 //! spends a 544-byte node on even one entry, plus an allocation per key and
 //! per value. A [`Map`] keeps its entries in one exactly sized, sorted array
-//! of [`CompactString`]s, which hold up to 24 bytes inline: four labels of
-//! ordinary length take one 192-byte allocation instead of nine.
+//! (a `ThinVec`: one pointer in the object) of [`LeanString`]s, which hold
+//! up to 16 bytes inline, a longer key decoded from JSON sharing its buffer
+//! with the same key of other objects ([`crate::codec::shared`]): four
+//! labels of ordinary length take one 144-byte allocation instead of nine.
 //!
 //! Lookups are a binary search, and an insertion shifts the entries after
 //! it, which costs little at these sizes. Iteration, and encoding, are in
@@ -16,10 +18,10 @@ use std::borrow::Borrow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use compact_str::CompactString;
-use thin_vec::ThinVec;
+use lean_string::LeanString;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
+use thin_vec::ThinVec;
 
 /// A map from string keys to `V` (by default strings), in key order.
 ///
@@ -28,9 +30,9 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 /// with `Map::from([("app", "web")])` or `collect()` from pairs of anything
 /// that converts (`&str`, `String`).
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Map<V = CompactString> {
+pub struct Map<V = LeanString> {
     /// Sorted by key, keys unique.
-    entries: ThinVec<(CompactString, V)>,
+    entries: ThinVec<(LeanString, V)>,
 }
 
 impl<V> Default for Map<V> {
@@ -75,7 +77,7 @@ impl<V> Map<V> {
     }
 
     /// Sets `key` to `value`; returns the value it replaces.
-    pub fn insert(&mut self, key: CompactString, value: V) -> Option<V> {
+    pub fn insert(&mut self, key: LeanString, value: V) -> Option<V> {
         match self.position(&key) {
             Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
             Err(i) => {
@@ -86,7 +88,7 @@ impl<V> Map<V> {
     }
 
     /// The value of `key`, inserted from `default` first if absent.
-    pub fn get_or_insert_with(&mut self, key: CompactString, default: impl FnOnce() -> V) -> &mut V {
+    pub fn get_or_insert_with(&mut self, key: LeanString, default: impl FnOnce() -> V) -> &mut V {
         let i = match self.position(&key) {
             Ok(i) => i,
             Err(i) => {
@@ -123,7 +125,7 @@ impl<V> Map<V> {
     }
 
     /// The keys, in order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &CompactString> + ExactSizeIterator {
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &LeanString> + ExactSizeIterator {
         self.entries.iter().map(|(k, _)| k)
     }
 
@@ -138,7 +140,7 @@ impl<V> Map<V> {
     }
 
     /// Builds a map from entries in any order; of equal keys the last wins.
-    fn from_entries(mut entries: ThinVec<(CompactString, V)>) -> Self {
+    fn from_entries(mut entries: ThinVec<(LeanString, V)>) -> Self {
         if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
             // Reversed, a stable sort puts the last of equal keys first in
             // its run, and `dedup_by` keeps the first.
@@ -152,10 +154,10 @@ impl<V> Map<V> {
 }
 
 /// The entries of a [`Map`], in key order.
-pub struct Iter<'a, V>(std::slice::Iter<'a, (CompactString, V)>);
+pub struct Iter<'a, V>(std::slice::Iter<'a, (LeanString, V)>);
 
 impl<'a, V> Iterator for Iter<'a, V> {
-    type Item = (&'a CompactString, &'a V);
+    type Item = (&'a LeanString, &'a V);
     fn next(&mut self) -> Option<Self::Item> {
         self.0.next().map(|(k, v)| (k, v))
     }
@@ -173,10 +175,10 @@ impl<V> DoubleEndedIterator for Iter<'_, V> {
 impl<V> ExactSizeIterator for Iter<'_, V> {}
 
 /// The entries of a [`Map`], in key order, values to change.
-pub struct IterMut<'a, V>(std::slice::IterMut<'a, (CompactString, V)>);
+pub struct IterMut<'a, V>(std::slice::IterMut<'a, (LeanString, V)>);
 
 impl<'a, V> Iterator for IterMut<'a, V> {
-    type Item = (&'a CompactString, &'a mut V);
+    type Item = (&'a LeanString, &'a mut V);
     fn next(&mut self) -> Option<Self::Item> {
         self.0.next().map(|(k, v)| (&*k, v))
     }
@@ -188,10 +190,10 @@ impl<'a, V> Iterator for IterMut<'a, V> {
 impl<V> ExactSizeIterator for IterMut<'_, V> {}
 
 /// The entries of a [`Map`], owned, in key order.
-pub struct IntoIter<V>(thin_vec::IntoIter<(CompactString, V)>);
+pub struct IntoIter<V>(thin_vec::IntoIter<(LeanString, V)>);
 
 impl<V> Iterator for IntoIter<V> {
-    type Item = (CompactString, V);
+    type Item = (LeanString, V);
     fn next(&mut self) -> Option<Self::Item> {
         self.0.next()
     }
@@ -203,7 +205,7 @@ impl<V> Iterator for IntoIter<V> {
 impl<V> ExactSizeIterator for IntoIter<V> {}
 
 impl<V> IntoIterator for Map<V> {
-    type Item = (CompactString, V);
+    type Item = (LeanString, V);
     type IntoIter = IntoIter<V>;
     fn into_iter(self) -> IntoIter<V> {
         IntoIter(self.entries.into_iter())
@@ -211,7 +213,7 @@ impl<V> IntoIterator for Map<V> {
 }
 
 impl<'a, V> IntoIterator for &'a Map<V> {
-    type Item = (&'a CompactString, &'a V);
+    type Item = (&'a LeanString, &'a V);
     type IntoIter = Iter<'a, V>;
     fn into_iter(self) -> Iter<'a, V> {
         self.iter()
@@ -219,7 +221,7 @@ impl<'a, V> IntoIterator for &'a Map<V> {
 }
 
 impl<'a, V> IntoIterator for &'a mut Map<V> {
-    type Item = (&'a CompactString, &'a mut V);
+    type Item = (&'a LeanString, &'a mut V);
     type IntoIter = IterMut<'a, V>;
     fn into_iter(self) -> IterMut<'a, V> {
         self.iter_mut()
@@ -228,25 +230,25 @@ impl<'a, V> IntoIterator for &'a mut Map<V> {
 
 /// Keys and values convert on the way in: `[("app", "web")]` or
 /// `String` pairs make a `Map` of strings.
-impl<K: Into<CompactString>, W: Into<V>, V> FromIterator<(K, W)> for Map<V> {
+impl<K: Into<LeanString>, W: Into<V>, V> FromIterator<(K, W)> for Map<V> {
     fn from_iter<I: IntoIterator<Item = (K, W)>>(iter: I) -> Self {
         Map::from_entries(iter.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
     }
 }
 
-impl<K: Into<CompactString>, W: Into<V>, V, const N: usize> From<[(K, W); N]> for Map<V> {
+impl<K: Into<LeanString>, W: Into<V>, V, const N: usize> From<[(K, W); N]> for Map<V> {
     fn from(entries: [(K, W); N]) -> Self {
         entries.into_iter().collect()
     }
 }
 
-impl<K: Into<CompactString>, W: Into<V>, V> From<std::collections::BTreeMap<K, W>> for Map<V> {
+impl<K: Into<LeanString>, W: Into<V>, V> From<std::collections::BTreeMap<K, W>> for Map<V> {
     fn from(map: std::collections::BTreeMap<K, W>) -> Self {
         map.into_iter().collect()
     }
 }
 
-impl<K: Into<CompactString>, W: Into<V>, V> Extend<(K, W)> for Map<V> {
+impl<K: Into<LeanString>, W: Into<V>, V> Extend<(K, W)> for Map<V> {
     fn extend<I: IntoIterator<Item = (K, W)>>(&mut self, iter: I) {
         for (k, v) in iter {
             self.insert(k.into(), v.into());
@@ -291,8 +293,10 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Map<V> {
             fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Map<V>, A::Error> {
                 // A hint is trusted only up to a bound, as serde does.
                 let mut entries = ThinVec::with_capacity(access.size_hint().unwrap_or(0).min(4096));
-                while let Some(entry) = access.next_entry::<CompactString, V>()? {
-                    entries.push(entry);
+                // Keys (`app.kubernetes.io/name`, `pod-template-hash`)
+                // repeat across objects: they share buffers.
+                while let Some(key) = access.next_key_seed(crate::codec::fields::SharedText)? {
+                    entries.push((key, access.next_value()?));
                 }
                 Ok(Map::from_entries(entries))
             }

@@ -2,7 +2,8 @@
 //! field-number → read `match`, over the runtime's one visitor
 //! (`k8s_client_runtime::codec::fields`). Structs, optional boxed structs
 //! and lists of structs are read in place; lists exactly sized; `null` in a
-//! plain list or map read as empty, as Go clients do.
+//! plain list or map read as empty, as Go clients do; strings through the
+//! runtime's table of recent strings, to share repeated ones.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -23,6 +24,7 @@ fn read_field(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
             FieldType::Array(_) if !boxed && array_of_structs => seed(quote!(StructList), quote!(&mut self.#name)),
             FieldType::Array(_) if !boxed => seed(quote!(List), quote!(&mut self.#name)),
             FieldType::Map(_) => quote!(self.#name = ::k8s_client_runtime::codec::fields::or_default(map)?),
+            FieldType::String if !boxed => seed(quote!(Text), quote!(&mut self.#name)),
             _ => quote!(self.#name = map.next_value()?),
         }
     } else {
@@ -33,6 +35,7 @@ fn read_field(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
                 seed(quote!(OptionStructList), quote!(&mut self.#name))
             }
             FieldType::Array(_) if !boxed => seed(quote!(OptionList), quote!(&mut self.#name)),
+            FieldType::String if !boxed => seed(quote!(OptionText), quote!(&mut self.#name)),
             _ => quote!(self.#name = map.next_value()?),
         }
     }

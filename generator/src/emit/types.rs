@@ -32,7 +32,7 @@ pub fn type_path(api: &Api, schema: &str) -> TokenStream {
 
 pub fn rust_type(api: &Api, ty: &FieldType) -> TokenStream {
     match ty {
-        FieldType::String => quote!(::k8s_client_runtime::CompactString),
+        FieldType::String => quote!(::k8s_client_runtime::LeanString),
         FieldType::Bool => quote!(bool),
         FieldType::I32 => quote!(i32),
         FieldType::I64 => quote!(i64),
@@ -526,7 +526,7 @@ fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
             #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
             pub enum #name {
                 Int(i32),
-                String(::k8s_client_runtime::CompactString),
+                String(::k8s_client_runtime::LeanString),
             }
 
             impl ::std::default::Default for #name {
@@ -558,7 +558,7 @@ fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
             #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
             pub struct #name(
                 #[serde(deserialize_with = "::k8s_client_runtime::codec::deserialize_quantity")]
-                pub ::k8s_client_runtime::CompactString,
+                pub ::k8s_client_runtime::LeanString,
             );
         },
         Special::Time | Special::MicroTime => {

@@ -26,6 +26,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
+use lean_string::LeanString;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use thin_vec::ThinVec;
@@ -302,7 +303,10 @@ impl<'de, T, R: ReadElements<'de, T>> Visitor<'de> for NullableList<'_, T, R> {
     }
 }
 
-fn read_list<'de, T, R: ReadElements<'de, T>, D: Deserializer<'de>>(d: D, items: &mut ThinVec<T>) -> Result<(), D::Error> {
+fn read_list<'de, T, R: ReadElements<'de, T>, D: Deserializer<'de>>(
+    d: D,
+    items: &mut ThinVec<T>,
+) -> Result<(), D::Error> {
     // `null` empties a plain list: read into an `Option` that starts as the
     // list itself, and take it back.
     let mut held = Some(std::mem::take(items));
@@ -343,6 +347,67 @@ impl<'de, T: DecodeFields> DeserializeSeed<'de> for OptionStructList<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         read_option_list::<T, InPlace<T>, D>(d, self.0)
+    }
+}
+
+/// Seed for a plain string field; a long string repeated across objects
+/// shares one buffer ([`super::shared`]).
+pub struct Text<'a>(pub &'a mut LeanString);
+
+/// Seed for an optional string field: `null` clears it; a long string
+/// repeated across objects shares one buffer ([`super::shared`]).
+pub struct OptionText<'a>(pub &'a mut Option<LeanString>);
+
+/// Reads a JSON string as a [`LeanString`] through [`super::shared`].
+pub struct SharedText;
+
+impl<'de> DeserializeSeed<'de> for SharedText {
+    type Value = LeanString;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<LeanString, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SharedText {
+    type Value = LeanString;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<LeanString, E> {
+        Ok(super::shared::shared(v))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Text<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        *self.0 = SharedText.deserialize(d)?;
+        Ok(())
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for OptionText<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OptionText<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string or null")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        *self.0 = None;
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.visit_none()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        *self.0 = Some(SharedText.deserialize(d)?);
+        Ok(())
     }
 }
 

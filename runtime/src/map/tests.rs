@@ -15,7 +15,7 @@ fn reads_like_a_btreemap() {
     assert_eq!(labels.insert(String::from("zone").into(), "a".into()), None);
     assert_eq!(labels.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["app", "tier", "zone"]);
     assert_eq!(labels.remove("tier").as_deref(), Some("web"));
-    *labels.get_or_insert_with("count".into(), CompactString::default) += "1";
+    *labels.get_or_insert_with("count".into(), LeanString::default) += "1";
     assert_eq!(format!("{labels:?}"), r#"{"app": "cart", "count": "1", "zone": "a"}"#);
     labels.retain(|k, _| k != "zone");
     assert_eq!(labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(), ["app=cart", "count=1"]);

@@ -248,3 +248,60 @@ fn reads_yaml_too() {
     assert_eq!(thing.port, port(5, None));
     assert_eq!(thing.tags, vec!["a".to_owned()]);
 }
+
+/// String fields as generated: through [`Text`] and [`OptionText`].
+#[derive(Debug, Default, PartialEq)]
+struct Mount {
+    path: LeanString,
+    sub_path: Option<LeanString>,
+}
+
+impl DecodeFields for Mount {
+    const NAME: &'static str = "Mount";
+    fn field_index(key: &str) -> Option<u16> {
+        Some(match key {
+            "path" => 0,
+            "subPath" => 1,
+            _ => return None,
+        })
+    }
+    fn decode_field<'de, A: MapAccess<'de>>(&mut self, index: u16, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(Text(&mut self.path))?,
+            1 => map.next_value_seed(OptionText(&mut self.sub_path))?,
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for Mount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize(d)
+    }
+}
+
+#[test]
+fn strings_repeated_across_objects_share_a_buffer() {
+    let json = r#"[{"path": "/var/run/secrets/kubernetes.io/serviceaccount", "subPath": "ca.crt"},
+        {"path": "/var/run/secrets/kubernetes.io/serviceaccount", "subPath": null}]"#;
+    let mounts: Vec<Mount> = serde_json::from_str(json).unwrap();
+    assert_eq!(mounts[0].path, "/var/run/secrets/kubernetes.io/serviceaccount");
+    assert_eq!(mounts[0].sub_path.as_deref(), Some("ca.crt"));
+    assert_eq!(mounts[1].sub_path, None, "null clears an optional string");
+    assert_eq!(mounts[0].path.as_ptr(), mounts[1].path.as_ptr(), "one buffer for both");
+    // Escaped text is unescaped first, then shared the same way.
+    let escaped: Mount =
+        serde_json::from_str(r#"{"path": "\/var\/run\/secrets\/kubernetes.io\/serviceaccount"}"#).unwrap();
+    assert_eq!(escaped.path.as_ptr(), mounts[0].path.as_ptr());
+}
+
+#[test]
+fn a_plain_string_does_not_take_null_or_a_number() {
+    let err = serde_json::from_str::<Mount>(r#"{"path": null}"#).unwrap_err().to_string();
+    assert!(err.contains("invalid type: null, expected a string"), "{err}");
+    let err = serde_json::from_str::<Mount>(r#"{"subPath": 5}"#).unwrap_err().to_string();
+    assert!(err.contains("invalid type: integer `5`, expected a string"), "{err}");
+}

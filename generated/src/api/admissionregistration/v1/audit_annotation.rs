@@ -11,14 +11,14 @@ pub struct AuditAnnotation {
     ///
     /// Required.
     #[serde(rename = "key")]
-    pub key: ::k8s_client_runtime::CompactString,
+    pub key: ::k8s_client_runtime::LeanString,
     /// valueExpression represents the expression which is evaluated by CEL to produce an audit annotation value. The expression must evaluate to either a string or null value. If the expression evaluates to a string, the audit annotation is included with the string value. If the expression evaluates to null or empty string the audit annotation will be omitted. The valueExpression may be no longer than 5kb in length. If the result of the valueExpression is more than 10kb in length, it will be truncated to 10kb.
     ///
     /// If multiple ValidatingAdmissionPolicyBinding resources match an API request, then the valueExpression will be evaluated for each binding. All unique values produced by the valueExpressions will be joined together in a comma-separated list.
     ///
     /// Required.
     #[serde(rename = "valueExpression")]
-    pub value_expression: ::k8s_client_runtime::CompactString,
+    pub value_expression: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for AuditAnnotation {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -44,8 +44,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AuditAnnotation {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.key = map.next_value()?,
-            1 => self.value_expression = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.key),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.value_expression),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,10 +5,10 @@
 pub struct ExpressionWarning {
     /// The path to the field that refers the expression. For example, the reference to the expression of the first item of validations is "spec.validations[0].expression"
     #[serde(rename = "fieldRef")]
-    pub field_ref: ::k8s_client_runtime::CompactString,
+    pub field_ref: ::k8s_client_runtime::LeanString,
     /// The content of type checking information in a human-readable form. Each line of the warning contains the type that the expression is checked against, followed by the type check error from the compiler.
     #[serde(rename = "warning")]
-    pub warning: ::k8s_client_runtime::CompactString,
+    pub warning: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ExpressionWarning {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ExpressionWarning {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.field_ref = map.next_value()?,
-            1 => self.warning = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.field_ref),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.warning),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

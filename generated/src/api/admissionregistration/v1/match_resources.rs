@@ -22,7 +22,7 @@ pub struct MatchResources {
     ///  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
     ///  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
     #[serde(rename = "matchPolicy", skip_serializing_if = "Option::is_none")]
-    pub match_policy: Option<::k8s_client_runtime::CompactString>,
+    pub match_policy: Option<::k8s_client_runtime::LeanString>,
     /// NamespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the policy.
     ///
     /// For example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {
@@ -105,7 +105,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MatchResources {
                     ),
                 )?
             }
-            1 => self.match_policy = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.match_policy,
+                    ),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(

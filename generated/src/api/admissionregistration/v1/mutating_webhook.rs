@@ -6,7 +6,7 @@ pub struct MutatingWebhook {
     /// AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects. API server will try to use first version in the list which it supports. If none of the versions specified in this list supported by API server, validation will fail for this object. If a persisted webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail and be subject to the failure policy.
     #[serde(rename = "admissionReviewVersions")]
     pub admission_review_versions: ::k8s_client_runtime::ThinVec<
-        ::k8s_client_runtime::CompactString,
+        ::k8s_client_runtime::LeanString,
     >,
     /// ClientConfig defines how to communicate with the hook. Required
     #[serde(rename = "clientConfig")]
@@ -17,7 +17,7 @@ pub struct MutatingWebhook {
     ///  - `"Fail"` means that an error calling the webhook causes the admission to fail.
     ///  - `"Ignore"` means that an error calling the webhook is ignored.
     #[serde(rename = "failurePolicy", skip_serializing_if = "Option::is_none")]
-    pub failure_policy: Option<::k8s_client_runtime::CompactString>,
+    pub failure_policy: Option<::k8s_client_runtime::LeanString>,
     /// MatchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
     ///
     /// The exact matching logic is (in order):
@@ -44,10 +44,10 @@ pub struct MutatingWebhook {
     ///  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
     ///  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
     #[serde(rename = "matchPolicy", skip_serializing_if = "Option::is_none")]
-    pub match_policy: Option<::k8s_client_runtime::CompactString>,
+    pub match_policy: Option<::k8s_client_runtime::LeanString>,
     /// The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the webhook.
     ///
     /// For example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {
@@ -100,7 +100,7 @@ pub struct MutatingWebhook {
     ///  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
     ///  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
     #[serde(rename = "reinvocationPolicy", skip_serializing_if = "Option::is_none")]
-    pub reinvocation_policy: Option<::k8s_client_runtime::CompactString>,
+    pub reinvocation_policy: Option<::k8s_client_runtime::LeanString>,
     /// Rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects.
     #[serde(rename = "rules", skip_serializing_if = "Option::is_none")]
     pub rules: Option<
@@ -116,7 +116,7 @@ pub struct MutatingWebhook {
     ///  - `"Some"` means that calling the webhook will possibly have side effects. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
     ///  - `"Unknown"` means that no information is known about the side effects of calling the webhook. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
     #[serde(rename = "sideEffects")]
-    pub side_effects: ::k8s_client_runtime::CompactString,
+    pub side_effects: ::k8s_client_runtime::LeanString,
     /// TimeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.
     #[serde(rename = "timeoutSeconds", skip_serializing_if = "Option::is_none")]
     pub timeout_seconds: Option<i32>,
@@ -167,7 +167,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingWebhook {
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.client_config),
                 )?
             }
-            2 => self.failure_policy = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.failure_policy,
+                    ),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -175,8 +181,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingWebhook {
                     ),
                 )?
             }
-            4 => self.match_policy = map.next_value()?,
-            5 => self.name = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.match_policy,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             6 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
@@ -191,7 +207,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingWebhook {
                     ),
                 )?
             }
-            8 => self.reinvocation_policy = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.reinvocation_policy,
+                    ),
+                )?
+            }
             9 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -199,7 +221,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingWebhook {
                     ),
                 )?
             }
-            10 => self.side_effects = map.next_value()?,
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.side_effects),
+                )?
+            }
             11 => self.timeout_seconds = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -6,22 +6,22 @@ pub struct NamedRuleWithOperations {
     /// APIGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required.
     #[serde(rename = "apiGroups", skip_serializing_if = "Option::is_none")]
     pub api_groups: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// APIVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required.
     #[serde(rename = "apiVersions", skip_serializing_if = "Option::is_none")]
     pub api_versions: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required.
     #[serde(rename = "operations", skip_serializing_if = "Option::is_none")]
     pub operations: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.
     #[serde(rename = "resourceNames", skip_serializing_if = "Option::is_none")]
     pub resource_names: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// Resources is a list of resources this rule applies to.
     ///
@@ -32,7 +32,7 @@ pub struct NamedRuleWithOperations {
     /// Depending on the enclosing object, subresources might not be allowed. Required.
     #[serde(rename = "resources", skip_serializing_if = "Option::is_none")]
     pub resources: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
     ///
@@ -42,7 +42,7 @@ pub struct NamedRuleWithOperations {
     ///  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
     ///  - `"Namespaced"` means that scope is limited to namespaced objects.
     #[serde(rename = "scope", skip_serializing_if = "Option::is_none")]
-    pub scope: Option<::k8s_client_runtime::CompactString>,
+    pub scope: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for NamedRuleWithOperations {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -101,7 +101,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NamedRuleWithOperatio
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.resources),
                 )?
             }
-            5 => self.scope = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.scope),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

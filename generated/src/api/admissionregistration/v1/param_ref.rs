@@ -9,7 +9,7 @@ pub struct ParamRef {
     ///
     /// A single parameter used for all admission requests can be configured by setting the `name` field, leaving `selector` blank, and setting namespace if `paramKind` is namespace-scoped.
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// namespace is the namespace of the referenced resource. Allows limiting the search for params to a specific namespace. Applies to both `name` and `selector` fields.
     ///
     /// A per-namespace parameter may be used by specifying a namespace-scoped `paramKind` in the policy and leaving this field empty.
@@ -18,14 +18,14 @@ pub struct ParamRef {
     ///
     /// - If `paramKind` is namespace-scoped, the namespace of the object being evaluated for admission will be used when this field is left unset. Take care that if this is left empty the binding must not match any cluster-scoped resources, which will result in an error.
     #[serde(rename = "namespace", skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::k8s_client_runtime::CompactString>,
+    pub namespace: Option<::k8s_client_runtime::LeanString>,
     /// `parameterNotFoundAction` controls the behavior of the binding when the resource exists, and name or selector is valid, but there are no parameters matched by the binding. If the value is set to `Allow`, then no matched parameters will be treated as successful validation by the binding. If set to `Deny`, then no matched parameters will be subject to the `failurePolicy` of the policy.
     ///
     /// Allowed values are `Allow` or `Deny`
     ///
     /// Required
     #[serde(rename = "parameterNotFoundAction", skip_serializing_if = "Option::is_none")]
-    pub parameter_not_found_action: Option<::k8s_client_runtime::CompactString>,
+    pub parameter_not_found_action: Option<::k8s_client_runtime::LeanString>,
     /// selector can be used to match multiple param objects based on their labels. Supply selector: {} to match all resources of the ParamKind.
     ///
     /// If multiple params are found, they are all evaluated with the policy expressions and the results are ANDed together.
@@ -62,9 +62,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ParamRef {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
-            1 => self.namespace = map.next_value()?,
-            2 => self.parameter_not_found_action = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.namespace),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.parameter_not_found_action,
+                    ),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.selector),

@@ -5,13 +5,13 @@
 pub struct ServiceReference {
     /// `name` is the name of the service. Required
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// `namespace` is the namespace of the service. Required
     #[serde(rename = "namespace")]
-    pub namespace: ::k8s_client_runtime::CompactString,
+    pub namespace: ::k8s_client_runtime::LeanString,
     /// `path` is an optional URL path which will be sent in any request to this service.
     #[serde(rename = "path", skip_serializing_if = "Option::is_none")]
-    pub path: Option<::k8s_client_runtime::CompactString>,
+    pub path: Option<::k8s_client_runtime::LeanString>,
     /// If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive).
     #[serde(rename = "port", skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
@@ -42,9 +42,21 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceReference {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
-            1 => self.namespace = map.next_value()?,
-            2 => self.path = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.namespace),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
             3 => self.port = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -15,7 +15,7 @@ pub struct ValidatingAdmissionPolicyBindingSpec {
     >,
     /// PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required.
     #[serde(rename = "policyName", skip_serializing_if = "Option::is_none")]
-    pub policy_name: Option<::k8s_client_runtime::CompactString>,
+    pub policy_name: Option<::k8s_client_runtime::LeanString>,
     /// validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are enforced. If a validation evaluates to false it is always enforced according to these actions.
     ///
     /// Failures defined by the ValidatingAdmissionPolicy's FailurePolicy are enforced according to these actions only if the FailurePolicy is set to Fail, otherwise the failures are ignored. This includes compilation errors, runtime errors and misconfigurations of the policy.
@@ -37,7 +37,7 @@ pub struct ValidatingAdmissionPolicyBindingSpec {
     /// Required.
     #[serde(rename = "validationActions", skip_serializing_if = "Option::is_none")]
     pub validation_actions: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for ValidatingAdmissionPolicyBindingSpec {
@@ -79,7 +79,13 @@ for ValidatingAdmissionPolicyBindingSpec {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.param_ref),
                 )?
             }
-            2 => self.policy_name = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.policy_name,
+                    ),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(

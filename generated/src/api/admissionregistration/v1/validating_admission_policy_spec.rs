@@ -24,7 +24,7 @@ pub struct ValidatingAdmissionPolicySpec {
     ///  - `"Fail"` means that an error calling the webhook causes the admission to fail.
     ///  - `"Ignore"` means that an error calling the webhook is ignored.
     #[serde(rename = "failurePolicy", skip_serializing_if = "Option::is_none")]
-    pub failure_policy: Option<::k8s_client_runtime::CompactString>,
+    pub failure_policy: Option<::k8s_client_runtime::LeanString>,
     /// MatchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
     ///
     /// If a parameter object is provided, it can be accessed via the `params` handle in the same manner as validation expressions.
@@ -101,7 +101,13 @@ for ValidatingAdmissionPolicySpec {
                     ),
                 )?
             }
-            1 => self.failure_policy = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.failure_policy,
+                    ),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

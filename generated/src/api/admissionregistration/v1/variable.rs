@@ -5,10 +5,10 @@
 pub struct Variable {
     /// Expression is the expression that will be evaluated as the value of the variable. The CEL expression has access to the same identifiers as the CEL expressions in Validation.
     #[serde(rename = "expression")]
-    pub expression: ::k8s_client_runtime::CompactString,
+    pub expression: ::k8s_client_runtime::LeanString,
     /// Name is the name of the variable. The name must be a valid CEL identifier and unique among all variables. The variable can be accessed in other expressions through `variables` For example, if name is "foo", the variable will be available as `variables.foo`
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for Variable {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Variable {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.expression = map.next_value()?,
-            1 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.expression),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -25,7 +25,7 @@ pub struct WebhookClientConfig {
     ///
     /// Attempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either.
     #[serde(rename = "url", skip_serializing_if = "Option::is_none")]
-    pub url: Option<::k8s_client_runtime::CompactString>,
+    pub url: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for WebhookClientConfig {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -58,7 +58,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WebhookClientConfig {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.service),
                 )?
             }
-            2 => self.url = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.url),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -15,7 +15,7 @@ pub struct MutatingAdmissionPolicyBindingSpec {
     >,
     /// policyName references a MutatingAdmissionPolicy name which the MutatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required.
     #[serde(rename = "policyName", skip_serializing_if = "Option::is_none")]
-    pub policy_name: Option<::k8s_client_runtime::CompactString>,
+    pub policy_name: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for MutatingAdmissionPolicyBindingSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -55,7 +55,13 @@ for MutatingAdmissionPolicyBindingSpec {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.param_ref),
                 )?
             }
-            2 => self.policy_name = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.policy_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

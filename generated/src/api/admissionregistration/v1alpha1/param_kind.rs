@@ -5,10 +5,10 @@
 pub struct ParamKind {
     /// APIVersion is the API group version the resources belong to. In format of "group/version". Required.
     #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::k8s_client_runtime::CompactString>,
+    pub api_version: Option<::k8s_client_runtime::LeanString>,
     /// Kind is the API kind the resources belong to. Required.
     #[serde(rename = "kind", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<::k8s_client_runtime::CompactString>,
+    pub kind: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ParamKind {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ParamKind {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.api_version = map.next_value()?,
-            1 => self.kind = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.api_version,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

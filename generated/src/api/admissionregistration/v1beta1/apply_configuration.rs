@@ -32,7 +32,7 @@ pub struct ApplyConfiguration {
     ///
     /// Only property names of the form `[a-zA-Z_.-/][a-zA-Z0-9_.-/]*` are accessible. Required.
     #[serde(rename = "expression", skip_serializing_if = "Option::is_none")]
-    pub expression: Option<::k8s_client_runtime::CompactString>,
+    pub expression: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ApplyConfiguration {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -57,7 +57,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ApplyConfiguration {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.expression = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.expression),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -11,7 +11,7 @@ pub struct MutatingAdmissionPolicySpec {
     ///
     /// Allowed values are Ignore or Fail. Defaults to Fail.
     #[serde(rename = "failurePolicy", skip_serializing_if = "Option::is_none")]
-    pub failure_policy: Option<::k8s_client_runtime::CompactString>,
+    pub failure_policy: Option<::k8s_client_runtime::LeanString>,
     /// matchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the matchConstraints. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
     ///
     /// If a parameter object is provided, it can be accessed via the `params` handle in the same manner as validation expressions.
@@ -55,7 +55,7 @@ pub struct MutatingAdmissionPolicySpec {
     ///  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
     ///  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
     #[serde(rename = "reinvocationPolicy", skip_serializing_if = "Option::is_none")]
-    pub reinvocation_policy: Option<::k8s_client_runtime::CompactString>,
+    pub reinvocation_policy: Option<::k8s_client_runtime::LeanString>,
     /// variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except matchConditions because matchConditions are evaluated before the rest of the policy.
     ///
     /// The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, variables must be sorted by the order of first appearance and acyclic.
@@ -95,7 +95,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingAdmissionPoli
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.failure_policy = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.failure_policy,
+                    ),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -122,7 +128,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingAdmissionPoli
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.param_kind),
                 )?
             }
-            5 => self.reinvocation_policy = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.reinvocation_policy,
+                    ),
+                )?
+            }
             6 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

@@ -20,7 +20,7 @@ pub struct Mutation {
     ///  - `"ApplyConfiguration"` ApplyConfiguration indicates that the mutation is using apply configuration to mutate the object.
     ///  - `"JSONPatch"` JSONPatch indicates that the object is mutated through JSON Patch.
     #[serde(rename = "patchType")]
-    pub patch_type: ::k8s_client_runtime::CompactString,
+    pub patch_type: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for Mutation {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -59,7 +59,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Mutation {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.json_patch),
                 )?
             }
-            2 => self.patch_type = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.patch_type),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

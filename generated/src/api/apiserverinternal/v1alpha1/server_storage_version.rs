@@ -5,19 +5,19 @@
 pub struct ServerStorageVersion {
     /// The ID of the reporting API server.
     #[serde(rename = "apiServerID", skip_serializing_if = "Option::is_none")]
-    pub api_server_id: Option<::k8s_client_runtime::CompactString>,
+    pub api_server_id: Option<::k8s_client_runtime::LeanString>,
     /// The API server can decode objects encoded in these versions. The encodingVersion must be included in the decodableVersions.
     #[serde(rename = "decodableVersions", skip_serializing_if = "Option::is_none")]
     pub decodable_versions: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// The API server encodes the object to this version when persisting it in the backend (e.g., etcd).
     #[serde(rename = "encodingVersion", skip_serializing_if = "Option::is_none")]
-    pub encoding_version: Option<::k8s_client_runtime::CompactString>,
+    pub encoding_version: Option<::k8s_client_runtime::LeanString>,
     /// The API server can serve these versions. DecodableVersions must include all ServedVersions.
     #[serde(rename = "servedVersions", skip_serializing_if = "Option::is_none")]
     pub served_versions: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for ServerStorageVersion {
@@ -46,7 +46,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServerStorageVersion 
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.api_server_id = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.api_server_id,
+                    ),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(
@@ -54,7 +60,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServerStorageVersion 
                     ),
                 )?
             }
-            2 => self.encoding_version = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.encoding_version,
+                    ),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(

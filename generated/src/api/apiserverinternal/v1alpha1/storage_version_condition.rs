@@ -8,19 +8,19 @@ pub struct StorageVersionCondition {
     pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// A human readable message indicating details about the transition.
     #[serde(rename = "message")]
-    pub message: ::k8s_client_runtime::CompactString,
+    pub message: ::k8s_client_runtime::LeanString,
     /// If set, this represents the .metadata.generation that the condition was set based upon.
     #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// The reason for the condition's last transition.
     #[serde(rename = "reason")]
-    pub reason: ::k8s_client_runtime::CompactString,
+    pub reason: ::k8s_client_runtime::LeanString,
     /// Status of the condition, one of True, False, Unknown.
     #[serde(rename = "status")]
-    pub status: ::k8s_client_runtime::CompactString,
+    pub status: ::k8s_client_runtime::LeanString,
     /// Type of the condition.
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for StorageVersionCondition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -51,11 +51,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageVersionConditi
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.last_transition_time = map.next_value()?,
-            1 => self.message = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.message),
+                )?
+            }
             2 => self.observed_generation = map.next_value()?,
-            3 => self.reason = map.next_value()?,
-            4 => self.status = map.next_value()?,
-            5 => self.type_ = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.reason),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.status),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

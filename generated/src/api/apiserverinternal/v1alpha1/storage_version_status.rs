@@ -5,7 +5,7 @@
 pub struct StorageVersionStatus {
     /// If all API server instances agree on the same encoding storage version, then this field is set to that version. Otherwise this field is left empty. API servers should finish updating its storageVersionStatus entry before serving write operations, so that this field will be in sync with the reality.
     #[serde(rename = "commonEncodingVersion", skip_serializing_if = "Option::is_none")]
-    pub common_encoding_version: Option<::k8s_client_runtime::CompactString>,
+    pub common_encoding_version: Option<::k8s_client_runtime::LeanString>,
     /// The latest available observations of the storageVersion's state.
     #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
@@ -46,7 +46,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageVersionStatus 
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.common_encoding_version = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.common_encoding_version,
+                    ),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

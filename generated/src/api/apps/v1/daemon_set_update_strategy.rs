@@ -14,7 +14,7 @@ pub struct DaemonSetUpdateStrategy {
     ///  - `"OnDelete"` Replace the old daemons only when it's killed
     ///  - `"RollingUpdate"` Replace the old daemons by new ones using rolling update i.e replace them on each node one after the other.
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::k8s_client_runtime::CompactString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for DaemonSetUpdateStrategy {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -47,7 +47,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DaemonSetUpdateStrate
                     ),
                 )?
             }
-            1 => self.type_ = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

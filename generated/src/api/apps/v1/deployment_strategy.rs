@@ -14,7 +14,7 @@ pub struct DeploymentStrategy {
     ///  - `"Recreate"` Kill all existing pods before creating new ones.
     ///  - `"RollingUpdate"` Replace the old ReplicaSets by new one using rolling update i.e gradually scale down the old ReplicaSets and scale up the new one.
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::k8s_client_runtime::CompactString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for DeploymentStrategy {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -47,7 +47,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeploymentStrategy {
                     ),
                 )?
             }
-            1 => self.type_ = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,10 +5,10 @@
 pub struct StatefulSetPersistentVolumeClaimRetentionPolicy {
     /// WhenDeleted specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is deleted. The default policy of `Retain` causes PVCs to not be affected by StatefulSet deletion. The `Delete` policy causes those PVCs to be deleted.
     #[serde(rename = "whenDeleted", skip_serializing_if = "Option::is_none")]
-    pub when_deleted: Option<::k8s_client_runtime::CompactString>,
+    pub when_deleted: Option<::k8s_client_runtime::LeanString>,
     /// WhenScaled specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is scaled down. The default policy of `Retain` causes PVCs to not be affected by a scaledown. The `Delete` policy causes the associated PVCs for any excess pods above the replica count to be deleted.
     #[serde(rename = "whenScaled", skip_serializing_if = "Option::is_none")]
-    pub when_scaled: Option<::k8s_client_runtime::CompactString>,
+    pub when_scaled: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for StatefulSetPersistentVolumeClaimRetentionPolicy {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -35,8 +35,20 @@ for StatefulSetPersistentVolumeClaimRetentionPolicy {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.when_deleted = map.next_value()?,
-            1 => self.when_scaled = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.when_deleted,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.when_scaled,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -25,7 +25,7 @@ pub struct StatefulSetSpec {
     ///  - `"OrderedReady"` will create pods in strictly increasing order on scale up and strictly decreasing order on scale down, progressing only when the previous pod is ready or terminated. At most one pod will be changed at any time.
     ///  - `"Parallel"` will create and delete pods as soon as the stateful set replica count is changed, and will not wait for pods to be ready or complete termination.
     #[serde(rename = "podManagementPolicy", skip_serializing_if = "Option::is_none")]
-    pub pod_management_policy: Option<::k8s_client_runtime::CompactString>,
+    pub pod_management_policy: Option<::k8s_client_runtime::LeanString>,
     /// replicas is the desired number of replicas of the given Template. These are replicas in the sense that they are instantiations of the same Template, but individual replicas also have a consistent identity. If unspecified, defaults to 1.
     #[serde(rename = "replicas", skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
@@ -37,7 +37,7 @@ pub struct StatefulSetSpec {
     pub selector: crate::apimachinery::pkg::apis::meta::v1::LabelSelector,
     /// serviceName is the name of the service that governs this StatefulSet. This service must exist before the StatefulSet, and is responsible for the network identity of the set. Pods get DNS/hostnames that follow the pattern: pod-specific-string.serviceName.default.svc.cluster.local where "pod-specific-string" is managed by the StatefulSet controller.
     #[serde(rename = "serviceName", skip_serializing_if = "Option::is_none")]
-    pub service_name: Option<::k8s_client_runtime::CompactString>,
+    pub service_name: Option<::k8s_client_runtime::LeanString>,
     /// template is the object that describes the pod that will be created if insufficient replicas are detected. Each pod stamped out by the StatefulSet will fulfill this Template, but have a unique identity from the rest of the StatefulSet. Each pod will be named with the format <statefulsetname>-<podindex>. For example, a pod in a StatefulSet named "web" with index number "3" would be named "web-3". The only allowed template.spec.restartPolicy value is "Always".
     #[serde(rename = "template")]
     pub template: crate::api::core::v1::PodTemplateSpec,
@@ -102,7 +102,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StatefulSetSpec {
                     ),
                 )?
             }
-            3 => self.pod_management_policy = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.pod_management_policy,
+                    ),
+                )?
+            }
             4 => self.replicas = map.next_value()?,
             5 => self.revision_history_limit = map.next_value()?,
             6 => {
@@ -110,7 +116,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StatefulSetSpec {
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.selector),
                 )?
             }
-            7 => self.service_name = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.service_name,
+                    ),
+                )?
+            }
             8 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.template),

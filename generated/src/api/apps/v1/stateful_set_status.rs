@@ -19,7 +19,7 @@ pub struct StatefulSetStatus {
     pub current_replicas: Option<i32>,
     /// currentRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [0,currentReplicas).
     #[serde(rename = "currentRevision", skip_serializing_if = "Option::is_none")]
-    pub current_revision: Option<::k8s_client_runtime::CompactString>,
+    pub current_revision: Option<::k8s_client_runtime::LeanString>,
     /// observedGeneration is the most recent generation observed for this StatefulSet. It corresponds to the StatefulSet's generation, which is updated on mutation by the API Server.
     #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
@@ -31,7 +31,7 @@ pub struct StatefulSetStatus {
     pub replicas: i32,
     /// updateRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [replicas-updatedReplicas,replicas)
     #[serde(rename = "updateRevision", skip_serializing_if = "Option::is_none")]
-    pub update_revision: Option<::k8s_client_runtime::CompactString>,
+    pub update_revision: Option<::k8s_client_runtime::LeanString>,
     /// updatedReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by updateRevision.
     #[serde(rename = "updatedReplicas", skip_serializing_if = "Option::is_none")]
     pub updated_replicas: Option<i32>,
@@ -78,11 +78,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StatefulSetStatus {
                 )?
             }
             3 => self.current_replicas = map.next_value()?,
-            4 => self.current_revision = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.current_revision,
+                    ),
+                )?
+            }
             5 => self.observed_generation = map.next_value()?,
             6 => self.ready_replicas = map.next_value()?,
             7 => self.replicas = map.next_value()?,
-            8 => self.update_revision = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.update_revision,
+                    ),
+                )?
+            }
             9 => self.updated_replicas = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -5,16 +5,16 @@
 pub struct BoundObjectReference {
     /// API version of the referent.
     #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::k8s_client_runtime::CompactString>,
+    pub api_version: Option<::k8s_client_runtime::LeanString>,
     /// Kind of the referent. Valid kinds are 'Pod' and 'Secret'.
     #[serde(rename = "kind", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<::k8s_client_runtime::CompactString>,
+    pub kind: Option<::k8s_client_runtime::LeanString>,
     /// Name of the referent.
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// UID of the referent.
     #[serde(rename = "uid", skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::k8s_client_runtime::CompactString>,
+    pub uid: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for BoundObjectReference {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -42,10 +42,28 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for BoundObjectReference 
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.api_version = map.next_value()?,
-            1 => self.kind = map.next_value()?,
-            2 => self.name = map.next_value()?,
-            3 => self.uid = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.api_version,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.uid),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

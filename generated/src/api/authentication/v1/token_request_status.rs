@@ -8,7 +8,7 @@ pub struct TokenRequestStatus {
     pub expiration_timestamp: crate::apimachinery::pkg::apis::meta::v1::Time,
     /// Token is the opaque bearer token.
     #[serde(rename = "token")]
-    pub token: ::k8s_client_runtime::CompactString,
+    pub token: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for TokenRequestStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -35,7 +35,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenRequestStatus {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.expiration_timestamp = map.next_value()?,
-            1 => self.token = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.token),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -6,11 +6,11 @@ pub struct TokenReviewSpec {
     /// Audiences is a list of the identifiers that the resource server presented with the token identifies as. Audience-aware token authenticators will verify that the token was intended for at least one of the audiences in this list. If no audiences are provided, the audience will default to the audience of the Kubernetes apiserver.
     #[serde(rename = "audiences", skip_serializing_if = "Option::is_none")]
     pub audiences: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// Token is the opaque bearer token.
     #[serde(rename = "token", skip_serializing_if = "Option::is_none")]
-    pub token: Option<::k8s_client_runtime::CompactString>,
+    pub token: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for TokenReviewSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -41,7 +41,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenReviewSpec {
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.audiences),
                 )?
             }
-            1 => self.token = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.token),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -6,14 +6,14 @@ pub struct TokenReviewStatus {
     /// Audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token. An identifier is any identifier in the intersection of the TokenReviewSpec audiences and the token's audiences. A client of the TokenReview API that sets the spec.audiences field should validate that a compatible audience identifier is returned in the status.audiences field to ensure that the TokenReview server is audience aware. If a TokenReview returns an empty status.audience field where status.authenticated is "true", the token is valid against the audience of the Kubernetes API server.
     #[serde(rename = "audiences", skip_serializing_if = "Option::is_none")]
     pub audiences: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// Authenticated indicates that the token was associated with a known user.
     #[serde(rename = "authenticated", skip_serializing_if = "Option::is_none")]
     pub authenticated: Option<bool>,
     /// Error indicates that the token couldn't be checked
     #[serde(rename = "error", skip_serializing_if = "Option::is_none")]
-    pub error: Option<::k8s_client_runtime::CompactString>,
+    pub error: Option<::k8s_client_runtime::LeanString>,
     /// User is the UserInfo associated with the provided token.
     #[serde(rename = "user", skip_serializing_if = "Option::is_none")]
     pub user: Option<::std::boxed::Box<crate::api::authentication::v1::UserInfo>>,
@@ -50,7 +50,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenReviewStatus {
                 )?
             }
             1 => self.authenticated = map.next_value()?,
-            2 => self.error = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.error),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.user),

@@ -7,20 +7,18 @@ pub struct UserInfo {
     #[serde(rename = "extra", skip_serializing_if = "Option::is_none")]
     pub extra: Option<
         ::k8s_client_runtime::Map<
-            ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+            ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
         >,
     >,
     /// The names of groups this user is a part of.
     #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]
-    pub groups: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub groups: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// A unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.
     #[serde(rename = "uid", skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::k8s_client_runtime::CompactString>,
+    pub uid: Option<::k8s_client_runtime::LeanString>,
     /// The name that uniquely identifies this user among all active users.
     #[serde(rename = "username", skip_serializing_if = "Option::is_none")]
-    pub username: Option<::k8s_client_runtime::CompactString>,
+    pub username: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for UserInfo {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -54,8 +52,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for UserInfo {
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.groups),
                 )?
             }
-            2 => self.uid = map.next_value()?,
-            3 => self.username = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.uid),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.username),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

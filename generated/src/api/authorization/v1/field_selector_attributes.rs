@@ -5,7 +5,7 @@
 pub struct FieldSelectorAttributes {
     /// rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.
     #[serde(rename = "rawSelector", skip_serializing_if = "Option::is_none")]
-    pub raw_selector: Option<::k8s_client_runtime::CompactString>,
+    pub raw_selector: Option<::k8s_client_runtime::LeanString>,
     /// requirements is the parsed interpretation of a field selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.
     #[serde(rename = "requirements", skip_serializing_if = "Option::is_none")]
     pub requirements: Option<
@@ -38,7 +38,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FieldSelectorAttribut
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.raw_selector = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.raw_selector,
+                    ),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

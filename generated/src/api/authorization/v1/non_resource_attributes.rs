@@ -5,10 +5,10 @@
 pub struct NonResourceAttributes {
     /// Path is the URL path of the request
     #[serde(rename = "path", skip_serializing_if = "Option::is_none")]
-    pub path: Option<::k8s_client_runtime::CompactString>,
+    pub path: Option<::k8s_client_runtime::LeanString>,
     /// Verb is the standard HTTP verb
     #[serde(rename = "verb", skip_serializing_if = "Option::is_none")]
-    pub verb: Option<::k8s_client_runtime::CompactString>,
+    pub verb: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for NonResourceAttributes {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NonResourceAttributes
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.path = map.next_value()?,
-            1 => self.verb = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.verb),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -6,11 +6,11 @@ pub struct NonResourceRule {
     /// NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.  "*" means all.
     #[serde(rename = "nonResourceURLs", skip_serializing_if = "Option::is_none")]
     pub non_resource_urls: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// Verb is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  "*" means all.
     #[serde(rename = "verbs")]
-    pub verbs: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    pub verbs: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for NonResourceRule {
     fn deserialize<D: ::serde::Deserializer<'de>>(

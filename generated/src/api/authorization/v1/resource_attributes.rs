@@ -10,7 +10,7 @@ pub struct ResourceAttributes {
     >,
     /// Group is the API Group of the Resource.  "*" means all.
     #[serde(rename = "group", skip_serializing_if = "Option::is_none")]
-    pub group: Option<::k8s_client_runtime::CompactString>,
+    pub group: Option<::k8s_client_runtime::LeanString>,
     /// labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it.
     #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<
@@ -18,22 +18,22 @@ pub struct ResourceAttributes {
     >,
     /// Name is the name of the resource being requested for a "get" or deleted for a "delete". "" (empty) means all.
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// Namespace is the namespace of the action being requested.  Currently, there is no distinction between no namespace and all namespaces "" (empty) is defaulted for LocalSubjectAccessReviews "" (empty) is empty for cluster-scoped resources "" (empty) means "all" for namespace scoped resources from a SubjectAccessReview or SelfSubjectAccessReview
     #[serde(rename = "namespace", skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::k8s_client_runtime::CompactString>,
+    pub namespace: Option<::k8s_client_runtime::LeanString>,
     /// Resource is one of the existing resource types.  "*" means all.
     #[serde(rename = "resource", skip_serializing_if = "Option::is_none")]
-    pub resource: Option<::k8s_client_runtime::CompactString>,
+    pub resource: Option<::k8s_client_runtime::LeanString>,
     /// Subresource is one of the existing resource types.  "" means none.
     #[serde(rename = "subresource", skip_serializing_if = "Option::is_none")]
-    pub subresource: Option<::k8s_client_runtime::CompactString>,
+    pub subresource: Option<::k8s_client_runtime::LeanString>,
     /// Verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  "*" means all.
     #[serde(rename = "verb", skip_serializing_if = "Option::is_none")]
-    pub verb: Option<::k8s_client_runtime::CompactString>,
+    pub verb: Option<::k8s_client_runtime::LeanString>,
     /// Version is the API Version of the Resource.  "*" means all.
     #[serde(rename = "version", skip_serializing_if = "Option::is_none")]
-    pub version: Option<::k8s_client_runtime::CompactString>,
+    pub version: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ResourceAttributes {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -73,7 +73,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceAttributes {
                     ),
                 )?
             }
-            1 => self.group = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.group),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
@@ -81,12 +85,38 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceAttributes {
                     ),
                 )?
             }
-            3 => self.name = map.next_value()?,
-            4 => self.namespace = map.next_value()?,
-            5 => self.resource = map.next_value()?,
-            6 => self.subresource = map.next_value()?,
-            7 => self.verb = map.next_value()?,
-            8 => self.version = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.namespace),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.resource),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.subresource,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.verb),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.version),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

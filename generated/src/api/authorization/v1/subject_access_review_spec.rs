@@ -7,14 +7,12 @@ pub struct SubjectAccessReviewSpec {
     #[serde(rename = "extra", skip_serializing_if = "Option::is_none")]
     pub extra: Option<
         ::k8s_client_runtime::Map<
-            ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+            ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
         >,
     >,
     /// Groups is the groups you're testing for.
     #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]
-    pub groups: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub groups: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// NonResourceAttributes describes information for a non-resource access request
     #[serde(rename = "nonResourceAttributes", skip_serializing_if = "Option::is_none")]
     pub non_resource_attributes: Option<
@@ -27,10 +25,10 @@ pub struct SubjectAccessReviewSpec {
     >,
     /// UID information about the requesting user.
     #[serde(rename = "uid", skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::k8s_client_runtime::CompactString>,
+    pub uid: Option<::k8s_client_runtime::LeanString>,
     /// User is the user you're testing for. If you specify "User" but not "Groups", then is it interpreted as "What if User were not a member of any groups
     #[serde(rename = "user", skip_serializing_if = "Option::is_none")]
-    pub user: Option<::k8s_client_runtime::CompactString>,
+    pub user: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for SubjectAccessReviewSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -80,8 +78,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectAccessReviewSp
                     ),
                 )?
             }
-            4 => self.uid = map.next_value()?,
-            5 => self.user = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.uid),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.user),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -11,10 +11,10 @@ pub struct SubjectAccessReviewStatus {
     pub denied: Option<bool>,
     /// EvaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request.
     #[serde(rename = "evaluationError", skip_serializing_if = "Option::is_none")]
-    pub evaluation_error: Option<::k8s_client_runtime::CompactString>,
+    pub evaluation_error: Option<::k8s_client_runtime::LeanString>,
     /// Reason is optional.  It indicates why a request was allowed or denied.
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::k8s_client_runtime::CompactString>,
+    pub reason: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for SubjectAccessReviewStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -44,8 +44,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectAccessReviewSt
         match index {
             0 => self.allowed = map.next_value()?,
             1 => self.denied = map.next_value()?,
-            2 => self.evaluation_error = map.next_value()?,
-            3 => self.reason = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.evaluation_error,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

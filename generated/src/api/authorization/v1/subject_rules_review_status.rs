@@ -5,7 +5,7 @@
 pub struct SubjectRulesReviewStatus {
     /// EvaluationError can appear in combination with Rules. It indicates an error occurred during rule evaluation, such as an authorizer that doesn't support rule evaluation, and that ResourceRules and/or NonResourceRules may be incomplete.
     #[serde(rename = "evaluationError", skip_serializing_if = "Option::is_none")]
-    pub evaluation_error: Option<::k8s_client_runtime::CompactString>,
+    pub evaluation_error: Option<::k8s_client_runtime::LeanString>,
     /// Incomplete is true when the rules returned by this call are incomplete. This is most commonly encountered when an authorizer, such as an external authorizer, doesn't support rules evaluation.
     #[serde(rename = "incomplete")]
     pub incomplete: bool,
@@ -46,7 +46,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectRulesReviewSta
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.evaluation_error = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.evaluation_error,
+                    ),
+                )?
+            }
             1 => self.incomplete = map.next_value()?,
             2 => {
                 map.next_value_seed(

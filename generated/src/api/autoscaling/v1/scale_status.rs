@@ -8,7 +8,7 @@ pub struct ScaleStatus {
     pub replicas: i32,
     /// selector is the label query over pods that should match the replicas count. This is same as the label selector but in the string format to avoid introspection by clients. The string will be in the same format as the query-param syntax. More info about label selectors: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/
     #[serde(rename = "selector", skip_serializing_if = "Option::is_none")]
-    pub selector: Option<::k8s_client_runtime::CompactString>,
+    pub selector: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ScaleStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -35,7 +35,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ScaleStatus {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.replicas = map.next_value()?,
-            1 => self.selector = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.selector),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,10 +5,10 @@
 pub struct ContainerResourceMetricSource {
     /// container is the name of the container in the pods of the scaling target
     #[serde(rename = "container")]
-    pub container: ::k8s_client_runtime::CompactString,
+    pub container: ::k8s_client_runtime::LeanString,
     /// name is the name of the resource in question.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// target specifies the target value for the given metric
     #[serde(rename = "target")]
     pub target: crate::api::autoscaling::v2::MetricTarget,
@@ -39,8 +39,16 @@ for ContainerResourceMetricSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.container = map.next_value()?,
-            1 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.container),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.target),

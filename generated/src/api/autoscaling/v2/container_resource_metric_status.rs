@@ -5,13 +5,13 @@
 pub struct ContainerResourceMetricStatus {
     /// container is the name of the container in the pods of the scaling target
     #[serde(rename = "container")]
-    pub container: ::k8s_client_runtime::CompactString,
+    pub container: ::k8s_client_runtime::LeanString,
     /// current contains the current value for the given metric
     #[serde(rename = "current")]
     pub current: crate::api::autoscaling::v2::MetricValueStatus,
     /// name is the name of the resource in question.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ContainerResourceMetricStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -39,13 +39,21 @@ for ContainerResourceMetricStatus {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.container = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.container),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.current),
                 )?
             }
-            2 => self.name = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

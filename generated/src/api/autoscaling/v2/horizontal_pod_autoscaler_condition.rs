@@ -8,16 +8,16 @@ pub struct HorizontalPodAutoscalerCondition {
     pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// message is a human-readable explanation containing details about the transition
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
-    pub message: Option<::k8s_client_runtime::CompactString>,
+    pub message: Option<::k8s_client_runtime::LeanString>,
     /// reason is the reason for the condition's last transition.
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::k8s_client_runtime::CompactString>,
+    pub reason: Option<::k8s_client_runtime::LeanString>,
     /// status is the status of the condition (True, False, Unknown)
     #[serde(rename = "status")]
-    pub status: ::k8s_client_runtime::CompactString,
+    pub status: ::k8s_client_runtime::LeanString,
     /// type describes the current condition
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for HorizontalPodAutoscalerCondition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -48,10 +48,26 @@ for HorizontalPodAutoscalerCondition {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.last_transition_time = map.next_value()?,
-            1 => self.message = map.next_value()?,
-            2 => self.reason = map.next_value()?,
-            3 => self.status = map.next_value()?,
-            4 => self.type_ = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.status),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

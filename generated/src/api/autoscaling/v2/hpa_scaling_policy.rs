@@ -8,7 +8,7 @@ pub struct HPAScalingPolicy {
     pub period_seconds: i32,
     /// type is used to specify the scaling policy.
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
     /// value contains the amount of change which is permitted by the policy. It must be greater than zero
     #[serde(rename = "value")]
     pub value: i32,
@@ -39,7 +39,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HPAScalingPolicy {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.period_seconds = map.next_value()?,
-            1 => self.type_ = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             2 => self.value = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -14,7 +14,7 @@ pub struct HPAScalingRules {
     >,
     /// selectPolicy is used to specify which policy should be used. If not set, the default value Max is used.
     #[serde(rename = "selectPolicy", skip_serializing_if = "Option::is_none")]
-    pub select_policy: Option<::k8s_client_runtime::CompactString>,
+    pub select_policy: Option<::k8s_client_runtime::LeanString>,
     /// stabilizationWindowSeconds is the number of seconds for which past recommendations should be considered while scaling up or scaling down. StabilizationWindowSeconds must be greater than or equal to zero and less than or equal to 3600 (one hour). If not set, use the default values: - For scale up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the stabilization window is 300 seconds long).
     #[serde(
         rename = "stabilizationWindowSeconds",
@@ -62,7 +62,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HPAScalingRules {
                     ),
                 )?
             }
-            1 => self.select_policy = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.select_policy,
+                    ),
+                )?
+            }
             2 => self.stabilization_window_seconds = map.next_value()?,
             3 => self.tolerance = map.next_value()?,
             _ => {

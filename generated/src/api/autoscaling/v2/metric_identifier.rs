@@ -5,7 +5,7 @@
 pub struct MetricIdentifier {
     /// name is the name of the given metric
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// selector is the string-encoded form of a standard kubernetes label selector for the given metric When set, it is passed as an additional parameter to the metrics server for more specific metrics scoping. When unset, just the metricName will be used to gather metrics.
     #[serde(rename = "selector", skip_serializing_if = "Option::is_none")]
     pub selector: Option<
@@ -36,7 +36,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MetricIdentifier {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.selector),

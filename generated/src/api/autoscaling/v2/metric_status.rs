@@ -28,7 +28,7 @@ pub struct MetricStatus {
     >,
     /// type is the type of metric source.  It will be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each corresponds to a matching field in the object.
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for MetricStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -85,7 +85,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MetricStatus {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resource),
                 )?
             }
-            5 => self.type_ = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -11,7 +11,7 @@ pub struct MetricTarget {
     pub average_value: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// type represents whether the metric type is Utilization, Value, or AverageValue
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
     /// value is the target value of the metric (as a quantity).
     #[serde(rename = "value", skip_serializing_if = "Option::is_none")]
     pub value: Option<crate::apimachinery::pkg::api::resource::Quantity>,
@@ -44,7 +44,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MetricTarget {
         match index {
             0 => self.average_utilization = map.next_value()?,
             1 => self.average_value = map.next_value()?,
-            2 => self.type_ = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             3 => self.value = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -8,7 +8,7 @@ pub struct ResourceMetricStatus {
     pub current: crate::api::autoscaling::v2::MetricValueStatus,
     /// name is the name of the resource in question.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ResourceMetricStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -39,7 +39,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceMetricStatus 
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.current),
                 )?
             }
-            1 => self.name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -12,7 +12,7 @@ pub struct CronJobSpec {
     ///  - `"Forbid"` forbids concurrent runs, skipping next run if previous hasn't finished yet.
     ///  - `"Replace"` cancels currently running job and replaces it with a new one.
     #[serde(rename = "concurrencyPolicy", skip_serializing_if = "Option::is_none")]
-    pub concurrency_policy: Option<::k8s_client_runtime::CompactString>,
+    pub concurrency_policy: Option<::k8s_client_runtime::LeanString>,
     /// The number of failed finished jobs to retain. Value must be non-negative integer. Defaults to 1.
     #[serde(rename = "failedJobsHistoryLimit", skip_serializing_if = "Option::is_none")]
     pub failed_jobs_history_limit: Option<i32>,
@@ -21,7 +21,7 @@ pub struct CronJobSpec {
     pub job_template: crate::api::batch::v1::JobTemplateSpec,
     /// The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.
     #[serde(rename = "schedule")]
-    pub schedule: ::k8s_client_runtime::CompactString,
+    pub schedule: ::k8s_client_runtime::LeanString,
     /// Optional deadline in seconds for starting the job if it misses scheduled time for any reason.  Missed jobs executions will be counted as failed ones.
     #[serde(rename = "startingDeadlineSeconds", skip_serializing_if = "Option::is_none")]
     pub starting_deadline_seconds: Option<i64>,
@@ -36,7 +36,7 @@ pub struct CronJobSpec {
     pub suspend: Option<bool>,
     /// The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones
     #[serde(rename = "timeZone", skip_serializing_if = "Option::is_none")]
-    pub time_zone: Option<::k8s_client_runtime::CompactString>,
+    pub time_zone: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for CronJobSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -68,18 +68,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CronJobSpec {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.concurrency_policy = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.concurrency_policy,
+                    ),
+                )?
+            }
             1 => self.failed_jobs_history_limit = map.next_value()?,
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.job_template),
                 )?
             }
-            3 => self.schedule = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.schedule),
+                )?
+            }
             4 => self.starting_deadline_seconds = map.next_value()?,
             5 => self.successful_jobs_history_limit = map.next_value()?,
             6 => self.suspend = map.next_value()?,
-            7 => self.time_zone = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.time_zone),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -24,13 +24,13 @@ pub struct JobSpec {
     ///  - `"Indexed"` is a Job completion mode. In this mode, the Pods of a Job get an associated completion index from 0 to (.spec.completions - 1). The Job is considered complete when a Pod completes for each completion index.
     ///  - `"NonIndexed"` is a Job completion mode. In this mode, the Job is considered complete when there have been .spec.completions successfully completed Pods. Pod completions are homologous to each other.
     #[serde(rename = "completionMode", skip_serializing_if = "Option::is_none")]
-    pub completion_mode: Option<::k8s_client_runtime::CompactString>,
+    pub completion_mode: Option<::k8s_client_runtime::LeanString>,
     /// Specifies the desired number of successfully finished pods the job should be run with.  Setting to null means that the success of any pod signals the success of all pods, and allows parallelism to have any positive value.  Setting to 1 means that parallelism is limited to 1 and the success of that pod signals the success of the job. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
     #[serde(rename = "completions", skip_serializing_if = "Option::is_none")]
     pub completions: Option<i32>,
     /// ManagedBy field indicates the controller that manages a Job. The k8s Job controller reconciles jobs which don't have this field at all or the field value is the reserved string `kubernetes.io/job-controller`, but skips reconciling Jobs with a custom value for this field. The value must be a valid domain-prefixed path (e.g. acme.io/foo) - all characters before the first "/" must be a valid subdomain as defined by RFC 1123. All characters trailing the first "/" must be valid HTTP Path characters as defined by RFC 3986. The value cannot exceed 63 characters. This field is immutable.
     #[serde(rename = "managedBy", skip_serializing_if = "Option::is_none")]
-    pub managed_by: Option<::k8s_client_runtime::CompactString>,
+    pub managed_by: Option<::k8s_client_runtime::LeanString>,
     /// manualSelector controls generation of pod labels and pod selectors. Leave `manualSelector` unset unless you are certain what you are doing. When false or unset, the system pick labels unique to this job and appends those labels to the pod template.  When true, the user is responsible for picking unique labels and specifying the selector.  Failure to pick a unique label may cause this and other jobs to not function correctly.  However, You may see `manualSelector=true` in jobs that were created with the old `extensions/v1beta1` API. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/#specifying-your-own-pod-selector
     #[serde(rename = "manualSelector", skip_serializing_if = "Option::is_none")]
     pub manual_selector: Option<bool>,
@@ -56,7 +56,7 @@ pub struct JobSpec {
     ///  - `"Failed"` means to wait until a previously created Pod is fully terminated (has phase Failed or Succeeded) before creating a replacement Pod.
     ///  - `"TerminatingOrFailed"` means that we recreate pods when they are terminating (has a metadata.deletionTimestamp) or failed.
     #[serde(rename = "podReplacementPolicy", skip_serializing_if = "Option::is_none")]
-    pub pod_replacement_policy: Option<::k8s_client_runtime::CompactString>,
+    pub pod_replacement_policy: Option<::k8s_client_runtime::LeanString>,
     /// A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
     #[serde(rename = "selector", skip_serializing_if = "Option::is_none")]
     pub selector: Option<
@@ -116,9 +116,19 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JobSpec {
             0 => self.active_deadline_seconds = map.next_value()?,
             1 => self.backoff_limit = map.next_value()?,
             2 => self.backoff_limit_per_index = map.next_value()?,
-            3 => self.completion_mode = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.completion_mode,
+                    ),
+                )?
+            }
             4 => self.completions = map.next_value()?,
-            5 => self.managed_by = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.managed_by),
+                )?
+            }
             6 => self.manual_selector = map.next_value()?,
             7 => self.max_failed_indexes = map.next_value()?,
             8 => self.parallelism = map.next_value()?,
@@ -129,7 +139,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JobSpec {
                     ),
                 )?
             }
-            10 => self.pod_replacement_policy = map.next_value()?,
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.pod_replacement_policy,
+                    ),
+                )?
+            }
             11 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.selector),

@@ -8,7 +8,7 @@ pub struct JobStatus {
     pub active: Option<i32>,
     /// completedIndexes holds the completed indexes when .spec.completionMode = "Indexed" in a text format. The indexes are represented as decimal integers separated by commas. The numbers are listed in increasing order. Three or more consecutive numbers are compressed and represented by the first and last element of the series, separated by a hyphen. For example, if the completed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7".
     #[serde(rename = "completedIndexes", skip_serializing_if = "Option::is_none")]
-    pub completed_indexes: Option<::k8s_client_runtime::CompactString>,
+    pub completed_indexes: Option<::k8s_client_runtime::LeanString>,
     /// Represents time when the job was completed. It is not guaranteed to be set in happens-before order across separate operations. It is represented in RFC3339 form and is in UTC. The completion time is set when the job finishes successfully, and only then. The value cannot be updated or removed. The value indicates the same or later point in time as the startTime field.
     #[serde(rename = "completionTime", skip_serializing_if = "Option::is_none")]
     pub completion_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -26,7 +26,7 @@ pub struct JobStatus {
     pub failed: Option<i32>,
     /// FailedIndexes holds the failed indexes when spec.backoffLimitPerIndex is set. The indexes are represented in the text format analogous as for the `completedIndexes` field, ie. they are kept as decimal integers separated by commas. The numbers are listed in increasing order. Three or more consecutive numbers are compressed and represented by the first and last element of the series, separated by a hyphen. For example, if the failed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7". The set of failed indexes cannot overlap with the set of completed indexes.
     #[serde(rename = "failedIndexes", skip_serializing_if = "Option::is_none")]
-    pub failed_indexes: Option<::k8s_client_runtime::CompactString>,
+    pub failed_indexes: Option<::k8s_client_runtime::LeanString>,
     /// The number of active pods which have a Ready condition and are not terminating (without a deletionTimestamp).
     #[serde(rename = "ready", skip_serializing_if = "Option::is_none")]
     pub ready: Option<i32>,
@@ -90,7 +90,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JobStatus {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.active = map.next_value()?,
-            1 => self.completed_indexes = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.completed_indexes,
+                    ),
+                )?
+            }
             2 => self.completion_time = map.next_value()?,
             3 => {
                 map.next_value_seed(
@@ -100,7 +106,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JobStatus {
                 )?
             }
             4 => self.failed = map.next_value()?,
-            5 => self.failed_indexes = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.failed_indexes,
+                    ),
+                )?
+            }
             6 => self.ready = map.next_value()?,
             7 => self.start_time = map.next_value()?,
             8 => self.succeeded = map.next_value()?,

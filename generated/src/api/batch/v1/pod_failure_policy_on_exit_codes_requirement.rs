@@ -5,7 +5,7 @@
 pub struct PodFailurePolicyOnExitCodesRequirement {
     /// Restricts the check for exit codes to the container with the specified name. When null, the rule applies to all containers. When specified, it should match one the container or initContainer names in the pod template.
     #[serde(rename = "containerName", skip_serializing_if = "Option::is_none")]
-    pub container_name: Option<::k8s_client_runtime::CompactString>,
+    pub container_name: Option<::k8s_client_runtime::LeanString>,
     /// Represents the relationship between the container exit code(s) and the specified values. Containers completed with success (exit code 0) are excluded from the requirement check. Possible values are:
     ///
     /// - In: the requirement is satisfied if at least one container exit code
@@ -20,7 +20,7 @@ pub struct PodFailurePolicyOnExitCodesRequirement {
     ///  - `"In"`
     ///  - `"NotIn"`
     #[serde(rename = "operator")]
-    pub operator: ::k8s_client_runtime::CompactString,
+    pub operator: ::k8s_client_runtime::LeanString,
     /// Specifies the set of values. Each returned container exit code (might be multiple in case of multiple containers) is checked against this set of values with respect to the operator. The list of values must be ordered and must not contain duplicates. Value '0' cannot be used for the In operator. At least one element is required. At most 255 elements are allowed.
     #[serde(rename = "values")]
     pub values: ::k8s_client_runtime::ThinVec<i32>,
@@ -51,8 +51,18 @@ for PodFailurePolicyOnExitCodesRequirement {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.container_name = map.next_value()?,
-            1 => self.operator = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.container_name,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.operator),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::List(&mut self.values),

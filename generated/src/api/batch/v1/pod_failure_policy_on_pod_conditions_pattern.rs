@@ -5,10 +5,10 @@
 pub struct PodFailurePolicyOnPodConditionsPattern {
     /// Specifies the required Pod condition status. To match a pod condition it is required that the specified status equals the pod condition status. Defaults to True.
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
-    pub status: Option<::k8s_client_runtime::CompactString>,
+    pub status: Option<::k8s_client_runtime::LeanString>,
     /// Specifies the required Pod condition type. To match a pod condition it is required that specified type equals the pod condition type.
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for PodFailurePolicyOnPodConditionsPattern {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -35,8 +35,16 @@ for PodFailurePolicyOnPodConditionsPattern {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.status = map.next_value()?,
-            1 => self.type_ = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.status),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -21,7 +21,7 @@ pub struct PodFailurePolicyRule {
     ///  - `"FailJob"` This is an action which might be taken on a pod failure - mark the pod's job as Failed and terminate all running pods.
     ///  - `"Ignore"` This is an action which might be taken on a pod failure - the counter towards .backoffLimit, represented by the job's .status.failed field, is not incremented and a replacement pod is created.
     #[serde(rename = "action")]
-    pub action: ::k8s_client_runtime::CompactString,
+    pub action: ::k8s_client_runtime::LeanString,
     /// Represents the requirement on the container exit codes.
     #[serde(rename = "onExitCodes", skip_serializing_if = "Option::is_none")]
     pub on_exit_codes: Option<
@@ -60,7 +60,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodFailurePolicyRule 
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.action = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.action),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(

@@ -8,7 +8,7 @@ pub struct SuccessPolicyRule {
     pub succeeded_count: Option<i32>,
     /// succeededIndexes specifies the set of indexes which need to be contained in the actual set of the succeeded indexes for the Job. The list of indexes must be within 0 to ".spec.completions-1" and must not contain duplicates. At least one element is required. The indexes are represented as intervals separated by commas. The intervals can be a decimal integer or a pair of decimal integers separated by a hyphen. The number are listed in represented by the first and last element of the series, separated by a hyphen. For example, if the completed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7". When this field is null, this field doesn't default to any value and is never evaluated at any time.
     #[serde(rename = "succeededIndexes", skip_serializing_if = "Option::is_none")]
-    pub succeeded_indexes: Option<::k8s_client_runtime::CompactString>,
+    pub succeeded_indexes: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for SuccessPolicyRule {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -35,7 +35,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SuccessPolicyRule {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.succeeded_count = map.next_value()?,
-            1 => self.succeeded_indexes = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.succeeded_indexes,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

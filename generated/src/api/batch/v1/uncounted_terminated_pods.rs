@@ -5,13 +5,11 @@
 pub struct UncountedTerminatedPods {
     /// failed holds UIDs of failed Pods.
     #[serde(rename = "failed", skip_serializing_if = "Option::is_none")]
-    pub failed: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub failed: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// succeeded holds UIDs of succeeded Pods.
     #[serde(rename = "succeeded", skip_serializing_if = "Option::is_none")]
     pub succeeded: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for UncountedTerminatedPods {

@@ -11,13 +11,13 @@ pub struct CertificateSigningRequestCondition {
     pub last_update_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// message contains a human readable message with details about the request state
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
-    pub message: Option<::k8s_client_runtime::CompactString>,
+    pub message: Option<::k8s_client_runtime::LeanString>,
     /// reason indicates a brief reason for the request state
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::k8s_client_runtime::CompactString>,
+    pub reason: Option<::k8s_client_runtime::LeanString>,
     /// status of the condition, one of True, False, Unknown. Approved, Denied, and Failed conditions may not be "False" or "Unknown".
     #[serde(rename = "status")]
-    pub status: ::k8s_client_runtime::CompactString,
+    pub status: ::k8s_client_runtime::LeanString,
     /// type of the condition. Known conditions are "Approved", "Denied", and "Failed".
     ///
     /// An "Approved" condition is added via the /approval subresource, indicating the request was approved and should be issued by the signer.
@@ -30,7 +30,7 @@ pub struct CertificateSigningRequestCondition {
     ///
     /// Only one condition of a given type is allowed.
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for CertificateSigningRequestCondition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -63,10 +63,26 @@ for CertificateSigningRequestCondition {
         match index {
             0 => self.last_transition_time = map.next_value()?,
             1 => self.last_update_time = map.next_value()?,
-            2 => self.message = map.next_value()?,
-            3 => self.reason = map.next_value()?,
-            4 => self.status = map.next_value()?,
-            5 => self.type_ = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.status),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -21,14 +21,12 @@ pub struct CertificateSigningRequestSpec {
     #[serde(rename = "extra", skip_serializing_if = "Option::is_none")]
     pub extra: Option<
         ::k8s_client_runtime::Map<
-            ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+            ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
         >,
     >,
     /// groups contains group membership of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
     #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]
-    pub groups: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub groups: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block. When serialized as JSON or YAML, the data is additionally base64-encoded.
     #[serde(rename = "request")]
     pub request: ::k8s_client_runtime::codec::ByteString,
@@ -54,10 +52,10 @@ pub struct CertificateSigningRequestSpec {
     ///  5. Expiration/certificate lifetime: whether it is fixed by the signer, configurable by the admin.
     ///  6. Whether or not requests for CA certificates are allowed.
     #[serde(rename = "signerName")]
-    pub signer_name: ::k8s_client_runtime::CompactString,
+    pub signer_name: ::k8s_client_runtime::LeanString,
     /// uid contains the uid of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
     #[serde(rename = "uid", skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::k8s_client_runtime::CompactString>,
+    pub uid: Option<::k8s_client_runtime::LeanString>,
     /// usages specifies a set of key usages requested in the issued certificate.
     ///
     /// Requests for TLS client certificates typically request: "digital signature", "key encipherment", "client auth".
@@ -73,12 +71,10 @@ pub struct CertificateSigningRequestSpec {
     ///  "ipsec end system", "ipsec tunnel", "ipsec user",
     ///  "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"
     #[serde(rename = "usages", skip_serializing_if = "Option::is_none")]
-    pub usages: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub usages: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
     #[serde(rename = "username", skip_serializing_if = "Option::is_none")]
-    pub username: Option<::k8s_client_runtime::CompactString>,
+    pub username: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for CertificateSigningRequestSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -119,14 +115,26 @@ for CertificateSigningRequestSpec {
                 )?
             }
             3 => self.request = map.next_value()?,
-            4 => self.signer_name = map.next_value()?,
-            5 => self.uid = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.signer_name),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.uid),
+                )?
+            }
             6 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.usages),
                 )?
             }
-            7 => self.username = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.username),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -13,14 +13,14 @@ pub struct ClusterTrustBundleSpec {
     ///
     /// List/watch requests for ClusterTrustBundles can filter on this field using a `spec.signerName=NAME` field selector.
     #[serde(rename = "signerName", skip_serializing_if = "Option::is_none")]
-    pub signer_name: Option<::k8s_client_runtime::CompactString>,
+    pub signer_name: Option<::k8s_client_runtime::LeanString>,
     /// trustBundle contains the individual X.509 trust anchors for this bundle, as PEM bundle of PEM-wrapped, DER-formatted X.509 certificates.
     ///
     /// The data must consist only of PEM certificate blocks that parse as valid X.509 certificates.  Each certificate must include a basic constraints extension with the CA bit set.  The API server will reject objects that contain duplicate certificates, or that use PEM block headers.
     ///
     /// Users of ClusterTrustBundles, including Kubelet, are free to reorder and deduplicate certificate blocks in this file according to their own logic, as well as to drop PEM block headers and inter-block data.
     #[serde(rename = "trustBundle")]
-    pub trust_bundle: ::k8s_client_runtime::CompactString,
+    pub trust_bundle: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -46,8 +46,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ClusterTrustBundleSpe
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.signer_name = map.next_value()?,
-            1 => self.trust_bundle = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.signer_name,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.trust_bundle),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

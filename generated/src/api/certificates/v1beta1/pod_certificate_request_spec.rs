@@ -12,10 +12,10 @@ pub struct PodCertificateRequestSpec {
     pub max_expiration_seconds: Option<i32>,
     /// nodeName is the name of the node the pod is assigned to.
     #[serde(rename = "nodeName")]
-    pub node_name: ::k8s_client_runtime::CompactString,
+    pub node_name: ::k8s_client_runtime::LeanString,
     /// nodeUID is the UID of the node the pod is assigned to.
     #[serde(rename = "nodeUID")]
-    pub node_uid: ::k8s_client_runtime::CompactString,
+    pub node_uid: ::k8s_client_runtime::LeanString,
     /// pkixPublicKey is the PKIX-serialized public key the signer will issue the certificate to.
     ///
     /// The key must be one of RSA3072, RSA4096, ECDSAP256, ECDSAP384, ECDSAP521, or ED25519. Note that this list may be expanded in the future.
@@ -25,10 +25,10 @@ pub struct PodCertificateRequestSpec {
     pub pkix_public_key: ::k8s_client_runtime::codec::ByteString,
     /// podName is the name of the pod into which the certificate will be mounted.
     #[serde(rename = "podName")]
-    pub pod_name: ::k8s_client_runtime::CompactString,
+    pub pod_name: ::k8s_client_runtime::LeanString,
     /// podUID is the UID of the pod into which the certificate will be mounted.
     #[serde(rename = "podUID")]
-    pub pod_uid: ::k8s_client_runtime::CompactString,
+    pub pod_uid: ::k8s_client_runtime::LeanString,
     /// proofOfPossession proves that the requesting kubelet holds the private key corresponding to pkixPublicKey.
     ///
     /// It is contructed by signing the ASCII bytes of the pod's UID using `pkixPublicKey`.
@@ -44,15 +44,15 @@ pub struct PodCertificateRequestSpec {
     pub proof_of_possession: ::k8s_client_runtime::codec::ByteString,
     /// serviceAccountName is the name of the service account the pod is running as.
     #[serde(rename = "serviceAccountName")]
-    pub service_account_name: ::k8s_client_runtime::CompactString,
+    pub service_account_name: ::k8s_client_runtime::LeanString,
     /// serviceAccountUID is the UID of the service account the pod is running as.
     #[serde(rename = "serviceAccountUID")]
-    pub service_account_uid: ::k8s_client_runtime::CompactString,
+    pub service_account_uid: ::k8s_client_runtime::LeanString,
     /// signerName indicates the requested signer.
     ///
     /// All signer names beginning with `kubernetes.io` are reserved for use by the Kubernetes project.  There is currently one well-known signer documented by the Kubernetes project, `kubernetes.io/kube-apiserver-client-pod`, which will issue client certificates understood by kube-apiserver.  It is currently unimplemented.
     #[serde(rename = "signerName")]
-    pub signer_name: ::k8s_client_runtime::CompactString,
+    pub signer_name: ::k8s_client_runtime::LeanString,
     /// unverifiedUserAnnotations allow pod authors to pass additional information to the signer implementation.  Kubernetes does not restrict or validate this metadata in any way.
     ///
     /// Entries are subject to the same validation as object metadata annotations, with the addition that all keys must be domain-prefixed. No restrictions are placed on values, except an overall size limitation on the entire field.
@@ -98,15 +98,47 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodCertificateRequest
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.max_expiration_seconds = map.next_value()?,
-            1 => self.node_name = map.next_value()?,
-            2 => self.node_uid = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.node_name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.node_uid),
+                )?
+            }
             3 => self.pkix_public_key = map.next_value()?,
-            4 => self.pod_name = map.next_value()?,
-            5 => self.pod_uid = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.pod_name),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.pod_uid),
+                )?
+            }
             6 => self.proof_of_possession = map.next_value()?,
-            7 => self.service_account_name = map.next_value()?,
-            8 => self.service_account_uid = map.next_value()?,
-            9 => self.signer_name = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(
+                        &mut self.service_account_name,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(
+                        &mut self.service_account_uid,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.signer_name),
+                )?
+            }
             10 => self.unverified_user_annotations = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -19,7 +19,7 @@ pub struct PodCertificateRequestStatus {
     ///
     /// If more than one block is present, and the definition of the requested spec.signerName does not indicate otherwise, the first block is the issued certificate, and subsequent blocks should be treated as intermediate certificates and presented in TLS handshakes.  When projecting the chain into a pod volume, kubelet will drop any data in-between the PEM blocks, as well as any PEM block headers.
     #[serde(rename = "certificateChain", skip_serializing_if = "Option::is_none")]
-    pub certificate_chain: Option<::k8s_client_runtime::CompactString>,
+    pub certificate_chain: Option<::k8s_client_runtime::LeanString>,
     /// conditions applied to the request.
     ///
     /// The types "Issued", "Denied", and "Failed" have special handling.  At most one of these conditions may be present, and they must have status "True".
@@ -66,7 +66,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodCertificateRequest
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.begin_refresh_at = map.next_value()?,
-            1 => self.certificate_chain = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.certificate_chain,
+                    ),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

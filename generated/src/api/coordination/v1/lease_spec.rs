@@ -8,7 +8,7 @@ pub struct LeaseSpec {
     pub acquire_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.
     #[serde(rename = "holderIdentity", skip_serializing_if = "Option::is_none")]
-    pub holder_identity: Option<::k8s_client_runtime::CompactString>,
+    pub holder_identity: Option<::k8s_client_runtime::LeanString>,
     /// leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime.
     #[serde(rename = "leaseDurationSeconds", skip_serializing_if = "Option::is_none")]
     pub lease_duration_seconds: Option<i32>,
@@ -17,13 +17,13 @@ pub struct LeaseSpec {
     pub lease_transitions: Option<i32>,
     /// PreferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. This field can only be set if Strategy is also set.
     #[serde(rename = "preferredHolder", skip_serializing_if = "Option::is_none")]
-    pub preferred_holder: Option<::k8s_client_runtime::CompactString>,
+    pub preferred_holder: Option<::k8s_client_runtime::LeanString>,
     /// renewTime is a time when the current holder of a lease has last updated the lease.
     #[serde(rename = "renewTime", skip_serializing_if = "Option::is_none")]
     pub renew_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// Strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled.
     #[serde(rename = "strategy", skip_serializing_if = "Option::is_none")]
-    pub strategy: Option<::k8s_client_runtime::CompactString>,
+    pub strategy: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for LeaseSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -55,12 +55,28 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for LeaseSpec {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.acquire_time = map.next_value()?,
-            1 => self.holder_identity = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.holder_identity,
+                    ),
+                )?
+            }
             2 => self.lease_duration_seconds = map.next_value()?,
             3 => self.lease_transitions = map.next_value()?,
-            4 => self.preferred_holder = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.preferred_holder,
+                    ),
+                )?
+            }
             5 => self.renew_time = map.next_value()?,
-            6 => self.strategy = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.strategy),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,13 +5,13 @@
 pub struct LeaseCandidateSpec {
     /// BinaryVersion is the binary version. It must be in a semver format without leading `v`. This field is required.
     #[serde(rename = "binaryVersion")]
-    pub binary_version: ::k8s_client_runtime::CompactString,
+    pub binary_version: ::k8s_client_runtime::LeanString,
     /// EmulationVersion is the emulation version. It must be in a semver format without leading `v`. EmulationVersion must be less than or equal to BinaryVersion. This field is required when strategy is "OldestEmulationVersion"
     #[serde(rename = "emulationVersion", skip_serializing_if = "Option::is_none")]
-    pub emulation_version: Option<::k8s_client_runtime::CompactString>,
+    pub emulation_version: Option<::k8s_client_runtime::LeanString>,
     /// LeaseName is the name of the lease for which this candidate is contending. This field is immutable.
     #[serde(rename = "leaseName")]
-    pub lease_name: ::k8s_client_runtime::CompactString,
+    pub lease_name: ::k8s_client_runtime::LeanString,
     /// PingTime is the last time that the server has requested the LeaseCandidate to renew. It is only done during leader election to check if any LeaseCandidates have become ineligible. When PingTime is updated, the LeaseCandidate will respond by updating RenewTime.
     #[serde(rename = "pingTime", skip_serializing_if = "Option::is_none")]
     pub ping_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
@@ -20,7 +20,7 @@ pub struct LeaseCandidateSpec {
     pub renew_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
     /// Strategy is the strategy that coordinated leader election will use for picking the leader. If multiple candidates for the same Lease return different strategies, the strategy provided by the candidate with the latest BinaryVersion will be used. If there is still conflict, this is a user error and coordinated leader election will not operate the Lease until resolved.
     #[serde(rename = "strategy")]
-    pub strategy: ::k8s_client_runtime::CompactString,
+    pub strategy: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for LeaseCandidateSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -50,12 +50,30 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for LeaseCandidateSpec {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.binary_version = map.next_value()?,
-            1 => self.emulation_version = map.next_value()?,
-            2 => self.lease_name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.binary_version),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.emulation_version,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.lease_name),
+                )?
+            }
             3 => self.ping_time = map.next_value()?,
             4 => self.renew_time = map.next_value()?,
-            5 => self.strategy = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.strategy),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,7 +5,7 @@
 pub struct AppArmorProfile {
     /// localhostProfile indicates a profile loaded on the node that should be used. The profile must be preconfigured on the node to work. Must match the loaded name of the profile. Must be set if and only if type is "Localhost".
     #[serde(rename = "localhostProfile", skip_serializing_if = "Option::is_none")]
-    pub localhost_profile: Option<::k8s_client_runtime::CompactString>,
+    pub localhost_profile: Option<::k8s_client_runtime::LeanString>,
     /// type indicates which kind of AppArmor profile will be applied. Valid options are:
     ///   Localhost - a profile pre-loaded on the node.
     ///   RuntimeDefault - the container runtime's default profile.
@@ -16,7 +16,7 @@ pub struct AppArmorProfile {
     ///  - `"RuntimeDefault"` indicates that the container runtime's default AppArmor profile should be used.
     ///  - `"Unconfined"` indicates that no AppArmor profile should be enforced.
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for AppArmorProfile {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -42,8 +42,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AppArmorProfile {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.localhost_profile = map.next_value()?,
-            1 => self.type_ = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.localhost_profile,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

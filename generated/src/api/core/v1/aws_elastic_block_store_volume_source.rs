@@ -7,7 +7,7 @@
 pub struct AWSElasticBlockStoreVolumeSource {
     /// fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
     #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::k8s_client_runtime::CompactString>,
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
     /// partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty).
     #[serde(rename = "partition", skip_serializing_if = "Option::is_none")]
     pub partition: Option<i32>,
@@ -16,7 +16,7 @@ pub struct AWSElasticBlockStoreVolumeSource {
     pub read_only: Option<bool>,
     /// volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
     #[serde(rename = "volumeID")]
-    pub volume_id: ::k8s_client_runtime::CompactString,
+    pub volume_id: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for AWSElasticBlockStoreVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -45,10 +45,18 @@ for AWSElasticBlockStoreVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.fs_type = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
             1 => self.partition = map.next_value()?,
             2 => self.read_only = map.next_value()?,
-            3 => self.volume_id = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.volume_id),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

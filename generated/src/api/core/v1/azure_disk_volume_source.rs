@@ -10,16 +10,16 @@ pub struct AzureDiskVolumeSource {
     ///  - `"ReadOnly"`
     ///  - `"ReadWrite"`
     #[serde(rename = "cachingMode", skip_serializing_if = "Option::is_none")]
-    pub caching_mode: Option<::k8s_client_runtime::CompactString>,
+    pub caching_mode: Option<::k8s_client_runtime::LeanString>,
     /// diskName is the Name of the data disk in the blob storage
     #[serde(rename = "diskName")]
-    pub disk_name: ::k8s_client_runtime::CompactString,
+    pub disk_name: ::k8s_client_runtime::LeanString,
     /// diskURI is the URI of data disk in the blob storage
     #[serde(rename = "diskURI")]
-    pub disk_uri: ::k8s_client_runtime::CompactString,
+    pub disk_uri: ::k8s_client_runtime::LeanString,
     /// fsType is Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
     #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::k8s_client_runtime::CompactString>,
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
     /// kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared
     ///
     /// Possible enum values:
@@ -27,7 +27,7 @@ pub struct AzureDiskVolumeSource {
     ///  - `"Managed"`
     ///  - `"Shared"`
     #[serde(rename = "kind", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<::k8s_client_runtime::CompactString>,
+    pub kind: Option<::k8s_client_runtime::LeanString>,
     /// readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -60,11 +60,33 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AzureDiskVolumeSource
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.caching_mode = map.next_value()?,
-            1 => self.disk_name = map.next_value()?,
-            2 => self.disk_uri = map.next_value()?,
-            3 => self.fs_type = map.next_value()?,
-            4 => self.kind = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.caching_mode,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.disk_name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.disk_uri),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
             5 => self.read_only = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

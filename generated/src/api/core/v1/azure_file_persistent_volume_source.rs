@@ -8,13 +8,13 @@ pub struct AzureFilePersistentVolumeSource {
     pub read_only: Option<bool>,
     /// secretName is the name of secret that contains Azure Storage Account Name and Key
     #[serde(rename = "secretName")]
-    pub secret_name: ::k8s_client_runtime::CompactString,
+    pub secret_name: ::k8s_client_runtime::LeanString,
     /// secretNamespace is the namespace of the secret that contains Azure Storage Account Name and Key default is the same as the Pod
     #[serde(rename = "secretNamespace", skip_serializing_if = "Option::is_none")]
-    pub secret_namespace: Option<::k8s_client_runtime::CompactString>,
+    pub secret_namespace: Option<::k8s_client_runtime::LeanString>,
     /// shareName is the azure Share Name
     #[serde(rename = "shareName")]
-    pub share_name: ::k8s_client_runtime::CompactString,
+    pub share_name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for AzureFilePersistentVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -44,9 +44,23 @@ for AzureFilePersistentVolumeSource {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.read_only = map.next_value()?,
-            1 => self.secret_name = map.next_value()?,
-            2 => self.secret_namespace = map.next_value()?,
-            3 => self.share_name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.secret_name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.secret_namespace,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.share_name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -8,10 +8,10 @@ pub struct AzureFileVolumeSource {
     pub read_only: Option<bool>,
     /// secretName is the  name of secret that contains Azure Storage Account Name and Key
     #[serde(rename = "secretName")]
-    pub secret_name: ::k8s_client_runtime::CompactString,
+    pub secret_name: ::k8s_client_runtime::LeanString,
     /// shareName is the azure share Name
     #[serde(rename = "shareName")]
-    pub share_name: ::k8s_client_runtime::CompactString,
+    pub share_name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for AzureFileVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -39,8 +39,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AzureFileVolumeSource
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.read_only = map.next_value()?,
-            1 => self.secret_name = map.next_value()?,
-            2 => self.share_name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.secret_name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.share_name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

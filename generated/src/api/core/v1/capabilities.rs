@@ -5,10 +5,10 @@
 pub struct Capabilities {
     /// Added capabilities
     #[serde(rename = "add", skip_serializing_if = "Option::is_none")]
-    pub add: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>>,
+    pub add: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// Removed capabilities
     #[serde(rename = "drop", skip_serializing_if = "Option::is_none")]
-    pub drop: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>>,
+    pub drop: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
 }
 impl<'de> ::serde::Deserialize<'de> for Capabilities {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -5,22 +5,22 @@
 pub struct CephFSPersistentVolumeSource {
     /// monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     #[serde(rename = "monitors")]
-    pub monitors: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    pub monitors: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     /// path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
     #[serde(rename = "path", skip_serializing_if = "Option::is_none")]
-    pub path: Option<::k8s_client_runtime::CompactString>,
+    pub path: Option<::k8s_client_runtime::LeanString>,
     /// readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     #[serde(rename = "secretFile", skip_serializing_if = "Option::is_none")]
-    pub secret_file: Option<::k8s_client_runtime::CompactString>,
+    pub secret_file: Option<::k8s_client_runtime::LeanString>,
     /// secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     #[serde(rename = "secretRef", skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<::std::boxed::Box<crate::api::core::v1::SecretReference>>,
     /// user is Optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     #[serde(rename = "user", skip_serializing_if = "Option::is_none")]
-    pub user: Option<::k8s_client_runtime::CompactString>,
+    pub user: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for CephFSPersistentVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -55,15 +55,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CephFSPersistentVolum
                     ::k8s_client_runtime::codec::fields::List(&mut self.monitors),
                 )?
             }
-            1 => self.path = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
             2 => self.read_only = map.next_value()?,
-            3 => self.secret_file = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.secret_file,
+                    ),
+                )?
+            }
             4 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
                 )?
             }
-            5 => self.user = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.user),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

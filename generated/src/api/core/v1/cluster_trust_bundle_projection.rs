@@ -10,16 +10,16 @@ pub struct ClusterTrustBundleProjection {
     >,
     /// Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector.
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.  If using name, then the named ClusterTrustBundle is allowed not to exist.  If using signerName, then the combination of signerName and labelSelector is allowed to match zero ClusterTrustBundles.
     #[serde(rename = "optional", skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
     /// Relative path from the volume root to write the bundle.
     #[serde(rename = "path")]
-    pub path: ::k8s_client_runtime::CompactString,
+    pub path: ::k8s_client_runtime::LeanString,
     /// Select all ClusterTrustBundles that match this signer name. Mutually-exclusive with name.  The contents of all selected ClusterTrustBundles will be unified and deduplicated.
     #[serde(rename = "signerName", skip_serializing_if = "Option::is_none")]
-    pub signer_name: Option<::k8s_client_runtime::CompactString>,
+    pub signer_name: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundleProjection {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -55,10 +55,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ClusterTrustBundlePro
                     ),
                 )?
             }
-            1 => self.name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
             2 => self.optional = map.next_value()?,
-            3 => self.path = map.next_value()?,
-            4 => self.signer_name = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.path),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.signer_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,16 +5,16 @@
 pub struct ComponentCondition {
     /// Condition error code for a component. For example, a health check error code.
     #[serde(rename = "error", skip_serializing_if = "Option::is_none")]
-    pub error: Option<::k8s_client_runtime::CompactString>,
+    pub error: Option<::k8s_client_runtime::LeanString>,
     /// Message about the condition for a component. For example, information about a health check.
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
-    pub message: Option<::k8s_client_runtime::CompactString>,
+    pub message: Option<::k8s_client_runtime::LeanString>,
     /// Status of the condition for a component. Valid values for "Healthy": "True", "False", or "Unknown".
     #[serde(rename = "status")]
-    pub status: ::k8s_client_runtime::CompactString,
+    pub status: ::k8s_client_runtime::LeanString,
     /// Type of condition for a component. Valid value: "Healthy"
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ComponentCondition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -42,10 +42,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ComponentCondition {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.error = map.next_value()?,
-            1 => self.message = map.next_value()?,
-            2 => self.status = map.next_value()?,
-            3 => self.type_ = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.error),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.status),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,19 +5,19 @@
 pub struct ConfigMapNodeConfigSource {
     /// KubeletConfigKey declares which key of the referenced ConfigMap corresponds to the KubeletConfiguration structure This field is required in all cases.
     #[serde(rename = "kubeletConfigKey")]
-    pub kubelet_config_key: ::k8s_client_runtime::CompactString,
+    pub kubelet_config_key: ::k8s_client_runtime::LeanString,
     /// Name is the metadata.name of the referenced ConfigMap. This field is required in all cases.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// Namespace is the metadata.namespace of the referenced ConfigMap. This field is required in all cases.
     #[serde(rename = "namespace")]
-    pub namespace: ::k8s_client_runtime::CompactString,
+    pub namespace: ::k8s_client_runtime::LeanString,
     /// ResourceVersion is the metadata.ResourceVersion of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.
     #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<::k8s_client_runtime::CompactString>,
+    pub resource_version: Option<::k8s_client_runtime::LeanString>,
     /// UID is the metadata.UID of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.
     #[serde(rename = "uid", skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::k8s_client_runtime::CompactString>,
+    pub uid: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ConfigMapNodeConfigSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -46,11 +46,35 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ConfigMapNodeConfigSo
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.kubelet_config_key = map.next_value()?,
-            1 => self.name = map.next_value()?,
-            2 => self.namespace = map.next_value()?,
-            3 => self.resource_version = map.next_value()?,
-            4 => self.uid = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(
+                        &mut self.kubelet_config_key,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.namespace),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_version,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.uid),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -13,7 +13,7 @@ pub struct ConfigMapVolumeSource {
     pub items: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::KeyToPath>>,
     /// Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// optional specify whether the ConfigMap or its keys must be defined
     #[serde(rename = "optional", skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
@@ -52,7 +52,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ConfigMapVolumeSource
                     ),
                 )?
             }
-            2 => self.name = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
             3 => self.optional = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

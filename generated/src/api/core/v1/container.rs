@@ -5,12 +5,10 @@
 pub struct Container {
     /// Arguments to the entrypoint. The container image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
     #[serde(rename = "args", skip_serializing_if = "Option::is_none")]
-    pub args: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>>,
+    pub args: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// Entrypoint array. Not executed within a shell. The container image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
     #[serde(rename = "command", skip_serializing_if = "Option::is_none")]
-    pub command: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub command: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// List of environment variables to set in the container. Cannot be updated.
     #[serde(rename = "env", skip_serializing_if = "Option::is_none")]
     pub env: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::EnvVar>>,
@@ -21,7 +19,7 @@ pub struct Container {
     >,
     /// Container image name. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
     #[serde(rename = "image", skip_serializing_if = "Option::is_none")]
-    pub image: Option<::k8s_client_runtime::CompactString>,
+    pub image: Option<::k8s_client_runtime::LeanString>,
     /// Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
     ///
     /// Possible enum values:
@@ -29,7 +27,7 @@ pub struct Container {
     ///  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
     ///  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
     #[serde(rename = "imagePullPolicy", skip_serializing_if = "Option::is_none")]
-    pub image_pull_policy: Option<::k8s_client_runtime::CompactString>,
+    pub image_pull_policy: Option<::k8s_client_runtime::LeanString>,
     /// Actions that the management system should take in response to container lifecycle events. Cannot be updated.
     #[serde(rename = "lifecycle", skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<::std::boxed::Box<crate::api::core::v1::Lifecycle>>,
@@ -38,7 +36,7 @@ pub struct Container {
     pub liveness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Name of the container specified as a DNS_LABEL. Each container in a pod must have a unique name (DNS_LABEL). Cannot be updated.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// List of ports to expose from the container. Not specifying a port here DOES NOT prevent that port from being exposed. Any port which is listening on the default "0.0.0.0" address inside a container will be accessible from the network. Modifying this array with strategic merge patch may corrupt the data. For more information See https://github.com/kubernetes/kubernetes/issues/108255. Cannot be updated.
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
     pub ports: Option<
@@ -57,7 +55,7 @@ pub struct Container {
     pub resources: Option<::std::boxed::Box<crate::api::core::v1::ResourceRequirements>>,
     /// RestartPolicy defines the restart behavior of individual containers in a pod. This overrides the pod-level restart policy. When this field is not specified, the restart behavior is defined by the Pod's restart policy and the container type. Additionally, setting the RestartPolicy as "Always" for the init container will have the following effect: this init container will be continually restarted on exit until all regular containers have terminated. Once all regular containers have completed, all init containers with restartPolicy "Always" will be shut down. This lifecycle differs from normal init containers and is often referred to as a "sidecar" container. Although this init container still starts in the init container sequence, it does not wait for the container to complete before proceeding to the next init container. Instead, the next init container starts immediately after this init container is started, or after any startupProbe has successfully completed.
     #[serde(rename = "restartPolicy", skip_serializing_if = "Option::is_none")]
-    pub restart_policy: Option<::k8s_client_runtime::CompactString>,
+    pub restart_policy: Option<::k8s_client_runtime::LeanString>,
     /// Represents a list of rules to be checked to determine if the container should be restarted on exit. The rules are evaluated in order. Once a rule matches a container exit condition, the remaining rules are ignored. If no rule matches the container exit condition, the Container-level restart policy determines the whether the container is restarted or not. Constraints on the rules: - At most 20 rules are allowed. - Rules can have the same action. - Identical rules are not forbidden in validations. When rules are specified, container MUST set RestartPolicy explicitly even it if matches the Pod's RestartPolicy.
     #[serde(rename = "restartPolicyRules", skip_serializing_if = "Option::is_none")]
     pub restart_policy_rules: Option<
@@ -79,7 +77,7 @@ pub struct Container {
     pub stdin_once: Option<bool>,
     /// Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
     #[serde(rename = "terminationMessagePath", skip_serializing_if = "Option::is_none")]
-    pub termination_message_path: Option<::k8s_client_runtime::CompactString>,
+    pub termination_message_path: Option<::k8s_client_runtime::LeanString>,
     /// Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
     ///
     /// Possible enum values:
@@ -89,7 +87,7 @@ pub struct Container {
         rename = "terminationMessagePolicy",
         skip_serializing_if = "Option::is_none"
     )]
-    pub termination_message_policy: Option<::k8s_client_runtime::CompactString>,
+    pub termination_message_policy: Option<::k8s_client_runtime::LeanString>,
     /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
     #[serde(rename = "tty", skip_serializing_if = "Option::is_none")]
     pub tty: Option<bool>,
@@ -105,7 +103,7 @@ pub struct Container {
     >,
     /// Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
     #[serde(rename = "workingDir", skip_serializing_if = "Option::is_none")]
-    pub working_dir: Option<::k8s_client_runtime::CompactString>,
+    pub working_dir: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for Container {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -176,8 +174,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
                     ),
                 )?
             }
-            4 => self.image = map.next_value()?,
-            5 => self.image_pull_policy = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.image),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.image_pull_policy,
+                    ),
+                )?
+            }
             6 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.lifecycle),
@@ -190,7 +198,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
                     ),
                 )?
             }
-            8 => self.name = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             9 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -217,7 +229,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resources),
                 )?
             }
-            13 => self.restart_policy = map.next_value()?,
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.restart_policy,
+                    ),
+                )?
+            }
             14 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -241,8 +259,20 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
             }
             17 => self.stdin = map.next_value()?,
             18 => self.stdin_once = map.next_value()?,
-            19 => self.termination_message_path = map.next_value()?,
-            20 => self.termination_message_policy = map.next_value()?,
+            19 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.termination_message_path,
+                    ),
+                )?
+            }
+            20 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.termination_message_policy,
+                    ),
+                )?
+            }
             21 => self.tty = map.next_value()?,
             22 => {
                 map.next_value_seed(
@@ -258,7 +288,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
                     ),
                 )?
             }
-            24 => self.working_dir = map.next_value()?,
+            24 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.working_dir,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,13 +5,13 @@
 pub struct ContainerExtendedResourceRequest {
     /// The name of the container requesting resources.
     #[serde(rename = "containerName")]
-    pub container_name: ::k8s_client_runtime::CompactString,
+    pub container_name: ::k8s_client_runtime::LeanString,
     /// The name of the request in the special ResourceClaim which corresponds to the extended resource.
     #[serde(rename = "requestName")]
-    pub request_name: ::k8s_client_runtime::CompactString,
+    pub request_name: ::k8s_client_runtime::LeanString,
     /// The name of the extended resource in that container which gets backed by DRA.
     #[serde(rename = "resourceName")]
-    pub resource_name: ::k8s_client_runtime::CompactString,
+    pub resource_name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ContainerExtendedResourceRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -39,9 +39,21 @@ for ContainerExtendedResourceRequest {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.container_name = map.next_value()?,
-            1 => self.request_name = map.next_value()?,
-            2 => self.resource_name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.container_name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.request_name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.resource_name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,9 +5,7 @@
 pub struct ContainerImage {
     /// Names by which this image is known. e.g. ["kubernetes.example/hyperkube:v1.0.7", "cloud-vendor.registry.example/cloud-vendor/hyperkube:v1.0.7"]
     #[serde(rename = "names", skip_serializing_if = "Option::is_none")]
-    pub names: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub names: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// The size of the image in bytes.
     #[serde(rename = "sizeBytes", skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<i64>,

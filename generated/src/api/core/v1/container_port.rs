@@ -8,13 +8,13 @@ pub struct ContainerPort {
     pub container_port: i32,
     /// What host IP to bind the external port to.
     #[serde(rename = "hostIP", skip_serializing_if = "Option::is_none")]
-    pub host_ip: Option<::k8s_client_runtime::CompactString>,
+    pub host_ip: Option<::k8s_client_runtime::LeanString>,
     /// Number of port to expose on the host. If specified, this must be a valid port number, 0 < x < 65536. If HostNetwork is specified, this must match ContainerPort. Most containers do not need this.
     #[serde(rename = "hostPort", skip_serializing_if = "Option::is_none")]
     pub host_port: Option<i32>,
     /// If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services.
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
     ///
     /// Possible enum values:
@@ -22,7 +22,7 @@ pub struct ContainerPort {
     ///  - `"TCP"` is the TCP protocol.
     ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<::k8s_client_runtime::CompactString>,
+    pub protocol: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ContainerPort {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -52,10 +52,22 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerPort {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.container_port = map.next_value()?,
-            1 => self.host_ip = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.host_ip),
+                )?
+            }
             2 => self.host_port = map.next_value()?,
-            3 => self.name = map.next_value()?,
-            4 => self.protocol = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.protocol),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,10 +5,10 @@
 pub struct ContainerResizePolicy {
     /// Name of the resource to which this resource resize policy applies. Supported values: cpu, memory.
     #[serde(rename = "resourceName")]
-    pub resource_name: ::k8s_client_runtime::CompactString,
+    pub resource_name: ::k8s_client_runtime::LeanString,
     /// Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired.
     #[serde(rename = "restartPolicy")]
-    pub restart_policy: ::k8s_client_runtime::CompactString,
+    pub restart_policy: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ContainerResizePolicy {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerResizePolicy
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.resource_name = map.next_value()?,
-            1 => self.restart_policy = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.resource_name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.restart_policy),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,7 +5,7 @@
 pub struct ContainerRestartRule {
     /// Specifies the action taken on a container exit if the requirements are satisfied. The only possible value is "Restart" to restart the container.
     #[serde(rename = "action")]
-    pub action: ::k8s_client_runtime::CompactString,
+    pub action: ::k8s_client_runtime::LeanString,
     /// Represents the exit codes to check on container exits.
     #[serde(rename = "exitCodes", skip_serializing_if = "Option::is_none")]
     pub exit_codes: Option<
@@ -36,7 +36,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerRestartRule 
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.action = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.action),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.exit_codes),

@@ -8,7 +8,7 @@ pub struct ContainerRestartRuleOnExitCodes {
     /// - NotIn: the requirement is satisfied if the container exit code is
     ///   not in the set of specified values.
     #[serde(rename = "operator")]
-    pub operator: ::k8s_client_runtime::CompactString,
+    pub operator: ::k8s_client_runtime::LeanString,
     /// Specifies the set of values to check for container exit codes. At most 255 elements are allowed.
     #[serde(rename = "values", skip_serializing_if = "Option::is_none")]
     pub values: Option<::k8s_client_runtime::ThinVec<i32>>,
@@ -38,7 +38,11 @@ for ContainerRestartRuleOnExitCodes {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.operator = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.operator),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.values),

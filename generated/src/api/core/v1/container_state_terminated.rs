@@ -5,7 +5,7 @@
 pub struct ContainerStateTerminated {
     /// Container's ID in the format '<type>://<container_id>'
     #[serde(rename = "containerID", skip_serializing_if = "Option::is_none")]
-    pub container_id: Option<::k8s_client_runtime::CompactString>,
+    pub container_id: Option<::k8s_client_runtime::LeanString>,
     /// Exit status from the last termination of the container
     #[serde(rename = "exitCode")]
     pub exit_code: i32,
@@ -14,10 +14,10 @@ pub struct ContainerStateTerminated {
     pub finished_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Message regarding the last termination of the container
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
-    pub message: Option<::k8s_client_runtime::CompactString>,
+    pub message: Option<::k8s_client_runtime::LeanString>,
     /// (brief) reason from the last termination of the container
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::k8s_client_runtime::CompactString>,
+    pub reason: Option<::k8s_client_runtime::LeanString>,
     /// Signal from the last termination of the container
     #[serde(rename = "signal", skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
@@ -54,11 +54,25 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerStateTermina
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.container_id = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.container_id,
+                    ),
+                )?
+            }
             1 => self.exit_code = map.next_value()?,
             2 => self.finished_at = map.next_value()?,
-            3 => self.message = map.next_value()?,
-            4 => self.reason = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
             5 => self.signal = map.next_value()?,
             6 => self.started_at = map.next_value()?,
             _ => {

@@ -18,19 +18,19 @@ pub struct ContainerStatus {
     >,
     /// ContainerID is the ID of the container in the format '<type>://<container_id>'. Where type is a container runtime identifier, returned from Version call of CRI API (for example "containerd").
     #[serde(rename = "containerID", skip_serializing_if = "Option::is_none")]
-    pub container_id: Option<::k8s_client_runtime::CompactString>,
+    pub container_id: Option<::k8s_client_runtime::LeanString>,
     /// Image is the name of container image that the container is running. The container image may not match the image used in the PodSpec, as it may have been resolved by the runtime. More info: https://kubernetes.io/docs/concepts/containers/images.
     #[serde(rename = "image")]
-    pub image: ::k8s_client_runtime::CompactString,
+    pub image: ::k8s_client_runtime::LeanString,
     /// ImageID is the image ID of the container's image. The image ID may not match the image ID of the image used in the PodSpec, as it may have been resolved by the runtime.
     #[serde(rename = "imageID")]
-    pub image_id: ::k8s_client_runtime::CompactString,
+    pub image_id: ::k8s_client_runtime::LeanString,
     /// LastTerminationState holds the last termination state of the container to help debug container crashes and restarts. This field is not populated if the container is still running and RestartCount is 0.
     #[serde(rename = "lastState", skip_serializing_if = "Option::is_none")]
     pub last_state: Option<::std::boxed::Box<crate::api::core::v1::ContainerState>>,
     /// Name is a DNS_LABEL representing the unique name of the container. Each container in a pod must have a unique name across all container types. Cannot be updated.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// Ready specifies whether the container is currently passing its readiness check. The value will change as readiness probes keep executing. If no readiness probes are specified, this field defaults to true once the container is fully started (see Started field).
     ///
     /// The value is typically used to determine whether a container is ready to accept traffic.
@@ -117,7 +117,7 @@ pub struct ContainerStatus {
     ///  - `"SIGXCPU"`
     ///  - `"SIGXFSZ"`
     #[serde(rename = "stopSignal", skip_serializing_if = "Option::is_none")]
-    pub stop_signal: Option<::k8s_client_runtime::CompactString>,
+    pub stop_signal: Option<::k8s_client_runtime::LeanString>,
     /// User represents user identity information initially attached to the first process of the container
     #[serde(rename = "user", skip_serializing_if = "Option::is_none")]
     pub user: Option<::std::boxed::Box<crate::api::core::v1::ContainerUser>>,
@@ -172,15 +172,33 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerStatus {
                     ),
                 )?
             }
-            2 => self.container_id = map.next_value()?,
-            3 => self.image = map.next_value()?,
-            4 => self.image_id = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.container_id,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.image),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.image_id),
+                )?
+            }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.last_state),
                 )?
             }
-            6 => self.name = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             7 => self.ready = map.next_value()?,
             8 => {
                 map.next_value_seed(
@@ -194,7 +212,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerStatus {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.state),
                 )?
             }
-            12 => self.stop_signal = map.next_value()?,
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.stop_signal,
+                    ),
+                )?
+            }
             13 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.user),

@@ -21,10 +21,10 @@ pub struct CSIPersistentVolumeSource {
     >,
     /// driver is the name of the driver to use for this volume. Required.
     #[serde(rename = "driver")]
-    pub driver: ::k8s_client_runtime::CompactString,
+    pub driver: ::k8s_client_runtime::LeanString,
     /// fsType to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs".
     #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::k8s_client_runtime::CompactString>,
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
     /// nodeExpandSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodeExpandVolume call. This field is optional, may be omitted if no secret is required. If the secret object contains more than one secret, all secrets are passed.
     #[serde(rename = "nodeExpandSecretRef", skip_serializing_if = "Option::is_none")]
     pub node_expand_secret_ref: Option<
@@ -48,7 +48,7 @@ pub struct CSIPersistentVolumeSource {
     pub volume_attributes: Option<::k8s_client_runtime::Map>,
     /// volumeHandle is the unique volume name returned by the CSI volume plugin’s CreateVolume to refer to the volume on all subsequent calls. Required.
     #[serde(rename = "volumeHandle")]
-    pub volume_handle: ::k8s_client_runtime::CompactString,
+    pub volume_handle: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for CSIPersistentVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -96,8 +96,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIPersistentVolumeSo
                     ),
                 )?
             }
-            2 => self.driver = map.next_value()?,
-            3 => self.fs_type = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.driver),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
             4 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
@@ -121,7 +129,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIPersistentVolumeSo
             }
             7 => self.read_only = map.next_value()?,
             8 => self.volume_attributes = map.next_value()?,
-            9 => self.volume_handle = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.volume_handle),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

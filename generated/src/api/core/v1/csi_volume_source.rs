@@ -5,10 +5,10 @@
 pub struct CSIVolumeSource {
     /// driver is the name of the CSI driver that handles this volume. Consult with your admin for the correct name as registered in the cluster.
     #[serde(rename = "driver")]
-    pub driver: ::k8s_client_runtime::CompactString,
+    pub driver: ::k8s_client_runtime::LeanString,
     /// fsType to mount. Ex. "ext4", "xfs", "ntfs". If not provided, the empty value is passed to the associated CSI driver which will determine the default filesystem to apply.
     #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::k8s_client_runtime::CompactString>,
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
     /// nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls. This field is optional, and  may be empty if no secret is required. If the secret object contains more than one secret, all secret references are passed.
     #[serde(rename = "nodePublishSecretRef", skip_serializing_if = "Option::is_none")]
     pub node_publish_secret_ref: Option<
@@ -48,8 +48,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.driver = map.next_value()?,
-            1 => self.fs_type = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.driver),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(

@@ -11,7 +11,7 @@ pub struct DownwardAPIVolumeFile {
     pub mode: Option<i32>,
     /// Required: Path is  the relative path name of the file to be created. Must not be absolute or contain the '..' path. Must be utf-8 encoded. The first item of the relative path must not start with '..'
     #[serde(rename = "path")]
-    pub path: ::k8s_client_runtime::CompactString,
+    pub path: ::k8s_client_runtime::LeanString,
     /// Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently supported.
     #[serde(rename = "resourceFieldRef", skip_serializing_if = "Option::is_none")]
     pub resource_field_ref: Option<
@@ -50,7 +50,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DownwardAPIVolumeFile
                 )?
             }
             1 => self.mode = map.next_value()?,
-            2 => self.path = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.path),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(

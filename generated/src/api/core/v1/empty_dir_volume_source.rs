@@ -5,7 +5,7 @@
 pub struct EmptyDirVolumeSource {
     /// medium represents what type of storage medium should back this directory. The default is "" which means to use the node's default medium. Must be an empty string (default) or Memory. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
     #[serde(rename = "medium", skip_serializing_if = "Option::is_none")]
-    pub medium: Option<::k8s_client_runtime::CompactString>,
+    pub medium: Option<::k8s_client_runtime::LeanString>,
     /// sizeLimit is the total amount of local storage required for this EmptyDir volume. The size limit is also applicable for memory medium. The maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified here and the sum of memory limits of all containers in a pod. The default is nil which means that the limit is undefined. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
     #[serde(rename = "sizeLimit", skip_serializing_if = "Option::is_none")]
     pub size_limit: Option<crate::apimachinery::pkg::api::resource::Quantity>,
@@ -34,7 +34,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EmptyDirVolumeSource 
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.medium = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.medium),
+                )?
+            }
             1 => self.size_limit = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -5,13 +5,13 @@
 pub struct EndpointAddress {
     /// The Hostname of this endpoint
     #[serde(rename = "hostname", skip_serializing_if = "Option::is_none")]
-    pub hostname: Option<::k8s_client_runtime::CompactString>,
+    pub hostname: Option<::k8s_client_runtime::LeanString>,
     /// The IP of this endpoint. May not be loopback (127.0.0.0/8 or ::1), link-local (169.254.0.0/16 or fe80::/10), or link-local multicast (224.0.0.0/24 or ff02::/16).
     #[serde(rename = "ip")]
-    pub ip: ::k8s_client_runtime::CompactString,
+    pub ip: ::k8s_client_runtime::LeanString,
     /// Optional: Node hosting this endpoint. This can be used to determine endpoints local to a node.
     #[serde(rename = "nodeName", skip_serializing_if = "Option::is_none")]
-    pub node_name: Option<::k8s_client_runtime::CompactString>,
+    pub node_name: Option<::k8s_client_runtime::LeanString>,
     /// Reference to object providing the endpoint.
     #[serde(rename = "targetRef", skip_serializing_if = "Option::is_none")]
     pub target_ref: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
@@ -42,9 +42,21 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointAddress {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.hostname = map.next_value()?,
-            1 => self.ip = map.next_value()?,
-            2 => self.node_name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.hostname),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.ip),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_name),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.target_ref),

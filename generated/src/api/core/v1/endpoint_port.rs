@@ -14,10 +14,10 @@ pub struct EndpointPort {
     ///
     /// * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
     #[serde(rename = "appProtocol", skip_serializing_if = "Option::is_none")]
-    pub app_protocol: Option<::k8s_client_runtime::CompactString>,
+    pub app_protocol: Option<::k8s_client_runtime::LeanString>,
     /// The name of this port.  This must match the 'name' field in the corresponding ServicePort. Must be a DNS_LABEL. Optional only if one port is defined.
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// The port number of the endpoint.
     #[serde(rename = "port")]
     pub port: i32,
@@ -28,7 +28,7 @@ pub struct EndpointPort {
     ///  - `"TCP"` is the TCP protocol.
     ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<::k8s_client_runtime::CompactString>,
+    pub protocol: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for EndpointPort {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -56,10 +56,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointPort {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.app_protocol = map.next_value()?,
-            1 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.app_protocol,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
             2 => self.port = map.next_value()?,
-            3 => self.protocol = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.protocol),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

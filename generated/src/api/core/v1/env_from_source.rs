@@ -10,7 +10,7 @@ pub struct EnvFromSource {
     >,
     /// Optional text to prepend to the name of each environment variable. May consist of any printable ASCII characters except '='.
     #[serde(rename = "prefix", skip_serializing_if = "Option::is_none")]
-    pub prefix: Option<::k8s_client_runtime::CompactString>,
+    pub prefix: Option<::k8s_client_runtime::LeanString>,
     /// The Secret to select from
     #[serde(rename = "secretRef", skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<::std::boxed::Box<crate::api::core::v1::SecretEnvSource>>,
@@ -47,7 +47,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EnvFromSource {
                     ),
                 )?
             }
-            1 => self.prefix = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.prefix),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),

@@ -5,10 +5,10 @@
 pub struct EnvVar {
     /// Name of the environment variable. May consist of any printable ASCII characters except '='.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Defaults to "".
     #[serde(rename = "value", skip_serializing_if = "Option::is_none")]
-    pub value: Option<::k8s_client_runtime::CompactString>,
+    pub value: Option<::k8s_client_runtime::LeanString>,
     /// Source for the environment variable's value. Cannot be used if value is not empty.
     #[serde(rename = "valueFrom", skip_serializing_if = "Option::is_none")]
     pub value_from: Option<::std::boxed::Box<crate::api::core::v1::EnvVarSource>>,
@@ -38,8 +38,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EnvVar {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
-            1 => self.value = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.value),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.value_from),

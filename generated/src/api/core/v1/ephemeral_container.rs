@@ -7,12 +7,10 @@
 pub struct EphemeralContainer {
     /// Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
     #[serde(rename = "args", skip_serializing_if = "Option::is_none")]
-    pub args: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>>,
+    pub args: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
     #[serde(rename = "command", skip_serializing_if = "Option::is_none")]
-    pub command: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub command: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// List of environment variables to set in the container. Cannot be updated.
     #[serde(rename = "env", skip_serializing_if = "Option::is_none")]
     pub env: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::EnvVar>>,
@@ -23,7 +21,7 @@ pub struct EphemeralContainer {
     >,
     /// Container image name. More info: https://kubernetes.io/docs/concepts/containers/images
     #[serde(rename = "image", skip_serializing_if = "Option::is_none")]
-    pub image: Option<::k8s_client_runtime::CompactString>,
+    pub image: Option<::k8s_client_runtime::LeanString>,
     /// Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
     ///
     /// Possible enum values:
@@ -31,7 +29,7 @@ pub struct EphemeralContainer {
     ///  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
     ///  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
     #[serde(rename = "imagePullPolicy", skip_serializing_if = "Option::is_none")]
-    pub image_pull_policy: Option<::k8s_client_runtime::CompactString>,
+    pub image_pull_policy: Option<::k8s_client_runtime::LeanString>,
     /// Lifecycle is not allowed for ephemeral containers.
     #[serde(rename = "lifecycle", skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<::std::boxed::Box<crate::api::core::v1::Lifecycle>>,
@@ -40,7 +38,7 @@ pub struct EphemeralContainer {
     pub liveness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// Ports are not allowed for ephemeral containers.
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
     pub ports: Option<
@@ -59,7 +57,7 @@ pub struct EphemeralContainer {
     pub resources: Option<::std::boxed::Box<crate::api::core::v1::ResourceRequirements>>,
     /// Restart policy for the container to manage the restart behavior of each container within a pod. You cannot set this field on ephemeral containers.
     #[serde(rename = "restartPolicy", skip_serializing_if = "Option::is_none")]
-    pub restart_policy: Option<::k8s_client_runtime::CompactString>,
+    pub restart_policy: Option<::k8s_client_runtime::LeanString>,
     /// Represents a list of rules to be checked to determine if the container should be restarted on exit. You cannot set this field on ephemeral containers.
     #[serde(rename = "restartPolicyRules", skip_serializing_if = "Option::is_none")]
     pub restart_policy_rules: Option<
@@ -83,10 +81,10 @@ pub struct EphemeralContainer {
     ///
     /// The container runtime must implement support for this feature. If the runtime does not support namespace targeting then the result of setting this field is undefined.
     #[serde(rename = "targetContainerName", skip_serializing_if = "Option::is_none")]
-    pub target_container_name: Option<::k8s_client_runtime::CompactString>,
+    pub target_container_name: Option<::k8s_client_runtime::LeanString>,
     /// Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
     #[serde(rename = "terminationMessagePath", skip_serializing_if = "Option::is_none")]
-    pub termination_message_path: Option<::k8s_client_runtime::CompactString>,
+    pub termination_message_path: Option<::k8s_client_runtime::LeanString>,
     /// Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
     ///
     /// Possible enum values:
@@ -96,7 +94,7 @@ pub struct EphemeralContainer {
         rename = "terminationMessagePolicy",
         skip_serializing_if = "Option::is_none"
     )]
-    pub termination_message_policy: Option<::k8s_client_runtime::CompactString>,
+    pub termination_message_policy: Option<::k8s_client_runtime::LeanString>,
     /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
     #[serde(rename = "tty", skip_serializing_if = "Option::is_none")]
     pub tty: Option<bool>,
@@ -112,7 +110,7 @@ pub struct EphemeralContainer {
     >,
     /// Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
     #[serde(rename = "workingDir", skip_serializing_if = "Option::is_none")]
-    pub working_dir: Option<::k8s_client_runtime::CompactString>,
+    pub working_dir: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -184,8 +182,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
                     ),
                 )?
             }
-            4 => self.image = map.next_value()?,
-            5 => self.image_pull_policy = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.image),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.image_pull_policy,
+                    ),
+                )?
+            }
             6 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.lifecycle),
@@ -198,7 +206,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
                     ),
                 )?
             }
-            8 => self.name = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             9 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -225,7 +237,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resources),
                 )?
             }
-            13 => self.restart_policy = map.next_value()?,
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.restart_policy,
+                    ),
+                )?
+            }
             14 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -249,9 +267,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
             }
             17 => self.stdin = map.next_value()?,
             18 => self.stdin_once = map.next_value()?,
-            19 => self.target_container_name = map.next_value()?,
-            20 => self.termination_message_path = map.next_value()?,
-            21 => self.termination_message_policy = map.next_value()?,
+            19 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.target_container_name,
+                    ),
+                )?
+            }
+            20 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.termination_message_path,
+                    ),
+                )?
+            }
+            21 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.termination_message_policy,
+                    ),
+                )?
+            }
             22 => self.tty = map.next_value()?,
             23 => {
                 map.next_value_seed(
@@ -267,7 +303,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
                     ),
                 )?
             }
-            25 => self.working_dir = map.next_value()?,
+            25 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.working_dir,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Event {
     /// What action was taken/failed regarding to the Regarding object.
-    pub action: Option<::k8s_client_runtime::CompactString>,
+    pub action: Option<::k8s_client_runtime::LeanString>,
     /// The number of times this event has occurred.
     pub count: Option<i32>,
     /// Time when this Event was first observed.
@@ -16,23 +16,23 @@ pub struct Event {
     /// The time at which the most recent occurrence of this event was recorded.
     pub last_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// A human-readable description of the status of this operation.
-    pub message: Option<::k8s_client_runtime::CompactString>,
+    pub message: Option<::k8s_client_runtime::LeanString>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// This should be a short, machine understandable string that gives the reason for the transition into the object's current status.
-    pub reason: Option<::k8s_client_runtime::CompactString>,
+    pub reason: Option<::k8s_client_runtime::LeanString>,
     /// Optional secondary object for more complex actions.
     pub related: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.
-    pub reporting_component: Option<::k8s_client_runtime::CompactString>,
+    pub reporting_component: Option<::k8s_client_runtime::LeanString>,
     /// ID of the controller instance, e.g. `kubelet-xyzf`.
-    pub reporting_instance: Option<::k8s_client_runtime::CompactString>,
+    pub reporting_instance: Option<::k8s_client_runtime::LeanString>,
     /// Data about the Event series this event represents or nil if it's a singleton Event.
     pub series: Option<::std::boxed::Box<crate::api::core::v1::EventSeries>>,
     /// The component reporting this event. Should be a short machine understandable string.
     pub source: Option<::std::boxed::Box<crate::api::core::v1::EventSource>>,
     /// Type of this event (Normal, Warning), new types could be added in the future
-    pub type_: Option<::k8s_client_runtime::CompactString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for Event {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -71,7 +71,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.action = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.action),
+                )?
+            }
             1 => self.count = map.next_value()?,
             2 => self.event_time = map.next_value()?,
             3 => self.first_timestamp = map.next_value()?,
@@ -83,20 +87,40 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
                 )?
             }
             5 => self.last_timestamp = map.next_value()?,
-            6 => self.message = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
             7 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
                 )?
             }
-            8 => self.reason = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
             9 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.related),
                 )?
             }
-            10 => self.reporting_component = map.next_value()?,
-            11 => self.reporting_instance = map.next_value()?,
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.reporting_component,
+                    ),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.reporting_instance,
+                    ),
+                )?
+            }
             12 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.series),
@@ -107,7 +131,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.source),
                 )?
             }
-            14 => self.type_ = map.next_value()?,
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

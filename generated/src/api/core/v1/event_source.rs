@@ -5,10 +5,10 @@
 pub struct EventSource {
     /// Component from which the event is generated.
     #[serde(rename = "component", skip_serializing_if = "Option::is_none")]
-    pub component: Option<::k8s_client_runtime::CompactString>,
+    pub component: Option<::k8s_client_runtime::LeanString>,
     /// Node name on which the event is generated.
     #[serde(rename = "host", skip_serializing_if = "Option::is_none")]
-    pub host: Option<::k8s_client_runtime::CompactString>,
+    pub host: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for EventSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EventSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.component = map.next_value()?,
-            1 => self.host = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.component),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.host),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

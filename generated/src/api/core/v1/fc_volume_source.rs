@@ -5,7 +5,7 @@
 pub struct FCVolumeSource {
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
     #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::k8s_client_runtime::CompactString>,
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
     /// lun is Optional: FC target lun number
     #[serde(rename = "lun", skip_serializing_if = "Option::is_none")]
     pub lun: Option<i32>,
@@ -15,13 +15,11 @@ pub struct FCVolumeSource {
     /// targetWWNs is Optional: FC target worldwide names (WWNs)
     #[serde(rename = "targetWWNs", skip_serializing_if = "Option::is_none")]
     pub target_wwns: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously.
     #[serde(rename = "wwids", skip_serializing_if = "Option::is_none")]
-    pub wwids: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub wwids: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
 }
 impl<'de> ::serde::Deserialize<'de> for FCVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -50,7 +48,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FCVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.fs_type = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
             1 => self.lun = map.next_value()?,
             2 => self.read_only = map.next_value()?,
             3 => {

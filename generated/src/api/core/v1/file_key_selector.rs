@@ -5,7 +5,7 @@
 pub struct FileKeySelector {
     /// The key within the env file. An invalid key will prevent the pod from starting. The keys defined within a source may consist of any printable ASCII characters except '='. During Alpha stage of the EnvFiles feature gate, the key size is limited to 128 characters.
     #[serde(rename = "key")]
-    pub key: ::k8s_client_runtime::CompactString,
+    pub key: ::k8s_client_runtime::LeanString,
     /// Specify whether the file or its key must be defined. If the file or key does not exist, then the env var is not published. If optional is set to true and the specified key does not exist, the environment variable will not be set in the Pod's containers.
     ///
     /// If optional is set to false and the specified key does not exist, an error will be returned during Pod creation.
@@ -13,10 +13,10 @@ pub struct FileKeySelector {
     pub optional: Option<bool>,
     /// The path within the volume from which to select the file. Must be relative and may not contain the '..' path or start with '..'.
     #[serde(rename = "path")]
-    pub path: ::k8s_client_runtime::CompactString,
+    pub path: ::k8s_client_runtime::LeanString,
     /// The name of the volume mount containing the env file.
     #[serde(rename = "volumeName")]
-    pub volume_name: ::k8s_client_runtime::CompactString,
+    pub volume_name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for FileKeySelector {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -44,10 +44,22 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FileKeySelector {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.key = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.key),
+                )?
+            }
             1 => self.optional = map.next_value()?,
-            2 => self.path = map.next_value()?,
-            3 => self.volume_name = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.path),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.volume_name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,10 +5,10 @@
 pub struct FlexVolumeSource {
     /// driver is the name of the driver to use for this volume.
     #[serde(rename = "driver")]
-    pub driver: ::k8s_client_runtime::CompactString,
+    pub driver: ::k8s_client_runtime::LeanString,
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". The default filesystem depends on FlexVolume script.
     #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::k8s_client_runtime::CompactString>,
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
     /// options is Optional: this field holds extra command options if any.
     #[serde(rename = "options", skip_serializing_if = "Option::is_none")]
     pub options: Option<::k8s_client_runtime::Map>,
@@ -48,8 +48,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FlexVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.driver = map.next_value()?,
-            1 => self.fs_type = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.driver),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
             2 => self.options = map.next_value()?,
             3 => self.read_only = map.next_value()?,
             4 => {

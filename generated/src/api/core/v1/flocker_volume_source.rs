@@ -5,10 +5,10 @@
 pub struct FlockerVolumeSource {
     /// datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker should be considered as deprecated
     #[serde(rename = "datasetName", skip_serializing_if = "Option::is_none")]
-    pub dataset_name: Option<::k8s_client_runtime::CompactString>,
+    pub dataset_name: Option<::k8s_client_runtime::LeanString>,
     /// datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset
     #[serde(rename = "datasetUUID", skip_serializing_if = "Option::is_none")]
-    pub dataset_uuid: Option<::k8s_client_runtime::CompactString>,
+    pub dataset_uuid: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for FlockerVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,20 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FlockerVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.dataset_name = map.next_value()?,
-            1 => self.dataset_uuid = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.dataset_name,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.dataset_uuid,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -7,13 +7,13 @@
 pub struct GitRepoVolumeSource {
     /// directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name.
     #[serde(rename = "directory", skip_serializing_if = "Option::is_none")]
-    pub directory: Option<::k8s_client_runtime::CompactString>,
+    pub directory: Option<::k8s_client_runtime::LeanString>,
     /// repository is the URL
     #[serde(rename = "repository")]
-    pub repository: ::k8s_client_runtime::CompactString,
+    pub repository: ::k8s_client_runtime::LeanString,
     /// revision is the commit hash for the specified revision.
     #[serde(rename = "revision", skip_serializing_if = "Option::is_none")]
-    pub revision: Option<::k8s_client_runtime::CompactString>,
+    pub revision: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -40,9 +40,21 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for GitRepoVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.directory = map.next_value()?,
-            1 => self.repository = map.next_value()?,
-            2 => self.revision = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.directory),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.repository),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.revision),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

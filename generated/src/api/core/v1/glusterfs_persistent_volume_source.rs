@@ -5,13 +5,13 @@
 pub struct GlusterfsPersistentVolumeSource {
     /// endpoints is the endpoint name that details Glusterfs topology. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
     #[serde(rename = "endpoints")]
-    pub endpoints: ::k8s_client_runtime::CompactString,
+    pub endpoints: ::k8s_client_runtime::LeanString,
     /// endpointsNamespace is the namespace that contains Glusterfs endpoint. If this field is empty, the EndpointNamespace defaults to the same namespace as the bound PVC. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
     #[serde(rename = "endpointsNamespace", skip_serializing_if = "Option::is_none")]
-    pub endpoints_namespace: Option<::k8s_client_runtime::CompactString>,
+    pub endpoints_namespace: Option<::k8s_client_runtime::LeanString>,
     /// path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
     #[serde(rename = "path")]
-    pub path: ::k8s_client_runtime::CompactString,
+    pub path: ::k8s_client_runtime::LeanString,
     /// readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -43,9 +43,23 @@ for GlusterfsPersistentVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.endpoints = map.next_value()?,
-            1 => self.endpoints_namespace = map.next_value()?,
-            2 => self.path = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.endpoints),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.endpoints_namespace,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.path),
+                )?
+            }
             3 => self.read_only = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -10,7 +10,7 @@ pub struct GRPCAction {
     ///
     /// If this is not specified, the default behavior is defined by gRPC.
     #[serde(rename = "service", skip_serializing_if = "Option::is_none")]
-    pub service: Option<::k8s_client_runtime::CompactString>,
+    pub service: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for GRPCAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -37,7 +37,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for GRPCAction {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.port = map.next_value()?,
-            1 => self.service = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.service),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

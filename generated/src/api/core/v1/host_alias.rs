@@ -6,11 +6,11 @@ pub struct HostAlias {
     /// Hostnames for the above IP address.
     #[serde(rename = "hostnames", skip_serializing_if = "Option::is_none")]
     pub hostnames: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// IP address of the host file entry.
     #[serde(rename = "ip")]
-    pub ip: ::k8s_client_runtime::CompactString,
+    pub ip: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for HostAlias {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -41,7 +41,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HostAlias {
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.hostnames),
                 )?
             }
-            1 => self.ip = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.ip),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,7 +5,7 @@
 pub struct HostPathVolumeSource {
     /// path of the directory on the host. If the path is a symlink, it will follow the link to the real path. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
     #[serde(rename = "path")]
-    pub path: ::k8s_client_runtime::CompactString,
+    pub path: ::k8s_client_runtime::LeanString,
     /// type for HostPath Volume Defaults to "" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
     ///
     /// Possible enum values:
@@ -18,7 +18,7 @@ pub struct HostPathVolumeSource {
     ///  - `"FileOrCreate"` If nothing exists at the given path, an empty file will be created there as needed with file mode 0644, having the same group and ownership with Kubelet.
     ///  - `"Socket"` A UNIX socket must exist at the given path
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::k8s_client_runtime::CompactString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for HostPathVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -44,8 +44,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HostPathVolumeSource 
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.path = map.next_value()?,
-            1 => self.type_ = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.path),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

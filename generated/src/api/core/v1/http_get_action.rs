@@ -5,7 +5,7 @@
 pub struct HTTPGetAction {
     /// Host name to connect to, defaults to the pod IP. You probably want to set "Host" in httpHeaders instead.
     #[serde(rename = "host", skip_serializing_if = "Option::is_none")]
-    pub host: Option<::k8s_client_runtime::CompactString>,
+    pub host: Option<::k8s_client_runtime::LeanString>,
     /// Custom headers to set in the request. HTTP allows repeated headers.
     #[serde(rename = "httpHeaders", skip_serializing_if = "Option::is_none")]
     pub http_headers: Option<
@@ -13,7 +13,7 @@ pub struct HTTPGetAction {
     >,
     /// Path to access on the HTTP server.
     #[serde(rename = "path", skip_serializing_if = "Option::is_none")]
-    pub path: Option<::k8s_client_runtime::CompactString>,
+    pub path: Option<::k8s_client_runtime::LeanString>,
     /// Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
     #[serde(rename = "port")]
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
@@ -23,7 +23,7 @@ pub struct HTTPGetAction {
     ///  - `"HTTP"` means that the scheme used will be http://
     ///  - `"HTTPS"` means that the scheme used will be https://
     #[serde(rename = "scheme", skip_serializing_if = "Option::is_none")]
-    pub scheme: Option<::k8s_client_runtime::CompactString>,
+    pub scheme: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for HTTPGetAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -52,7 +52,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HTTPGetAction {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.host = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.host),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -60,9 +64,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HTTPGetAction {
                     ),
                 )?
             }
-            2 => self.path = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
             3 => self.port = map.next_value()?,
-            4 => self.scheme = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.scheme),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

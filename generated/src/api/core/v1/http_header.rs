@@ -5,10 +5,10 @@
 pub struct HTTPHeader {
     /// The header field name. This will be canonicalized upon output, so case-variant names will be understood as the same header.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// The header field value
     #[serde(rename = "value")]
-    pub value: ::k8s_client_runtime::CompactString,
+    pub value: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for HTTPHeader {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HTTPHeader {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
-            1 => self.value = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.value),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

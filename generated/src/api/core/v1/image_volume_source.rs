@@ -10,10 +10,10 @@ pub struct ImageVolumeSource {
     ///  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
     ///  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
     #[serde(rename = "pullPolicy", skip_serializing_if = "Option::is_none")]
-    pub pull_policy: Option<::k8s_client_runtime::CompactString>,
+    pub pull_policy: Option<::k8s_client_runtime::LeanString>,
     /// Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
     #[serde(rename = "reference", skip_serializing_if = "Option::is_none")]
-    pub reference: Option<::k8s_client_runtime::CompactString>,
+    pub reference: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ImageVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -39,8 +39,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ImageVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.pull_policy = map.next_value()?,
-            1 => self.reference = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.pull_policy,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reference),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

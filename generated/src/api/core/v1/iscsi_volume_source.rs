@@ -11,24 +11,22 @@ pub struct ISCSIVolumeSource {
     pub chap_auth_session: Option<bool>,
     /// fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi
     #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::k8s_client_runtime::CompactString>,
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
     /// initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection.
     #[serde(rename = "initiatorName", skip_serializing_if = "Option::is_none")]
-    pub initiator_name: Option<::k8s_client_runtime::CompactString>,
+    pub initiator_name: Option<::k8s_client_runtime::LeanString>,
     /// iqn is the target iSCSI Qualified Name.
     #[serde(rename = "iqn")]
-    pub iqn: ::k8s_client_runtime::CompactString,
+    pub iqn: ::k8s_client_runtime::LeanString,
     /// iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp).
     #[serde(rename = "iscsiInterface", skip_serializing_if = "Option::is_none")]
-    pub iscsi_interface: Option<::k8s_client_runtime::CompactString>,
+    pub iscsi_interface: Option<::k8s_client_runtime::LeanString>,
     /// lun represents iSCSI Target Lun number.
     #[serde(rename = "lun")]
     pub lun: i32,
     /// portals is the iSCSI Target Portal List. The portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
     #[serde(rename = "portals", skip_serializing_if = "Option::is_none")]
-    pub portals: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub portals: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false.
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -39,7 +37,7 @@ pub struct ISCSIVolumeSource {
     >,
     /// targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
     #[serde(rename = "targetPortal")]
-    pub target_portal: ::k8s_client_runtime::CompactString,
+    pub target_portal: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ISCSIVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -76,10 +74,30 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ISCSIVolumeSource {
         match index {
             0 => self.chap_auth_discovery = map.next_value()?,
             1 => self.chap_auth_session = map.next_value()?,
-            2 => self.fs_type = map.next_value()?,
-            3 => self.initiator_name = map.next_value()?,
-            4 => self.iqn = map.next_value()?,
-            5 => self.iscsi_interface = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.initiator_name,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.iqn),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.iscsi_interface,
+                    ),
+                )?
+            }
             6 => self.lun = map.next_value()?,
             7 => {
                 map.next_value_seed(
@@ -92,7 +110,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ISCSIVolumeSource {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
                 )?
             }
-            10 => self.target_portal = map.next_value()?,
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.target_portal),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

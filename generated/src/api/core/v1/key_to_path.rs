@@ -5,13 +5,13 @@
 pub struct KeyToPath {
     /// key is the key to project.
     #[serde(rename = "key")]
-    pub key: ::k8s_client_runtime::CompactString,
+    pub key: ::k8s_client_runtime::LeanString,
     /// mode is Optional: mode bits used to set permissions on this file. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
     #[serde(rename = "mode", skip_serializing_if = "Option::is_none")]
     pub mode: Option<i32>,
     /// path is the relative path of the file to map the key to. May not be an absolute path. May not contain the path element '..'. May not start with the string '..'.
     #[serde(rename = "path")]
-    pub path: ::k8s_client_runtime::CompactString,
+    pub path: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for KeyToPath {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -38,9 +38,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for KeyToPath {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.key = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.key),
+                )?
+            }
             1 => self.mode = map.next_value()?,
-            2 => self.path = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.path),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -78,7 +78,7 @@ pub struct Lifecycle {
     ///  - `"SIGXCPU"`
     ///  - `"SIGXFSZ"`
     #[serde(rename = "stopSignal", skip_serializing_if = "Option::is_none")]
-    pub stop_signal: Option<::k8s_client_runtime::CompactString>,
+    pub stop_signal: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for Lifecycle {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -115,7 +115,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Lifecycle {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.pre_stop),
                 )?
             }
-            2 => self.stop_signal = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.stop_signal,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -30,7 +30,7 @@ pub struct LimitRangeItem {
     >,
     /// Type of resource that this limit applies to.
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for LimitRangeItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -65,7 +65,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for LimitRangeItem {
             2 => self.max = map.next_value()?,
             3 => self.max_limit_request_ratio = map.next_value()?,
             4 => self.min = map.next_value()?,
-            5 => self.type_ = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

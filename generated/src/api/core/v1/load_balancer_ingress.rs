@@ -5,13 +5,13 @@
 pub struct LoadBalancerIngress {
     /// Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)
     #[serde(rename = "hostname", skip_serializing_if = "Option::is_none")]
-    pub hostname: Option<::k8s_client_runtime::CompactString>,
+    pub hostname: Option<::k8s_client_runtime::LeanString>,
     /// IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)
     #[serde(rename = "ip", skip_serializing_if = "Option::is_none")]
-    pub ip: Option<::k8s_client_runtime::CompactString>,
+    pub ip: Option<::k8s_client_runtime::LeanString>,
     /// IPMode specifies how the load-balancer IP behaves, and may only be specified when the ip field is specified. Setting this to "VIP" indicates that traffic is delivered to the node with the destination set to the load-balancer's IP and port. Setting this to "Proxy" indicates that traffic is delivered to the node or pod with the destination set to the node's IP and node port or the pod's IP and port. Service implementations may use this information to adjust traffic routing.
     #[serde(rename = "ipMode", skip_serializing_if = "Option::is_none")]
-    pub ip_mode: Option<::k8s_client_runtime::CompactString>,
+    pub ip_mode: Option<::k8s_client_runtime::LeanString>,
     /// Ports is a list of records of service ports If used, every port defined in the service should have an entry in it
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
     pub ports: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::PortStatus>>,
@@ -42,9 +42,21 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for LoadBalancerIngress {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.hostname = map.next_value()?,
-            1 => self.ip = map.next_value()?,
-            2 => self.ip_mode = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.hostname),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.ip),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.ip_mode),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

@@ -19,13 +19,13 @@ pub struct ModifyVolumeStatus {
     ///  - `"Infeasible"` Infeasible indicates that the request has been rejected as invalid by the CSI driver. To resolve the error, a valid VolumeAttributesClass needs to be specified
     ///  - `"Pending"` Pending indicates that the PersistentVolumeClaim cannot be modified due to unmet requirements, such as the specified VolumeAttributesClass not existing
     #[serde(rename = "status")]
-    pub status: ::k8s_client_runtime::CompactString,
+    pub status: ::k8s_client_runtime::LeanString,
     /// targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled
     #[serde(
         rename = "targetVolumeAttributesClassName",
         skip_serializing_if = "Option::is_none"
     )]
-    pub target_volume_attributes_class_name: Option<::k8s_client_runtime::CompactString>,
+    pub target_volume_attributes_class_name: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ModifyVolumeStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -51,8 +51,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ModifyVolumeStatus {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.status = map.next_value()?,
-            1 => self.target_volume_attributes_class_name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.status),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.target_volume_attributes_class_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -6,7 +6,7 @@ pub struct NamespaceSpec {
     /// Finalizers is an opaque list of values that must be empty to permanently remove object from storage. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
     #[serde(rename = "finalizers", skip_serializing_if = "Option::is_none")]
     pub finalizers: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for NamespaceSpec {

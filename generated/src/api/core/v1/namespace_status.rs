@@ -14,7 +14,7 @@ pub struct NamespaceStatus {
     ///  - `"Active"` means the namespace is available for use in the system
     ///  - `"Terminating"` means the namespace is undergoing graceful termination
     #[serde(rename = "phase", skip_serializing_if = "Option::is_none")]
-    pub phase: Option<::k8s_client_runtime::CompactString>,
+    pub phase: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for NamespaceStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -47,7 +47,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NamespaceStatus {
                     ),
                 )?
             }
-            1 => self.phase = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.phase),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,13 +5,13 @@
 pub struct NFSVolumeSource {
     /// path that is exported by the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "path")]
-    pub path: ::k8s_client_runtime::CompactString,
+    pub path: ::k8s_client_runtime::LeanString,
     /// readOnly here will force the NFS export to be mounted with read-only permissions. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// server is the hostname or IP address of the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "server")]
-    pub server: ::k8s_client_runtime::CompactString,
+    pub server: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for NFSVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -38,9 +38,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NFSVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.path = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.path),
+                )?
+            }
             1 => self.read_only = map.next_value()?,
-            2 => self.server = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.server),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

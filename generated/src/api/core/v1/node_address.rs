@@ -5,10 +5,10 @@
 pub struct NodeAddress {
     /// The node address.
     #[serde(rename = "address")]
-    pub address: ::k8s_client_runtime::CompactString,
+    pub address: ::k8s_client_runtime::LeanString,
     /// Node address type, one of Hostname, ExternalIP or InternalIP.
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for NodeAddress {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeAddress {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.address = map.next_value()?,
-            1 => self.type_ = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.address),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -11,7 +11,7 @@ pub struct NodeConfigStatus {
     pub assigned: Option<::std::boxed::Box<crate::api::core::v1::NodeConfigSource>>,
     /// Error describes any problems reconciling the Spec.ConfigSource to the Active config. Errors may occur, for example, attempting to checkpoint Spec.ConfigSource to the local Assigned record, attempting to checkpoint the payload associated with Spec.ConfigSource, attempting to load or validate the Assigned config, etc. Errors may occur at different points while syncing config. Earlier errors (e.g. download or checkpointing errors) will not result in a rollback to LastKnownGood, and may resolve across Kubelet retries. Later errors (e.g. loading or validating a checkpointed config) will result in a rollback to LastKnownGood. In the latter case, it is usually possible to resolve the error by fixing the config assigned in Spec.ConfigSource. You can find additional information for debugging by searching the error message in the Kubelet log. Error is a human-readable description of the error state; machines can check whether or not Error is empty, but should not rely on the stability of the Error text across Kubelet versions.
     #[serde(rename = "error", skip_serializing_if = "Option::is_none")]
-    pub error: Option<::k8s_client_runtime::CompactString>,
+    pub error: Option<::k8s_client_runtime::LeanString>,
     /// LastKnownGood reports the checkpointed config the node will fall back to when it encounters an error attempting to use the Assigned config. The Assigned config becomes the LastKnownGood config when the node determines that the Assigned config is stable and correct. This is currently implemented as a 10-minute soak period starting when the local record of Assigned config is updated. If the Assigned config is Active at the end of this period, it becomes the LastKnownGood. Note that if Spec.ConfigSource is reset to nil (use local defaults), the LastKnownGood is also immediately reset to nil, because the local default config is always assumed good. You should not make assumptions about the node's method of determining config stability and correctness, as this may change or become configurable in the future.
     #[serde(rename = "lastKnownGood", skip_serializing_if = "Option::is_none")]
     pub last_known_good: Option<
@@ -54,7 +54,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeConfigStatus {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.assigned),
                 )?
             }
-            2 => self.error = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.error),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(

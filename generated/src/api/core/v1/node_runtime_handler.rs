@@ -10,7 +10,7 @@ pub struct NodeRuntimeHandler {
     >,
     /// Runtime handler name. Empty for the default runtime handler.
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for NodeRuntimeHandler {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -41,7 +41,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeRuntimeHandler {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.features),
                 )?
             }
-            1 => self.name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -8,18 +8,18 @@ pub struct NodeSpec {
     pub config_source: Option<::std::boxed::Box<crate::api::core::v1::NodeConfigSource>>,
     /// Deprecated. Not all kubelets will set this field. Remove field after 1.13. see: https://issues.k8s.io/61966
     #[serde(rename = "externalID", skip_serializing_if = "Option::is_none")]
-    pub external_id: Option<::k8s_client_runtime::CompactString>,
+    pub external_id: Option<::k8s_client_runtime::LeanString>,
     /// PodCIDR represents the pod IP range assigned to the node.
     #[serde(rename = "podCIDR", skip_serializing_if = "Option::is_none")]
-    pub pod_cidr: Option<::k8s_client_runtime::CompactString>,
+    pub pod_cidr: Option<::k8s_client_runtime::LeanString>,
     /// podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node. If this field is specified, the 0th entry must match the podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6.
     #[serde(rename = "podCIDRs", skip_serializing_if = "Option::is_none")]
     pub pod_cidrs: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>
     #[serde(rename = "providerID", skip_serializing_if = "Option::is_none")]
-    pub provider_id: Option<::k8s_client_runtime::CompactString>,
+    pub provider_id: Option<::k8s_client_runtime::LeanString>,
     /// If specified, the node's taints.
     #[serde(rename = "taints", skip_serializing_if = "Option::is_none")]
     pub taints: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::Taint>>,
@@ -63,14 +63,30 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeSpec {
                     ),
                 )?
             }
-            1 => self.external_id = map.next_value()?,
-            2 => self.pod_cidr = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.external_id,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pod_cidr),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.pod_cidrs),
                 )?
             }
-            4 => self.provider_id = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.provider_id,
+                    ),
+                )?
+            }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

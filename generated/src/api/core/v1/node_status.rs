@@ -34,7 +34,7 @@ pub struct NodeStatus {
     /// DeclaredFeatures represents the features related to feature gates that are declared by the node.
     #[serde(rename = "declaredFeatures", skip_serializing_if = "Option::is_none")]
     pub declared_features: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// Features describes the set of features implemented by the CRI implementation.
     #[serde(rename = "features", skip_serializing_if = "Option::is_none")]
@@ -54,7 +54,7 @@ pub struct NodeStatus {
     ///  - `"Running"` means the node has been configured and has Kubernetes components running.
     ///  - `"Terminated"` means the node has been removed from the cluster.
     #[serde(rename = "phase", skip_serializing_if = "Option::is_none")]
-    pub phase: Option<::k8s_client_runtime::CompactString>,
+    pub phase: Option<::k8s_client_runtime::LeanString>,
     /// The available runtime handlers.
     #[serde(rename = "runtimeHandlers", skip_serializing_if = "Option::is_none")]
     pub runtime_handlers: Option<
@@ -68,7 +68,7 @@ pub struct NodeStatus {
     /// List of attachable volumes in use (mounted) by the node.
     #[serde(rename = "volumesInUse", skip_serializing_if = "Option::is_none")]
     pub volumes_in_use: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for NodeStatus {
@@ -159,7 +159,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeStatus {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.node_info),
                 )?
             }
-            10 => self.phase = map.next_value()?,
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.phase),
+                )?
+            }
             11 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

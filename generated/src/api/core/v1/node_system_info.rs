@@ -5,37 +5,37 @@
 pub struct NodeSystemInfo {
     /// The Architecture reported by the node
     #[serde(rename = "architecture")]
-    pub architecture: ::k8s_client_runtime::CompactString,
+    pub architecture: ::k8s_client_runtime::LeanString,
     /// Boot ID reported by the node.
     #[serde(rename = "bootID")]
-    pub boot_id: ::k8s_client_runtime::CompactString,
+    pub boot_id: ::k8s_client_runtime::LeanString,
     /// ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).
     #[serde(rename = "containerRuntimeVersion")]
-    pub container_runtime_version: ::k8s_client_runtime::CompactString,
+    pub container_runtime_version: ::k8s_client_runtime::LeanString,
     /// Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).
     #[serde(rename = "kernelVersion")]
-    pub kernel_version: ::k8s_client_runtime::CompactString,
+    pub kernel_version: ::k8s_client_runtime::LeanString,
     /// Deprecated: KubeProxy Version reported by the node.
     #[serde(rename = "kubeProxyVersion")]
-    pub kube_proxy_version: ::k8s_client_runtime::CompactString,
+    pub kube_proxy_version: ::k8s_client_runtime::LeanString,
     /// Kubelet Version reported by the node.
     #[serde(rename = "kubeletVersion")]
-    pub kubelet_version: ::k8s_client_runtime::CompactString,
+    pub kubelet_version: ::k8s_client_runtime::LeanString,
     /// MachineID reported by the node. For unique machine identification in the cluster this field is preferred. Learn more from man(5) machine-id: http://man7.org/linux/man-pages/man5/machine-id.5.html
     #[serde(rename = "machineID")]
-    pub machine_id: ::k8s_client_runtime::CompactString,
+    pub machine_id: ::k8s_client_runtime::LeanString,
     /// The Operating System reported by the node
     #[serde(rename = "operatingSystem")]
-    pub operating_system: ::k8s_client_runtime::CompactString,
+    pub operating_system: ::k8s_client_runtime::LeanString,
     /// OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).
     #[serde(rename = "osImage")]
-    pub os_image: ::k8s_client_runtime::CompactString,
+    pub os_image: ::k8s_client_runtime::LeanString,
     /// Swap Info reported by the node.
     #[serde(rename = "swap", skip_serializing_if = "Option::is_none")]
     pub swap: Option<::std::boxed::Box<crate::api::core::v1::NodeSwapStatus>>,
     /// SystemUUID reported by the node. For unique machine identification MachineID is preferred. This field is specific to Red Hat hosts https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid
     #[serde(rename = "systemUUID")]
-    pub system_uuid: ::k8s_client_runtime::CompactString,
+    pub system_uuid: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for NodeSystemInfo {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -70,21 +70,65 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeSystemInfo {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.architecture = map.next_value()?,
-            1 => self.boot_id = map.next_value()?,
-            2 => self.container_runtime_version = map.next_value()?,
-            3 => self.kernel_version = map.next_value()?,
-            4 => self.kube_proxy_version = map.next_value()?,
-            5 => self.kubelet_version = map.next_value()?,
-            6 => self.machine_id = map.next_value()?,
-            7 => self.operating_system = map.next_value()?,
-            8 => self.os_image = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.architecture),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.boot_id),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(
+                        &mut self.container_runtime_version,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.kernel_version),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(
+                        &mut self.kube_proxy_version,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.kubelet_version),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.machine_id),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.operating_system),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.os_image),
+                )?
+            }
             9 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.swap),
                 )?
             }
-            10 => self.system_uuid = map.next_value()?,
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.system_uuid),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

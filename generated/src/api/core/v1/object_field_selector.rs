@@ -5,10 +5,10 @@
 pub struct ObjectFieldSelector {
     /// Version of the schema the FieldPath is written in terms of, defaults to "v1".
     #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::k8s_client_runtime::CompactString>,
+    pub api_version: Option<::k8s_client_runtime::LeanString>,
     /// Path of the field to select in the specified API version.
     #[serde(rename = "fieldPath")]
-    pub field_path: ::k8s_client_runtime::CompactString,
+    pub field_path: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ObjectFieldSelector {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectFieldSelector {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.api_version = map.next_value()?,
-            1 => self.field_path = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.api_version,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.field_path),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -6,7 +6,7 @@ pub struct PersistentVolumeClaimSpec {
     /// accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
     #[serde(rename = "accessModes", skip_serializing_if = "Option::is_none")]
     pub access_modes: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source. When the AnyVolumeDataSource feature gate is enabled, dataSource contents will be copied to dataSourceRef, and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified. If the namespace is specified, then dataSourceRef will not be copied to dataSource.
     #[serde(rename = "dataSource", skip_serializing_if = "Option::is_none")]
@@ -37,23 +37,23 @@ pub struct PersistentVolumeClaimSpec {
     >,
     /// storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1
     #[serde(rename = "storageClassName", skip_serializing_if = "Option::is_none")]
-    pub storage_class_name: Option<::k8s_client_runtime::CompactString>,
+    pub storage_class_name: Option<::k8s_client_runtime::LeanString>,
     /// volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string or nil value indicates that no VolumeAttributesClass will be applied to the claim. If the claim enters an Infeasible error state, this field can be reset to its previous value (including nil) to cancel the modification. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/
     #[serde(
         rename = "volumeAttributesClassName",
         skip_serializing_if = "Option::is_none"
     )]
-    pub volume_attributes_class_name: Option<::k8s_client_runtime::CompactString>,
+    pub volume_attributes_class_name: Option<::k8s_client_runtime::LeanString>,
     /// volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.
     ///
     /// Possible enum values:
     ///  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
     ///  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
     #[serde(rename = "volumeMode", skip_serializing_if = "Option::is_none")]
-    pub volume_mode: Option<::k8s_client_runtime::CompactString>,
+    pub volume_mode: Option<::k8s_client_runtime::LeanString>,
     /// volumeName is the binding reference to the PersistentVolume backing this claim.
     #[serde(rename = "volumeName", skip_serializing_if = "Option::is_none")]
-    pub volume_name: Option<::k8s_client_runtime::CompactString>,
+    pub volume_name: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -115,10 +115,34 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeClaim
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.selector),
                 )?
             }
-            5 => self.storage_class_name = map.next_value()?,
-            6 => self.volume_attributes_class_name = map.next_value()?,
-            7 => self.volume_mode = map.next_value()?,
-            8 => self.volume_name = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_class_name,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_attributes_class_name,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_mode,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -6,7 +6,7 @@ pub struct PersistentVolumeClaimStatus {
     /// accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
     #[serde(rename = "accessModes", skip_serializing_if = "Option::is_none")]
     pub access_modes: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// allocatedResourceStatuses stores status of resource being resized for the given PVC. Key names follow standard Kubernetes label syntax. Valid values are either:
     /// 	* Un-prefixed keys:
@@ -71,9 +71,7 @@ pub struct PersistentVolumeClaimStatus {
         rename = "currentVolumeAttributesClassName",
         skip_serializing_if = "Option::is_none"
     )]
-    pub current_volume_attributes_class_name: Option<
-        ::k8s_client_runtime::CompactString,
-    >,
+    pub current_volume_attributes_class_name: Option<::k8s_client_runtime::LeanString>,
     /// ModifyVolumeStatus represents the status object of ControllerModifyVolume operation. When this is unset, there is no ModifyVolume operation being attempted.
     #[serde(rename = "modifyVolumeStatus", skip_serializing_if = "Option::is_none")]
     pub modify_volume_status: Option<
@@ -86,7 +84,7 @@ pub struct PersistentVolumeClaimStatus {
     ///  - `"Lost"` used for PersistentVolumeClaims that lost their underlying PersistentVolume. The claim was bound to a PersistentVolume and this volume does not exist any longer and all data on it was lost.
     ///  - `"Pending"` used for PersistentVolumeClaims that are not yet bound
     #[serde(rename = "phase", skip_serializing_if = "Option::is_none")]
-    pub phase: Option<::k8s_client_runtime::CompactString>,
+    pub phase: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for PersistentVolumeClaimStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -135,7 +133,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeClaim
                     ),
                 )?
             }
-            5 => self.current_volume_attributes_class_name = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.current_volume_attributes_class_name,
+                    ),
+                )?
+            }
             6 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
@@ -143,7 +147,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeClaim
                     ),
                 )?
             }
-            7 => self.phase = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.phase),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,7 +5,7 @@
 pub struct PersistentVolumeClaimVolumeSource {
     /// claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
     #[serde(rename = "claimName")]
-    pub claim_name: ::k8s_client_runtime::CompactString,
+    pub claim_name: ::k8s_client_runtime::LeanString,
     /// readOnly Will force the ReadOnly setting in VolumeMounts. Default false.
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -35,7 +35,11 @@ for PersistentVolumeClaimVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.claim_name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.claim_name),
+                )?
+            }
             1 => self.read_only = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -6,7 +6,7 @@ pub struct PersistentVolumeSpec {
     /// accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes
     #[serde(rename = "accessModes", skip_serializing_if = "Option::is_none")]
     pub access_modes: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
     #[serde(rename = "awsElasticBlockStore", skip_serializing_if = "Option::is_none")]
@@ -79,7 +79,7 @@ pub struct PersistentVolumeSpec {
     /// mountOptions is the list of mount options, e.g. ["ro", "soft"]. Not validated - mount will simply fail if one is invalid. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#mount-options
     #[serde(rename = "mountOptions", skip_serializing_if = "Option::is_none")]
     pub mount_options: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// nfs represents an NFS mount on the host. Provisioned by an admin. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "nfs", skip_serializing_if = "Option::is_none")]
@@ -99,7 +99,7 @@ pub struct PersistentVolumeSpec {
         rename = "persistentVolumeReclaimPolicy",
         skip_serializing_if = "Option::is_none"
     )]
-    pub persistent_volume_reclaim_policy: Option<::k8s_client_runtime::CompactString>,
+    pub persistent_volume_reclaim_policy: Option<::k8s_client_runtime::LeanString>,
     /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
     #[serde(rename = "photonPersistentDisk", skip_serializing_if = "Option::is_none")]
     pub photon_persistent_disk: Option<
@@ -123,7 +123,7 @@ pub struct PersistentVolumeSpec {
     >,
     /// storageClassName is the name of StorageClass to which this persistent volume belongs. Empty value means that this volume does not belong to any StorageClass.
     #[serde(rename = "storageClassName", skip_serializing_if = "Option::is_none")]
-    pub storage_class_name: Option<::k8s_client_runtime::CompactString>,
+    pub storage_class_name: Option<::k8s_client_runtime::LeanString>,
     /// storageOS represents a StorageOS volume that is attached to the kubelet's host machine and mounted into the pod. Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported. More info: https://examples.k8s.io/volumes/storageos/README.md
     #[serde(rename = "storageos", skip_serializing_if = "Option::is_none")]
     pub storageos: Option<
@@ -134,14 +134,14 @@ pub struct PersistentVolumeSpec {
         rename = "volumeAttributesClassName",
         skip_serializing_if = "Option::is_none"
     )]
-    pub volume_attributes_class_name: Option<::k8s_client_runtime::CompactString>,
+    pub volume_attributes_class_name: Option<::k8s_client_runtime::LeanString>,
     /// volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.
     ///
     /// Possible enum values:
     ///  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
     ///  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
     #[serde(rename = "volumeMode", skip_serializing_if = "Option::is_none")]
-    pub volume_mode: Option<::k8s_client_runtime::CompactString>,
+    pub volume_mode: Option<::k8s_client_runtime::LeanString>,
     /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver.
     #[serde(rename = "vsphereVolume", skip_serializing_if = "Option::is_none")]
     pub vsphere_volume: Option<
@@ -307,7 +307,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeSpec 
                     ),
                 )?
             }
-            20 => self.persistent_volume_reclaim_policy = map.next_value()?,
+            20 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.persistent_volume_reclaim_policy,
+                    ),
+                )?
+            }
             21 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
@@ -337,14 +343,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeSpec 
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.scale_io),
                 )?
             }
-            26 => self.storage_class_name = map.next_value()?,
+            26 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_class_name,
+                    ),
+                )?
+            }
             27 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.storageos),
                 )?
             }
-            28 => self.volume_attributes_class_name = map.next_value()?,
-            29 => self.volume_mode = map.next_value()?,
+            28 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_attributes_class_name,
+                    ),
+                )?
+            }
+            29 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_mode,
+                    ),
+                )?
+            }
             30 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(

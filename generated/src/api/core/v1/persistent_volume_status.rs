@@ -10,7 +10,7 @@ pub struct PersistentVolumeStatus {
     >,
     /// message is a human-readable message indicating details about why the volume is in this state.
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
-    pub message: Option<::k8s_client_runtime::CompactString>,
+    pub message: Option<::k8s_client_runtime::LeanString>,
     /// phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase
     ///
     /// Possible enum values:
@@ -20,10 +20,10 @@ pub struct PersistentVolumeStatus {
     ///  - `"Pending"` used for PersistentVolumes that are not available
     ///  - `"Released"` used for PersistentVolumes where the bound PersistentVolumeClaim was deleted released volumes must be recycled before becoming available again this phase is used by the persistent volume claim binder to signal to another process to reclaim the resource
     #[serde(rename = "phase", skip_serializing_if = "Option::is_none")]
-    pub phase: Option<::k8s_client_runtime::CompactString>,
+    pub phase: Option<::k8s_client_runtime::LeanString>,
     /// reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::k8s_client_runtime::CompactString>,
+    pub reason: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for PersistentVolumeStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -52,9 +52,21 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeStatu
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.last_phase_transition_time = map.next_value()?,
-            1 => self.message = map.next_value()?,
-            2 => self.phase = map.next_value()?,
-            3 => self.reason = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.phase),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -7,7 +7,7 @@ pub struct PodCertificateProjection {
     ///
     /// Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation.
     #[serde(rename = "certificateChainPath", skip_serializing_if = "Option::is_none")]
-    pub certificate_chain_path: Option<::k8s_client_runtime::CompactString>,
+    pub certificate_chain_path: Option<::k8s_client_runtime::LeanString>,
     /// Write the credential bundle at this path in the projected volume.
     ///
     /// The credential bundle is a single file that contains multiple PEM blocks. The first PEM block is a PRIVATE KEY block, containing a PKCS#8 private key.
@@ -16,17 +16,17 @@ pub struct PodCertificateProjection {
     ///
     /// Using credentialBundlePath lets your Pod's application code make a single atomic read that retrieves a consistent key and certificate chain.  If you project them to separate files, your application code will need to additionally check that the leaf certificate was issued to the key.
     #[serde(rename = "credentialBundlePath", skip_serializing_if = "Option::is_none")]
-    pub credential_bundle_path: Option<::k8s_client_runtime::CompactString>,
+    pub credential_bundle_path: Option<::k8s_client_runtime::LeanString>,
     /// Write the key at this path in the projected volume.
     ///
     /// Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation.
     #[serde(rename = "keyPath", skip_serializing_if = "Option::is_none")]
-    pub key_path: Option<::k8s_client_runtime::CompactString>,
+    pub key_path: Option<::k8s_client_runtime::LeanString>,
     /// The type of keypair Kubelet will generate for the pod.
     ///
     /// Valid values are "RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", and "ED25519".
     #[serde(rename = "keyType")]
-    pub key_type: ::k8s_client_runtime::CompactString,
+    pub key_type: ::k8s_client_runtime::LeanString,
     /// maxExpirationSeconds is the maximum lifetime permitted for the certificate.
     ///
     /// Kubelet copies this value verbatim into the PodCertificateRequests it generates for this projection.
@@ -38,7 +38,7 @@ pub struct PodCertificateProjection {
     pub max_expiration_seconds: Option<i32>,
     /// Kubelet's generated CSRs will be addressed to this signer.
     #[serde(rename = "signerName")]
-    pub signer_name: ::k8s_client_runtime::CompactString,
+    pub signer_name: ::k8s_client_runtime::LeanString,
     /// userAnnotations allow pod authors to pass additional information to the signer implementation.  Kubernetes does not restrict or validate this metadata in any way.
     ///
     /// These values are copied verbatim into the `spec.unverifiedUserAnnotations` field of the PodCertificateRequest objects that Kubelet creates.
@@ -78,12 +78,36 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodCertificateProject
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.certificate_chain_path = map.next_value()?,
-            1 => self.credential_bundle_path = map.next_value()?,
-            2 => self.key_path = map.next_value()?,
-            3 => self.key_type = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.certificate_chain_path,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.credential_bundle_path,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.key_path),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.key_type),
+                )?
+            }
             4 => self.max_expiration_seconds = map.next_value()?,
-            5 => self.signer_name = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.signer_name),
+                )?
+            }
             6 => self.user_annotations = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

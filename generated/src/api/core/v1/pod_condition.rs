@@ -11,19 +11,19 @@ pub struct PodCondition {
     pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// Human-readable message indicating details about last transition.
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
-    pub message: Option<::k8s_client_runtime::CompactString>,
+    pub message: Option<::k8s_client_runtime::LeanString>,
     /// If set, this represents the .metadata.generation that the pod condition was set based upon. The PodObservedGenerationTracking feature gate must be enabled to use this field.
     #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// Unique, one-word, CamelCase reason for the condition's last transition.
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::k8s_client_runtime::CompactString>,
+    pub reason: Option<::k8s_client_runtime::LeanString>,
     /// Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
     #[serde(rename = "status")]
-    pub status: ::k8s_client_runtime::CompactString,
+    pub status: ::k8s_client_runtime::LeanString,
     /// Type is the type of the condition. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for PodCondition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -56,11 +56,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodCondition {
         match index {
             0 => self.last_probe_time = map.next_value()?,
             1 => self.last_transition_time = map.next_value()?,
-            2 => self.message = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
             3 => self.observed_generation = map.next_value()?,
-            4 => self.reason = map.next_value()?,
-            5 => self.status = map.next_value()?,
-            6 => self.type_ = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.status),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -6,7 +6,7 @@ pub struct PodDNSConfig {
     /// A list of DNS name server IP addresses. This will be appended to the base nameservers generated from DNSPolicy. Duplicated nameservers will be removed.
     #[serde(rename = "nameservers", skip_serializing_if = "Option::is_none")]
     pub nameservers: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy.
     #[serde(rename = "options", skip_serializing_if = "Option::is_none")]
@@ -16,7 +16,7 @@ pub struct PodDNSConfig {
     /// A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed.
     #[serde(rename = "searches", skip_serializing_if = "Option::is_none")]
     pub searches: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for PodDNSConfig {

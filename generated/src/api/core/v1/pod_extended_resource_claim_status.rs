@@ -10,7 +10,7 @@ pub struct PodExtendedResourceClaimStatus {
     >,
     /// ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod.
     #[serde(rename = "resourceClaimName")]
-    pub resource_claim_name: ::k8s_client_runtime::CompactString,
+    pub resource_claim_name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for PodExtendedResourceClaimStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -44,7 +44,13 @@ for PodExtendedResourceClaimStatus {
                     ),
                 )?
             }
-            1 => self.resource_claim_name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(
+                        &mut self.resource_claim_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,7 +5,7 @@
 pub struct PodIP {
     /// IP is the IP address assigned to the pod
     #[serde(rename = "ip")]
-    pub ip: ::k8s_client_runtime::CompactString,
+    pub ip: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for PodIP {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -30,7 +30,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodIP {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.ip = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.ip),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

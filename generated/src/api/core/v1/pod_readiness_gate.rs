@@ -5,7 +5,7 @@
 pub struct PodReadinessGate {
     /// ConditionType refers to a condition in the pod's condition list with matching type.
     #[serde(rename = "conditionType")]
-    pub condition_type: ::k8s_client_runtime::CompactString,
+    pub condition_type: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for PodReadinessGate {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -30,7 +30,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodReadinessGate {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.condition_type = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.condition_type),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

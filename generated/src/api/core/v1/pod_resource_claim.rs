@@ -7,12 +7,12 @@
 pub struct PodResourceClaim {
     /// Name uniquely identifies this resource claim inside the pod. This must be a DNS_LABEL.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod.
     ///
     /// Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
     #[serde(rename = "resourceClaimName", skip_serializing_if = "Option::is_none")]
-    pub resource_claim_name: Option<::k8s_client_runtime::CompactString>,
+    pub resource_claim_name: Option<::k8s_client_runtime::LeanString>,
     /// ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.
     ///
     /// The template will be used to create a new ResourceClaim, which will be bound to this pod. When this pod is deleted, the ResourceClaim will also be deleted. The pod name and resource name, along with a generated component, will be used to form a unique name for the ResourceClaim, which will be recorded in pod.status.resourceClaimStatuses.
@@ -24,7 +24,7 @@ pub struct PodResourceClaim {
         rename = "resourceClaimTemplateName",
         skip_serializing_if = "Option::is_none"
     )]
-    pub resource_claim_template_name: Option<::k8s_client_runtime::CompactString>,
+    pub resource_claim_template_name: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -51,9 +51,25 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodResourceClaim {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
-            1 => self.resource_claim_name = map.next_value()?,
-            2 => self.resource_claim_template_name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_claim_name,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_claim_template_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

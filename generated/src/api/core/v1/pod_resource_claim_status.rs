@@ -5,10 +5,10 @@
 pub struct PodResourceClaimStatus {
     /// Name uniquely identifies this resource claim inside the pod. This must match the name of an entry in pod.spec.resourceClaims, which implies that the string must be a DNS_LABEL.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod. If this is unset, then generating a ResourceClaim was not necessary. The pod.spec.resourceClaims entry can be ignored in this case.
     #[serde(rename = "resourceClaimName", skip_serializing_if = "Option::is_none")]
-    pub resource_claim_name: Option<::k8s_client_runtime::CompactString>,
+    pub resource_claim_name: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for PodResourceClaimStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodResourceClaimStatu
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
-            1 => self.resource_claim_name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_claim_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -21,7 +21,7 @@ pub struct PodSecurityContext {
     ///  - `"Always"` indicates that volume's ownership and permissions should always be changed whenever volume is mounted inside a Pod. This the default behavior.
     ///  - `"OnRootMismatch"` indicates that volume's ownership and permissions will be changed only when permission and ownership of root directory does not match with expected permissions on the volume. This can help shorten the time it takes to change ownership and permissions of a volume.
     #[serde(rename = "fsGroupChangePolicy", skip_serializing_if = "Option::is_none")]
-    pub fs_group_change_policy: Option<::k8s_client_runtime::CompactString>,
+    pub fs_group_change_policy: Option<::k8s_client_runtime::LeanString>,
     /// The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "runAsGroup", skip_serializing_if = "Option::is_none")]
     pub run_as_group: Option<i64>,
@@ -43,7 +43,7 @@ pub struct PodSecurityContext {
     ///
     /// All Pods that use the same volume should use the same seLinuxChangePolicy, otherwise some pods can get stuck in ContainerCreating state. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "seLinuxChangePolicy", skip_serializing_if = "Option::is_none")]
-    pub se_linux_change_policy: Option<::k8s_client_runtime::CompactString>,
+    pub se_linux_change_policy: Option<::k8s_client_runtime::LeanString>,
     /// The SELinux context to be applied to all containers. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "seLinuxOptions", skip_serializing_if = "Option::is_none")]
     pub se_linux_options: Option<
@@ -64,7 +64,7 @@ pub struct PodSecurityContext {
         rename = "supplementalGroupsPolicy",
         skip_serializing_if = "Option::is_none"
     )]
-    pub supplemental_groups_policy: Option<::k8s_client_runtime::CompactString>,
+    pub supplemental_groups_policy: Option<::k8s_client_runtime::LeanString>,
     /// Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "sysctls", skip_serializing_if = "Option::is_none")]
     pub sysctls: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::Sysctl>>,
@@ -117,11 +117,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSecurityContext {
                 )?
             }
             1 => self.fs_group = map.next_value()?,
-            2 => self.fs_group_change_policy = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.fs_group_change_policy,
+                    ),
+                )?
+            }
             3 => self.run_as_group = map.next_value()?,
             4 => self.run_as_non_root = map.next_value()?,
             5 => self.run_as_user = map.next_value()?,
-            6 => self.se_linux_change_policy = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.se_linux_change_policy,
+                    ),
+                )?
+            }
             7 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
@@ -143,7 +155,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSecurityContext {
                     ),
                 )?
             }
-            10 => self.supplemental_groups_policy = map.next_value()?,
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.supplemental_groups_policy,
+                    ),
+                )?
+            }
             11 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

@@ -29,7 +29,7 @@ pub struct PodSpec {
     ///  - `"Default"` indicates that the pod should use the default (as determined by kubelet) DNS settings.
     ///  - `"None"` indicates that the pod should use empty DNS settings. DNS parameters such as nameservers and search paths should be defined via DNSConfig.
     #[serde(rename = "dnsPolicy", skip_serializing_if = "Option::is_none")]
-    pub dns_policy: Option<::k8s_client_runtime::CompactString>,
+    pub dns_policy: Option<::k8s_client_runtime::LeanString>,
     /// EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true.
     #[serde(rename = "enableServiceLinks", skip_serializing_if = "Option::is_none")]
     pub enable_service_links: Option<bool>,
@@ -57,12 +57,12 @@ pub struct PodSpec {
     pub host_users: Option<bool>,
     /// Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value.
     #[serde(rename = "hostname", skip_serializing_if = "Option::is_none")]
-    pub hostname: Option<::k8s_client_runtime::CompactString>,
+    pub hostname: Option<::k8s_client_runtime::LeanString>,
     /// HostnameOverride specifies an explicit override for the pod's hostname as perceived by the pod. This field only specifies the pod's hostname and does not affect its DNS records. When this field is set to a non-empty string: - It takes precedence over the values set in `hostname` and `subdomain`. - The Pod's hostname will be set to this value. - `setHostnameAsFQDN` must be nil or set to false. - `hostNetwork` must be set to false.
     ///
     /// This field must be a valid DNS subdomain as defined in RFC 1123 and contain at most 64 characters. Requires the HostnameOverride feature gate to be enabled.
     #[serde(rename = "hostnameOverride", skip_serializing_if = "Option::is_none")]
-    pub hostname_override: Option<::k8s_client_runtime::CompactString>,
+    pub hostname_override: Option<::k8s_client_runtime::LeanString>,
     /// ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. If specified, these secrets will be passed to individual puller implementations for them to use. More info: https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod
     #[serde(rename = "imagePullSecrets", skip_serializing_if = "Option::is_none")]
     pub image_pull_secrets: Option<
@@ -75,7 +75,7 @@ pub struct PodSpec {
     >,
     /// NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename
     #[serde(rename = "nodeName", skip_serializing_if = "Option::is_none")]
-    pub node_name: Option<::k8s_client_runtime::CompactString>,
+    pub node_name: Option<::k8s_client_runtime::LeanString>,
     /// NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/
     #[serde(rename = "nodeSelector", skip_serializing_if = "Option::is_none")]
     pub node_selector: Option<::k8s_client_runtime::Map>,
@@ -97,13 +97,13 @@ pub struct PodSpec {
     ///  - `"Never"` means that pod never preempts other pods with lower priority.
     ///  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
     #[serde(rename = "preemptionPolicy", skip_serializing_if = "Option::is_none")]
-    pub preemption_policy: Option<::k8s_client_runtime::CompactString>,
+    pub preemption_policy: Option<::k8s_client_runtime::LeanString>,
     /// The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority.
     #[serde(rename = "priority", skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
     /// If specified, indicates the pod's priority. "system-node-critical" and "system-cluster-critical" are two special keywords which indicate the highest priorities with the former being the highest priority. Any other name must be defined by creating a PriorityClass object with that name. If not specified, the pod priority will be default or zero if there is no default.
     #[serde(rename = "priorityClassName", skip_serializing_if = "Option::is_none")]
-    pub priority_class_name: Option<::k8s_client_runtime::CompactString>,
+    pub priority_class_name: Option<::k8s_client_runtime::LeanString>,
     /// If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates
     #[serde(rename = "readinessGates", skip_serializing_if = "Option::is_none")]
     pub readiness_gates: Option<
@@ -132,13 +132,13 @@ pub struct PodSpec {
     ///  - `"Never"`
     ///  - `"OnFailure"`
     #[serde(rename = "restartPolicy", skip_serializing_if = "Option::is_none")]
-    pub restart_policy: Option<::k8s_client_runtime::CompactString>,
+    pub restart_policy: Option<::k8s_client_runtime::LeanString>,
     /// RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the "legacy" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class
     #[serde(rename = "runtimeClassName", skip_serializing_if = "Option::is_none")]
-    pub runtime_class_name: Option<::k8s_client_runtime::CompactString>,
+    pub runtime_class_name: Option<::k8s_client_runtime::LeanString>,
     /// If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler.
     #[serde(rename = "schedulerName", skip_serializing_if = "Option::is_none")]
-    pub scheduler_name: Option<::k8s_client_runtime::CompactString>,
+    pub scheduler_name: Option<::k8s_client_runtime::LeanString>,
     /// SchedulingGates is an opaque list of values that if specified will block scheduling the pod. If schedulingGates is not empty, the pod will stay in the SchedulingGated state and the scheduler will not attempt to schedule the pod.
     ///
     /// SchedulingGates can only be set at pod creation time, and be removed only afterwards.
@@ -153,10 +153,10 @@ pub struct PodSpec {
     >,
     /// DeprecatedServiceAccount is a deprecated alias for ServiceAccountName. Deprecated: Use serviceAccountName instead.
     #[serde(rename = "serviceAccount", skip_serializing_if = "Option::is_none")]
-    pub service_account: Option<::k8s_client_runtime::CompactString>,
+    pub service_account: Option<::k8s_client_runtime::LeanString>,
     /// ServiceAccountName is the name of the ServiceAccount to use to run this pod. More info: https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/
     #[serde(rename = "serviceAccountName", skip_serializing_if = "Option::is_none")]
-    pub service_account_name: Option<::k8s_client_runtime::CompactString>,
+    pub service_account_name: Option<::k8s_client_runtime::LeanString>,
     /// If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name (the default). In Linux containers, this means setting the FQDN in the hostname field of the kernel (the nodename field of struct utsname). In Windows containers, this means setting the registry value of hostname for the registry key HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters to FQDN. If a pod does not have FQDN, this has no effect. Default to false.
     #[serde(rename = "setHostnameAsFQDN", skip_serializing_if = "Option::is_none")]
     pub set_hostname_as_fqdn: Option<bool>,
@@ -165,7 +165,7 @@ pub struct PodSpec {
     pub share_process_namespace: Option<bool>,
     /// If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>". If not specified, the pod will not have a domainname at all.
     #[serde(rename = "subdomain", skip_serializing_if = "Option::is_none")]
-    pub subdomain: Option<::k8s_client_runtime::CompactString>,
+    pub subdomain: Option<::k8s_client_runtime::LeanString>,
     /// Optional duration in seconds the pod needs to terminate gracefully. May be decreased in delete request. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). If this value is nil, the default grace period will be used instead. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. Defaults to 30 seconds.
     #[serde(
         rename = "terminationGracePeriodSeconds",
@@ -273,7 +273,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.dns_config),
                 )?
             }
-            5 => self.dns_policy = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.dns_policy),
+                )?
+            }
             6 => self.enable_service_links = map.next_value()?,
             7 => {
                 map.next_value_seed(
@@ -293,8 +297,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
             10 => self.host_network = map.next_value()?,
             11 => self.host_pid = map.next_value()?,
             12 => self.host_users = map.next_value()?,
-            13 => self.hostname = map.next_value()?,
-            14 => self.hostname_override = map.next_value()?,
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.hostname),
+                )?
+            }
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.hostname_override,
+                    ),
+                )?
+            }
             15 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -309,7 +323,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                     ),
                 )?
             }
-            17 => self.node_name = map.next_value()?,
+            17 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_name),
+                )?
+            }
             18 => self.node_selector = map.next_value()?,
             19 => {
                 map.next_value_seed(
@@ -317,9 +335,21 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 )?
             }
             20 => self.overhead = map.next_value()?,
-            21 => self.preemption_policy = map.next_value()?,
+            21 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.preemption_policy,
+                    ),
+                )?
+            }
             22 => self.priority = map.next_value()?,
-            23 => self.priority_class_name = map.next_value()?,
+            23 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.priority_class_name,
+                    ),
+                )?
+            }
             24 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -339,9 +369,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resources),
                 )?
             }
-            27 => self.restart_policy = map.next_value()?,
-            28 => self.runtime_class_name = map.next_value()?,
-            29 => self.scheduler_name = map.next_value()?,
+            27 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.restart_policy,
+                    ),
+                )?
+            }
+            28 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.runtime_class_name,
+                    ),
+                )?
+            }
+            29 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.scheduler_name,
+                    ),
+                )?
+            }
             30 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -356,11 +404,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                     ),
                 )?
             }
-            32 => self.service_account = map.next_value()?,
-            33 => self.service_account_name = map.next_value()?,
+            32 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.service_account,
+                    ),
+                )?
+            }
+            33 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.service_account_name,
+                    ),
+                )?
+            }
             34 => self.set_hostname_as_fqdn = map.next_value()?,
             35 => self.share_process_namespace = map.next_value()?,
-            36 => self.subdomain = map.next_value()?,
+            36 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.subdomain),
+                )?
+            }
             37 => self.termination_grace_period_seconds = map.next_value()?,
             38 => {
                 map.next_value_seed(

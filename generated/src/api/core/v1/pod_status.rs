@@ -36,7 +36,7 @@ pub struct PodStatus {
     >,
     /// hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns mean that HostIP will not be updated even if there is a node is assigned to pod
     #[serde(rename = "hostIP", skip_serializing_if = "Option::is_none")]
-    pub host_ip: Option<::k8s_client_runtime::CompactString>,
+    pub host_ip: Option<::k8s_client_runtime::LeanString>,
     /// hostIPs holds the IP addresses allocated to the host. If this field is specified, the first entry must match the hostIP field. This list is empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns means that HostIPs will not be updated even if there is a node is assigned to this pod.
     #[serde(rename = "hostIPs", skip_serializing_if = "Option::is_none")]
     pub host_ips: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::HostIP>>,
@@ -47,10 +47,10 @@ pub struct PodStatus {
     >,
     /// A human readable message indicating details about why the pod is in this condition.
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
-    pub message: Option<::k8s_client_runtime::CompactString>,
+    pub message: Option<::k8s_client_runtime::LeanString>,
     /// nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.
     #[serde(rename = "nominatedNodeName", skip_serializing_if = "Option::is_none")]
-    pub nominated_node_name: Option<::k8s_client_runtime::CompactString>,
+    pub nominated_node_name: Option<::k8s_client_runtime::LeanString>,
     /// If set, this represents the .metadata.generation that the pod status was set based upon. The PodObservedGenerationTracking feature gate must be enabled to use this field.
     #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
@@ -67,10 +67,10 @@ pub struct PodStatus {
     ///  - `"Succeeded"` means that all containers in the pod have voluntarily terminated with a container exit code of 0, and the system is not going to restart any of these containers.
     ///  - `"Unknown"` means that for some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod. Deprecated: It isn't being set since 2015 (74da3b14b0c0f658b3bb8d2def5094686d0e9095)
     #[serde(rename = "phase", skip_serializing_if = "Option::is_none")]
-    pub phase: Option<::k8s_client_runtime::CompactString>,
+    pub phase: Option<::k8s_client_runtime::LeanString>,
     /// podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.
     #[serde(rename = "podIP", skip_serializing_if = "Option::is_none")]
-    pub pod_ip: Option<::k8s_client_runtime::CompactString>,
+    pub pod_ip: Option<::k8s_client_runtime::LeanString>,
     /// podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet.
     #[serde(rename = "podIPs", skip_serializing_if = "Option::is_none")]
     pub pod_ips: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::PodIP>>,
@@ -81,13 +81,13 @@ pub struct PodStatus {
     ///  - `"Burstable"` is the Burstable qos class.
     ///  - `"Guaranteed"` is the Guaranteed qos class.
     #[serde(rename = "qosClass", skip_serializing_if = "Option::is_none")]
-    pub qos_class: Option<::k8s_client_runtime::CompactString>,
+    pub qos_class: Option<::k8s_client_runtime::LeanString>,
     /// A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted'
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::k8s_client_runtime::CompactString>,
+    pub reason: Option<::k8s_client_runtime::LeanString>,
     /// Status of resources resize desired for pod's containers. It is empty if no resources resize is pending. Any changes to container resources will automatically set this to "Proposed" Deprecated: Resize status is moved to two pod conditions PodResizePending and PodResizeInProgress. PodResizePending will track states where the spec has been resized, but the Kubelet has not yet allocated the resources. PodResizeInProgress will track in-progress resizes, and should be present whenever allocated resources != acknowledged resources.
     #[serde(rename = "resize", skip_serializing_if = "Option::is_none")]
-    pub resize: Option<::k8s_client_runtime::CompactString>,
+    pub resize: Option<::k8s_client_runtime::LeanString>,
     /// Status of resource claims.
     #[serde(rename = "resourceClaimStatuses", skip_serializing_if = "Option::is_none")]
     pub resource_claim_statuses: Option<
@@ -171,7 +171,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatus {
                     ),
                 )?
             }
-            5 => self.host_ip = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.host_ip),
+                )?
+            }
             6 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -186,11 +190,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatus {
                     ),
                 )?
             }
-            8 => self.message = map.next_value()?,
-            9 => self.nominated_node_name = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.nominated_node_name,
+                    ),
+                )?
+            }
             10 => self.observed_generation = map.next_value()?,
-            11 => self.phase = map.next_value()?,
-            12 => self.pod_ip = map.next_value()?,
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.phase),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pod_ip),
+                )?
+            }
             13 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -198,9 +220,21 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatus {
                     ),
                 )?
             }
-            14 => self.qos_class = map.next_value()?,
-            15 => self.reason = map.next_value()?,
-            16 => self.resize = map.next_value()?,
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.qos_class),
+                )?
+            }
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.resize),
+                )?
+            }
             17 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

@@ -8,7 +8,7 @@ pub struct PortStatus {
     /// - cloud provider specific error values must have names that comply with the
     ///   format foo.example.com/CamelCase.
     #[serde(rename = "error", skip_serializing_if = "Option::is_none")]
-    pub error: Option<::k8s_client_runtime::CompactString>,
+    pub error: Option<::k8s_client_runtime::LeanString>,
     /// Port is the port number of the service port of which status is recorded here
     #[serde(rename = "port")]
     pub port: i32,
@@ -19,7 +19,7 @@ pub struct PortStatus {
     ///  - `"TCP"` is the TCP protocol.
     ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol")]
-    pub protocol: ::k8s_client_runtime::CompactString,
+    pub protocol: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for PortStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -46,9 +46,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PortStatus {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.error = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.error),
+                )?
+            }
             1 => self.port = map.next_value()?,
-            2 => self.protocol = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.protocol),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,13 +5,13 @@
 pub struct PortworxVolumeSource {
     /// fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs". Implicitly inferred to be "ext4" if unspecified.
     #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::k8s_client_runtime::CompactString>,
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
     /// readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// volumeID uniquely identifies a Portworx volume
     #[serde(rename = "volumeID")]
-    pub volume_id: ::k8s_client_runtime::CompactString,
+    pub volume_id: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for PortworxVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -38,9 +38,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PortworxVolumeSource 
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.fs_type = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
             1 => self.read_only = map.next_value()?,
-            2 => self.volume_id = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.volume_id),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,22 +5,22 @@
 pub struct QuobyteVolumeSource {
     /// group to map volume access to Default is no group
     #[serde(rename = "group", skip_serializing_if = "Option::is_none")]
-    pub group: Option<::k8s_client_runtime::CompactString>,
+    pub group: Option<::k8s_client_runtime::LeanString>,
     /// readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false.
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes
     #[serde(rename = "registry")]
-    pub registry: ::k8s_client_runtime::CompactString,
+    pub registry: ::k8s_client_runtime::LeanString,
     /// tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin
     #[serde(rename = "tenant", skip_serializing_if = "Option::is_none")]
-    pub tenant: Option<::k8s_client_runtime::CompactString>,
+    pub tenant: Option<::k8s_client_runtime::LeanString>,
     /// user to map volume access to Defaults to serivceaccount user
     #[serde(rename = "user", skip_serializing_if = "Option::is_none")]
-    pub user: Option<::k8s_client_runtime::CompactString>,
+    pub user: Option<::k8s_client_runtime::LeanString>,
     /// volume is a string that references an already created Quobyte volume by name.
     #[serde(rename = "volume")]
-    pub volume: ::k8s_client_runtime::CompactString,
+    pub volume: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for QuobyteVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -50,12 +50,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for QuobyteVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.group = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.group),
+                )?
+            }
             1 => self.read_only = map.next_value()?,
-            2 => self.registry = map.next_value()?,
-            3 => self.tenant = map.next_value()?,
-            4 => self.user = map.next_value()?,
-            5 => self.volume = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.registry),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.tenant),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.user),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.volume),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,19 +5,19 @@
 pub struct RBDPersistentVolumeSource {
     /// fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd
     #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::k8s_client_runtime::CompactString>,
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
     /// image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "image")]
-    pub image: ::k8s_client_runtime::CompactString,
+    pub image: ::k8s_client_runtime::LeanString,
     /// keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "keyring", skip_serializing_if = "Option::is_none")]
-    pub keyring: Option<::k8s_client_runtime::CompactString>,
+    pub keyring: Option<::k8s_client_runtime::LeanString>,
     /// monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "monitors")]
-    pub monitors: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    pub monitors: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     /// pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "pool", skip_serializing_if = "Option::is_none")]
-    pub pool: Option<::k8s_client_runtime::CompactString>,
+    pub pool: Option<::k8s_client_runtime::LeanString>,
     /// readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -26,7 +26,7 @@ pub struct RBDPersistentVolumeSource {
     pub secret_ref: Option<::std::boxed::Box<crate::api::core::v1::SecretReference>>,
     /// user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
     #[serde(rename = "user", skip_serializing_if = "Option::is_none")]
-    pub user: Option<::k8s_client_runtime::CompactString>,
+    pub user: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for RBDPersistentVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -58,22 +58,42 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for RBDPersistentVolumeSo
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.fs_type = map.next_value()?,
-            1 => self.image = map.next_value()?,
-            2 => self.keyring = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.image),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.keyring),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::List(&mut self.monitors),
                 )?
             }
-            4 => self.pool = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pool),
+                )?
+            }
             5 => self.read_only = map.next_value()?,
             6 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
                 )?
             }
-            7 => self.user = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.user),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,13 +5,13 @@
 pub struct ResourceFieldSelector {
     /// Container name: required for volumes, optional for env vars
     #[serde(rename = "containerName", skip_serializing_if = "Option::is_none")]
-    pub container_name: Option<::k8s_client_runtime::CompactString>,
+    pub container_name: Option<::k8s_client_runtime::LeanString>,
     /// Specifies the output format of the exposed resources, defaults to "1"
     #[serde(rename = "divisor", skip_serializing_if = "Option::is_none")]
     pub divisor: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// Required: resource to select
     #[serde(rename = "resource")]
-    pub resource: ::k8s_client_runtime::CompactString,
+    pub resource: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ResourceFieldSelector {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -38,9 +38,19 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceFieldSelector
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.container_name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.container_name,
+                    ),
+                )?
+            }
             1 => self.divisor = map.next_value()?,
-            2 => self.resource = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.resource),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -13,10 +13,10 @@ pub struct ResourceHealth {
     ///
     /// In future we may want to introduce the PermanentlyUnhealthy Status.
     #[serde(rename = "health", skip_serializing_if = "Option::is_none")]
-    pub health: Option<::k8s_client_runtime::CompactString>,
+    pub health: Option<::k8s_client_runtime::LeanString>,
     /// ResourceID is the unique identifier of the resource. See the ResourceID type for more information.
     #[serde(rename = "resourceID")]
-    pub resource_id: ::k8s_client_runtime::CompactString,
+    pub resource_id: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ResourceHealth {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -42,8 +42,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceHealth {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.health = map.next_value()?,
-            1 => self.resource_id = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.health),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.resource_id),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

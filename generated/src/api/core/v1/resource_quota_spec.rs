@@ -13,9 +13,7 @@ pub struct ResourceQuotaSpec {
     pub scope_selector: Option<::std::boxed::Box<crate::api::core::v1::ScopeSelector>>,
     /// A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects.
     #[serde(rename = "scopes", skip_serializing_if = "Option::is_none")]
-    pub scopes: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub scopes: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
 }
 impl<'de> ::serde::Deserialize<'de> for ResourceQuotaSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -5,13 +5,13 @@
 pub struct ScaleIOVolumeSource {
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs".
     #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::k8s_client_runtime::CompactString>,
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
     /// gateway is the host address of the ScaleIO API Gateway.
     #[serde(rename = "gateway")]
-    pub gateway: ::k8s_client_runtime::CompactString,
+    pub gateway: ::k8s_client_runtime::LeanString,
     /// protectionDomain is the name of the ScaleIO Protection Domain for the configured storage.
     #[serde(rename = "protectionDomain", skip_serializing_if = "Option::is_none")]
-    pub protection_domain: Option<::k8s_client_runtime::CompactString>,
+    pub protection_domain: Option<::k8s_client_runtime::LeanString>,
     /// readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -23,16 +23,16 @@ pub struct ScaleIOVolumeSource {
     pub ssl_enabled: Option<bool>,
     /// storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned.
     #[serde(rename = "storageMode", skip_serializing_if = "Option::is_none")]
-    pub storage_mode: Option<::k8s_client_runtime::CompactString>,
+    pub storage_mode: Option<::k8s_client_runtime::LeanString>,
     /// storagePool is the ScaleIO Storage Pool associated with the protection domain.
     #[serde(rename = "storagePool", skip_serializing_if = "Option::is_none")]
-    pub storage_pool: Option<::k8s_client_runtime::CompactString>,
+    pub storage_pool: Option<::k8s_client_runtime::LeanString>,
     /// system is the name of the storage system as configured in ScaleIO.
     #[serde(rename = "system")]
-    pub system: ::k8s_client_runtime::CompactString,
+    pub system: ::k8s_client_runtime::LeanString,
     /// volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source.
     #[serde(rename = "volumeName", skip_serializing_if = "Option::is_none")]
-    pub volume_name: Option<::k8s_client_runtime::CompactString>,
+    pub volume_name: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ScaleIOVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -66,9 +66,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ScaleIOVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.fs_type = map.next_value()?,
-            1 => self.gateway = map.next_value()?,
-            2 => self.protection_domain = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.gateway),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.protection_domain,
+                    ),
+                )?
+            }
             3 => self.read_only = map.next_value()?,
             4 => {
                 map.next_value_seed(
@@ -76,10 +90,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ScaleIOVolumeSource {
                 )?
             }
             5 => self.ssl_enabled = map.next_value()?,
-            6 => self.storage_mode = map.next_value()?,
-            7 => self.storage_pool = map.next_value()?,
-            8 => self.system = map.next_value()?,
-            9 => self.volume_name = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_mode,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_pool,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.system),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -11,7 +11,7 @@ pub struct ScopedResourceSelectorRequirement {
     ///  - `"In"`
     ///  - `"NotIn"`
     #[serde(rename = "operator")]
-    pub operator: ::k8s_client_runtime::CompactString,
+    pub operator: ::k8s_client_runtime::LeanString,
     /// The name of the scope that the selector applies to.
     ///
     /// Possible enum values:
@@ -23,12 +23,10 @@ pub struct ScopedResourceSelectorRequirement {
     ///  - `"Terminating"` Match all pod objects where spec.activeDeadlineSeconds >=0
     ///  - `"VolumeAttributesClass"` Match all pvc objects that have volume attributes class mentioned.
     #[serde(rename = "scopeName")]
-    pub scope_name: ::k8s_client_runtime::CompactString,
+    pub scope_name: ::k8s_client_runtime::LeanString,
     /// An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.
     #[serde(rename = "values", skip_serializing_if = "Option::is_none")]
-    pub values: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub values: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
 }
 impl<'de> ::serde::Deserialize<'de> for ScopedResourceSelectorRequirement {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -56,8 +54,16 @@ for ScopedResourceSelectorRequirement {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.operator = map.next_value()?,
-            1 => self.scope_name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.operator),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.scope_name),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.values),

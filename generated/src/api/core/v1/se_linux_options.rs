@@ -5,16 +5,16 @@
 pub struct SELinuxOptions {
     /// Level is SELinux level label that applies to the container.
     #[serde(rename = "level", skip_serializing_if = "Option::is_none")]
-    pub level: Option<::k8s_client_runtime::CompactString>,
+    pub level: Option<::k8s_client_runtime::LeanString>,
     /// Role is a SELinux role label that applies to the container.
     #[serde(rename = "role", skip_serializing_if = "Option::is_none")]
-    pub role: Option<::k8s_client_runtime::CompactString>,
+    pub role: Option<::k8s_client_runtime::LeanString>,
     /// Type is a SELinux type label that applies to the container.
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::k8s_client_runtime::CompactString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
     /// User is a SELinux user label that applies to the container.
     #[serde(rename = "user", skip_serializing_if = "Option::is_none")]
-    pub user: Option<::k8s_client_runtime::CompactString>,
+    pub user: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for SELinuxOptions {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -42,10 +42,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SELinuxOptions {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.level = map.next_value()?,
-            1 => self.role = map.next_value()?,
-            2 => self.type_ = map.next_value()?,
-            3 => self.user = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.level),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.role),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.user),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

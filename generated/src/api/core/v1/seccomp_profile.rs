@@ -5,7 +5,7 @@
 pub struct SeccompProfile {
     /// localhostProfile indicates a profile defined in a file on the node should be used. The profile must be preconfigured on the node to work. Must be a descending path, relative to the kubelet's configured seccomp profile location. Must be set if type is "Localhost". Must NOT be set for any other type.
     #[serde(rename = "localhostProfile", skip_serializing_if = "Option::is_none")]
-    pub localhost_profile: Option<::k8s_client_runtime::CompactString>,
+    pub localhost_profile: Option<::k8s_client_runtime::LeanString>,
     /// type indicates which kind of seccomp profile will be applied. Valid options are:
     ///
     /// Localhost - a profile defined in a file on the node should be used. RuntimeDefault - the container runtime default profile should be used. Unconfined - no profile should be applied.
@@ -15,7 +15,7 @@ pub struct SeccompProfile {
     ///  - `"RuntimeDefault"` represents the default container runtime seccomp profile.
     ///  - `"Unconfined"` indicates no seccomp profile is applied (A.K.A. unconfined).
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for SeccompProfile {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -41,8 +41,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SeccompProfile {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.localhost_profile = map.next_value()?,
-            1 => self.type_ = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.localhost_profile,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

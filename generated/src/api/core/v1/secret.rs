@@ -12,7 +12,7 @@ pub struct Secret {
     /// stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API.
     pub string_data: Option<::k8s_client_runtime::Map>,
     /// Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types
-    pub type_: Option<::k8s_client_runtime::CompactString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for Secret {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -49,7 +49,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Secret {
                 )?
             }
             3 => self.string_data = map.next_value()?,
-            4 => self.type_ = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

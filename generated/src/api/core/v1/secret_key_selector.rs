@@ -5,10 +5,10 @@
 pub struct SecretKeySelector {
     /// The key of the secret to select from.  Must be a valid secret key.
     #[serde(rename = "key")]
-    pub key: ::k8s_client_runtime::CompactString,
+    pub key: ::k8s_client_runtime::LeanString,
     /// Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// Specify whether the Secret or its key must be defined
     #[serde(rename = "optional", skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
@@ -38,8 +38,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SecretKeySelector {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.key = map.next_value()?,
-            1 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.key),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
             2 => self.optional = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

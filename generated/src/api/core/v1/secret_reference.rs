@@ -5,10 +5,10 @@
 pub struct SecretReference {
     /// name is unique within a namespace to reference a secret resource.
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// namespace defines the space within which the secret name must be unique.
     #[serde(rename = "namespace", skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::k8s_client_runtime::CompactString>,
+    pub namespace: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for SecretReference {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SecretReference {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
-            1 => self.namespace = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.namespace),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -16,7 +16,7 @@ pub struct SecretVolumeSource {
     pub optional: Option<bool>,
     /// secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
     #[serde(rename = "secretName", skip_serializing_if = "Option::is_none")]
-    pub secret_name: Option<::k8s_client_runtime::CompactString>,
+    pub secret_name: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for SecretVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -53,7 +53,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SecretVolumeSource {
                 )?
             }
             2 => self.optional = map.next_value()?,
-            3 => self.secret_name = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.secret_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

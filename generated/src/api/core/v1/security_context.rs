@@ -26,7 +26,7 @@ pub struct SecurityContext {
     ///  - `"Default"` uses the container runtime defaults for readonly and masked paths for /proc. Most container runtimes mask certain paths in /proc to avoid accidental security exposure of special devices or information.
     ///  - `"Unmasked"` bypasses the default masking behavior of the container runtime and ensures the newly created /proc the container stays in tact with no modifications.
     #[serde(rename = "procMount", skip_serializing_if = "Option::is_none")]
-    pub proc_mount: Option<::k8s_client_runtime::CompactString>,
+    pub proc_mount: Option<::k8s_client_runtime::LeanString>,
     /// Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows.
     #[serde(rename = "readOnlyRootFilesystem", skip_serializing_if = "Option::is_none")]
     pub read_only_root_filesystem: Option<bool>,
@@ -103,7 +103,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SecurityContext {
                 )?
             }
             3 => self.privileged = map.next_value()?,
-            4 => self.proc_mount = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.proc_mount),
+                )?
+            }
             5 => self.read_only_root_filesystem = map.next_value()?,
             6 => self.run_as_group = map.next_value()?,
             7 => self.run_as_non_root = map.next_value()?,

@@ -14,10 +14,10 @@ pub struct ServicePort {
     ///
     /// * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
     #[serde(rename = "appProtocol", skip_serializing_if = "Option::is_none")]
-    pub app_protocol: Option<::k8s_client_runtime::CompactString>,
+    pub app_protocol: Option<::k8s_client_runtime::LeanString>,
     /// The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names. When considering the endpoints for a Service, this must match the 'name' field in the EndpointPort. Optional if only one ServicePort is defined on this service.
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// The port on each node on which this service is exposed when type is NodePort or LoadBalancer.  Usually assigned by the system. If a value is specified, in-range, and not in use it will be used, otherwise the operation will fail.  If not specified, a port will be allocated if this Service requires one.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type from NodePort to ClusterIP). More info: https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport
     #[serde(rename = "nodePort", skip_serializing_if = "Option::is_none")]
     pub node_port: Option<i32>,
@@ -31,7 +31,7 @@ pub struct ServicePort {
     ///  - `"TCP"` is the TCP protocol.
     ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<::k8s_client_runtime::CompactString>,
+    pub protocol: Option<::k8s_client_runtime::LeanString>,
     /// Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service
     #[serde(rename = "targetPort", skip_serializing_if = "Option::is_none")]
     pub target_port: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
@@ -64,11 +64,25 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServicePort {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.app_protocol = map.next_value()?,
-            1 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.app_protocol,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
             2 => self.node_port = map.next_value()?,
             3 => self.port = map.next_value()?,
-            4 => self.protocol = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.protocol),
+                )?
+            }
             5 => self.target_port = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -11,29 +11,29 @@ pub struct ServiceSpec {
     pub allocate_load_balancer_node_ports: Option<bool>,
     /// clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address. Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
     #[serde(rename = "clusterIP", skip_serializing_if = "Option::is_none")]
-    pub cluster_ip: Option<::k8s_client_runtime::CompactString>,
+    pub cluster_ip: Option<::k8s_client_runtime::LeanString>,
     /// ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.  If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be empty) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address.  Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName.  If this field is not specified, it will be initialized from the clusterIP field.  If this field is specified, clients must ensure that clusterIPs[0] and clusterIP have the same value.
     ///
     /// This field may hold a maximum of two entries (dual-stack IPs, in either order). These IPs must correspond to the values of the ipFamilies field. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
     #[serde(rename = "clusterIPs", skip_serializing_if = "Option::is_none")]
     pub cluster_ips: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.
     #[serde(rename = "externalIPs", skip_serializing_if = "Option::is_none")]
     pub external_ips: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName".
     #[serde(rename = "externalName", skip_serializing_if = "Option::is_none")]
-    pub external_name: Option<::k8s_client_runtime::CompactString>,
+    pub external_name: Option<::k8s_client_runtime::LeanString>,
     /// externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs). If set to "Local", the proxy will configure the service in a way that assumes that external load balancers will take care of balancing the service traffic between nodes, and so each node will deliver traffic only to the node-local endpoints of the service, without masquerading the client source IP. (Traffic mistakenly sent to a node with no endpoints will be dropped.) The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features). Note that traffic sent to an External IP or LoadBalancer IP from within the cluster will always get "Cluster" semantics, but clients sending to a NodePort from within the cluster may need to take traffic policy into account when picking a node.
     ///
     /// Possible enum values:
     ///  - `"Cluster"` routes traffic to all endpoints.
     ///  - `"Local"` preserves the source IP of the traffic by routing only to endpoints on the same node as the traffic was received on (dropping the traffic if there are no local endpoints).
     #[serde(rename = "externalTrafficPolicy", skip_serializing_if = "Option::is_none")]
-    pub external_traffic_policy: Option<::k8s_client_runtime::CompactString>,
+    pub external_traffic_policy: Option<::k8s_client_runtime::LeanString>,
     /// healthCheckNodePort specifies the healthcheck nodePort for the service. This only applies when type is set to LoadBalancer and externalTrafficPolicy is set to Local. If a value is specified, is in-range, and is not in use, it will be used.  If not specified, a value will be automatically allocated.  External systems (e.g. load-balancers) can use this port to determine if a given node holds endpoints for this service or not.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type). This field cannot be updated once set.
     #[serde(rename = "healthCheckNodePort", skip_serializing_if = "Option::is_none")]
     pub health_check_node_port: Option<i32>,
@@ -43,13 +43,13 @@ pub struct ServiceSpec {
     ///  - `"Cluster"` routes traffic to all endpoints.
     ///  - `"Local"` routes traffic only to endpoints on the same node as the client pod (dropping the traffic if there are no local endpoints).
     #[serde(rename = "internalTrafficPolicy", skip_serializing_if = "Option::is_none")]
-    pub internal_traffic_policy: Option<::k8s_client_runtime::CompactString>,
+    pub internal_traffic_policy: Option<::k8s_client_runtime::LeanString>,
     /// IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this service. This field is usually assigned automatically based on cluster configuration and the ipFamilyPolicy field. If this field is specified manually, the requested family is available in the cluster, and ipFamilyPolicy allows it, it will be used; otherwise creation of the service will fail. This field is conditionally mutable: it allows for adding or removing a secondary IP family, but it does not allow changing the primary IP family of the Service. Valid values are "IPv4" and "IPv6".  This field only applies to Services of types ClusterIP, NodePort, and LoadBalancer, and does apply to "headless" services. This field will be wiped when updating a Service to type ExternalName.
     ///
     /// This field may hold a maximum of two entries (dual-stack families, in either order).  These families must correspond to the values of the clusterIPs field, if specified. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field.
     #[serde(rename = "ipFamilies", skip_serializing_if = "Option::is_none")]
     pub ip_families: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field. This field will be wiped when updating a service to type ExternalName.
     ///
@@ -58,20 +58,20 @@ pub struct ServiceSpec {
     ///  - `"RequireDualStack"` indicates that this service requires dual-stack. Using IPFamilyPolicyRequireDualStack on a single stack cluster will result in validation errors. The IPFamilies (and their order) assigned to this service is based on service.spec.ipFamilies. If service.spec.ipFamilies was not provided then it will be assigned according to how they are configured on the cluster. If service.spec.ipFamilies has only one entry then the alternative IPFamily will be added by apiserver
     ///  - `"SingleStack"` indicates that this service is required to have a single IPFamily. The IPFamily assigned is based on the default IPFamily used by the cluster or as identified by service.spec.ipFamilies field
     #[serde(rename = "ipFamilyPolicy", skip_serializing_if = "Option::is_none")]
-    pub ip_family_policy: Option<::k8s_client_runtime::CompactString>,
+    pub ip_family_policy: Option<::k8s_client_runtime::LeanString>,
     /// loadBalancerClass is the class of the load balancer implementation this Service belongs to. If specified, the value of this field must be a label-style identifier, with an optional prefix, e.g. "internal-vip" or "example.com/internal-vip". Unprefixed names are reserved for end-users. This field can only be set when the Service type is 'LoadBalancer'. If not set, the default load balancer implementation is used, today this is typically done through the cloud provider integration, but should apply for any default implementation. If set, it is assumed that a load balancer implementation is watching for Services with a matching class. Any default load balancer implementation (e.g. cloud providers) should ignore Services that set this field. This field can only be set when creating or updating a Service to type 'LoadBalancer'. Once set, it can not be changed. This field will be wiped when a service is updated to a non 'LoadBalancer' type.
     #[serde(rename = "loadBalancerClass", skip_serializing_if = "Option::is_none")]
-    pub load_balancer_class: Option<::k8s_client_runtime::CompactString>,
+    pub load_balancer_class: Option<::k8s_client_runtime::LeanString>,
     /// Only applies to Service Type: LoadBalancer. This feature depends on whether the underlying cloud-provider supports specifying the loadBalancerIP when a load balancer is created. This field will be ignored if the cloud-provider does not support the feature. Deprecated: This field was under-specified and its meaning varies across implementations. Using it is non-portable and it may not support dual-stack. Users are encouraged to use implementation-specific annotations when available.
     #[serde(rename = "loadBalancerIP", skip_serializing_if = "Option::is_none")]
-    pub load_balancer_ip: Option<::k8s_client_runtime::CompactString>,
+    pub load_balancer_ip: Option<::k8s_client_runtime::LeanString>,
     /// If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted to the specified client IPs. This field will be ignored if the cloud-provider does not support the feature." More info: https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/
     #[serde(
         rename = "loadBalancerSourceRanges",
         skip_serializing_if = "Option::is_none"
     )]
     pub load_balancer_source_ranges: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
@@ -91,7 +91,7 @@ pub struct ServiceSpec {
     ///  - `"ClientIP"` is the Client IP based.
     ///  - `"None"` - no session affinity.
     #[serde(rename = "sessionAffinity", skip_serializing_if = "Option::is_none")]
-    pub session_affinity: Option<::k8s_client_runtime::CompactString>,
+    pub session_affinity: Option<::k8s_client_runtime::LeanString>,
     /// sessionAffinityConfig contains the configurations of session affinity.
     #[serde(rename = "sessionAffinityConfig", skip_serializing_if = "Option::is_none")]
     pub session_affinity_config: Option<
@@ -99,7 +99,7 @@ pub struct ServiceSpec {
     >,
     /// TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints. Implementations can use this field as a hint, but are not required to guarantee strict adherence. If the field is not set, the implementation will apply its default routing strategy. If set to "PreferClose", implementations should prioritize endpoints that are in the same zone.
     #[serde(rename = "trafficDistribution", skip_serializing_if = "Option::is_none")]
-    pub traffic_distribution: Option<::k8s_client_runtime::CompactString>,
+    pub traffic_distribution: Option<::k8s_client_runtime::LeanString>,
     /// type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types
     ///
     /// Possible enum values:
@@ -108,7 +108,7 @@ pub struct ServiceSpec {
     ///  - `"LoadBalancer"` means a service will be exposed via an external load balancer (if the cloud provider supports it), in addition to 'NodePort' type.
     ///  - `"NodePort"` means a service will be exposed on one port of every node, in addition to 'ClusterIP' type.
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::k8s_client_runtime::CompactString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ServiceSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -153,7 +153,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceSpec {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.allocate_load_balancer_node_ports = map.next_value()?,
-            1 => self.cluster_ip = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.cluster_ip),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(
@@ -168,10 +172,28 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceSpec {
                     ),
                 )?
             }
-            4 => self.external_name = map.next_value()?,
-            5 => self.external_traffic_policy = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.external_name,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.external_traffic_policy,
+                    ),
+                )?
+            }
             6 => self.health_check_node_port = map.next_value()?,
-            7 => self.internal_traffic_policy = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.internal_traffic_policy,
+                    ),
+                )?
+            }
             8 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(
@@ -179,9 +201,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceSpec {
                     ),
                 )?
             }
-            9 => self.ip_family_policy = map.next_value()?,
-            10 => self.load_balancer_class = map.next_value()?,
-            11 => self.load_balancer_ip = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.ip_family_policy,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.load_balancer_class,
+                    ),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.load_balancer_ip,
+                    ),
+                )?
+            }
             12 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(
@@ -198,7 +238,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceSpec {
             }
             14 => self.publish_not_ready_addresses = map.next_value()?,
             15 => self.selector = map.next_value()?,
-            16 => self.session_affinity = map.next_value()?,
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.session_affinity,
+                    ),
+                )?
+            }
             17 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
@@ -206,8 +252,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceSpec {
                     ),
                 )?
             }
-            18 => self.traffic_distribution = map.next_value()?,
-            19 => self.type_ = map.next_value()?,
+            18 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.traffic_distribution,
+                    ),
+                )?
+            }
+            19 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

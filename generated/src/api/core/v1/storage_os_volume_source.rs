@@ -5,7 +5,7 @@
 pub struct StorageOSVolumeSource {
     /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
     #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::k8s_client_runtime::CompactString>,
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
     /// readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -16,10 +16,10 @@ pub struct StorageOSVolumeSource {
     >,
     /// volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace.
     #[serde(rename = "volumeName", skip_serializing_if = "Option::is_none")]
-    pub volume_name: Option<::k8s_client_runtime::CompactString>,
+    pub volume_name: Option<::k8s_client_runtime::LeanString>,
     /// volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created.
     #[serde(rename = "volumeNamespace", skip_serializing_if = "Option::is_none")]
-    pub volume_namespace: Option<::k8s_client_runtime::CompactString>,
+    pub volume_namespace: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for StorageOSVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -48,15 +48,31 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageOSVolumeSource
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.fs_type = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
             1 => self.read_only = map.next_value()?,
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
                 )?
             }
-            3 => self.volume_name = map.next_value()?,
-            4 => self.volume_namespace = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_name,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_namespace,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,10 +5,10 @@
 pub struct Sysctl {
     /// Name of a property to set
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// Value of a property to set
     #[serde(rename = "value")]
-    pub value: ::k8s_client_runtime::CompactString,
+    pub value: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for Sysctl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Sysctl {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
-            1 => self.value = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.value),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

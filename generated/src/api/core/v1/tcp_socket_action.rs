@@ -5,7 +5,7 @@
 pub struct TCPSocketAction {
     /// Optional: Host name to connect to, defaults to the pod IP.
     #[serde(rename = "host", skip_serializing_if = "Option::is_none")]
-    pub host: Option<::k8s_client_runtime::CompactString>,
+    pub host: Option<::k8s_client_runtime::LeanString>,
     /// Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
     #[serde(rename = "port")]
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
@@ -34,7 +34,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for TCPSocketAction {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.host = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.host),
+                )?
+            }
             1 => self.port = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

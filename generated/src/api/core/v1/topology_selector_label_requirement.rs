@@ -5,10 +5,10 @@
 pub struct TopologySelectorLabelRequirement {
     /// The label key that the selector applies to.
     #[serde(rename = "key")]
-    pub key: ::k8s_client_runtime::CompactString,
+    pub key: ::k8s_client_runtime::LeanString,
     /// An array of string values. One value must match the label to be selected. Each entry in Values is ORed.
     #[serde(rename = "values")]
-    pub values: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    pub values: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for TopologySelectorLabelRequirement {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -35,7 +35,11 @@ for TopologySelectorLabelRequirement {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.key = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.key),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::List(&mut self.values),

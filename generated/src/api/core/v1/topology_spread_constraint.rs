@@ -13,7 +13,7 @@ pub struct TopologySpreadConstraint {
     /// This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default).
     #[serde(rename = "matchLabelKeys", skip_serializing_if = "Option::is_none")]
     pub match_label_keys: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// MaxSkew describes the degree to which pods may be unevenly distributed. When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference between the number of matching pods in the target topology and the global minimum. The global minimum is the minimum number of matching pods in an eligible domain or zero if the number of eligible domains is less than MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 2/2/1: In this case, the global minimum is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1, incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone. When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence to topologies that satisfy it. It's a required field. Default value is 1 and 0 is not allowed.
     #[serde(rename = "maxSkew")]
@@ -31,7 +31,7 @@ pub struct TopologySpreadConstraint {
     ///  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
     ///  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
     #[serde(rename = "nodeAffinityPolicy", skip_serializing_if = "Option::is_none")]
-    pub node_affinity_policy: Option<::k8s_client_runtime::CompactString>,
+    pub node_affinity_policy: Option<::k8s_client_runtime::LeanString>,
     /// NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
     ///
     /// If this value is nil, the behavior is equivalent to the Ignore policy.
@@ -40,10 +40,10 @@ pub struct TopologySpreadConstraint {
     ///  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
     ///  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
     #[serde(rename = "nodeTaintsPolicy", skip_serializing_if = "Option::is_none")]
-    pub node_taints_policy: Option<::k8s_client_runtime::CompactString>,
+    pub node_taints_policy: Option<::k8s_client_runtime::LeanString>,
     /// TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a "bucket", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is "kubernetes.io/hostname", each Node is a domain of that topology. And, if TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that topology. It's a required field.
     #[serde(rename = "topologyKey")]
-    pub topology_key: ::k8s_client_runtime::CompactString,
+    pub topology_key: ::k8s_client_runtime::LeanString,
     /// WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint. - DoNotSchedule (default) tells the scheduler not to schedule it. - ScheduleAnyway tells the scheduler to schedule the pod in any location,
     ///   but giving higher precedence to topologies that would help reduce the
     ///   skew.
@@ -53,7 +53,7 @@ pub struct TopologySpreadConstraint {
     ///  - `"DoNotSchedule"` instructs the scheduler not to schedule the pod when constraints are not satisfied.
     ///  - `"ScheduleAnyway"` instructs the scheduler to schedule the pod even if constraints are not satisfied.
     #[serde(rename = "whenUnsatisfiable")]
-    pub when_unsatisfiable: ::k8s_client_runtime::CompactString,
+    pub when_unsatisfiable: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for TopologySpreadConstraint {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -101,10 +101,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for TopologySpreadConstra
             }
             2 => self.max_skew = map.next_value()?,
             3 => self.min_domains = map.next_value()?,
-            4 => self.node_affinity_policy = map.next_value()?,
-            5 => self.node_taints_policy = map.next_value()?,
-            6 => self.topology_key = map.next_value()?,
-            7 => self.when_unsatisfiable = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.node_affinity_policy,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.node_taints_policy,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.topology_key),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(
+                        &mut self.when_unsatisfiable,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

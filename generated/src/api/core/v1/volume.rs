@@ -95,7 +95,7 @@ pub struct Volume {
     pub iscsi: Option<::std::boxed::Box<crate::api::core::v1::ISCSIVolumeSource>>,
     /// name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// nfs represents an NFS mount on the host that shares a pod's lifetime More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
     #[serde(rename = "nfs", skip_serializing_if = "Option::is_none")]
     pub nfs: Option<::std::boxed::Box<crate::api::core::v1::NFSVolumeSource>>,
@@ -296,7 +296,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Volume {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.iscsi),
                 )?
             }
-            19 => self.name = map.next_value()?,
+            19 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             20 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.nfs),

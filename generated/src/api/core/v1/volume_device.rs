@@ -5,10 +5,10 @@
 pub struct VolumeDevice {
     /// devicePath is the path inside of the container that the device will be mapped to.
     #[serde(rename = "devicePath")]
-    pub device_path: ::k8s_client_runtime::CompactString,
+    pub device_path: ::k8s_client_runtime::LeanString,
     /// name must match the name of a persistentVolumeClaim in the pod
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for VolumeDevice {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeDevice {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.device_path = map.next_value()?,
-            1 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.device_path),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

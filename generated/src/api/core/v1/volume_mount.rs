@@ -5,7 +5,7 @@
 pub struct VolumeMount {
     /// Path within the container at which the volume should be mounted.  Must not contain ':'.
     #[serde(rename = "mountPath")]
-    pub mount_path: ::k8s_client_runtime::CompactString,
+    pub mount_path: ::k8s_client_runtime::LeanString,
     /// mountPropagation determines how mounts are propagated from the host to container and the other way around. When not set, MountPropagationNone is used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified (which defaults to None).
     ///
     /// Possible enum values:
@@ -13,10 +13,10 @@ pub struct VolumeMount {
     ///  - `"HostToContainer"` means that the volume in a container will receive new mounts from the host or other containers, but filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode is recursively applied to all mounts in the volume ("rslave" in Linux terminology).
     ///  - `"None"` means that the volume in a container will not receive new mounts from the host or other containers, and filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode corresponds to "private" in Linux terminology.
     #[serde(rename = "mountPropagation", skip_serializing_if = "Option::is_none")]
-    pub mount_propagation: Option<::k8s_client_runtime::CompactString>,
+    pub mount_propagation: Option<::k8s_client_runtime::LeanString>,
     /// This must match the Name of a Volume.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false.
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
@@ -30,13 +30,13 @@ pub struct VolumeMount {
     ///
     /// If this field is not specified, it is treated as an equivalent of Disabled.
     #[serde(rename = "recursiveReadOnly", skip_serializing_if = "Option::is_none")]
-    pub recursive_read_only: Option<::k8s_client_runtime::CompactString>,
+    pub recursive_read_only: Option<::k8s_client_runtime::LeanString>,
     /// Path within the volume from which the container's volume should be mounted. Defaults to "" (volume's root).
     #[serde(rename = "subPath", skip_serializing_if = "Option::is_none")]
-    pub sub_path: Option<::k8s_client_runtime::CompactString>,
+    pub sub_path: Option<::k8s_client_runtime::LeanString>,
     /// Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to "" (volume's root). SubPathExpr and SubPath are mutually exclusive.
     #[serde(rename = "subPathExpr", skip_serializing_if = "Option::is_none")]
-    pub sub_path_expr: Option<::k8s_client_runtime::CompactString>,
+    pub sub_path_expr: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for VolumeMount {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -67,13 +67,43 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeMount {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.mount_path = map.next_value()?,
-            1 => self.mount_propagation = map.next_value()?,
-            2 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.mount_path),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.mount_propagation,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             3 => self.read_only = map.next_value()?,
-            4 => self.recursive_read_only = map.next_value()?,
-            5 => self.sub_path = map.next_value()?,
-            6 => self.sub_path_expr = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.recursive_read_only,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.sub_path),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.sub_path_expr,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

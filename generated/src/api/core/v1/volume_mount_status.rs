@@ -5,16 +5,16 @@
 pub struct VolumeMountStatus {
     /// MountPath corresponds to the original VolumeMount.
     #[serde(rename = "mountPath")]
-    pub mount_path: ::k8s_client_runtime::CompactString,
+    pub mount_path: ::k8s_client_runtime::LeanString,
     /// Name corresponds to the name of the original VolumeMount.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// ReadOnly corresponds to the original VolumeMount.
     #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result.
     #[serde(rename = "recursiveReadOnly", skip_serializing_if = "Option::is_none")]
-    pub recursive_read_only: Option<::k8s_client_runtime::CompactString>,
+    pub recursive_read_only: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for VolumeMountStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -42,10 +42,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeMountStatus {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.mount_path = map.next_value()?,
-            1 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.mount_path),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             2 => self.read_only = map.next_value()?,
-            3 => self.recursive_read_only = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.recursive_read_only,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

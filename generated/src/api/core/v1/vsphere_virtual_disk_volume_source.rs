@@ -5,16 +5,16 @@
 pub struct VsphereVirtualDiskVolumeSource {
     /// fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
     #[serde(rename = "fsType", skip_serializing_if = "Option::is_none")]
-    pub fs_type: Option<::k8s_client_runtime::CompactString>,
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
     /// storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName.
     #[serde(rename = "storagePolicyID", skip_serializing_if = "Option::is_none")]
-    pub storage_policy_id: Option<::k8s_client_runtime::CompactString>,
+    pub storage_policy_id: Option<::k8s_client_runtime::LeanString>,
     /// storagePolicyName is the storage Policy Based Management (SPBM) profile name.
     #[serde(rename = "storagePolicyName", skip_serializing_if = "Option::is_none")]
-    pub storage_policy_name: Option<::k8s_client_runtime::CompactString>,
+    pub storage_policy_name: Option<::k8s_client_runtime::LeanString>,
     /// volumePath is the path that identifies vSphere volume vmdk
     #[serde(rename = "volumePath")]
-    pub volume_path: ::k8s_client_runtime::CompactString,
+    pub volume_path: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for VsphereVirtualDiskVolumeSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -43,10 +43,30 @@ for VsphereVirtualDiskVolumeSource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.fs_type = map.next_value()?,
-            1 => self.storage_policy_id = map.next_value()?,
-            2 => self.storage_policy_name = map.next_value()?,
-            3 => self.volume_path = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_policy_id,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_policy_name,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.volume_path),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

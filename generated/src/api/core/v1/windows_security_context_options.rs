@@ -5,16 +5,16 @@
 pub struct WindowsSecurityContextOptions {
     /// GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field.
     #[serde(rename = "gmsaCredentialSpec", skip_serializing_if = "Option::is_none")]
-    pub gmsa_credential_spec: Option<::k8s_client_runtime::CompactString>,
+    pub gmsa_credential_spec: Option<::k8s_client_runtime::LeanString>,
     /// GMSACredentialSpecName is the name of the GMSA credential spec to use.
     #[serde(rename = "gmsaCredentialSpecName", skip_serializing_if = "Option::is_none")]
-    pub gmsa_credential_spec_name: Option<::k8s_client_runtime::CompactString>,
+    pub gmsa_credential_spec_name: Option<::k8s_client_runtime::LeanString>,
     /// HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true.
     #[serde(rename = "hostProcess", skip_serializing_if = "Option::is_none")]
     pub host_process: Option<bool>,
     /// The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
     #[serde(rename = "runAsUserName", skip_serializing_if = "Option::is_none")]
-    pub run_as_user_name: Option<::k8s_client_runtime::CompactString>,
+    pub run_as_user_name: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for WindowsSecurityContextOptions {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -43,10 +43,28 @@ for WindowsSecurityContextOptions {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.gmsa_credential_spec = map.next_value()?,
-            1 => self.gmsa_credential_spec_name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.gmsa_credential_spec,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.gmsa_credential_spec_name,
+                    ),
+                )?
+            }
             2 => self.host_process = map.next_value()?,
-            3 => self.run_as_user_name = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.run_as_user_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,13 +5,13 @@
 pub struct WorkloadReference {
     /// Name defines the name of the Workload object this Pod belongs to. Workload must be in the same namespace as the Pod. If it doesn't match any existing Workload, the Pod will remain unschedulable until a Workload object is created and observed by the kube-scheduler. It must be a DNS subdomain.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// PodGroup is the name of the PodGroup within the Workload that this Pod belongs to. If it doesn't match any existing PodGroup within the Workload, the Pod will remain unschedulable until the Workload object is recreated and observed by the kube-scheduler. It must be a DNS label.
     #[serde(rename = "podGroup")]
-    pub pod_group: ::k8s_client_runtime::CompactString,
+    pub pod_group: ::k8s_client_runtime::LeanString,
     /// PodGroupReplicaKey specifies the replica key of the PodGroup to which this Pod belongs. It is used to distinguish pods belonging to different replicas of the same pod group. The pod group policy is applied separately to each replica. When set, it must be a DNS label.
     #[serde(rename = "podGroupReplicaKey", skip_serializing_if = "Option::is_none")]
-    pub pod_group_replica_key: Option<::k8s_client_runtime::CompactString>,
+    pub pod_group_replica_key: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for WorkloadReference {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -38,9 +38,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WorkloadReference {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
-            1 => self.pod_group = map.next_value()?,
-            2 => self.pod_group_replica_key = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.pod_group),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.pod_group_replica_key,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

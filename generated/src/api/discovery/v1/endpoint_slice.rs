@@ -9,7 +9,7 @@ pub struct EndpointSlice {
     ///  - `"FQDN"` represents a FQDN.
     ///  - `"IPv4"` represents an IPv4 Address.
     ///  - `"IPv6"` represents an IPv6 Address.
-    pub address_type: ::k8s_client_runtime::CompactString,
+    pub address_type: ::k8s_client_runtime::LeanString,
     /// endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.
     pub endpoints: ::k8s_client_runtime::ThinVec<crate::api::discovery::v1::Endpoint>,
     /// Standard object's metadata.
@@ -45,7 +45,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointSlice {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.address_type = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.address_type),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::StructList(&mut self.endpoints),

@@ -5,7 +5,7 @@
 pub struct ForZone {
     /// name represents the name of the zone.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ForZone {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -30,7 +30,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ForZone {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Event {
     /// action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters.
-    pub action: Option<::k8s_client_runtime::CompactString>,
+    pub action: Option<::k8s_client_runtime::LeanString>,
     /// deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.
     pub deprecated_count: Option<i32>,
     /// deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.
@@ -22,21 +22,21 @@ pub struct Event {
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.
-    pub note: Option<::k8s_client_runtime::CompactString>,
+    pub note: Option<::k8s_client_runtime::LeanString>,
     /// reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.
-    pub reason: Option<::k8s_client_runtime::CompactString>,
+    pub reason: Option<::k8s_client_runtime::LeanString>,
     /// regarding contains the object this Event is about. In most cases it's an Object reporting controller implements, e.g. ReplicaSetController implements ReplicaSets and this event is emitted because it acts on some changes in a ReplicaSet object.
     pub regarding: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// related is the optional secondary object for more complex actions. E.g. when regarding object triggers a creation or deletion of related object.
     pub related: Option<::std::boxed::Box<crate::api::core::v1::ObjectReference>>,
     /// reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events.
-    pub reporting_controller: Option<::k8s_client_runtime::CompactString>,
+    pub reporting_controller: Option<::k8s_client_runtime::LeanString>,
     /// reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. This field cannot be empty for new Events and it can have at most 128 characters.
-    pub reporting_instance: Option<::k8s_client_runtime::CompactString>,
+    pub reporting_instance: Option<::k8s_client_runtime::LeanString>,
     /// series is data about the Event series this event represents or nil if it's a singleton Event.
     pub series: Option<::std::boxed::Box<crate::api::events::v1::EventSeries>>,
     /// type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.
-    pub type_: Option<::k8s_client_runtime::CompactString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for Event {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -75,7 +75,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.action = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.action),
+                )?
+            }
             1 => self.deprecated_count = map.next_value()?,
             2 => self.deprecated_first_timestamp = map.next_value()?,
             3 => self.deprecated_last_timestamp = map.next_value()?,
@@ -92,8 +96,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
                 )?
             }
-            7 => self.note = map.next_value()?,
-            8 => self.reason = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.note),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
             9 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.regarding),
@@ -104,14 +116,30 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.related),
                 )?
             }
-            11 => self.reporting_controller = map.next_value()?,
-            12 => self.reporting_instance = map.next_value()?,
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.reporting_controller,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.reporting_instance,
+                    ),
+                )?
+            }
             13 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.series),
                 )?
             }
-            14 => self.type_ = map.next_value()?,
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -10,7 +10,7 @@ pub struct LimitResponse {
     >,
     /// `type` is "Queue" or "Reject". "Queue" means that requests that can not be executed upon arrival are held in a queue until they can be executed or a queuing limit is reached. "Reject" means that requests that can not be executed upon arrival are rejected. Required.
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for LimitResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -41,7 +41,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for LimitResponse {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.queuing),
                 )?
             }
-            1 => self.type_ = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -12,11 +12,11 @@ pub struct NonResourcePolicyRule {
     /// "*" matches all non-resource urls. if it is present, it must be the only entry. Required.
     #[serde(rename = "nonResourceURLs")]
     pub non_resource_urls: ::k8s_client_runtime::ThinVec<
-        ::k8s_client_runtime::CompactString,
+        ::k8s_client_runtime::LeanString,
     >,
     /// `verbs` is a list of matching verbs and may not be empty. "*" matches all verbs. If it is present, it must be the only entry. Required.
     #[serde(rename = "verbs")]
-    pub verbs: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    pub verbs: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for NonResourcePolicyRule {
     fn deserialize<D: ::serde::Deserializer<'de>>(

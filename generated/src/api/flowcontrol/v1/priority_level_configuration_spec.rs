@@ -15,7 +15,7 @@ pub struct PriorityLevelConfigurationSpec {
     >,
     /// `type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required.
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for PriorityLevelConfigurationSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -53,7 +53,11 @@ for PriorityLevelConfigurationSpec {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.limited),
                 )?
             }
-            2 => self.type_ = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,21 +5,21 @@
 pub struct ResourcePolicyRule {
     /// `apiGroups` is a list of matching API groups and may not be empty. "*" matches all API groups and, if present, must be the only entry. Required.
     #[serde(rename = "apiGroups")]
-    pub api_groups: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    pub api_groups: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     /// `clusterScope` indicates whether to match requests that do not specify a namespace (which happens either because the resource is not namespaced or the request targets all namespaces). If this field is omitted or false then the `namespaces` field must contain a non-empty list.
     #[serde(rename = "clusterScope", skip_serializing_if = "Option::is_none")]
     pub cluster_scope: Option<bool>,
     /// `namespaces` is a list of target namespaces that restricts matches.  A request that specifies a target namespace matches only if either (a) this list contains that target namespace or (b) this list contains "*".  Note that "*" matches any specified namespace but does not match a request that _does not specify_ a namespace (see the `clusterScope` field for that). This list may be empty, but only if `clusterScope` is true.
     #[serde(rename = "namespaces", skip_serializing_if = "Option::is_none")]
     pub namespaces: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// `resources` is a list of matching resources (i.e., lowercase and plural) with, if desired, subresource.  For example, [ "services", "nodes/status" ].  This list may not be empty. "*" matches all resources and, if present, must be the only entry. Required.
     #[serde(rename = "resources")]
-    pub resources: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    pub resources: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     /// `verbs` is a list of matching verbs and may not be empty. "*" matches all verbs and, if present, must be the only entry. Required.
     #[serde(rename = "verbs")]
-    pub verbs: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    pub verbs: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ResourcePolicyRule {
     fn deserialize<D: ::serde::Deserializer<'de>>(

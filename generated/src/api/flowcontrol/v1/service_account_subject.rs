@@ -5,10 +5,10 @@
 pub struct ServiceAccountSubject {
     /// `name` is the name of matching ServiceAccount objects, or "*" to match regardless of name. Required.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// `namespace` is the namespace of matching ServiceAccount objects. Required.
     #[serde(rename = "namespace")]
-    pub namespace: ::k8s_client_runtime::CompactString,
+    pub namespace: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ServiceAccountSubject {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -34,8 +34,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceAccountSubject
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
-            1 => self.namespace = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.namespace),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

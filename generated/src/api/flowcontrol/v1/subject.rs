@@ -8,7 +8,7 @@ pub struct Subject {
     pub group: Option<::std::boxed::Box<crate::api::flowcontrol::v1::GroupSubject>>,
     /// `kind` indicates which one of the other fields is non-empty. Required
     #[serde(rename = "kind")]
-    pub kind: ::k8s_client_runtime::CompactString,
+    pub kind: ::k8s_client_runtime::LeanString,
     /// `serviceAccount` matches ServiceAccounts.
     #[serde(rename = "serviceAccount", skip_serializing_if = "Option::is_none")]
     pub service_account: Option<
@@ -49,7 +49,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Subject {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.group),
                 )?
             }
-            1 => self.kind = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.kind),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(

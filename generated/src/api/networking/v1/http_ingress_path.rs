@@ -8,7 +8,7 @@ pub struct HTTPIngressPath {
     pub backend: crate::api::networking::v1::IngressBackend,
     /// path is matched against the path of an incoming request. Currently it can contain characters disallowed from the conventional "path" part of a URL as defined by RFC 3986. Paths must begin with a '/' and must be present when using PathType with value "Exact" or "Prefix".
     #[serde(rename = "path", skip_serializing_if = "Option::is_none")]
-    pub path: Option<::k8s_client_runtime::CompactString>,
+    pub path: Option<::k8s_client_runtime::LeanString>,
     /// pathType determines the interpretation of the path matching. PathType can be one of the following values: * Exact: Matches the URL path exactly. * Prefix: Matches based on a URL path prefix split by '/'. Matching is
     ///   done on a path element by element basis. A path element refers is the
     ///   list of labels in the path split by the '/' separator. A request is a
@@ -26,7 +26,7 @@ pub struct HTTPIngressPath {
     ///  - `"ImplementationSpecific"` matching is up to the IngressClass. Implementations can treat this as a separate PathType or treat it identically to Prefix or Exact path types.
     ///  - `"Prefix"` matches based on a URL path prefix split by '/'. Matching is case sensitive and done on a path element by element basis. A path element refers to the list of labels in the path split by the '/' separator. A request is a match for path p if every p is an element-wise prefix of p of the request path. Note that if the last element of the path is a substring of the last element in request path, it is not a match (e.g. /foo/bar matches /foo/bar/baz, but does not match /foo/barbaz). If multiple matching paths exist in an Ingress spec, the longest matching path is given priority. Examples: - /foo/bar does not match requests to /foo/barbaz - /foo/bar matches request to /foo/bar and /foo/bar/baz - /foo and /foo/ both match requests to /foo and /foo/. If both paths are present in an Ingress spec, the longest matching path (/foo/) is given priority.
     #[serde(rename = "pathType")]
-    pub path_type: ::k8s_client_runtime::CompactString,
+    pub path_type: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for HTTPIngressPath {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -58,8 +58,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HTTPIngressPath {
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.backend),
                 )?
             }
-            1 => self.path = map.next_value()?,
-            2 => self.path_type = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.path_type),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

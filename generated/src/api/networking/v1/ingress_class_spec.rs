@@ -5,7 +5,7 @@
 pub struct IngressClassSpec {
     /// controller refers to the name of the controller that should handle this class. This allows for different "flavors" that are controlled by the same controller. For example, you may have different parameters for the same implementing controller. This should be specified as a domain-prefixed path no more than 250 characters in length, e.g. "acme.io/ingress-controller". This field is immutable.
     #[serde(rename = "controller", skip_serializing_if = "Option::is_none")]
-    pub controller: Option<::k8s_client_runtime::CompactString>,
+    pub controller: Option<::k8s_client_runtime::LeanString>,
     /// parameters is a link to a custom resource containing additional configuration for the controller. This is optional if the controller does not require extra parameters.
     #[serde(rename = "parameters", skip_serializing_if = "Option::is_none")]
     pub parameters: Option<
@@ -36,7 +36,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressClassSpec {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.controller = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.controller),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.parameters),

@@ -5,10 +5,10 @@
 pub struct IngressLoadBalancerIngress {
     /// hostname is set for load-balancer ingress points that are DNS based.
     #[serde(rename = "hostname", skip_serializing_if = "Option::is_none")]
-    pub hostname: Option<::k8s_client_runtime::CompactString>,
+    pub hostname: Option<::k8s_client_runtime::LeanString>,
     /// ip is set for load-balancer ingress points that are IP based.
     #[serde(rename = "ip", skip_serializing_if = "Option::is_none")]
-    pub ip: Option<::k8s_client_runtime::CompactString>,
+    pub ip: Option<::k8s_client_runtime::LeanString>,
     /// ports provides information about the ports exposed by this LoadBalancer.
     #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
     pub ports: Option<
@@ -40,8 +40,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressLoadBalancerIn
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.hostname = map.next_value()?,
-            1 => self.ip = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.hostname),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.ip),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

@@ -12,7 +12,7 @@ pub struct IngressRule {
     ///
     /// host can be "precise" which is a domain name without the terminating dot of a network host (e.g. "foo.bar.com") or "wildcard", which is a domain name prefixed with a single wildcard label (e.g. "*.foo.com"). The wildcard character '*' must appear by itself as the first DNS label and matches only a single label. You cannot have a wildcard label by itself (e.g. Host == "*"). Requests will be matched against the Host field in the following way: 1. If host is precise, the request matches this rule if the http host header is equal to Host. 2. If host is a wildcard, then the request matches this rule if the http host header is to equal to the suffix (removing the first label) of the wildcard rule.
     #[serde(rename = "host", skip_serializing_if = "Option::is_none")]
-    pub host: Option<::k8s_client_runtime::CompactString>,
+    pub host: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "http", skip_serializing_if = "Option::is_none")]
     pub http: Option<
         ::std::boxed::Box<crate::api::networking::v1::HTTPIngressRuleValue>,
@@ -42,7 +42,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressRule {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.host = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.host),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.http),

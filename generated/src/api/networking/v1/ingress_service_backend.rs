@@ -5,7 +5,7 @@
 pub struct IngressServiceBackend {
     /// name is the referenced service. The service must exist in the same namespace as the Ingress object.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// port of the referenced service. A port name or port number is required for a IngressServiceBackend.
     #[serde(rename = "port", skip_serializing_if = "Option::is_none")]
     pub port: Option<::std::boxed::Box<crate::api::networking::v1::ServiceBackendPort>>,
@@ -34,7 +34,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressServiceBackend
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.port),

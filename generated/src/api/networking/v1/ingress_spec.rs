@@ -10,7 +10,7 @@ pub struct IngressSpec {
     >,
     /// ingressClassName is the name of an IngressClass cluster resource. Ingress controller implementations use this field to know whether they should be serving this Ingress resource, by a transitive connection (controller -> IngressClass -> Ingress resource). Although the `kubernetes.io/ingress.class` annotation (simple constant name) was never formally defined, it was widely supported by Ingress controllers to create a direct binding between Ingress controller and Ingress resources. Newly created Ingress resources should prefer using the field. However, even though the annotation is officially deprecated, for backwards compatibility reasons, ingress controllers should still honor that annotation if present.
     #[serde(rename = "ingressClassName", skip_serializing_if = "Option::is_none")]
-    pub ingress_class_name: Option<::k8s_client_runtime::CompactString>,
+    pub ingress_class_name: Option<::k8s_client_runtime::LeanString>,
     /// rules is a list of host rules used to configure the Ingress. If unspecified, or no rule matches, all traffic is sent to the default backend.
     #[serde(rename = "rules", skip_serializing_if = "Option::is_none")]
     pub rules: Option<
@@ -55,7 +55,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressSpec {
                     ),
                 )?
             }
-            1 => self.ingress_class_name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.ingress_class_name,
+                    ),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

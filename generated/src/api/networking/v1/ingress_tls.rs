@@ -5,12 +5,10 @@
 pub struct IngressTLS {
     /// hosts is a list of hosts included in the TLS certificate. The values in this list must match the name/s used in the tlsSecret. Defaults to the wildcard host setting for the loadbalancer controller fulfilling this Ingress, if left unspecified.
     #[serde(rename = "hosts", skip_serializing_if = "Option::is_none")]
-    pub hosts: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub hosts: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// secretName is the name of the secret used to terminate TLS traffic on port 443. Field is left optional to allow TLS routing based on SNI hostname alone. If the SNI host in a listener conflicts with the "Host" header field used by an IngressRule, the SNI host is used for termination and value of the "Host" header is used for routing.
     #[serde(rename = "secretName", skip_serializing_if = "Option::is_none")]
-    pub secret_name: Option<::k8s_client_runtime::CompactString>,
+    pub secret_name: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for IngressTLS {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -41,7 +39,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressTLS {
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.hosts),
                 )?
             }
-            1 => self.secret_name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.secret_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

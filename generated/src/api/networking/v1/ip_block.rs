@@ -5,12 +5,10 @@
 pub struct IPBlock {
     /// cidr is a string representing the IPBlock Valid examples are "192.168.1.0/24" or "2001:db8::/64"
     #[serde(rename = "cidr")]
-    pub cidr: ::k8s_client_runtime::CompactString,
+    pub cidr: ::k8s_client_runtime::LeanString,
     /// except is a slice of CIDRs that should not be included within an IPBlock Valid examples are "192.168.1.0/24" or "2001:db8::/64" Except values will be rejected if they are outside the cidr range
     #[serde(rename = "except", skip_serializing_if = "Option::is_none")]
-    pub except: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub except: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
 }
 impl<'de> ::serde::Deserialize<'de> for IPBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -36,7 +34,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IPBlock {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.cidr = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.cidr),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.except),

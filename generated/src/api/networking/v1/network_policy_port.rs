@@ -16,7 +16,7 @@ pub struct NetworkPolicyPort {
     ///  - `"TCP"` is the TCP protocol.
     ///  - `"UDP"` is the UDP protocol.
     #[serde(rename = "protocol", skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<::k8s_client_runtime::CompactString>,
+    pub protocol: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for NetworkPolicyPort {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -45,7 +45,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NetworkPolicyPort {
         match index {
             0 => self.end_port = map.next_value()?,
             1 => self.port = map.next_value()?,
-            2 => self.protocol = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.protocol),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

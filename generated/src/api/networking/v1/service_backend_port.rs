@@ -5,7 +5,7 @@
 pub struct ServiceBackendPort {
     /// name is the name of the port on the Service. This is a mutually exclusive setting with "Number".
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// number is the numerical port number (e.g. 80) on the Service. This is a mutually exclusive setting with "Name".
     #[serde(rename = "number", skip_serializing_if = "Option::is_none")]
     pub number: Option<i32>,
@@ -34,7 +34,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceBackendPort {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
             1 => self.number = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -5,16 +5,16 @@
 pub struct ParentReference {
     /// Group is the group of the object being referenced.
     #[serde(rename = "group", skip_serializing_if = "Option::is_none")]
-    pub group: Option<::k8s_client_runtime::CompactString>,
+    pub group: Option<::k8s_client_runtime::LeanString>,
     /// Name is the name of the object being referenced.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// Namespace is the namespace of the object being referenced.
     #[serde(rename = "namespace", skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::k8s_client_runtime::CompactString>,
+    pub namespace: Option<::k8s_client_runtime::LeanString>,
     /// Resource is the resource of the object being referenced.
     #[serde(rename = "resource")]
-    pub resource: ::k8s_client_runtime::CompactString,
+    pub resource: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ParentReference {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -42,10 +42,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ParentReference {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.group = map.next_value()?,
-            1 => self.name = map.next_value()?,
-            2 => self.namespace = map.next_value()?,
-            3 => self.resource = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.group),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.namespace),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.resource),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,9 +5,7 @@
 pub struct ServiceCIDRSpec {
     /// CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.
     #[serde(rename = "cidrs", skip_serializing_if = "Option::is_none")]
-    pub cidrs: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub cidrs: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
 }
 impl<'de> ::serde::Deserialize<'de> for ServiceCIDRSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(

@@ -31,7 +31,7 @@ pub struct PodDisruptionBudgetSpec {
         rename = "unhealthyPodEvictionPolicy",
         skip_serializing_if = "Option::is_none"
     )]
-    pub unhealthy_pod_eviction_policy: Option<::k8s_client_runtime::CompactString>,
+    pub unhealthy_pod_eviction_policy: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for PodDisruptionBudgetSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -66,7 +66,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodDisruptionBudgetSp
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.selector),
                 )?
             }
-            3 => self.unhealthy_pod_eviction_policy = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.unhealthy_pod_eviction_policy,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

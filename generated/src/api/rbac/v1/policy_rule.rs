@@ -6,26 +6,26 @@ pub struct PolicyRule {
     /// APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups.
     #[serde(rename = "apiGroups", skip_serializing_if = "Option::is_none")]
     pub api_groups: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"),  but not both.
     #[serde(rename = "nonResourceURLs", skip_serializing_if = "Option::is_none")]
     pub non_resource_urls: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.
     #[serde(rename = "resourceNames", skip_serializing_if = "Option::is_none")]
     pub resource_names: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// Resources is a list of resources this rule applies to. '*' represents all resources.
     #[serde(rename = "resources", skip_serializing_if = "Option::is_none")]
     pub resources: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs.
     #[serde(rename = "verbs")]
-    pub verbs: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    pub verbs: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for PolicyRule {
     fn deserialize<D: ::serde::Deserializer<'de>>(

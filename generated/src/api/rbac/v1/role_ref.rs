@@ -5,13 +5,13 @@
 pub struct RoleRef {
     /// APIGroup is the group for the resource being referenced
     #[serde(rename = "apiGroup")]
-    pub api_group: ::k8s_client_runtime::CompactString,
+    pub api_group: ::k8s_client_runtime::LeanString,
     /// Kind is the type of resource being referenced
     #[serde(rename = "kind")]
-    pub kind: ::k8s_client_runtime::CompactString,
+    pub kind: ::k8s_client_runtime::LeanString,
     /// Name is the name of resource being referenced
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for RoleRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -38,9 +38,21 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for RoleRef {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.api_group = map.next_value()?,
-            1 => self.kind = map.next_value()?,
-            2 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.api_group),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.kind),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,16 +5,16 @@
 pub struct Subject {
     /// APIGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and Group subjects.
     #[serde(rename = "apiGroup", skip_serializing_if = "Option::is_none")]
-    pub api_group: Option<::k8s_client_runtime::CompactString>,
+    pub api_group: Option<::k8s_client_runtime::LeanString>,
     /// Kind of object being referenced. Values defined by this API group are "User", "Group", and "ServiceAccount". If the Authorizer does not recognized the kind value, the Authorizer should report an error.
     #[serde(rename = "kind")]
-    pub kind: ::k8s_client_runtime::CompactString,
+    pub kind: ::k8s_client_runtime::LeanString,
     /// Name of the object being referenced.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// Namespace of the referenced object.  If the object kind is non-namespace, such as "User" or "Group", and this value is not empty the Authorizer should report an error.
     #[serde(rename = "namespace", skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::k8s_client_runtime::CompactString>,
+    pub namespace: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for Subject {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -42,10 +42,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Subject {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.api_group = map.next_value()?,
-            1 => self.kind = map.next_value()?,
-            2 => self.name = map.next_value()?,
-            3 => self.namespace = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.api_group),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.kind),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.namespace),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

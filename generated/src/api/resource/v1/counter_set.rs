@@ -12,7 +12,7 @@ pub struct CounterSet {
     pub counters: ::k8s_client_runtime::Map<crate::api::resource::v1::Counter>,
     /// Name defines the name of the counter set. It must be a DNS label.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for CounterSet {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -39,7 +39,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CounterSet {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.counters = ::k8s_client_runtime::codec::fields::or_default(map)?,
-            1 => self.name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

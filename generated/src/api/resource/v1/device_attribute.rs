@@ -11,10 +11,10 @@ pub struct DeviceAttribute {
     pub int: Option<i64>,
     /// StringValue is a string. Must not be longer than 64 characters.
     #[serde(rename = "string", skip_serializing_if = "Option::is_none")]
-    pub string: Option<::k8s_client_runtime::CompactString>,
+    pub string: Option<::k8s_client_runtime::LeanString>,
     /// VersionValue is a semantic version according to semver.org spec 2.0.0. Must not be longer than 64 characters.
     #[serde(rename = "version", skip_serializing_if = "Option::is_none")]
-    pub version: Option<::k8s_client_runtime::CompactString>,
+    pub version: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceAttribute {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -44,8 +44,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceAttribute {
         match index {
             0 => self.bool = map.next_value()?,
             1 => self.int = map.next_value()?,
-            2 => self.string = map.next_value()?,
-            3 => self.version = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.string),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.version),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

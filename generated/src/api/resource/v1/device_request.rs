@@ -21,7 +21,7 @@ pub struct DeviceRequest {
     ///
     /// Must be a DNS label.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -60,7 +60,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceRequest {
                     ),
                 )?
             }
-            2 => self.name = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

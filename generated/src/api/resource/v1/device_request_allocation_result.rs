@@ -13,7 +13,7 @@ pub struct DeviceRequestAllocationResult {
     /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
     #[serde(rename = "bindingConditions", skip_serializing_if = "Option::is_none")]
     pub binding_conditions: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// BindingFailureConditions contains a copy of the BindingFailureConditions from the corresponding ResourceSlice at the time of allocation.
     ///
@@ -23,7 +23,7 @@ pub struct DeviceRequestAllocationResult {
         skip_serializing_if = "Option::is_none"
     )]
     pub binding_failure_conditions: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// ConsumedCapacity tracks the amount of capacity consumed per device as part of the claim request. The consumed amount may differ from the requested amount: it is rounded up to the nearest valid value based on the device’s requestPolicy if applicable (i.e., may not be less than the requested amount).
     ///
@@ -36,25 +36,25 @@ pub struct DeviceRequestAllocationResult {
     >,
     /// Device references one device instance via its name in the driver's resource pool. It must be a DNS label.
     #[serde(rename = "device")]
-    pub device: ::k8s_client_runtime::CompactString,
+    pub device: ::k8s_client_runtime::LeanString,
     /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to process the allocation once the claim is needed on a node.
     ///
     /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters.
     #[serde(rename = "driver")]
-    pub driver: ::k8s_client_runtime::CompactString,
+    pub driver: ::k8s_client_runtime::LeanString,
     /// This name together with the driver name and the device name field identify which device was allocated (`<driver name>/<pool name>/<device name>`).
     ///
     /// Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes.
     #[serde(rename = "pool")]
-    pub pool: ::k8s_client_runtime::CompactString,
+    pub pool: ::k8s_client_runtime::LeanString,
     /// Request is the name of the request in the claim which caused this device to be allocated. If it references a subrequest in the firstAvailable list on a DeviceRequest, this field must include both the name of the main request and the subrequest using the format <main request>/<subrequest>.
     ///
     /// Multiple devices may have been allocated per request.
     #[serde(rename = "request")]
-    pub request: ::k8s_client_runtime::CompactString,
+    pub request: ::k8s_client_runtime::LeanString,
     /// ShareID uniquely identifies an individual allocation share of the device, used when the device supports multiple simultaneous allocations. It serves as an additional map key to differentiate concurrent shares of the same device.
     #[serde(rename = "shareID", skip_serializing_if = "Option::is_none")]
-    pub share_id: Option<::k8s_client_runtime::CompactString>,
+    pub share_id: Option<::k8s_client_runtime::LeanString>,
     /// A copy of all tolerations specified in the request at the time when the device got allocated.
     ///
     /// The maximum number of tolerations is 16.
@@ -114,11 +114,31 @@ for DeviceRequestAllocationResult {
                 )?
             }
             3 => self.consumed_capacity = map.next_value()?,
-            4 => self.device = map.next_value()?,
-            5 => self.driver = map.next_value()?,
-            6 => self.pool = map.next_value()?,
-            7 => self.request = map.next_value()?,
-            8 => self.share_id = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.device),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.driver),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.pool),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.request),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.share_id),
+                )?
+            }
             9 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

@@ -24,7 +24,7 @@ pub struct DeviceSubRequest {
     ///  - `"All"`
     ///  - `"ExactCount"`
     #[serde(rename = "allocationMode", skip_serializing_if = "Option::is_none")]
-    pub allocation_mode: Option<::k8s_client_runtime::CompactString>,
+    pub allocation_mode: Option<::k8s_client_runtime::LeanString>,
     /// Capacity define resource requirements against each capacity.
     ///
     /// If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
@@ -43,12 +43,12 @@ pub struct DeviceSubRequest {
     ///
     /// Administrators may use this to restrict which devices may get requested by only installing classes with selectors for permitted devices. If users are free to request anything without restrictions, then administrators can create an empty DeviceClass for users to reference.
     #[serde(rename = "deviceClassName")]
-    pub device_class_name: ::k8s_client_runtime::CompactString,
+    pub device_class_name: ::k8s_client_runtime::LeanString,
     /// Name can be used to reference this subrequest in the list of constraints or the list of configurations for the claim. References must use the format <main request>/<subrequest>.
     ///
     /// Must be a DNS label.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this subrequest. All selectors must be satisfied for a device to be considered.
     #[serde(rename = "selectors", skip_serializing_if = "Option::is_none")]
     pub selectors: Option<
@@ -97,15 +97,31 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceSubRequest {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.allocation_mode = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.allocation_mode,
+                    ),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.capacity),
                 )?
             }
             2 => self.count = map.next_value()?,
-            3 => self.device_class_name = map.next_value()?,
-            4 => self.name = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(
+                        &mut self.device_class_name,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

@@ -9,7 +9,7 @@ pub struct OpaqueDeviceConfiguration {
     ///
     /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters.
     #[serde(rename = "driver")]
-    pub driver: ::k8s_client_runtime::CompactString,
+    pub driver: ::k8s_client_runtime::LeanString,
     /// Parameters can contain arbitrary data. It is the responsibility of the driver developer to handle validation and versioning. Typically this includes self-identification and a version ("kind" + "apiVersion" for Kubernetes types), with conversion between different versions.
     ///
     /// The length of the raw data must be smaller or equal to 10 Ki.
@@ -40,7 +40,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for OpaqueDeviceConfigura
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.driver = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.driver),
+                )?
+            }
             1 => self.parameters = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

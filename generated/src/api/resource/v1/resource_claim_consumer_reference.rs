@@ -5,16 +5,16 @@
 pub struct ResourceClaimConsumerReference {
     /// APIGroup is the group for the resource being referenced. It is empty for the core API. This matches the group in the APIVersion that is used when creating the resources.
     #[serde(rename = "apiGroup", skip_serializing_if = "Option::is_none")]
-    pub api_group: Option<::k8s_client_runtime::CompactString>,
+    pub api_group: Option<::k8s_client_runtime::LeanString>,
     /// Name is the name of resource being referenced.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// Resource is the type of resource being referenced, for example "pods".
     #[serde(rename = "resource")]
-    pub resource: ::k8s_client_runtime::CompactString,
+    pub resource: ::k8s_client_runtime::LeanString,
     /// UID identifies exactly one incarnation of the resource.
     #[serde(rename = "uid")]
-    pub uid: ::k8s_client_runtime::CompactString,
+    pub uid: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for ResourceClaimConsumerReference {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -43,10 +43,26 @@ for ResourceClaimConsumerReference {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.api_group = map.next_value()?,
-            1 => self.name = map.next_value()?,
-            2 => self.resource = map.next_value()?,
-            3 => self.uid = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.api_group),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.resource),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.uid),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -13,16 +13,16 @@ pub struct DeviceTaint {
     ///  - `"NoSchedule"` Do not allow new pods to schedule which use a tainted device unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running.
     ///  - `"None"` No effect, the taint is purely informational.
     #[serde(rename = "effect")]
-    pub effect: ::k8s_client_runtime::CompactString,
+    pub effect: ::k8s_client_runtime::LeanString,
     /// The taint key to be applied to a device. Must be a label name.
     #[serde(rename = "key")]
-    pub key: ::k8s_client_runtime::CompactString,
+    pub key: ::k8s_client_runtime::LeanString,
     /// TimeAdded represents the time at which the taint was added. Added automatically during create or update if not set.
     #[serde(rename = "timeAdded", skip_serializing_if = "Option::is_none")]
     pub time_added: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// The taint value corresponding to the taint key. Must be a label value.
     #[serde(rename = "value", skip_serializing_if = "Option::is_none")]
-    pub value: Option<::k8s_client_runtime::CompactString>,
+    pub value: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceTaint {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -50,10 +50,22 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceTaint {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.effect = map.next_value()?,
-            1 => self.key = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.effect),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.key),
+                )?
+            }
             2 => self.time_added = map.next_value()?,
-            3 => self.value = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.value),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -7,15 +7,15 @@ pub struct DeviceTaintSelector {
     ///
     /// Setting also driver and pool may be required to avoid ambiguity, but is not required.
     #[serde(rename = "device", skip_serializing_if = "Option::is_none")]
-    pub device: Option<::k8s_client_runtime::CompactString>,
+    pub device: Option<::k8s_client_runtime::LeanString>,
     /// If driver is set, only devices from that driver are selected. This fields corresponds to slice.spec.driver.
     #[serde(rename = "driver", skip_serializing_if = "Option::is_none")]
-    pub driver: Option<::k8s_client_runtime::CompactString>,
+    pub driver: Option<::k8s_client_runtime::LeanString>,
     /// If pool is set, only devices in that pool are selected.
     ///
     /// Also setting the driver name may be useful to avoid ambiguity when different drivers use the same pool name, but this is not required because selecting pools from different drivers may also be useful, for example when drivers with node-local devices use the node name as their pool name.
     #[serde(rename = "pool", skip_serializing_if = "Option::is_none")]
-    pub pool: Option<::k8s_client_runtime::CompactString>,
+    pub pool: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceTaintSelector {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -42,9 +42,21 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceTaintSelector {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.device = map.next_value()?,
-            1 => self.driver = map.next_value()?,
-            2 => self.pool = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.device),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.driver),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pool),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

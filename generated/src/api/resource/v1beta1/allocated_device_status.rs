@@ -21,12 +21,12 @@ pub struct AllocatedDeviceStatus {
     pub data: Option<crate::apimachinery::pkg::runtime::RawExtension>,
     /// Device references one device instance via its name in the driver's resource pool. It must be a DNS label.
     #[serde(rename = "device")]
-    pub device: ::k8s_client_runtime::CompactString,
+    pub device: ::k8s_client_runtime::LeanString,
     /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to process the allocation once the claim is needed on a node.
     ///
     /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters.
     #[serde(rename = "driver")]
-    pub driver: ::k8s_client_runtime::CompactString,
+    pub driver: ::k8s_client_runtime::LeanString,
     /// NetworkData contains network-related information specific to the device.
     #[serde(rename = "networkData", skip_serializing_if = "Option::is_none")]
     pub network_data: Option<
@@ -36,10 +36,10 @@ pub struct AllocatedDeviceStatus {
     ///
     /// Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes.
     #[serde(rename = "pool")]
-    pub pool: ::k8s_client_runtime::CompactString,
+    pub pool: ::k8s_client_runtime::LeanString,
     /// ShareID uniquely identifies an individual allocation share of the device.
     #[serde(rename = "shareID", skip_serializing_if = "Option::is_none")]
-    pub share_id: Option<::k8s_client_runtime::CompactString>,
+    pub share_id: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for AllocatedDeviceStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -78,8 +78,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AllocatedDeviceStatus
                 )?
             }
             1 => self.data = map.next_value()?,
-            2 => self.device = map.next_value()?,
-            3 => self.driver = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.device),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.driver),
+                )?
+            }
             4 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
@@ -87,8 +95,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AllocatedDeviceStatus
                     ),
                 )?
             }
-            5 => self.pool = map.next_value()?,
-            6 => self.share_id = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.pool),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.share_id),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -32,7 +32,7 @@ pub struct BasicDevice {
     /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
     #[serde(rename = "bindingConditions", skip_serializing_if = "Option::is_none")]
     pub binding_conditions: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// BindingFailureConditions defines the conditions for binding failure. They may be set in the per-device status conditions. If any is true, a binding failure occurred.
     ///
@@ -46,7 +46,7 @@ pub struct BasicDevice {
         skip_serializing_if = "Option::is_none"
     )]
     pub binding_failure_conditions: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// BindsToNode indicates if the usage of an allocation involving this device has to be limited to exactly the node that was chosen when allocating the claim. If set to true, the scheduler will set the ResourceClaim.Status.Allocation.NodeSelector to match the node where the allocation was made.
     ///
@@ -75,7 +75,7 @@ pub struct BasicDevice {
     ///
     /// Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
     #[serde(rename = "nodeName", skip_serializing_if = "Option::is_none")]
-    pub node_name: Option<::k8s_client_runtime::CompactString>,
+    pub node_name: Option<::k8s_client_runtime::LeanString>,
     /// NodeSelector defines the nodes where the device is available.
     ///
     /// Must use exactly one term.
@@ -152,7 +152,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for BasicDevice {
                     ),
                 )?
             }
-            8 => self.node_name = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_name),
+                )?
+            }
             9 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(

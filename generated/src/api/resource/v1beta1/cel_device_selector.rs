@@ -35,7 +35,7 @@ pub struct CELDeviceSelector {
     ///
     /// The length of the expression must be smaller or equal to 10 Ki. The cost of evaluating it is also limited based on the estimated number of logical steps.
     #[serde(rename = "expression")]
-    pub expression: ::k8s_client_runtime::CompactString,
+    pub expression: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for CELDeviceSelector {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -60,7 +60,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CELDeviceSelector {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.expression = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.expression),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

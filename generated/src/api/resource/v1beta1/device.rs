@@ -8,7 +8,7 @@ pub struct Device {
     pub basic: Option<::std::boxed::Box<crate::api::resource::v1beta1::BasicDevice>>,
     /// Name is unique identifier among all devices managed by the driver in the pool. It must be a DNS label.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for Device {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -39,7 +39,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Device {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.basic),
                 )?
             }
-            1 => self.name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -13,7 +13,7 @@ pub struct DeviceClaimConfiguration {
     /// References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests.
     #[serde(rename = "requests", skip_serializing_if = "Option::is_none")]
     pub requests: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceClaimConfiguration {

@@ -5,7 +5,7 @@
 pub struct DeviceCounterConsumption {
     /// CounterSet is the name of the set from which the counters defined will be consumed.
     #[serde(rename = "counterSet")]
-    pub counter_set: ::k8s_client_runtime::CompactString,
+    pub counter_set: ::k8s_client_runtime::LeanString,
     /// Counters defines the counters that will be consumed by the device.
     ///
     /// The maximum number of counters is 32.
@@ -36,7 +36,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceCounterConsumpt
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.counter_set = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.counter_set),
+                )?
+            }
             1 => self.counters = ::k8s_client_runtime::codec::fields::or_default(map)?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

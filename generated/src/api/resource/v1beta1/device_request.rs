@@ -32,7 +32,7 @@ pub struct DeviceRequest {
     ///  - `"All"`
     ///  - `"ExactCount"`
     #[serde(rename = "allocationMode", skip_serializing_if = "Option::is_none")]
-    pub allocation_mode: Option<::k8s_client_runtime::CompactString>,
+    pub allocation_mode: Option<::k8s_client_runtime::LeanString>,
     /// Capacity define resource requirements against each capacity.
     ///
     /// If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
@@ -53,7 +53,7 @@ pub struct DeviceRequest {
     ///
     /// Administrators may use this to restrict which devices may get requested by only installing classes with selectors for permitted devices. If users are free to request anything without restrictions, then administrators can create an empty DeviceClass for users to reference.
     #[serde(rename = "deviceClassName", skip_serializing_if = "Option::is_none")]
-    pub device_class_name: Option<::k8s_client_runtime::CompactString>,
+    pub device_class_name: Option<::k8s_client_runtime::LeanString>,
     /// FirstAvailable contains subrequests, of which exactly one will be satisfied by the scheduler to satisfy this request. It tries to satisfy them in the order in which they are listed here. So if there are two entries in the list, the scheduler will only check the second one if it determines that the first one cannot be used.
     ///
     /// This field may only be set in the entries of DeviceClaim.Requests.
@@ -67,7 +67,7 @@ pub struct DeviceRequest {
     ///
     /// Must be a DNS label and unique among all DeviceRequests in a ResourceClaim.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this request. All selectors must be satisfied for a device to be considered.
     ///
     /// This field can only be set when deviceClassName is set and no subrequests are specified in the firstAvailable list.
@@ -123,14 +123,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceRequest {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.admin_access = map.next_value()?,
-            1 => self.allocation_mode = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.allocation_mode,
+                    ),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.capacity),
                 )?
             }
             3 => self.count = map.next_value()?,
-            4 => self.device_class_name = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.device_class_name,
+                    ),
+                )?
+            }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
@@ -138,7 +150,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceRequest {
                     ),
                 )?
             }
-            6 => self.name = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             7 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

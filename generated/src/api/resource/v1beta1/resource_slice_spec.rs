@@ -21,14 +21,14 @@ pub struct ResourceSliceSpec {
     ///
     /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters. This field is immutable.
     #[serde(rename = "driver")]
-    pub driver: ::k8s_client_runtime::CompactString,
+    pub driver: ::k8s_client_runtime::LeanString,
     /// NodeName identifies the node which provides the resources in this pool. A field selector can be used to list only ResourceSlice objects belonging to a certain node.
     ///
     /// This field can be used to limit access from nodes to ResourceSlices with the same node name. It also indicates to autoscalers that adding new nodes of the same type as some old node might also make new resources available.
     ///
     /// Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set. This field is immutable.
     #[serde(rename = "nodeName", skip_serializing_if = "Option::is_none")]
-    pub node_name: Option<::k8s_client_runtime::CompactString>,
+    pub node_name: Option<::k8s_client_runtime::LeanString>,
     /// NodeSelector defines which nodes have access to the resources in the pool, when that pool is not limited to a single node.
     ///
     /// Must use exactly one term.
@@ -94,8 +94,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceSliceSpec {
                     ),
                 )?
             }
-            2 => self.driver = map.next_value()?,
-            3 => self.node_name = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.driver),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_name),
+                )?
+            }
             4 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(

@@ -13,7 +13,7 @@ pub struct DeviceAllocationConfiguration {
     /// References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests.
     #[serde(rename = "requests", skip_serializing_if = "Option::is_none")]
     pub requests: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// Source records whether the configuration comes from a class and thus is not something that a normal user would have been able to set or from a claim.
     ///
@@ -22,7 +22,7 @@ pub struct DeviceAllocationConfiguration {
     ///  - `"FromClaim"`
     ///  - `"FromClass"`
     #[serde(rename = "source")]
-    pub source: ::k8s_client_runtime::CompactString,
+    pub source: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceAllocationConfiguration {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -60,7 +60,11 @@ for DeviceAllocationConfiguration {
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.requests),
                 )?
             }
-            2 => self.source = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.source),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -16,7 +16,7 @@ pub struct DeviceClassSpec {
     ///
     /// This is an alpha field.
     #[serde(rename = "extendedResourceName", skip_serializing_if = "Option::is_none")]
-    pub extended_resource_name: Option<::k8s_client_runtime::CompactString>,
+    pub extended_resource_name: Option<::k8s_client_runtime::LeanString>,
     /// Each selector must be satisfied by a device which is claimed via this class.
     #[serde(rename = "selectors", skip_serializing_if = "Option::is_none")]
     pub selectors: Option<
@@ -55,7 +55,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceClassSpec {
                     ),
                 )?
             }
-            1 => self.extended_resource_name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.extended_resource_name,
+                    ),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

@@ -11,20 +11,20 @@ pub struct DeviceConstraint {
     ///
     /// This is useful for scenarios where resource requests must be fulfilled by separate physical devices. For example, a container requests two network interfaces that must be allocated from two different physical NICs.
     #[serde(rename = "distinctAttribute", skip_serializing_if = "Option::is_none")]
-    pub distinct_attribute: Option<::k8s_client_runtime::CompactString>,
+    pub distinct_attribute: Option<::k8s_client_runtime::LeanString>,
     /// MatchAttribute requires that all devices in question have this attribute and that its type and value are the same across those devices.
     ///
     /// For example, if you specified "dra.example.com/numa" (a hypothetical example!), then only devices in the same NUMA node will be chosen. A device which does not have that attribute will not be chosen. All devices should use a value of the same type for this attribute because that is part of its specification, but if one device doesn't, then it also will not be chosen.
     ///
     /// Must include the domain qualifier.
     #[serde(rename = "matchAttribute", skip_serializing_if = "Option::is_none")]
-    pub match_attribute: Option<::k8s_client_runtime::CompactString>,
+    pub match_attribute: Option<::k8s_client_runtime::LeanString>,
     /// Requests is a list of the one or more requests in this claim which must co-satisfy this constraint. If a request is fulfilled by multiple devices, then all of the devices must satisfy the constraint. If this is not specified, this constraint applies to all requests in this claim.
     ///
     /// References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the constraint applies to all subrequests.
     #[serde(rename = "requests", skip_serializing_if = "Option::is_none")]
     pub requests: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceConstraint {
@@ -52,8 +52,20 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceConstraint {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.distinct_attribute = map.next_value()?,
-            1 => self.match_attribute = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.distinct_attribute,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.match_attribute,
+                    ),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.requests),

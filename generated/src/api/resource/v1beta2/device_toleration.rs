@@ -11,10 +11,10 @@ pub struct DeviceToleration {
     ///  - `"NoSchedule"` Do not allow new pods to schedule which use a tainted device unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running.
     ///  - `"None"` No effect, the taint is purely informational.
     #[serde(rename = "effect", skip_serializing_if = "Option::is_none")]
-    pub effect: Option<::k8s_client_runtime::CompactString>,
+    pub effect: Option<::k8s_client_runtime::LeanString>,
     /// Key is the taint key that the toleration applies to. Empty means match all taint keys. If the key is empty, operator must be Exists; this combination means to match all values and all keys. Must be a label name.
     #[serde(rename = "key", skip_serializing_if = "Option::is_none")]
-    pub key: Option<::k8s_client_runtime::CompactString>,
+    pub key: Option<::k8s_client_runtime::LeanString>,
     /// Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a ResourceClaim can tolerate all taints of a particular category.
     ///
     ///
@@ -22,13 +22,13 @@ pub struct DeviceToleration {
     ///  - `"Equal"`
     ///  - `"Exists"`
     #[serde(rename = "operator", skip_serializing_if = "Option::is_none")]
-    pub operator: Option<::k8s_client_runtime::CompactString>,
+    pub operator: Option<::k8s_client_runtime::LeanString>,
     /// TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system. If larger than zero, the time when the pod needs to be evicted is calculated as <time when taint was adedd> + <toleration seconds>.
     #[serde(rename = "tolerationSeconds", skip_serializing_if = "Option::is_none")]
     pub toleration_seconds: Option<i64>,
     /// Value is the taint value the toleration matches to. If the operator is Exists, the value must be empty, otherwise just a regular string. Must be a label value.
     #[serde(rename = "value", skip_serializing_if = "Option::is_none")]
-    pub value: Option<::k8s_client_runtime::CompactString>,
+    pub value: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for DeviceToleration {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -57,11 +57,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceToleration {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.effect = map.next_value()?,
-            1 => self.key = map.next_value()?,
-            2 => self.operator = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.effect),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.key),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.operator),
+                )?
+            }
             3 => self.toleration_seconds = map.next_value()?,
-            4 => self.value = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.value),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -28,7 +28,7 @@ pub struct ExactDeviceRequest {
     ///  - `"All"`
     ///  - `"ExactCount"`
     #[serde(rename = "allocationMode", skip_serializing_if = "Option::is_none")]
-    pub allocation_mode: Option<::k8s_client_runtime::CompactString>,
+    pub allocation_mode: Option<::k8s_client_runtime::LeanString>,
     /// Capacity define resource requirements against each capacity.
     ///
     /// If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
@@ -47,7 +47,7 @@ pub struct ExactDeviceRequest {
     ///
     /// Administrators may use this to restrict which devices may get requested by only installing classes with selectors for permitted devices. If users are free to request anything without restrictions, then administrators can create an empty DeviceClass for users to reference.
     #[serde(rename = "deviceClassName")]
-    pub device_class_name: ::k8s_client_runtime::CompactString,
+    pub device_class_name: ::k8s_client_runtime::LeanString,
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this request. All selectors must be satisfied for a device to be considered.
     #[serde(rename = "selectors", skip_serializing_if = "Option::is_none")]
     pub selectors: Option<
@@ -97,14 +97,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ExactDeviceRequest {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.admin_access = map.next_value()?,
-            1 => self.allocation_mode = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.allocation_mode,
+                    ),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.capacity),
                 )?
             }
             3 => self.count = map.next_value()?,
-            4 => self.device_class_name = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(
+                        &mut self.device_class_name,
+                    ),
+                )?
+            }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

@@ -7,15 +7,15 @@ pub struct NetworkDeviceData {
     ///
     /// Must not be longer than 128 characters.
     #[serde(rename = "hardwareAddress", skip_serializing_if = "Option::is_none")]
-    pub hardware_address: Option<::k8s_client_runtime::CompactString>,
+    pub hardware_address: Option<::k8s_client_runtime::LeanString>,
     /// InterfaceName specifies the name of the network interface associated with the allocated device. This might be the name of a physical or virtual network interface being configured in the pod.
     ///
     /// Must not be longer than 256 characters.
     #[serde(rename = "interfaceName", skip_serializing_if = "Option::is_none")]
-    pub interface_name: Option<::k8s_client_runtime::CompactString>,
+    pub interface_name: Option<::k8s_client_runtime::LeanString>,
     /// IPs lists the network addresses assigned to the device's network interface. This can include both IPv4 and IPv6 addresses. The IPs are in the CIDR notation, which includes both the address and the associated subnet mask. e.g.: "192.0.2.5/24" for IPv4 and "2001:db8::5/64" for IPv6.
     #[serde(rename = "ips", skip_serializing_if = "Option::is_none")]
-    pub ips: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>>,
+    pub ips: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
 }
 impl<'de> ::serde::Deserialize<'de> for NetworkDeviceData {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -42,8 +42,20 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NetworkDeviceData {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.hardware_address = map.next_value()?,
-            1 => self.interface_name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.hardware_address,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.interface_name,
+                    ),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.ips),

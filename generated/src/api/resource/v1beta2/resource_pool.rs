@@ -12,7 +12,7 @@ pub struct ResourcePool {
     ///
     /// It must not be longer than 253 characters and must consist of one or more DNS sub-domains separated by slashes. This field is immutable.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// ResourceSliceCount is the total number of ResourceSlices in the pool at this generation number. Must be greater than zero.
     ///
     /// Consumers can use this to check whether they have seen all ResourceSlices belonging to the same pool.
@@ -45,7 +45,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourcePool {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.generation = map.next_value()?,
-            1 => self.name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             2 => self.resource_slice_count = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PriorityClass {
     /// description is an arbitrary string that usually provides guidelines on when this priority class should be used.
-    pub description: Option<::k8s_client_runtime::CompactString>,
+    pub description: Option<::k8s_client_runtime::LeanString>,
     /// globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.
     pub global_default: Option<bool>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
@@ -14,7 +14,7 @@ pub struct PriorityClass {
     /// Possible enum values:
     ///  - `"Never"` means that pod never preempts other pods with lower priority.
     ///  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
-    pub preemption_policy: Option<::k8s_client_runtime::CompactString>,
+    pub preemption_policy: Option<::k8s_client_runtime::LeanString>,
     /// value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.
     pub value: i32,
 }
@@ -45,14 +45,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PriorityClass {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.description = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.description,
+                    ),
+                )?
+            }
             1 => self.global_default = map.next_value()?,
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
                 )?
             }
-            3 => self.preemption_policy = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.preemption_policy,
+                    ),
+                )?
+            }
             4 => self.value = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

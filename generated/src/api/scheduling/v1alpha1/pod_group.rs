@@ -5,7 +5,7 @@
 pub struct PodGroup {
     /// Name is a unique identifier for the PodGroup within the Workload. It must be a DNS label. This field is immutable.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// Policy defines the scheduling policy for this PodGroup.
     #[serde(rename = "policy")]
     pub policy: crate::api::scheduling::v1alpha1::PodGroupPolicy,
@@ -34,7 +34,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodGroup {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.policy),

@@ -14,7 +14,7 @@ pub struct CSIDriverSpec {
     ///
     /// Defaults to ReadWriteOnceWithFSType, which will examine each volume to determine if Kubernetes should modify ownership and permissions of the volume. With the default policy the defined fsGroup will only be applied if a fstype is defined and the volume's access mode contains ReadWriteOnce.
     #[serde(rename = "fsGroupPolicy", skip_serializing_if = "Option::is_none")]
-    pub fs_group_policy: Option<::k8s_client_runtime::CompactString>,
+    pub fs_group_policy: Option<::k8s_client_runtime::LeanString>,
     /// nodeAllocatableUpdatePeriodSeconds specifies the interval between periodic updates of the CSINode allocatable capacity for this driver. When set, both periodic updates and updates triggered by capacity-related failures are enabled. If not set, no updates occur (neither periodic nor upon detecting capacity-related failures), and the allocatable.count remains static. The minimum allowed value for this field is 10 seconds.
     ///
     /// This is a beta feature and requires the MutableCSINodeAllocatableCount feature gate to be enabled.
@@ -96,7 +96,7 @@ pub struct CSIDriverSpec {
     /// This field is beta. This field is immutable.
     #[serde(rename = "volumeLifecycleModes", skip_serializing_if = "Option::is_none")]
     pub volume_lifecycle_modes: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for CSIDriverSpec {
@@ -132,7 +132,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIDriverSpec {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.attach_required = map.next_value()?,
-            1 => self.fs_group_policy = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.fs_group_policy,
+                    ),
+                )?
+            }
             2 => self.node_allocatable_update_period_seconds = map.next_value()?,
             3 => self.pod_info_on_mount = map.next_value()?,
             4 => self.requires_republish = map.next_value()?,

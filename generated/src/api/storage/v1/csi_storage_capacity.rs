@@ -30,7 +30,7 @@ pub struct CSIStorageCapacity {
         ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     >,
     /// storageClassName represents the name of the StorageClass that the reported capacity applies to. It must meet the same requirements as the name of a StorageClass object (non-empty, DNS subdomain). If that object no longer exists, the CSIStorageCapacity object is obsolete and should be removed by its creator. This field is immutable.
-    pub storage_class_name: ::k8s_client_runtime::CompactString,
+    pub storage_class_name: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for CSIStorageCapacity {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -73,7 +73,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIStorageCapacity {
                     ),
                 )?
             }
-            4 => self.storage_class_name = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(
+                        &mut self.storage_class_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

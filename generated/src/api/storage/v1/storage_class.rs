@@ -15,25 +15,25 @@ pub struct StorageClass {
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     /// mountOptions controls the mountOptions for dynamically provisioned PersistentVolumes of this storage class. e.g. ["ro", "soft"]. Not validated - mount of the PVs will simply fail if one is invalid.
     pub mount_options: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// parameters holds the parameters for the provisioner that should create volumes of this storage class.
     pub parameters: Option<::k8s_client_runtime::Map>,
     /// provisioner indicates the type of the provisioner.
-    pub provisioner: ::k8s_client_runtime::CompactString,
+    pub provisioner: ::k8s_client_runtime::LeanString,
     /// reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.
     ///
     /// Possible enum values:
     ///  - `"Delete"` means the volume will be deleted from Kubernetes on release from its claim. The volume plugin must support Deletion.
     ///  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
     ///  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
-    pub reclaim_policy: Option<::k8s_client_runtime::CompactString>,
+    pub reclaim_policy: Option<::k8s_client_runtime::LeanString>,
     /// volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.
     ///
     /// Possible enum values:
     ///  - `"Immediate"` indicates that PersistentVolumeClaims should be immediately provisioned and bound. This is the default mode.
     ///  - `"WaitForFirstConsumer"` indicates that PersistentVolumeClaims should not be provisioned and bound until the first Pod is created that references the PeristentVolumeClaim. The volume provisioning and binding will occur during Pod scheduing.
-    pub volume_binding_mode: Option<::k8s_client_runtime::CompactString>,
+    pub volume_binding_mode: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for StorageClass {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -86,9 +86,25 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageClass {
                 )?
             }
             4 => self.parameters = map.next_value()?,
-            5 => self.provisioner = map.next_value()?,
-            6 => self.reclaim_policy = map.next_value()?,
-            7 => self.volume_binding_mode = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.provisioner),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.reclaim_policy,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_binding_mode,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,7 +5,7 @@
 pub struct TokenRequest {
     /// audience is the intended audience of the token in "TokenRequestSpec". It will default to the audiences of kube apiserver.
     #[serde(rename = "audience")]
-    pub audience: ::k8s_client_runtime::CompactString,
+    pub audience: ::k8s_client_runtime::LeanString,
     /// expirationSeconds is the duration of validity of the token in "TokenRequestSpec". It has the same default value of "ExpirationSeconds" in "TokenRequestSpec".
     #[serde(rename = "expirationSeconds", skip_serializing_if = "Option::is_none")]
     pub expiration_seconds: Option<i64>,
@@ -34,7 +34,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenRequest {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.audience = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.audience),
+                )?
+            }
             1 => self.expiration_seconds = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -10,7 +10,7 @@ pub struct VolumeAttachmentSource {
     >,
     /// persistentVolumeName represents the name of the persistent volume to attach.
     #[serde(rename = "persistentVolumeName", skip_serializing_if = "Option::is_none")]
-    pub persistent_volume_name: Option<::k8s_client_runtime::CompactString>,
+    pub persistent_volume_name: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for VolumeAttachmentSource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -43,7 +43,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttachmentSourc
                     ),
                 )?
             }
-            1 => self.persistent_volume_name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.persistent_volume_name,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

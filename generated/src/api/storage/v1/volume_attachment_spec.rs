@@ -5,10 +5,10 @@
 pub struct VolumeAttachmentSpec {
     /// attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().
     #[serde(rename = "attacher")]
-    pub attacher: ::k8s_client_runtime::CompactString,
+    pub attacher: ::k8s_client_runtime::LeanString,
     /// nodeName represents the node that the volume should be attached to.
     #[serde(rename = "nodeName")]
-    pub node_name: ::k8s_client_runtime::CompactString,
+    pub node_name: ::k8s_client_runtime::LeanString,
     /// source represents the volume that should be attached.
     #[serde(rename = "source")]
     pub source: crate::api::storage::v1::VolumeAttachmentSource,
@@ -38,8 +38,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttachmentSpec 
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.attacher = map.next_value()?,
-            1 => self.node_name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.attacher),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.node_name),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.source),

@@ -10,7 +10,7 @@ pub struct VolumeError {
     pub error_code: Option<i32>,
     /// message represents the error encountered during Attach or Detach operation. This string may be logged, so it should not contain sensitive information.
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
-    pub message: Option<::k8s_client_runtime::CompactString>,
+    pub message: Option<::k8s_client_runtime::LeanString>,
     /// time represents the time the error was encountered.
     #[serde(rename = "time", skip_serializing_if = "Option::is_none")]
     pub time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -41,7 +41,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeError {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.error_code = map.next_value()?,
-            1 => self.message = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
             2 => self.time = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

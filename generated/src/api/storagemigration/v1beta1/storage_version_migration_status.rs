@@ -12,7 +12,7 @@ pub struct StorageVersionMigrationStatus {
     >,
     /// ResourceVersion to compare with the GC cache for performing the migration. This is the current resource version of given group, version and resource when kube-controller-manager first observes this StorageVersionMigration resource.
     #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<::k8s_client_runtime::CompactString>,
+    pub resource_version: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for StorageVersionMigrationStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -46,7 +46,13 @@ for StorageVersionMigrationStatus {
                     ),
                 )?
             }
-            1 => self.resource_version = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_version,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

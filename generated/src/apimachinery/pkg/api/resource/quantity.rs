@@ -51,5 +51,5 @@
 )]
 pub struct Quantity(
     #[serde(deserialize_with = "::k8s_client_runtime::codec::deserialize_quantity")]
-    pub ::k8s_client_runtime::CompactString,
+    pub ::k8s_client_runtime::LeanString,
 );

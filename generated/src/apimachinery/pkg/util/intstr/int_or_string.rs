@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum IntOrString {
     Int(i32),
-    String(::k8s_client_runtime::CompactString),
+    String(::k8s_client_runtime::LeanString),
 }
 impl ::std::default::Default for IntOrString {
     fn default() -> Self {

@@ -146,7 +146,7 @@ pub struct WidgetSpec {
     #[serde(rename = "size", skip_serializing_if = "Option::is_none")]
     pub size: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,
     #[serde(rename = "tags", skip_serializing_if = "Option::is_none")]
-    pub tags: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>>,
+    pub tags: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     #[serde(rename = "template", skip_serializing_if = "Option::is_none")]
     pub template: Option<::serde_json::Value>,
 }
@@ -269,7 +269,7 @@ impl<'de> ::serde::Deserialize<'de> for WidgetSpecColor {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct WidgetSpecPorts {
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     #[serde(rename = "port")]
     pub port: i32,
     #[serde(rename = "protocol", skip_serializing_if = "Option::is_none")]
@@ -300,7 +300,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpecPorts {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             1 => self.port = map.next_value()?,
             2 => self.protocol = map.next_value()?,
             _ => {
@@ -380,7 +384,7 @@ pub struct WidgetStatus {
     #[serde(rename = "replicas", skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
     #[serde(rename = "selector", skip_serializing_if = "Option::is_none")]
-    pub selector: Option<::k8s_client_runtime::CompactString>,
+    pub selector: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for WidgetStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -417,7 +421,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetStatus {
             }
             1 => self.observed_generation = map.next_value()?,
             2 => self.replicas = map.next_value()?,
-            3 => self.selector = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.selector),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

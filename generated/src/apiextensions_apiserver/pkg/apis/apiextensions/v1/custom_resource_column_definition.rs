@@ -5,22 +5,22 @@
 pub struct CustomResourceColumnDefinition {
     /// description is a human readable description of this column.
     #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
-    pub description: Option<::k8s_client_runtime::CompactString>,
+    pub description: Option<::k8s_client_runtime::LeanString>,
     /// format is an optional OpenAPI type definition for this column. The 'name' format is applied to the primary identifier column to assist in clients identifying column is the resource name. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
     #[serde(rename = "format", skip_serializing_if = "Option::is_none")]
-    pub format: Option<::k8s_client_runtime::CompactString>,
+    pub format: Option<::k8s_client_runtime::LeanString>,
     /// jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against each custom resource to produce the value for this column.
     #[serde(rename = "jsonPath")]
-    pub json_path: ::k8s_client_runtime::CompactString,
+    pub json_path: ::k8s_client_runtime::LeanString,
     /// name is a human readable name for the column.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// priority is an integer defining the relative importance of this column compared to others. Lower numbers are considered higher priority. Columns that may be omitted in limited space scenarios should be given a priority greater than 0.
     #[serde(rename = "priority", skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
     /// type is an OpenAPI type definition for this column. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for CustomResourceColumnDefinition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -51,12 +51,34 @@ for CustomResourceColumnDefinition {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.description = map.next_value()?,
-            1 => self.format = map.next_value()?,
-            2 => self.json_path = map.next_value()?,
-            3 => self.name = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.description,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.format),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.json_path),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             4 => self.priority = map.next_value()?,
-            5 => self.type_ = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

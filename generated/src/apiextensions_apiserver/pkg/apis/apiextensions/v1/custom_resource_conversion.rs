@@ -6,7 +6,7 @@ pub struct CustomResourceConversion {
     /// strategy specifies how custom resources are converted between versions. Allowed values are: - `"None"`: The converter only change the apiVersion and would not touch any other field in the custom resource. - `"Webhook"`: API Server will call to an external webhook to do the conversion. Additional information
     ///   is needed for this option. This requires spec.preserveUnknownFields to be false, and spec.conversion.webhook to be set.
     #[serde(rename = "strategy")]
-    pub strategy: ::k8s_client_runtime::CompactString,
+    pub strategy: ::k8s_client_runtime::LeanString,
     /// webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.
     #[serde(rename = "webhook", skip_serializing_if = "Option::is_none")]
     pub webhook: Option<
@@ -39,7 +39,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CustomResourceConvers
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.strategy = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.strategy),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.webhook),

@@ -8,19 +8,19 @@ pub struct CustomResourceDefinitionCondition {
     pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     /// message is a human-readable message indicating details about last transition.
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
-    pub message: Option<::k8s_client_runtime::CompactString>,
+    pub message: Option<::k8s_client_runtime::LeanString>,
     /// observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.
     #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// reason is a unique, one-word, CamelCase reason for the condition's last transition.
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::k8s_client_runtime::CompactString>,
+    pub reason: Option<::k8s_client_runtime::LeanString>,
     /// status is the status of the condition. Can be True, False, Unknown.
     #[serde(rename = "status")]
-    pub status: ::k8s_client_runtime::CompactString,
+    pub status: ::k8s_client_runtime::LeanString,
     /// type is the type of the condition. Types include Established, NamesAccepted and Terminating.
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for CustomResourceDefinitionCondition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -52,11 +52,27 @@ for CustomResourceDefinitionCondition {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.last_transition_time = map.next_value()?,
-            1 => self.message = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
             2 => self.observed_generation = map.next_value()?,
-            3 => self.reason = map.next_value()?,
-            4 => self.status = map.next_value()?,
-            5 => self.type_ = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.status),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -6,25 +6,25 @@ pub struct CustomResourceDefinitionNames {
     /// categories is a list of grouped resources this custom resource belongs to (e.g. 'all'). This is published in API discovery documents, and used by clients to support invocations like `kubectl get all`.
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
     pub categories: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// kind is the serialized kind of the resource. It is normally CamelCase and singular. Custom resource instances will use this value as the `kind` attribute in API calls.
     #[serde(rename = "kind")]
-    pub kind: ::k8s_client_runtime::CompactString,
+    pub kind: ::k8s_client_runtime::LeanString,
     /// listKind is the serialized kind of the list for this resource. Defaults to "`kind`List".
     #[serde(rename = "listKind", skip_serializing_if = "Option::is_none")]
-    pub list_kind: Option<::k8s_client_runtime::CompactString>,
+    pub list_kind: Option<::k8s_client_runtime::LeanString>,
     /// plural is the plural name of the resource to serve. The custom resources are served under `/apis/<group>/<version>/.../<plural>`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`). Must be all lowercase.
     #[serde(rename = "plural")]
-    pub plural: ::k8s_client_runtime::CompactString,
+    pub plural: ::k8s_client_runtime::LeanString,
     /// shortNames are short names for the resource, exposed in API discovery documents, and used by clients to support invocations like `kubectl get <shortname>`. It must be all lowercase.
     #[serde(rename = "shortNames", skip_serializing_if = "Option::is_none")]
     pub short_names: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.
     #[serde(rename = "singular", skip_serializing_if = "Option::is_none")]
-    pub singular: Option<::k8s_client_runtime::CompactString>,
+    pub singular: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for CustomResourceDefinitionNames {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -60,9 +60,21 @@ for CustomResourceDefinitionNames {
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.categories),
                 )?
             }
-            1 => self.kind = map.next_value()?,
-            2 => self.list_kind = map.next_value()?,
-            3 => self.plural = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.kind),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.list_kind),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.plural),
+                )?
+            }
             4 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(
@@ -70,7 +82,11 @@ for CustomResourceDefinitionNames {
                     ),
                 )?
             }
-            5 => self.singular = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.singular),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -12,7 +12,7 @@ pub struct CustomResourceDefinitionSpec {
     >,
     /// group is the API group of the defined custom resource. The custom resources are served under `/apis/<group>/...`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).
     #[serde(rename = "group")]
-    pub group: ::k8s_client_runtime::CompactString,
+    pub group: ::k8s_client_runtime::LeanString,
     /// names specify the resource and kind names for the custom resource.
     #[serde(rename = "names")]
     pub names: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNames,
@@ -21,7 +21,7 @@ pub struct CustomResourceDefinitionSpec {
     pub preserve_unknown_fields: Option<bool>,
     /// scope indicates whether the defined custom resource is cluster- or namespace-scoped. Allowed values are `Cluster` and `Namespaced`.
     #[serde(rename = "scope")]
-    pub scope: ::k8s_client_runtime::CompactString,
+    pub scope: ::k8s_client_runtime::LeanString,
     /// versions is the list of all API versions of the defined custom resource. Version names are used to compute the order in which served versions are listed in API discovery. If the version string is "kube-like", it will sort above non "kube-like" version strings, which are ordered lexicographically. "Kube-like" versions start with a "v", then are followed by a number (the major version), then optionally the string "alpha" or "beta" and another number (the minor version). These are sorted first by GA > beta > alpha (where GA is a version with no suffix such as beta or alpha), and then by comparing major version, then minor version. An example sorted list of versions: v10, v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.
     #[serde(rename = "versions")]
     pub versions: ::k8s_client_runtime::ThinVec<
@@ -61,14 +61,22 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CustomResourceDefinit
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.conversion),
                 )?
             }
-            1 => self.group = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.group),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.names),
                 )?
             }
             3 => self.preserve_unknown_fields = map.next_value()?,
-            4 => self.scope = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.scope),
+                )?
+            }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::StructList(&mut self.versions),

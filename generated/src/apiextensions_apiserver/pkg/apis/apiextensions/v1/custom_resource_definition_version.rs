@@ -18,10 +18,10 @@ pub struct CustomResourceDefinitionVersion {
     pub deprecated: Option<bool>,
     /// deprecationWarning overrides the default warning returned to API clients. May only be set when `deprecated` is true. The default warning indicates this version is deprecated and recommends use of the newest served version of equal or greater stability, if one exists.
     #[serde(rename = "deprecationWarning", skip_serializing_if = "Option::is_none")]
-    pub deprecation_warning: Option<::k8s_client_runtime::CompactString>,
+    pub deprecation_warning: Option<::k8s_client_runtime::LeanString>,
     /// name is the version name, e.g. “v1”, “v2beta1”, etc. The custom resources are served under this version at `/apis/<group>/<version>/...` if `served` is true.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// schema describes the schema used for validation, pruning, and defaulting of this version of the custom resource.
     #[serde(rename = "schema", skip_serializing_if = "Option::is_none")]
     pub schema: Option<
@@ -90,8 +90,18 @@ for CustomResourceDefinitionVersion {
                 )?
             }
             1 => self.deprecated = map.next_value()?,
-            2 => self.deprecation_warning = map.next_value()?,
-            3 => self.name = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.deprecation_warning,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             4 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.schema),

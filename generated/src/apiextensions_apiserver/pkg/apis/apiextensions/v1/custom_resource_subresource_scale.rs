@@ -5,13 +5,13 @@
 pub struct CustomResourceSubresourceScale {
     /// labelSelectorPath defines the JSON path inside of a custom resource that corresponds to Scale `status.selector`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.status` or `.spec`. Must be set to work with HorizontalPodAutoscaler. The field pointed by this JSON path must be a string field (not a complex selector struct) which contains a serialized label selector in string form. More info: https://kubernetes.io/docs/tasks/access-kubernetes-api/custom-resources/custom-resource-definitions#scale-subresource If there is no value under the given path in the custom resource, the `status.selector` value in the `/scale` subresource will default to the empty string.
     #[serde(rename = "labelSelectorPath", skip_serializing_if = "Option::is_none")]
-    pub label_selector_path: Option<::k8s_client_runtime::CompactString>,
+    pub label_selector_path: Option<::k8s_client_runtime::LeanString>,
     /// specReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `spec.replicas`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.spec`. If there is no value under the given path in the custom resource, the `/scale` subresource will return an error on GET.
     #[serde(rename = "specReplicasPath")]
-    pub spec_replicas_path: ::k8s_client_runtime::CompactString,
+    pub spec_replicas_path: ::k8s_client_runtime::LeanString,
     /// statusReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `status.replicas`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.status`. If there is no value under the given path in the custom resource, the `status.replicas` value in the `/scale` subresource will default to 0.
     #[serde(rename = "statusReplicasPath")]
-    pub status_replicas_path: ::k8s_client_runtime::CompactString,
+    pub status_replicas_path: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for CustomResourceSubresourceScale {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -39,9 +39,27 @@ for CustomResourceSubresourceScale {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.label_selector_path = map.next_value()?,
-            1 => self.spec_replicas_path = map.next_value()?,
-            2 => self.status_replicas_path = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.label_selector_path,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(
+                        &mut self.spec_replicas_path,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(
+                        &mut self.status_replicas_path,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

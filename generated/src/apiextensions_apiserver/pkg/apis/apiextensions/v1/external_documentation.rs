@@ -4,9 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct ExternalDocumentation {
     #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
-    pub description: Option<::k8s_client_runtime::CompactString>,
+    pub description: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "url", skip_serializing_if = "Option::is_none")]
-    pub url: Option<::k8s_client_runtime::CompactString>,
+    pub url: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ExternalDocumentation {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -32,8 +32,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ExternalDocumentation
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.description = map.next_value()?,
-            1 => self.url = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.description,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.url),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

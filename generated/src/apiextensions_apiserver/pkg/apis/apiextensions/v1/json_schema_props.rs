@@ -4,9 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct JSONSchemaProps {
     #[serde(rename = "$ref", skip_serializing_if = "Option::is_none")]
-    pub ref_path: Option<::k8s_client_runtime::CompactString>,
+    pub ref_path: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "$schema", skip_serializing_if = "Option::is_none")]
-    pub schema: Option<::k8s_client_runtime::CompactString>,
+    pub schema: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "additionalItems", skip_serializing_if = "Option::is_none")]
     pub additional_items: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool,
@@ -45,7 +45,7 @@ pub struct JSONSchemaProps {
         >,
     >,
     #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
-    pub description: Option<::k8s_client_runtime::CompactString>,
+    pub description: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
     pub enum_: Option<
         ::k8s_client_runtime::ThinVec<
@@ -70,9 +70,9 @@ pub struct JSONSchemaProps {
     ///
     /// - bsonobjectid: a bson object ID, i.e. a 24 characters hex string - uri: an URI as parsed by Golang net/url.ParseRequestURI - email: an email address as parsed by Golang net/mail.ParseAddress - hostname: a valid representation for an Internet host name, as defined by RFC 1034, section 3.1 [RFC1034]. - ipv4: an IPv4 IP as parsed by Golang net.ParseIP - ipv6: an IPv6 IP as parsed by Golang net.ParseIP - cidr: a CIDR as parsed by Golang net.ParseCIDR - mac: a MAC address as parsed by Golang net.ParseMAC - uuid: an UUID that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid3: an UUID3 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid4: an UUID4 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - uuid5: an UUID5 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - isbn: an ISBN10 or ISBN13 number string like "0321751043" or "978-0321751041" - isbn10: an ISBN10 number string like "0321751043" - isbn13: an ISBN13 number string like "978-0321751041" - creditcard: a credit card number defined by the regex ^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\\d{3})\\d{11})$ with any non digit characters mixed in - ssn: a U.S. social security number following the regex ^\\d{3}[- ]?\\d{2}[- ]?\\d{4}$ - hexcolor: an hexadecimal color code like "#FFFFFF: following the regex ^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$ - rgbcolor: an RGB color code like rgb like "rgb(255,255,2559" - byte: base64 encoded binary data - password: any kind of string - date: a date string like "2006-01-02" as defined by full-date in RFC3339 - duration: a duration string like "22 ns" as parsed by Golang time.ParseDuration or compatible with Scala duration format - datetime: a date time string like "2014-12-15T19:30:20.000Z" as defined by date-time in RFC3339.
     #[serde(rename = "format", skip_serializing_if = "Option::is_none")]
-    pub format: Option<::k8s_client_runtime::CompactString>,
+    pub format: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "id", skip_serializing_if = "Option::is_none")]
-    pub id: Option<::k8s_client_runtime::CompactString>,
+    pub id: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "items", skip_serializing_if = "Option::is_none")]
     pub items: Option<
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray,
@@ -110,7 +110,7 @@ pub struct JSONSchemaProps {
         >,
     >,
     #[serde(rename = "pattern", skip_serializing_if = "Option::is_none")]
-    pub pattern: Option<::k8s_client_runtime::CompactString>,
+    pub pattern: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "patternProperties", skip_serializing_if = "Option::is_none")]
     pub pattern_properties: Option<
         ::k8s_client_runtime::Map<
@@ -125,12 +125,12 @@ pub struct JSONSchemaProps {
     >,
     #[serde(rename = "required", skip_serializing_if = "Option::is_none")]
     pub required: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     #[serde(rename = "title", skip_serializing_if = "Option::is_none")]
-    pub title: Option<::k8s_client_runtime::CompactString>,
+    pub title: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::k8s_client_runtime::CompactString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
     pub unique_items: Option<bool>,
     /// x-kubernetes-embedded-resource defines that the value is an embedded Kubernetes runtime.Object, with TypeMeta and ObjectMeta. The type must be object. It is allowed to further restrict the embedded object. kind, apiVersion and metadata are validated automatically. x-kubernetes-preserve-unknown-fields is allowed to be true, but does not have to be if the object is fully specified (up to kind, apiVersion, metadata).
@@ -164,7 +164,7 @@ pub struct JSONSchemaProps {
         skip_serializing_if = "Option::is_none"
     )]
     pub x_kubernetes_list_map_keys: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// x-kubernetes-list-type annotates an array to further describe its topology. This extension must only be used on lists and may have 3 possible values:
     ///
@@ -181,7 +181,7 @@ pub struct JSONSchemaProps {
     ///      must only be used on a list with elements of type object.
     /// Defaults to atomic for arrays.
     #[serde(rename = "x-kubernetes-list-type", skip_serializing_if = "Option::is_none")]
-    pub x_kubernetes_list_type: Option<::k8s_client_runtime::CompactString>,
+    pub x_kubernetes_list_type: Option<::k8s_client_runtime::LeanString>,
     /// x-kubernetes-map-type annotates an object to further describe its topology. This extension must only be used when type is object and may have 2 possible values:
     ///
     /// 1) `granular`:
@@ -191,7 +191,7 @@ pub struct JSONSchemaProps {
     /// 2) `atomic`: the list is treated as a single entity, like a scalar.
     ///      Atomic maps will be entirely replaced when updated.
     #[serde(rename = "x-kubernetes-map-type", skip_serializing_if = "Option::is_none")]
-    pub x_kubernetes_map_type: Option<::k8s_client_runtime::CompactString>,
+    pub x_kubernetes_map_type: Option<::k8s_client_runtime::LeanString>,
     /// x-kubernetes-preserve-unknown-fields stops the API server decoding step from pruning fields which are not specified in the validation schema. This affects fields recursively, but switches back to normal pruning behaviour if nested properties or additionalProperties are specified in the schema. This can either be true or undefined. False is forbidden.
     #[serde(
         rename = "x-kubernetes-preserve-unknown-fields",
@@ -275,8 +275,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.ref_path = map.next_value()?,
-            1 => self.schema = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.ref_path),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.schema),
+                )?
+            }
             2 => self.additional_items = map.next_value()?,
             3 => self.additional_properties = map.next_value()?,
             4 => {
@@ -296,7 +304,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
             6 => self.default = map.next_value()?,
             7 => self.definitions = map.next_value()?,
             8 => self.dependencies = map.next_value()?,
-            9 => self.description = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.description,
+                    ),
+                )?
+            }
             10 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.enum_),
@@ -312,8 +326,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
                     ),
                 )?
             }
-            15 => self.format = map.next_value()?,
-            16 => self.id = map.next_value()?,
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.format),
+                )?
+            }
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.id),
+                )?
+            }
             17 => self.items = map.next_value()?,
             18 => self.max_items = map.next_value()?,
             19 => self.max_length = map.next_value()?,
@@ -337,7 +359,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
                     ),
                 )?
             }
-            30 => self.pattern = map.next_value()?,
+            30 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pattern),
+                )?
+            }
             31 => self.pattern_properties = map.next_value()?,
             32 => self.properties = map.next_value()?,
             33 => {
@@ -345,8 +371,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.required),
                 )?
             }
-            34 => self.title = map.next_value()?,
-            35 => self.type_ = map.next_value()?,
+            34 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.title),
+                )?
+            }
+            35 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
             36 => self.unique_items = map.next_value()?,
             37 => self.x_kubernetes_embedded_resource = map.next_value()?,
             38 => self.x_kubernetes_int_or_string = map.next_value()?,
@@ -357,8 +391,20 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
                     ),
                 )?
             }
-            40 => self.x_kubernetes_list_type = map.next_value()?,
-            41 => self.x_kubernetes_map_type = map.next_value()?,
+            40 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.x_kubernetes_list_type,
+                    ),
+                )?
+            }
+            41 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.x_kubernetes_map_type,
+                    ),
+                )?
+            }
             42 => self.x_kubernetes_preserve_unknown_fields = map.next_value()?,
             43 => {
                 map.next_value_seed(

@@ -13,7 +13,7 @@ pub struct WebhookConversion {
     /// conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects. The API server will use the first version in the list which it supports. If none of the versions specified in this list are supported by API server, conversion will fail for the custom resource. If a persisted Webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail.
     #[serde(rename = "conversionReviewVersions")]
     pub conversion_review_versions: ::k8s_client_runtime::ThinVec<
-        ::k8s_client_runtime::CompactString,
+        ::k8s_client_runtime::LeanString,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for WebhookConversion {

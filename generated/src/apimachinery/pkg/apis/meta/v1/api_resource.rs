@@ -6,37 +6,37 @@ pub struct APIResource {
     /// categories is a list of the grouped resources this resource belongs to (e.g. 'all')
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
     pub categories: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// group is the preferred group of the resource.  Empty implies the group of the containing resource list. For subresources, this may have a different value, for example: Scale".
     #[serde(rename = "group", skip_serializing_if = "Option::is_none")]
-    pub group: Option<::k8s_client_runtime::CompactString>,
+    pub group: Option<::k8s_client_runtime::LeanString>,
     /// kind is the kind for the resource (e.g. 'Foo' is the kind for a resource 'foo')
     #[serde(rename = "kind")]
-    pub kind: ::k8s_client_runtime::CompactString,
+    pub kind: ::k8s_client_runtime::LeanString,
     /// name is the plural name of the resource.
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// namespaced indicates if a resource is namespaced or not.
     #[serde(rename = "namespaced")]
     pub namespaced: bool,
     /// shortNames is a list of suggested short names of the resource.
     #[serde(rename = "shortNames", skip_serializing_if = "Option::is_none")]
     pub short_names: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     /// singularName is the singular name of the resource.  This allows clients to handle plural and singular opaquely. The singularName is more correct for reporting status on a single item and both singular and plural are allowed from the kubectl CLI interface.
     #[serde(rename = "singularName")]
-    pub singular_name: ::k8s_client_runtime::CompactString,
+    pub singular_name: ::k8s_client_runtime::LeanString,
     /// The hash value of the storage version, the version this resource is converted to when written to the data store. Value must be treated as opaque by clients. Only equality comparison on the value is valid. This is an alpha feature and may change or be removed in the future. The field is populated by the apiserver only if the StorageVersionHash feature gate is enabled. This field will remain optional even if it graduates.
     #[serde(rename = "storageVersionHash", skip_serializing_if = "Option::is_none")]
-    pub storage_version_hash: Option<::k8s_client_runtime::CompactString>,
+    pub storage_version_hash: Option<::k8s_client_runtime::LeanString>,
     /// verbs is a list of supported kube verbs (this includes get, list, watch, create, update, patch, delete, deletecollection, and proxy)
     #[serde(rename = "verbs")]
-    pub verbs: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+    pub verbs: ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     /// version is the preferred version of the resource.  Empty implies the version of the containing resource list For subresources, this may have a different value, for example: v1 (while inside a v1beta1 version of the core resource's group)".
     #[serde(rename = "version", skip_serializing_if = "Option::is_none")]
-    pub version: Option<::k8s_client_runtime::CompactString>,
+    pub version: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for APIResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -75,9 +75,21 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIResource {
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.categories),
                 )?
             }
-            1 => self.group = map.next_value()?,
-            2 => self.kind = map.next_value()?,
-            3 => self.name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.group),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.kind),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
             4 => self.namespaced = map.next_value()?,
             5 => {
                 map.next_value_seed(
@@ -86,14 +98,28 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIResource {
                     ),
                 )?
             }
-            6 => self.singular_name = map.next_value()?,
-            7 => self.storage_version_hash = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.singular_name),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_version_hash,
+                    ),
+                )?
+            }
             8 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::List(&mut self.verbs),
                 )?
             }
-            9 => self.version = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.version),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

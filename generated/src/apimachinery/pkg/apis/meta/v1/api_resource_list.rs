@@ -4,7 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIResourceList {
     /// groupVersion is the group and version this APIResourceList is for.
-    pub group_version: ::k8s_client_runtime::CompactString,
+    pub group_version: ::k8s_client_runtime::LeanString,
     /// resources contains the name of the resources and if they are namespaced.
     pub resources: ::k8s_client_runtime::ThinVec<
         crate::apimachinery::pkg::apis::meta::v1::APIResource,
@@ -34,7 +34,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIResourceList {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.group_version = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.group_version),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::StructList(&mut self.resources),

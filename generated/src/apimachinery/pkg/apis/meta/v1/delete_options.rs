@@ -5,12 +5,10 @@
 pub struct DeleteOptions {
     /// APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
     #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::k8s_client_runtime::CompactString>,
+    pub api_version: Option<::k8s_client_runtime::LeanString>,
     /// When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed
     #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
-    pub dry_run: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub dry_run: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately.
     #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
     pub grace_period_seconds: Option<i64>,
@@ -22,7 +20,7 @@ pub struct DeleteOptions {
     pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
     /// Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     #[serde(rename = "kind", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<::k8s_client_runtime::CompactString>,
+    pub kind: Option<::k8s_client_runtime::LeanString>,
     /// Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both.
     #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
     pub orphan_dependents: Option<bool>,
@@ -33,7 +31,7 @@ pub struct DeleteOptions {
     >,
     /// Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground.
     #[serde(rename = "propagationPolicy", skip_serializing_if = "Option::is_none")]
-    pub propagation_policy: Option<::k8s_client_runtime::CompactString>,
+    pub propagation_policy: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for DeleteOptions {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -65,7 +63,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeleteOptions {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.api_version = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.api_version,
+                    ),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.dry_run),
@@ -76,7 +80,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeleteOptions {
                 self.ignore_store_read_error_with_cluster_breaking_potential = map
                     .next_value()?;
             }
-            4 => self.kind = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
             5 => self.orphan_dependents = map.next_value()?,
             6 => {
                 map.next_value_seed(
@@ -85,7 +93,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeleteOptions {
                     ),
                 )?
             }
-            7 => self.propagation_policy = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.propagation_policy,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

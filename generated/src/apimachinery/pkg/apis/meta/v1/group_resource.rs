@@ -4,9 +4,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct GroupResource {
     #[serde(rename = "group")]
-    pub group: ::k8s_client_runtime::CompactString,
+    pub group: ::k8s_client_runtime::LeanString,
     #[serde(rename = "resource")]
-    pub resource: ::k8s_client_runtime::CompactString,
+    pub resource: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for GroupResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -32,8 +32,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for GroupResource {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.group = map.next_value()?,
-            1 => self.resource = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.group),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.resource),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,15 +5,13 @@
 pub struct LabelSelectorRequirement {
     /// key is the label key that the selector applies to.
     #[serde(rename = "key")]
-    pub key: ::k8s_client_runtime::CompactString,
+    pub key: ::k8s_client_runtime::LeanString,
     /// operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist.
     #[serde(rename = "operator")]
-    pub operator: ::k8s_client_runtime::CompactString,
+    pub operator: ::k8s_client_runtime::LeanString,
     /// values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.
     #[serde(rename = "values", skip_serializing_if = "Option::is_none")]
-    pub values: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub values: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
 }
 impl<'de> ::serde::Deserialize<'de> for LabelSelectorRequirement {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -40,8 +38,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for LabelSelectorRequirem
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.key = map.next_value()?,
-            1 => self.operator = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.key),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.operator),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.values),

@@ -5,16 +5,16 @@
 pub struct ListMeta {
     /// continue may be set if the user set a limit on the number of items returned, and indicates that the server has more data available. The value is opaque and may be used to issue another request to the endpoint that served this list to retrieve the next set of available objects. Continuing a consistent list may not be possible if the server configuration has changed or more than a few minutes have passed. The resourceVersion field returned when using this continue value will be identical to the value in the first response, unless you have received this token from an error message.
     #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
-    pub continue_: Option<::k8s_client_runtime::CompactString>,
+    pub continue_: Option<::k8s_client_runtime::LeanString>,
     /// remainingItemCount is the number of subsequent items in the list which are not included in this list response. If the list request contained label or field selectors, then the number of remaining items is unknown and the field will be left unset and omitted during serialization. If the list is complete (either because it is not chunking or because this is the last chunk), then there are no more remaining items and this field will be left unset and omitted during serialization. Servers older than v1.15 do not set this field. The intended use of the remainingItemCount is *estimating* the size of a collection. Clients should not rely on the remainingItemCount to be set or to be exact.
     #[serde(rename = "remainingItemCount", skip_serializing_if = "Option::is_none")]
     pub remaining_item_count: Option<i64>,
     /// String that identifies the server's internal version of this object that can be used by clients to determine when objects have changed. Value must be treated as opaque by clients and passed unmodified back to the server. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency
     #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<::k8s_client_runtime::CompactString>,
+    pub resource_version: Option<::k8s_client_runtime::LeanString>,
     /// Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.
     #[serde(rename = "selfLink", skip_serializing_if = "Option::is_none")]
-    pub self_link: Option<::k8s_client_runtime::CompactString>,
+    pub self_link: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ListMeta {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -42,10 +42,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ListMeta {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.continue_ = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.continue_),
+                )?
+            }
             1 => self.remaining_item_count = map.next_value()?,
-            2 => self.resource_version = map.next_value()?,
-            3 => self.self_link = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_version,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.self_link),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

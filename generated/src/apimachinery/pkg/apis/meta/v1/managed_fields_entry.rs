@@ -5,22 +5,22 @@
 pub struct ManagedFieldsEntry {
     /// APIVersion defines the version of this resource that this field set applies to. The format is "group/version" just like the top-level APIVersion field. It is necessary to track the version of a field set because it cannot be automatically converted.
     #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::k8s_client_runtime::CompactString>,
+    pub api_version: Option<::k8s_client_runtime::LeanString>,
     /// FieldsType is the discriminator for the different fields format and version. There is currently only one possible value: "FieldsV1"
     #[serde(rename = "fieldsType", skip_serializing_if = "Option::is_none")]
-    pub fields_type: Option<::k8s_client_runtime::CompactString>,
+    pub fields_type: Option<::k8s_client_runtime::LeanString>,
     /// FieldsV1 holds the first JSON version format as described in the "FieldsV1" type.
     #[serde(rename = "fieldsV1", skip_serializing_if = "Option::is_none")]
     pub fields_v1: Option<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
     /// Manager is an identifier of the workflow managing these fields.
     #[serde(rename = "manager", skip_serializing_if = "Option::is_none")]
-    pub manager: Option<::k8s_client_runtime::CompactString>,
+    pub manager: Option<::k8s_client_runtime::LeanString>,
     /// Operation is the type of operation which lead to this ManagedFieldsEntry being created. The only valid values for this field are 'Apply' and 'Update'.
     #[serde(rename = "operation", skip_serializing_if = "Option::is_none")]
-    pub operation: Option<::k8s_client_runtime::CompactString>,
+    pub operation: Option<::k8s_client_runtime::LeanString>,
     /// Subresource is the name of the subresource used to update that object, or empty string if the object was updated through the main resource. The value of this field is used to distinguish between managers, even if they share the same name. For example, a status update will be distinct from a regular update using the same manager name. Note that the APIVersion field is not related to the Subresource field and it always corresponds to the version of the main resource.
     #[serde(rename = "subresource", skip_serializing_if = "Option::is_none")]
-    pub subresource: Option<::k8s_client_runtime::CompactString>,
+    pub subresource: Option<::k8s_client_runtime::LeanString>,
     /// Time is the timestamp of when the ManagedFields entry was added. The timestamp will also be updated if a field is added, the manager changes any of the owned fields value or removes a field. The timestamp does not update when a field is removed from the entry because another manager took it over.
     #[serde(rename = "time", skip_serializing_if = "Option::is_none")]
     pub time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -54,12 +54,38 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ManagedFieldsEntry {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.api_version = map.next_value()?,
-            1 => self.fields_type = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.api_version,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.fields_type,
+                    ),
+                )?
+            }
             2 => self.fields_v1 = map.next_value()?,
-            3 => self.manager = map.next_value()?,
-            4 => self.operation = map.next_value()?,
-            5 => self.subresource = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.manager),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.operation),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.subresource,
+                    ),
+                )?
+            }
             6 => self.time = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

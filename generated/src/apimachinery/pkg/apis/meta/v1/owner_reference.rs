@@ -5,7 +5,7 @@
 pub struct OwnerReference {
     /// API version of the referent.
     #[serde(rename = "apiVersion")]
-    pub api_version: ::k8s_client_runtime::CompactString,
+    pub api_version: ::k8s_client_runtime::LeanString,
     /// If true, AND if the owner has the "foregroundDeletion" finalizer, then the owner cannot be deleted from the key-value store until this reference is removed. See https://kubernetes.io/docs/concepts/architecture/garbage-collection/#foreground-deletion for how the garbage collector interacts with this field and enforces the foreground deletion. Defaults to false. To set this field, a user needs "delete" permission of the owner, otherwise 422 (Unprocessable Entity) will be returned.
     #[serde(rename = "blockOwnerDeletion", skip_serializing_if = "Option::is_none")]
     pub block_owner_deletion: Option<bool>,
@@ -14,13 +14,13 @@ pub struct OwnerReference {
     pub controller: Option<bool>,
     /// Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     #[serde(rename = "kind")]
-    pub kind: ::k8s_client_runtime::CompactString,
+    pub kind: ::k8s_client_runtime::LeanString,
     /// Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     /// UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids
     #[serde(rename = "uid")]
-    pub uid: ::k8s_client_runtime::CompactString,
+    pub uid: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for OwnerReference {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -50,12 +50,28 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for OwnerReference {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.api_version = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.api_version),
+                )?
+            }
             1 => self.block_owner_deletion = map.next_value()?,
             2 => self.controller = map.next_value()?,
-            3 => self.kind = map.next_value()?,
-            4 => self.name = map.next_value()?,
-            5 => self.uid = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.kind),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.uid),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

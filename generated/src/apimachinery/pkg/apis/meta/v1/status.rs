@@ -10,13 +10,13 @@ pub struct Status {
         ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::StatusDetails>,
     >,
     /// A human-readable description of the status of this operation.
-    pub message: Option<::k8s_client_runtime::CompactString>,
+    pub message: Option<::k8s_client_runtime::LeanString>,
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
     /// A machine-readable description of why this operation is in the "Failure" status. If this value is empty there is no information available. A Reason clarifies an HTTP status code but does not override it.
-    pub reason: Option<::k8s_client_runtime::CompactString>,
+    pub reason: Option<::k8s_client_runtime::LeanString>,
     /// Status of the operation. One of: "Success" or "Failure". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    pub status: Option<::k8s_client_runtime::CompactString>,
+    pub status: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for Status {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -52,14 +52,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Status {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.details),
                 )?
             }
-            2 => self.message = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
                 )?
             }
-            4 => self.reason = map.next_value()?,
-            5 => self.status = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.status),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -9,13 +9,13 @@ pub struct StatusCause {
     ///   "name" - the field "name" on the current resource
     ///   "items[0].name" - the field "name" on the first array entry in "items"
     #[serde(rename = "field", skip_serializing_if = "Option::is_none")]
-    pub field: Option<::k8s_client_runtime::CompactString>,
+    pub field: Option<::k8s_client_runtime::LeanString>,
     /// A human-readable description of the cause of the error.  This field may be presented as-is to a reader.
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
-    pub message: Option<::k8s_client_runtime::CompactString>,
+    pub message: Option<::k8s_client_runtime::LeanString>,
     /// A machine-readable description of the cause of the error. If this value is empty there is no information available.
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
-    pub reason: Option<::k8s_client_runtime::CompactString>,
+    pub reason: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for StatusCause {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -42,9 +42,21 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StatusCause {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.field = map.next_value()?,
-            1 => self.message = map.next_value()?,
-            2 => self.reason = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.field),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

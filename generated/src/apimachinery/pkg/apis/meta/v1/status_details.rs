@@ -12,19 +12,19 @@ pub struct StatusDetails {
     >,
     /// The group attribute of the resource associated with the status StatusReason.
     #[serde(rename = "group", skip_serializing_if = "Option::is_none")]
-    pub group: Option<::k8s_client_runtime::CompactString>,
+    pub group: Option<::k8s_client_runtime::LeanString>,
     /// The kind attribute of the resource associated with the status StatusReason. On some operations may differ from the requested resource Kind. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     #[serde(rename = "kind", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<::k8s_client_runtime::CompactString>,
+    pub kind: Option<::k8s_client_runtime::LeanString>,
     /// The name attribute of the resource associated with the status StatusReason (when there is a single name which can be described).
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// If specified, the time in seconds before the operation should be retried. Some errors may indicate the client must take an alternate action - for those errors this field may indicate how long to wait before taking the alternate action.
     #[serde(rename = "retryAfterSeconds", skip_serializing_if = "Option::is_none")]
     pub retry_after_seconds: Option<i32>,
     /// UID of the resource. (when there is a single resource which can be described). More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids
     #[serde(rename = "uid", skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::k8s_client_runtime::CompactString>,
+    pub uid: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for StatusDetails {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -61,11 +61,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StatusDetails {
                     ),
                 )?
             }
-            1 => self.group = map.next_value()?,
-            2 => self.kind = map.next_value()?,
-            3 => self.name = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.group),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
             4 => self.retry_after_seconds = map.next_value()?,
-            5 => self.uid = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.uid),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

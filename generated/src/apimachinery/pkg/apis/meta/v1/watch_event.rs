@@ -11,7 +11,7 @@ pub struct WatchEvent {
     #[serde(rename = "object")]
     pub object: crate::apimachinery::pkg::runtime::RawExtension,
     #[serde(rename = "type")]
-    pub type_: ::k8s_client_runtime::CompactString,
+    pub type_: ::k8s_client_runtime::LeanString,
 }
 impl<'de> ::serde::Deserialize<'de> for WatchEvent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -38,7 +38,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WatchEvent {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.object = map.next_value()?,
-            1 => self.type_ = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

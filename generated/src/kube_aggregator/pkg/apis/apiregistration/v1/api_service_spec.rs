@@ -8,7 +8,7 @@ pub struct APIServiceSpec {
     pub ca_bundle: Option<::k8s_client_runtime::codec::ByteString>,
     /// Group is the API group name this server hosts
     #[serde(rename = "group", skip_serializing_if = "Option::is_none")]
-    pub group: Option<::k8s_client_runtime::CompactString>,
+    pub group: Option<::k8s_client_runtime::LeanString>,
     /// GroupPriorityMinimum is the priority this group should have at least. Higher priority means that the group is preferred by clients over lower priority ones. Note that other versions of this group might specify even higher GroupPriorityMinimum values such that the whole group gets a higher priority. The primary sort is based on GroupPriorityMinimum, ordered highest number to lowest (20 before 10). The secondary sort is based on the alphabetical comparison of the name of the object.  (v1.bar before v1.foo) We'd recommend something like: *.k8s.io (except extensions) at 18000 and PaaSes (OpenShift, Deis) are recommended to be in the 2000s
     #[serde(rename = "groupPriorityMinimum")]
     pub group_priority_minimum: i32,
@@ -24,7 +24,7 @@ pub struct APIServiceSpec {
     >,
     /// Version is the API version this server hosts.  For example, "v1"
     #[serde(rename = "version", skip_serializing_if = "Option::is_none")]
-    pub version: Option<::k8s_client_runtime::CompactString>,
+    pub version: Option<::k8s_client_runtime::LeanString>,
     /// VersionPriority controls the ordering of this API version inside of its group.  Must be greater than zero. The primary sort is based on VersionPriority, ordered highest to lowest (20 before 10). Since it's inside of a group, the number can be small, probably in the 10s. In case of equal version priorities, the version string will be used to compute the order inside a group. If the version string is "kube-like", it will sort above non "kube-like" version strings, which are ordered lexicographically. "Kube-like" versions start with a "v", then are followed by a number (the major version), then optionally the string "alpha" or "beta" and another number (the minor version). These are sorted first by GA > beta > alpha (where GA is a version with no suffix such as beta or alpha), and then by comparing major version, then minor version. An example sorted list of versions: v10, v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.
     #[serde(rename = "versionPriority")]
     pub version_priority: i32,
@@ -59,7 +59,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIServiceSpec {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.ca_bundle = map.next_value()?,
-            1 => self.group = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.group),
+                )?
+            }
             2 => self.group_priority_minimum = map.next_value()?,
             3 => self.insecure_skip_tls_verify = map.next_value()?,
             4 => {
@@ -67,7 +71,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIServiceSpec {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.service),
                 )?
             }
-            5 => self.version = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.version),
+                )?
+            }
             6 => self.version_priority = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

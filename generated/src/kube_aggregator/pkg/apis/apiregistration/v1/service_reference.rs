@@ -5,10 +5,10 @@
 pub struct ServiceReference {
     /// Name is the name of the service
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     /// Namespace is the namespace of the service
     #[serde(rename = "namespace", skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::k8s_client_runtime::CompactString>,
+    pub namespace: Option<::k8s_client_runtime::LeanString>,
     /// If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive).
     #[serde(rename = "port", skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
@@ -38,8 +38,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceReference {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
-            1 => self.namespace = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.namespace),
+                )?
+            }
             2 => self.port = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

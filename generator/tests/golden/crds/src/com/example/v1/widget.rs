@@ -254,7 +254,7 @@ pub struct WidgetStatus {
     #[serde(rename = "replicas", skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
     #[serde(rename = "selector", skip_serializing_if = "Option::is_none")]
-    pub selector: Option<::k8s_client_runtime::CompactString>,
+    pub selector: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for WidgetStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -289,7 +289,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetStatus {
                 )?
             }
             1 => self.replicas = map.next_value()?,
-            2 => self.selector = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.selector),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -119,27 +119,27 @@ impl ::k8s_client_runtime::object::Object for APIcast {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct APIcastSpec {
     #[serde(rename = "$", skip_serializing_if = "Option::is_none")]
-    pub dollar: Option<::k8s_client_runtime::CompactString>,
+    pub dollar: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "$ref", skip_serializing_if = "Option::is_none")]
-    pub ref_path: Option<::k8s_client_runtime::CompactString>,
+    pub ref_path: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "-", skip_serializing_if = "Option::is_none")]
-    pub dash: Option<::k8s_client_runtime::CompactString>,
+    pub dash: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "3d", skip_serializing_if = "Option::is_none")]
     pub _3d: Option<bool>,
     #[serde(rename = "FooBar", skip_serializing_if = "Option::is_none")]
-    pub foo_bar: Option<::k8s_client_runtime::CompactString>,
+    pub foo_bar: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "Self", skip_serializing_if = "Option::is_none")]
-    pub self_: Option<::k8s_client_runtime::CompactString>,
+    pub self_: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "_", skip_serializing_if = "Option::is_none")]
-    pub underscore: Option<::k8s_client_runtime::CompactString>,
+    pub underscore: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "a.b", skip_serializing_if = "Option::is_none")]
-    pub a_b: Option<::k8s_client_runtime::CompactString>,
+    pub a_b: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "example.com/weight", skip_serializing_if = "Option::is_none")]
     pub example_com_weight: Option<i64>,
     #[serde(rename = "fooBar", skip_serializing_if = "Option::is_none")]
-    pub foo_bar_2: Option<::k8s_client_runtime::CompactString>,
+    pub foo_bar_2: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "foo_bar", skip_serializing_if = "Option::is_none")]
-    pub foo_bar_3: Option<::k8s_client_runtime::CompactString>,
+    pub foo_bar_3: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "größe", skip_serializing_if = "Option::is_none")]
     pub gr_u00f6_u00df_e: Option<i64>,
     #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
@@ -153,11 +153,11 @@ pub struct APIcastSpec {
         ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner>,
     >,
     #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
-    pub self_2: Option<::k8s_client_runtime::CompactString>,
+    pub self_2: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::k8s_client_runtime::CompactString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "x-forwarded-for", skip_serializing_if = "Option::is_none")]
-    pub x_forwarded_for: Option<::k8s_client_runtime::CompactString>,
+    pub x_forwarded_for: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for APIcastSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -199,17 +199,53 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpec {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.dollar = map.next_value()?,
-            1 => self.ref_path = map.next_value()?,
-            2 => self.dash = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.dollar),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.ref_path),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.dash),
+                )?
+            }
             3 => self._3d = map.next_value()?,
-            4 => self.foo_bar = map.next_value()?,
-            5 => self.self_ = map.next_value()?,
-            6 => self.underscore = map.next_value()?,
-            7 => self.a_b = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.foo_bar),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.self_),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.underscore),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.a_b),
+                )?
+            }
             8 => self.example_com_weight = map.next_value()?,
-            9 => self.foo_bar_2 = map.next_value()?,
-            10 => self.foo_bar_3 = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.foo_bar_2),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.foo_bar_3),
+                )?
+            }
             11 => self.gr_u00f6_u00df_e = map.next_value()?,
             12 => self.match_ = map.next_value()?,
             13 => {
@@ -224,9 +260,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpec {
                     ),
                 )?
             }
-            15 => self.self_2 = map.next_value()?,
-            16 => self.type_ = map.next_value()?,
-            17 => self.x_forwarded_for = map.next_value()?,
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.self_2),
+                )?
+            }
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            17 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.x_forwarded_for,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }
@@ -279,7 +329,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNested {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct APIcastSpecNestedInner_2 {
     #[serde(rename = "value", skip_serializing_if = "Option::is_none")]
-    pub value: Option<::k8s_client_runtime::CompactString>,
+    pub value: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for APIcastSpecNestedInner_2 {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -304,7 +354,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNestedInne
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.value = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.value),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -5,7 +5,7 @@
 pub struct Gadget {
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     pub pod_cidrs: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
 }
 impl<'de> ::serde::Deserialize<'de> for Gadget {

@@ -4,7 +4,7 @@
 pub struct WidgetSpec {
     #[serde(rename = "clusterIPs", skip_serializing_if = "Option::is_none")]
     pub cluster_ips: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
     #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
     pub data: Option<::k8s_client_runtime::Map<::k8s_client_runtime::codec::ByteString>>,
@@ -17,7 +17,7 @@ pub struct WidgetSpec {
     #[serde(rename = "tree", skip_serializing_if = "Option::is_none")]
     pub tree: Option<::std::boxed::Box<crate::api::core::v1::Tree>>,
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
-    pub type_: Option<::k8s_client_runtime::CompactString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for WidgetSpec {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -64,7 +64,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.tree),
                 )?
             }
-            6 => self.type_ = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -3,16 +3,16 @@
 /// A kind of a group whose first label starts with a digit, with property names that are not Rust identifiers.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcast {
-    pub dollar: Option<::k8s_client_runtime::CompactString>,
+    pub dollar: Option<::k8s_client_runtime::LeanString>,
     pub dash: Option<i32>,
     pub _3d: Option<bool>,
     /// Differs from `mode` only in case.
-    pub mode: Option<::k8s_client_runtime::CompactString>,
+    pub mode: Option<::k8s_client_runtime::LeanString>,
     /// Named `_` on the wire.
-    pub underscore: Option<::k8s_client_runtime::CompactString>,
+    pub underscore: Option<::k8s_client_runtime::LeanString>,
     pub gr_u00f6_u00df_e: Option<i64>,
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    pub mode_2: Option<::k8s_client_runtime::CompactString>,
+    pub mode_2: Option<::k8s_client_runtime::LeanString>,
     pub self_: Option<bool>,
 }
 impl<'de> ::serde::Deserialize<'de> for APIcast {
@@ -46,18 +46,34 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcast {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.dollar = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.dollar),
+                )?
+            }
             1 => self.dash = map.next_value()?,
             2 => self._3d = map.next_value()?,
-            3 => self.mode = map.next_value()?,
-            4 => self.underscore = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.mode),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.underscore),
+                )?
+            }
             5 => self.gr_u00f6_u00df_e = map.next_value()?,
             6 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
                 )?
             }
-            7 => self.mode_2 = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.mode_2),
+                )?
+            }
             8 => self.self_ = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

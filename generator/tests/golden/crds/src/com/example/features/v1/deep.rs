@@ -1639,7 +1639,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
-    pub next: Option<::k8s_client_runtime::CompactString>,
+    pub next: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "value31", skip_serializing_if = "Option::is_none")]
     pub value31: Option<i64>,
 }
@@ -1669,7 +1669,11 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.next = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.next),
+                )?
+            }
             1 => self.value31 = map.next_value()?,
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;

@@ -147,9 +147,7 @@ pub struct ObjectsSpec {
         >,
     >,
     #[serde(rename = "hosts", skip_serializing_if = "Option::is_none")]
-    pub hosts: Option<
-        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::CompactString>,
-    >,
+    pub hosts: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     #[serde(rename = "labels", skip_serializing_if = "Option::is_none")]
     pub labels: Option<::k8s_client_runtime::Map>,
     #[serde(rename = "matrix", skip_serializing_if = "Option::is_none")]
@@ -261,9 +259,9 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpec {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct ObjectsSpecEntries {
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     #[serde(rename = "value", skip_serializing_if = "Option::is_none")]
-    pub value: Option<::k8s_client_runtime::CompactString>,
+    pub value: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ObjectsSpecEntries {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -289,8 +287,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecEntries {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.name = map.next_value()?,
-            1 => self.value = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.value),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }
@@ -438,11 +444,11 @@ impl<'de> ::serde::Deserialize<'de> for ObjectsSpecPortsProtocol {
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct ObjectsSpecTypedTemplate {
     #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<::k8s_client_runtime::CompactString>,
+    pub api_version: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
     pub data: Option<::k8s_client_runtime::Map>,
     #[serde(rename = "kind", skip_serializing_if = "Option::is_none")]
-    pub kind: Option<::k8s_client_runtime::CompactString>,
+    pub kind: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "metadata", skip_serializing_if = "Option::is_none")]
     pub metadata: Option<
         ::std::boxed::Box<::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
@@ -474,9 +480,19 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecTypedTempl
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.api_version = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.api_version,
+                    ),
+                )?
+            }
             1 => self.data = map.next_value()?,
-            2 => self.kind = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.metadata),

@@ -3,7 +3,7 @@
 /// Custom resource `opens.features.example.com` (features.example.com/v1), namespaced; stored as v1.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Open {
-    pub extra: Option<::k8s_client_runtime::CompactString>,
+    pub extra: Option<::k8s_client_runtime::LeanString>,
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     pub spec: Option<crate::com::example::features::v1::OpenSpec>,
@@ -40,7 +40,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Open {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.extra = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.extra),
+                )?
+            }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),

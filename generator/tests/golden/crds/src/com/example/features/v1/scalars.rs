@@ -125,7 +125,7 @@ pub struct ScalarsSpec {
     #[serde(rename = "createdAt", skip_serializing_if = "Option::is_none")]
     pub created_at: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::Time>,
     #[serde(rename = "day", skip_serializing_if = "Option::is_none")]
-    pub day: Option<::k8s_client_runtime::CompactString>,
+    pub day: Option<::k8s_client_runtime::LeanString>,
     /// Default: `false`.
     #[serde(rename = "flag", skip_serializing_if = "Option::is_none")]
     pub flag: Option<bool>,
@@ -140,16 +140,16 @@ pub struct ScalarsSpec {
     #[serde(rename = "maxSurge", skip_serializing_if = "Option::is_none")]
     pub max_surge: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,
     #[serde(rename = "maybe", skip_serializing_if = "Option::is_none")]
-    pub maybe: Option<::k8s_client_runtime::CompactString>,
+    pub maybe: Option<::k8s_client_runtime::LeanString>,
     /// Allowed values: `"a"`, `1`, `true`.
     #[serde(rename = "mixed", skip_serializing_if = "Option::is_none")]
     pub mixed: Option<::serde_json::Value>,
     #[serde(rename = "mode", skip_serializing_if = "Option::is_none")]
     pub mode: Option<crate::com::example::features::v1::ScalarsSpecMode>,
     #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::CompactString,
+    pub name: ::k8s_client_runtime::LeanString,
     #[serde(rename = "nullableButRequired")]
-    pub nullable_but_required: Option<::k8s_client_runtime::CompactString>,
+    pub nullable_but_required: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "plain", skip_serializing_if = "Option::is_none")]
     pub plain: Option<i64>,
     #[serde(rename = "port")]
@@ -160,7 +160,7 @@ pub struct ScalarsSpec {
     pub small: Option<i32>,
     /// Default: `"30s"`.
     #[serde(rename = "timeout", skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<::k8s_client_runtime::CompactString>,
+    pub timeout: Option<::k8s_client_runtime::LeanString>,
     /// Allowed values: `true`.
     #[serde(rename = "toggles", skip_serializing_if = "Option::is_none")]
     pub toggles: Option<bool>,
@@ -213,22 +213,44 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ScalarsSpec {
             0 => self.big = map.next_value()?,
             1 => self.blob = map.next_value()?,
             2 => self.created_at = map.next_value()?,
-            3 => self.day = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.day),
+                )?
+            }
             4 => self.flag = map.next_value()?,
             5 => self.flexible = map.next_value()?,
             6 => self.fraction = map.next_value()?,
             7 => self.level = map.next_value()?,
             8 => self.max_surge = map.next_value()?,
-            9 => self.maybe = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.maybe),
+                )?
+            }
             10 => self.mixed = map.next_value()?,
             11 => self.mode = map.next_value()?,
-            12 => self.name = map.next_value()?,
-            13 => self.nullable_but_required = map.next_value()?,
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::Text(&mut self.name),
+                )?
+            }
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.nullable_but_required,
+                    ),
+                )?
+            }
             14 => self.plain = map.next_value()?,
             15 => self.port = map.next_value()?,
             16 => self.ratio = map.next_value()?,
             17 => self.small = map.next_value()?,
-            18 => self.timeout = map.next_value()?,
+            18 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.timeout),
+                )?
+            }
             19 => self.toggles = map.next_value()?,
             20 => self.with_null = map.next_value()?,
             _ => {

@@ -3,9 +3,9 @@
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct ListMeta {
     #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
-    pub continue_: Option<::k8s_client_runtime::CompactString>,
+    pub continue_: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<::k8s_client_runtime::CompactString>,
+    pub resource_version: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ListMeta {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -31,8 +31,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ListMeta {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.continue_ = map.next_value()?,
-            1 => self.resource_version = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.continue_),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_version,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -7,7 +7,7 @@ pub struct ObjectMeta {
     #[serde(rename = "deletionTimestamp", skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
     #[serde(rename = "generateName", skip_serializing_if = "Option::is_none")]
-    pub generate_name: Option<::k8s_client_runtime::CompactString>,
+    pub generate_name: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "generation", skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
     #[serde(rename = "labels", skip_serializing_if = "Option::is_none")]
@@ -17,13 +17,13 @@ pub struct ObjectMeta {
         ::k8s_client_runtime::ThinVec<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
     >,
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
-    pub name: Option<::k8s_client_runtime::CompactString>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "namespace", skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<::k8s_client_runtime::CompactString>,
+    pub namespace: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<::k8s_client_runtime::CompactString>,
+    pub resource_version: Option<::k8s_client_runtime::LeanString>,
     #[serde(rename = "uid", skip_serializing_if = "Option::is_none")]
-    pub uid: Option<::k8s_client_runtime::CompactString>,
+    pub uid: Option<::k8s_client_runtime::LeanString>,
 }
 impl<'de> ::serde::Deserialize<'de> for ObjectMeta {
     fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -59,7 +59,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMeta {
         match index {
             0 => self.annotations = map.next_value()?,
             1 => self.deletion_timestamp = map.next_value()?,
-            2 => self.generate_name = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.generate_name,
+                    ),
+                )?
+            }
             3 => self.generation = map.next_value()?,
             4 => self.labels = map.next_value()?,
             5 => {
@@ -69,10 +75,28 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMeta {
                     ),
                 )?
             }
-            6 => self.name = map.next_value()?,
-            7 => self.namespace = map.next_value()?,
-            8 => self.resource_version = map.next_value()?,
-            9 => self.uid = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.namespace),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_version,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.uid),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }
