@@ -121,6 +121,48 @@ async fn watch_sees_events_in_order_and_resumes() {
 }
 
 #[tokio::test]
+async fn a_client_without_managed_fields_lists_and_watches_objects_without_them() {
+    let ns = support::namespace("nomf");
+    let cms = support::clientset().core_v1().config_maps(&ns);
+    let lean = cms.clone().without_managed_fields();
+    cms.create(&config_map("a", &[("k", "1")]), &CreateOptions::default()).await.unwrap();
+
+    // The server keeps managedFields: the plain client reads them.
+    let full = cms.list(&ListOptions::default()).await.unwrap();
+    assert!(full.items[0].metadata.managed_fields.as_ref().is_some_and(|m| !m.is_empty()));
+    let listed = lean.list(&ListOptions::default()).await.unwrap();
+    assert_eq!(listed.items.len(), 1);
+    assert_eq!(listed.items[0].metadata.managed_fields, None);
+    // Everything else reads as the plain client's does.
+    let mut expected = full.items[0].clone();
+    expected.metadata.managed_fields = None;
+    assert_eq!(listed.items[0], expected);
+    assert_eq!(lean.list_all(&ListOptions::default()).await.unwrap().items, vec![expected]);
+
+    let rv = listed.metadata.resource_version.unwrap();
+    let opts = ListOptions::default().resource_version(rv).timeout(60);
+    let (mut plain, mut skipping) = (cms.watch(&opts).await.unwrap(), lean.watch(&opts).await.unwrap());
+    cms.patch("a", &Patch::Merge(serde_json::json!({"data": {"k": "2"}})), &Default::default()).await.unwrap();
+    let modified = |event: WatchEvent<ConfigMap>| match event {
+        WatchEvent::Modified(cm) => Some(cm),
+        _ => None,
+    };
+    let seen = loop {
+        if let Some(cm) = modified(skipping.next().await.expect("stream ended").expect("watch error")) {
+            break cm;
+        }
+    };
+    let full = loop {
+        if let Some(cm) = modified(plain.next().await.expect("stream ended").expect("watch error")) {
+            break cm;
+        }
+    };
+    assert_eq!(seen.data.as_ref().unwrap()["k"], "2");
+    assert_eq!(seen.metadata.managed_fields, None);
+    assert!(full.metadata.managed_fields.is_some());
+}
+
+#[tokio::test]
 async fn server_side_apply_conflicts_unless_forced() {
     let ns = support::namespace("apply");
     let cms = support::clientset().core_v1().config_maps(&ns);

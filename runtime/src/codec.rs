@@ -38,6 +38,22 @@ pub fn decode_json<T: serde::de::DeserializeOwned>(json: &[u8]) -> Result<T, ser
     }
 }
 
+/// `T` decoded with every `metadata.managedFields` skipped rather than read:
+/// for a cache that would drop them (informers do, by default). Skipping
+/// spares the decoding and the allocations, and the holes that freeing them
+/// would leave among the cached objects.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WithoutManagedFields<T>(pub T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for WithoutManagedFields<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Decoding is synchronous: the flag is this thread's for exactly
+        // the duration of the call, and restored however it ends.
+        let _skipping = fields::SkippingManagedFields::enter();
+        T::deserialize(d).map(WithoutManagedFields)
+    }
+}
+
 /// Parses an RFC 3339 timestamp as the apiserver writes it.
 pub fn parse_time(s: &str) -> Result<Timestamp, jiff::Error> {
     s.parse::<Timestamp>()

@@ -10,6 +10,7 @@ use quote::quote;
 
 use super::types::{ident, is_boxed, is_kind, is_plain, is_struct};
 use crate::ir::{Api, Field, FieldType, TypeDef};
+use crate::lower::OBJECT_META;
 
 /// The statement reading field `f` from `map` into `self`.
 fn read_field(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
@@ -29,6 +30,11 @@ fn read_field(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
         }
     } else {
         match &f.ty {
+            // Skipped unread where the runtime decodes for a cache that
+            // drops them (`codec::WithoutManagedFields`).
+            FieldType::Array(_) if def.schema_name == OBJECT_META && f.json_name == "managedFields" => {
+                seed(quote!(ManagedFields), quote!(&mut self.#name))
+            }
             ty if is_struct(api, ty) && boxed => seed(quote!(OptionBox), quote!(&mut self.#name)),
             ty if is_struct(api, ty) => seed(quote!(OptionStruct), quote!(&mut self.#name)),
             FieldType::Array(_) if !boxed && array_of_structs => {

@@ -183,7 +183,16 @@ impl SharedInformerFactory {
 
     fn new_informer<K: ClientObject + Resource>(&self) -> SharedIndexInformer<K> {
         let options = &self.inner.options;
-        let resources = ResourceClient::<K>::new(options.client.clone(), options.namespace.as_deref());
+        let transform = options
+            .transform_for
+            .get(&TypeId::of::<K>())
+            .and_then(|t| t.downcast_ref::<Arc<dyn Fn(&mut K) + Send + Sync>>())
+            .cloned();
+        let mut resources = ResourceClient::<K>::new(options.client.clone(), options.namespace.as_deref());
+        // The default transform would drop them: not read at all, then.
+        if !options.keep_managed_fields && transform.is_none() {
+            resources = resources.without_managed_fields();
+        }
         let tweak = options.tweak.clone();
         let lw = FilteredListWatch::new(resources, move |opts: &mut ListOptions| {
             if let Some(tweak) = &tweak {
@@ -195,11 +204,6 @@ impl SharedInformerFactory {
         if options.keep_managed_fields {
             builder = builder.keep_managed_fields();
         }
-        let transform = options
-            .transform_for
-            .get(&TypeId::of::<K>())
-            .and_then(|t| t.downcast_ref::<Arc<dyn Fn(&mut K) + Send + Sync>>())
-            .cloned();
         if let Some(transform) = transform {
             builder = builder.transform(move |obj| transform(obj));
         }

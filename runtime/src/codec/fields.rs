@@ -350,6 +350,44 @@ impl<'de, T: DecodeFields> DeserializeSeed<'de> for OptionStructList<'_, T> {
     }
 }
 
+thread_local! {
+    /// Set while a [`super::WithoutManagedFields`] decodes.
+    static SKIP_MANAGED_FIELDS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// While alive, `metadata.managedFields` read on this thread are skipped.
+pub(super) struct SkippingManagedFields {
+    before: bool,
+}
+
+impl SkippingManagedFields {
+    pub(super) fn enter() -> Self {
+        SkippingManagedFields { before: SKIP_MANAGED_FIELDS.replace(true) }
+    }
+}
+
+impl Drop for SkippingManagedFields {
+    fn drop(&mut self) {
+        SKIP_MANAGED_FIELDS.set(self.before);
+    }
+}
+
+/// Seed for `ObjectMeta.managedFields`: an optional list of structs, or
+/// skipped unread (left `None`) inside a [`super::WithoutManagedFields`].
+pub struct ManagedFields<'a, T>(pub &'a mut Option<ThinVec<T>>);
+
+impl<'de, T: DecodeFields> DeserializeSeed<'de> for ManagedFields<'_, T> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        if SKIP_MANAGED_FIELDS.get() {
+            IgnoredAny::deserialize(d)?;
+            *self.0 = None;
+            return Ok(());
+        }
+        OptionStructList(self.0).deserialize(d)
+    }
+}
+
 /// Seed for a plain string field; a long string repeated across objects
 /// shares one buffer ([`super::shared`]).
 pub struct Text<'a>(pub &'a mut LeanString);

@@ -20,6 +20,7 @@ use super::options::{
 };
 use super::target::Target;
 use super::watch::{WatchEvent, WatchStream};
+use crate::codec::WithoutManagedFields;
 use crate::object::{DynamicResource, Metadata as _, Object, ObjectList, Resource};
 
 /// Bounds every object type used with [`ResourceClient`] meets.
@@ -65,12 +66,18 @@ impl<K> DeleteResult<K> {
 /// the request; a write may or may not have reached the server.
 pub struct ResourceClient<K> {
     pub(super) target: Target,
+    /// `list` and `watch` skip `metadata.managedFields` while decoding.
+    skip_managed_fields: bool,
     _kind: PhantomData<fn() -> K>,
 }
 
 impl<K> Clone for ResourceClient<K> {
     fn clone(&self) -> Self {
-        ResourceClient { target: self.target.clone(), _kind: PhantomData }
+        ResourceClient {
+            target: self.target.clone(),
+            skip_managed_fields: self.skip_managed_fields,
+            _kind: PhantomData,
+        }
     }
 }
 
@@ -113,7 +120,22 @@ impl<K: ClientObject> ResourceClient<K> {
     /// client, or a kind served under another group/version than `K`'s own.
     #[must_use]
     pub fn for_resource(client: Client, resource: &DynamicResource, namespace: Option<&str>) -> Self {
-        ResourceClient { target: Target::new(client, resource.clone(), namespace), _kind: PhantomData }
+        ResourceClient {
+            target: Target::new(client, resource.clone(), namespace),
+            skip_managed_fields: false,
+            _kind: PhantomData,
+        }
+    }
+
+    /// This client's [`list`](Self::list), [`list_all`](Self::list_all) and
+    /// [`watch`](Self::watch) skip every object's `metadata.managedFields`
+    /// while decoding, leaving them `None`: for a cache that would drop
+    /// them (the informer factory's informers, by default), the time and
+    /// memory of reading them are spared.
+    #[must_use]
+    pub fn without_managed_fields(mut self) -> Self {
+        self.skip_managed_fields = true;
+        self
     }
 
     /// The client of `resource` in `namespace`.
@@ -170,7 +192,11 @@ impl<K: ClientObject> ResourceClient<K> {
     /// One page (or all, without `limit`) of objects; follow
     /// `metadata.continue_` for the next page, or use [`list_all`](Self::list_all).
     pub async fn list(&self, opts: &ListOptions) -> Result<ObjectList<K>, Error> {
-        let mut list: ObjectList<K> = self.list_as(opts).await?;
+        let mut list: ObjectList<K> = if self.skip_managed_fields {
+            self.list_as::<WithoutManagedFields<ObjectList<K>>>(opts).await?.0
+        } else {
+            self.list_as(opts).await?
+        };
         if !list.items.is_empty() {
             let api_version = self.target.resource.api_version();
             for item in &mut list.items {
@@ -220,8 +246,13 @@ impl<K: ClientObject> ResourceClient<K> {
     /// use `opts.timeout_seconds` to bound it server-side.
     pub async fn watch(&self, opts: &ListOptions) -> Result<WatchStream<K>, Error> {
         use futures_util::StreamExt as _;
-        let stream: WatchStream<K> =
-            self.target.collection(http::Method::GET, None).params(opts.query_pairs(true)).watch().await?;
+        let request = self.target.collection(http::Method::GET, None).params(opts.query_pairs(true));
+        let stream: WatchStream<K> = if self.skip_managed_fields {
+            let skipping: WatchStream<WithoutManagedFields<K>> = request.watch().await?;
+            skipping.map(|event| event.map(|e| e.map(|WithoutManagedFields(o)| o))).boxed()
+        } else {
+            request.watch().await?
+        };
         let this = self.clone();
         Ok(stream
             .map(move |event| {

@@ -36,6 +36,18 @@ pub enum WatchEvent<T> {
     Bookmark(Bookmark),
 }
 
+impl<T> WatchEvent<T> {
+    /// The event with its object changed by `f`.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> WatchEvent<U> {
+        match self {
+            WatchEvent::Added(o) => WatchEvent::Added(f(o)),
+            WatchEvent::Modified(o) => WatchEvent::Modified(f(o)),
+            WatchEvent::Deleted(o) => WatchEvent::Deleted(f(o)),
+            WatchEvent::Bookmark(b) => WatchEvent::Bookmark(b),
+        }
+    }
+}
+
 /// A `BOOKMARK` event's object: only its resourceVersion and annotations
 /// mean anything, so it is not decoded as `T`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

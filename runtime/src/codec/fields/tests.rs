@@ -305,3 +305,53 @@ fn a_plain_string_does_not_take_null_or_a_number() {
     let err = serde_json::from_str::<Mount>(r#"{"subPath": 5}"#).unwrap_err().to_string();
     assert!(err.contains("invalid type: integer `5`, expected a string"), "{err}");
 }
+
+/// A metadata-like struct whose list is read through [`ManagedFields`].
+#[derive(Debug, Default, PartialEq)]
+struct Meta {
+    name: Option<LeanString>,
+    managed: Option<ThinVec<Port>>,
+}
+
+impl DecodeFields for Meta {
+    const NAME: &'static str = "Meta";
+    fn field_index(key: &str) -> Option<u16> {
+        Some(match key {
+            "name" => 0,
+            "managedFields" => 1,
+            _ => return None,
+        })
+    }
+    fn decode_field<'de, A: MapAccess<'de>>(&mut self, index: u16, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(OptionText(&mut self.name))?,
+            1 => map.next_value_seed(ManagedFields(&mut self.managed))?,
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for Meta {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize(d)
+    }
+}
+
+#[test]
+fn managed_fields_are_skipped_only_inside_without_managed_fields() {
+    use crate::codec::WithoutManagedFields;
+    let json = r#"[{"name": "a", "managedFields": [{"number": 1, "name": "kubectl"}]}, {"managedFields": null}]"#;
+    let kept: Vec<Meta> = serde_json::from_str(json).unwrap();
+    assert_eq!(kept[0].managed, Some(thin_vec![port(1, Some("kubectl"))]));
+    let WithoutManagedFields(skipped) = serde_json::from_str::<WithoutManagedFields<Vec<Meta>>>(json).unwrap();
+    assert_eq!(skipped, [Meta { name: Some("a".into()), managed: None }, Meta::default()]);
+    // A skipped list is still checked to be JSON.
+    let bad = r#"[{"managedFields": [1, }]"#;
+    assert!(serde_json::from_str::<WithoutManagedFields<Vec<Meta>>>(bad).is_err());
+    // The failed decode left this thread reading managedFields again.
+    let again: Vec<Meta> = serde_json::from_str(json).unwrap();
+    assert_eq!(again[0].managed, kept[0].managed);
+}

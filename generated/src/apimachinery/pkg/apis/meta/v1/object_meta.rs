@@ -133,7 +133,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMeta {
             7 => self.labels = map.next_value()?,
             8 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                    ::k8s_client_runtime::codec::fields::ManagedFields(
                         &mut self.managed_fields,
                     ),
                 )?
