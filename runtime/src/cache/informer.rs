@@ -24,7 +24,11 @@
 //! Objects are decoded once and shared as `Arc<K>` by the queue, the cache
 //! and every handler. Before that, a transform may change them; the default
 //! one drops `managedFields`, which are big and rarely read
-//! ([`InformerBuilder::keep_managed_fields`] turns that off).
+//! ([`InformerBuilder::keep_managed_fields`] turns that off). Informers of
+//! the `SharedInformerFactory` also skip them while decoding
+//! ([`ResourceClient::without_managed_fields`](crate::rest::ResourceClient::without_managed_fields)),
+//! so they are never read; an informer built on a [`ListWatch`] of your
+//! own drops them after decoding unless that does the same.
 //!
 //! Cancellation is a [`CancellationToken`] (`tokio-util`): the same token
 //! can stop many informers, and a child token stops one.
