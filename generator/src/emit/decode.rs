@@ -32,7 +32,9 @@ fn read_field(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
         match &f.ty {
             // Skipped unread where the runtime decodes for a cache that
             // drops them (`codec::WithoutManagedFields`).
-            FieldType::Array(_) if def.schema_name == OBJECT_META && f.json_name == "managedFields" => {
+            FieldType::Array(_)
+                if !boxed && array_of_structs && def.schema_name == OBJECT_META && f.json_name == "managedFields" =>
+            {
                 seed(quote!(ManagedFields), quote!(&mut self.#name))
             }
             ty if is_struct(api, ty) && boxed => seed(quote!(OptionBox), quote!(&mut self.#name)),
