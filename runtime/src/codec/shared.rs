@@ -24,9 +24,9 @@ use lean_string::LeanString;
 const INLINE: usize = 2 * size_of::<usize>();
 /// Longer strings are rarely repeated, and the table should not keep large
 /// values alive.
-pub const MAX_LEN: usize = 256;
+const MAX_LEN: usize = 256;
 /// Slots per thread; a power of two.
-pub const SLOTS: usize = 1024;
+const SLOTS: usize = 1024;
 
 thread_local! {
     static RECENT: RefCell<Vec<Option<LeanString>>> = const { RefCell::new(Vec::new()) };
@@ -63,8 +63,9 @@ pub fn shared(text: &str) -> LeanString {
 /// of its first and last eight bytes, where strings of one kind differ
 /// (`kube-api-access-x7k2p`, a UID, an image tag). Equal strings always
 /// meet; different ones that collide only replace each other in the table,
-/// so input cannot slow lookups down, and a whole-string hash cost more
-/// than the malloc it saves.
+/// so input cannot slow lookups down. With `foldhash` over the whole
+/// string, [`shared`] was 5.6% of a `PodList` decode's profile; 4.5% with
+/// this.
 fn slot_of(bytes: &[u8]) -> usize {
     let (Some((head, _)), Some((_, tail))) = (bytes.split_first_chunk::<8>(), bytes.split_last_chunk::<8>()) else {
         return 0;

@@ -22,6 +22,19 @@ fn reads_like_a_btreemap() {
 }
 
 #[test]
+fn long_keys_decoded_in_two_maps_share_a_buffer() {
+    let maps: Vec<Map> = serde_json::from_str(
+        r#"[{"app.kubernetes.io/name": "web", "pod-template-hash": "7d9c8b5f6d"},
+            {"app.kubernetes.io/name": "api", "pod-template-hash": "5f6d7d9c8b"}]"#,
+    )
+    .unwrap();
+    let key = |m: &Map, i: usize| m.keys().nth(i).unwrap().as_ptr();
+    assert_eq!(key(&maps[0], 0), key(&maps[1], 0));
+    assert_eq!(key(&maps[0], 1), key(&maps[1], 1));
+    assert_eq!(maps[1]["app.kubernetes.io/name"], "api");
+}
+
+#[test]
 fn decodes_sorted_exactly_sized_the_last_of_equal_keys_winning() {
     let map: Map<i32> = serde_json::from_str(r#"{"b": 1, "a": 2, "b": 3, "c": 4}"#).unwrap();
     assert_eq!(map.iter().map(|(k, v)| (k.as_str(), *v)).collect::<Vec<_>>(), [("a", 2), ("b", 3), ("c", 4)]);
