@@ -23,6 +23,8 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use thin_vec::ThinVec;
 
+use crate::codec::fields::{Staged, exactly_sized};
+
 /// A map from string keys to `V` (by default strings), in key order.
 ///
 /// It reads like `BTreeMap<String, V>`: `get("app")`, `contains_key`,
@@ -140,7 +142,7 @@ impl<V> Map<V> {
     }
 
     /// Builds a map from entries in any order; of equal keys the last wins.
-    fn from_entries(mut entries: ThinVec<(LeanString, V)>) -> Self {
+    fn from_entries(mut entries: Staged<(LeanString, V)>) -> Self {
         if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
             // Reversed, a stable sort puts the last of equal keys first in
             // its run, and `dedup_by` keeps the first.
@@ -148,8 +150,7 @@ impl<V> Map<V> {
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             entries.dedup_by(|later, kept| later.0 == kept.0);
         }
-        entries.shrink_to_fit();
-        Map { entries }
+        Map { entries: exactly_sized(entries) }
     }
 }
 
@@ -291,8 +292,7 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Map<V> {
                 f.write_str("a map")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Map<V>, A::Error> {
-                // A hint is trusted only up to a bound, as serde does.
-                let mut entries = ThinVec::with_capacity(access.size_hint().unwrap_or(0).min(4096));
+                let mut entries = Staged::new();
                 // Keys (`app.kubernetes.io/name`, `pod-template-hash`)
                 // repeat across objects: they share buffers.
                 while let Some(key) = access.next_key_seed(crate::codec::fields::SharedText)? {

@@ -222,7 +222,21 @@ pub struct OptionStructList<'a, T>(pub &'a mut Option<ThinVec<T>>);
 
 /// How a list's elements are read: [`ByValue`] or [`InPlace`].
 trait ReadElements<'de, T> {
-    fn read_all<A: SeqAccess<'de>>(items: &mut ThinVec<T>, seq: &mut A) -> Result<(), A::Error>;
+    fn read_all<A: SeqAccess<'de>>(items: &mut Staged<T>, seq: &mut A) -> Result<(), A::Error>;
+}
+
+/// A list or map being read: its first elements on the stack. JSON says
+/// nothing of a length up front, and a heap block grown by doubling and then
+/// shrunk would cost a reallocation or two per list and leave the room it
+/// gave back as holes among the objects kept (a pod has about fifteen
+/// lists). Staged first, each gets one block of exactly its size.
+pub(crate) type Staged<T> = smallvec::SmallVec<[T; 4]>;
+
+/// The staged elements in a block of exactly their number.
+pub(crate) fn exactly_sized<T>(staged: Staged<T>) -> ThinVec<T> {
+    let mut items = ThinVec::with_capacity(staged.len());
+    items.extend(staged);
+    items
 }
 
 /// Elements read by value.
@@ -230,18 +244,15 @@ struct ByValue<T>(PhantomData<T>);
 /// Elements decoded in place.
 struct InPlace<T>(PhantomData<T>);
 
-/// Reads a JSON list into `items`, replacing what they held. JSON says
-/// nothing of a list's length up front, so a `Vec` grows by doubling as it
-/// is read and would keep up to half its capacity unused for as long as the
-/// object lives (a pod's one container in room for four). Shrinking once
-/// read is cheaper than that slack in every cached object.
+/// Reads a JSON list into `items`, replacing what they held, in a block of
+/// exactly its size (see [`Staged`]).
 struct ListVisitor<'a, T, R> {
     items: &'a mut ThinVec<T>,
     read: PhantomData<R>,
 }
 
 impl<'de, T: Deserialize<'de>> ReadElements<'de, T> for ByValue<T> {
-    fn read_all<A: SeqAccess<'de>>(items: &mut ThinVec<T>, seq: &mut A) -> Result<(), A::Error> {
+    fn read_all<A: SeqAccess<'de>>(items: &mut Staged<T>, seq: &mut A) -> Result<(), A::Error> {
         while let Some(item) = seq.next_element()? {
             items.push(item);
         }
@@ -250,7 +261,7 @@ impl<'de, T: Deserialize<'de>> ReadElements<'de, T> for ByValue<T> {
 }
 
 impl<'de, T: DecodeFields> ReadElements<'de, T> for InPlace<T> {
-    fn read_all<A: SeqAccess<'de>>(items: &mut ThinVec<T>, seq: &mut A) -> Result<(), A::Error> {
+    fn read_all<A: SeqAccess<'de>>(items: &mut Staged<T>, seq: &mut A) -> Result<(), A::Error> {
         loop {
             items.push(T::default());
             let last = items.len() - 1;
@@ -269,11 +280,9 @@ impl<'de, T, R: ReadElements<'de, T>> Visitor<'de> for ListVisitor<'_, T, R> {
         f.write_str("a list")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        self.items.clear();
-        // A hint is trusted only up to a bound, as serde does.
-        self.items.reserve(seq.size_hint().unwrap_or(0).min(4096));
-        R::read_all(self.items, &mut seq)?;
-        self.items.shrink_to_fit();
+        let mut staged = Staged::new();
+        R::read_all(&mut staged, &mut seq)?;
+        *self.items = exactly_sized(staged);
         Ok(())
     }
 }

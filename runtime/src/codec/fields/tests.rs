@@ -199,6 +199,18 @@ fn lists_are_exactly_sized() {
 }
 
 #[test]
+fn lists_longer_than_the_staged_room_are_read_whole_and_exactly_sized() {
+    // Past the four elements staged on the stack, and with structs read in place.
+    let json = r#"{"ports": [{"number": 1}, {"number": 2}, {"number": 3}, {"number": 4}, {"number": 5}, {"number": 6}],
+        "tags": ["a", "b", "c", "d", "e", "f", "g"]}"#;
+    let thing = serde_json::from_str::<Thing>(json).unwrap();
+    assert_eq!(thing.ports.iter().map(|p| p.number).collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6]);
+    assert_eq!(thing.ports.capacity(), 6);
+    assert_eq!(thing.tags.iter().map(String::as_str).collect::<Vec<_>>(), ["a", "b", "c", "d", "e", "f", "g"]);
+    assert_eq!(thing.tags.capacity(), 7);
+}
+
+#[test]
 fn a_repeated_key_is_read_again_the_later_value_winning() {
     let json = r#"{"port": {"number": 1, "name": "a"}, "port": {"number": 2},
         "tags": ["x", "y"], "tags": ["z"], "spare": {"number": 3}, "spare": null}"#;
