@@ -10,6 +10,8 @@
 //! what the store holds ([`KnownObjects`]).
 
 use std::collections::{HashMap, HashSet, VecDeque};
+
+use smallvec::{SmallVec, smallvec};
 use std::fmt;
 use std::sync::Arc;
 
@@ -148,8 +150,25 @@ impl<T> Clone for Delta<T> {
 /// The changes to one key, oldest first; never empty when popped.
 pub type Deltas<T> = Vec<Delta<T>>;
 
+/// A queued key. The queue, the map of deltas and then the informer's
+/// cache share one buffer per key.
+type Key = Arc<str>;
+
+/// A key's deltas while queued. Most keys have one, kept in the map's own
+/// room: a relist queues thousands of keys at once, and a block per key,
+/// freed at each pop, would leave as many holes among the objects the
+/// informer's cache keeps. A popped key's deltas become a [`Deltas`], freed
+/// once processed and reused by the next pop.
+type Queued<T> = SmallVec<[Delta<T>; 1]>;
+
 /// A popped key, its deltas and whether they belong to the first relist.
-type Popped<T> = (String, Deltas<T>, bool);
+type Popped<T> = (Key, Deltas<T>, bool);
+
+/// A queue that held at least this many keys gives its room back once
+/// emptied: a relist of many objects would otherwise keep the map and the
+/// queue sized for all of them for as long as the informer runs (as Go's
+/// maps do), while smaller ones keep theirs for the next events.
+const KEEP_ROOM: usize = 1024;
 
 /// What the DeltaFIFO needs from the store the popped deltas go into
 /// (client-go `KeyListerGetter`): to find deletions during a relist and the
@@ -221,9 +240,9 @@ impl<T> DeltaFifoOptions<T> {
 }
 
 struct FifoState<T> {
-    items: HashMap<String, Deltas<T>>,
+    items: HashMap<Key, Queued<T>>,
     /// Keys in the order they were first queued; each is in `items`.
-    queue: VecDeque<String>,
+    queue: VecDeque<Key>,
     /// Something was added or a relist happened.
     populated: bool,
     /// Items of the first relist not popped yet.
@@ -234,6 +253,16 @@ struct FifoState<T> {
 impl<T> FifoState<T> {
     fn has_synced(&self) -> bool {
         self.populated && self.initial_population_count == 0
+    }
+
+    /// Frees the room of an emptied queue that grew past [`KEEP_ROOM`].
+    fn give_back_room(&mut self) {
+        if self.items.is_empty() && self.items.capacity() > KEEP_ROOM {
+            self.items = HashMap::new();
+        }
+        if self.queue.is_empty() && self.queue.capacity() > KEEP_ROOM {
+            self.queue = VecDeque::new();
+        }
     }
 }
 
@@ -275,7 +304,7 @@ impl<T> fmt::Debug for DeltaFifo<T> {
 /// Collapses the two newest deltas when both are deletions (client-go
 /// `dedupDeltas`), keeping the one that says more: a tombstone loses
 /// against an actual deletion.
-fn dedup_deltas<T>(deltas: &mut Deltas<T>) {
+fn dedup_deltas<T>(deltas: &mut Queued<T>) {
     let n = deltas.len();
     if n < 2 {
         return;
@@ -312,15 +341,15 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
         }
     }
 
-    fn key_of(&self, obj: &DeltaObject<T>) -> String {
+    fn key_of(&self, obj: &DeltaObject<T>) -> Key {
         match obj {
-            DeltaObject::Object(o) => (self.shared.key_fn)(o),
-            DeltaObject::DeletedFinalStateUnknown(d) => d.key.clone(),
+            DeltaObject::Object(o) => (self.shared.key_fn)(o).into(),
+            DeltaObject::DeletedFinalStateUnknown(d) => d.key.as_str().into(),
         }
     }
 
     /// Appends a delta to its key, queueing the key if it is new.
-    fn queue_action(&self, st: &mut FifoState<T>, delta_type: DeltaType, object: DeltaObject<T>, key: String) {
+    fn queue_action(&self, st: &mut FifoState<T>, delta_type: DeltaType, object: DeltaObject<T>, key: Key) {
         let delta = Delta { delta_type, object };
         match st.items.get_mut(&key) {
             Some(deltas) => {
@@ -328,8 +357,8 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
                 dedup_deltas(deltas);
             }
             None => {
-                st.queue.push_back(key.clone());
-                st.items.insert(key, vec![delta]);
+                st.queue.push_back(Arc::clone(&key));
+                st.items.insert(key, smallvec![delta]);
                 // Only a new key is something a waiting pop can take.
                 self.shared.item_ready.notify_one();
             }
@@ -337,7 +366,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     }
 
     fn queue_object(&self, delta_type: DeltaType, obj: Arc<T>) {
-        let key = (self.shared.key_fn)(&obj);
+        let key: Key = (self.shared.key_fn)(&obj).into();
         let mut st = self.shared.state.lock();
         st.populated = true;
         self.queue_action(&mut st, delta_type, DeltaObject::Object(obj), key);
@@ -356,7 +385,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     /// Queues a [`DeltaType::Deleted`] delta, unless the object is neither
     /// queued nor known (a deletion of something never seen means nothing).
     pub fn delete(&self, obj: Arc<T>) {
-        let key = (self.shared.key_fn)(&obj);
+        let key: Key = (self.shared.key_fn)(&obj).into();
         let mut st = self.shared.state.lock();
         st.populated = true;
         let queued = st.items.contains_key(&key);
@@ -378,14 +407,14 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
         self.add_if_not_present_with_key(key, deltas);
     }
 
-    fn add_if_not_present_with_key(&self, key: String, deltas: Deltas<T>) {
+    fn add_if_not_present_with_key(&self, key: Key, deltas: Deltas<T>) {
         let mut st = self.shared.state.lock();
         st.populated = true;
         if deltas.is_empty() || st.items.contains_key(&key) {
             return;
         }
-        st.queue.push_back(key.clone());
-        st.items.insert(key, deltas);
+        st.queue.push_back(Arc::clone(&key));
+        st.items.insert(key, SmallVec::from_vec(deltas));
         drop(st);
         self.shared.item_ready.notify_one();
     }
@@ -397,13 +426,25 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     /// object, which is newer than the store's copy), then every known key
     /// with nothing queued (carrying the store's object), as client-go.
     pub fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) {
+        let keyed = list.into_iter().map(|obj| (self.key(&obj), obj)).collect();
+        self.replace_keyed(keyed, resource_version);
+    }
+
+    /// The key the queue files `obj` under.
+    pub(crate) fn key(&self, obj: &T) -> Key {
+        (self.shared.key_fn)(obj).into()
+    }
+
+    /// [`replace`](Self::replace) with each object's [`key`](Self::key)
+    /// already made (the reflector's watch-list keeps its objects by key);
+    /// the queue, then the cache, keep those buffers.
+    pub(crate) fn replace_keyed(&self, list: Vec<(Key, Arc<T>)>, resource_version: &str) {
         let _ = resource_version; // kept for parity with client-go; nothing uses it yet
         let action = if self.shared.emit_delta_type_replaced { DeltaType::Replaced } else { DeltaType::Sync };
         let mut st = self.shared.state.lock();
-        let mut keys = HashSet::with_capacity(list.len());
-        for obj in list {
-            let key = (self.shared.key_fn)(&obj);
-            keys.insert(key.clone());
+        let mut keys: HashSet<Key> = HashSet::with_capacity(list.len());
+        for (key, obj) in list {
+            keys.insert(Arc::clone(&key));
             self.queue_action(&mut st, action, DeltaObject::Object(obj), key);
         }
 
@@ -418,14 +459,14 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
             .filter(|k| !keys.contains(*k))
             .filter_map(|k| st.items.get(k).map(|deltas| (k, deltas)))
             .map(|(key, deltas)| DeletedFinalStateUnknown {
-                key: key.clone(),
+                key: key.to_string(),
                 // A queued tombstone gives its own last known state.
                 obj: deltas.last().and_then(|d| d.object.object().cloned()),
             })
             .collect();
         let mut queued_deletions = queued.len();
         for tombstone in queued {
-            let key = tombstone.key.clone();
+            let key = tombstone.key.as_str().into();
             self.queue_action(&mut st, DeltaType::Deleted, DeltaObject::DeletedFinalStateUnknown(tombstone), key);
         }
 
@@ -433,16 +474,17 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
         // were handled above, with a newer object than the store's).
         if let Some(known) = &self.shared.known_objects {
             for key in known.list_keys() {
-                if keys.contains(&key) || st.items.get(&key).is_some_and(|d| !d.is_empty()) {
+                if keys.contains(key.as_str()) || st.items.get(key.as_str()).is_some_and(|d| !d.is_empty()) {
                     continue;
                 }
                 let obj = known.get_by_key(&key);
                 queued_deletions += 1;
+                let queued_key = key.as_str().into();
                 self.queue_action(
                     &mut st,
                     DeltaType::Deleted,
-                    DeltaObject::DeletedFinalStateUnknown(DeletedFinalStateUnknown { key: key.clone(), obj }),
-                    key,
+                    DeltaObject::DeletedFinalStateUnknown(DeletedFinalStateUnknown { key, obj }),
+                    queued_key,
                 );
             }
         }
@@ -465,7 +507,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
             let Some(obj) = known.get_by_key(&key) else {
                 continue;
             };
-            let key = (self.shared.key_fn)(&obj);
+            let key: Key = (self.shared.key_fn)(&obj).into();
             if st.items.get(&key).is_some_and(|d| !d.is_empty()) {
                 continue;
             }
@@ -490,6 +532,15 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     where
         F: FnOnce(&Deltas<T>, bool) -> Result<(), ProcessError>,
     {
+        self.pop_keyed(|_, deltas, initial| process(deltas, initial)).await
+    }
+
+    /// [`pop`](Self::pop), also handing `process` the key, for a store that
+    /// keeps the same buffer.
+    pub(crate) async fn pop_keyed<F>(&self, process: F) -> Result<Deltas<T>, Error>
+    where
+        F: FnOnce(&Key, &Deltas<T>, bool) -> Result<(), ProcessError>,
+    {
         let _pop = self.shared.pop_lock.lock().await;
         loop {
             // Registering for a wake-up costs a lock in `Notify`; only do it
@@ -510,7 +561,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
                 }
             };
             let (key, deltas, is_in_initial_list) = popped;
-            return match process(&deltas, is_in_initial_list) {
+            return match process(&key, &deltas, is_in_initial_list) {
                 Ok(()) => Ok(deltas),
                 Err(ProcessError { requeue: true, source }) => {
                     self.add_if_not_present_with_key(key, deltas);
@@ -530,7 +581,10 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
             st.initial_population_count = st.initial_population_count.saturating_sub(1);
             // A queued key always has deltas; one without is skipped.
             if let Some(deltas) = st.items.remove(&key) {
-                return Ok(Some((key, deltas, is_in_initial_list)));
+                if st.queue.is_empty() {
+                    st.give_back_room();
+                }
+                return Ok(Some((key, deltas.into_vec(), is_in_initial_list)));
             }
         }
         if st.closed { Err(Error::Closed) } else { Ok(None) }
@@ -555,12 +609,12 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
 
     /// Keys with queued deltas.
     pub fn list_keys(&self) -> Vec<String> {
-        self.shared.state.lock().items.keys().cloned().collect()
+        self.shared.state.lock().items.keys().map(|k| k.to_string()).collect()
     }
 
     /// A copy of the deltas queued for `key`.
     pub fn get_by_key(&self, key: &str) -> Option<Deltas<T>> {
-        self.shared.state.lock().items.get(key).cloned()
+        self.shared.state.lock().items.get(key).map(|deltas| deltas.to_vec())
     }
 
     /// Number of keys queued.

@@ -154,17 +154,15 @@ struct Core<K> {
 
 impl<K: Object + Send + Sync + 'static> Core<K> {
     /// client-go `processDeltas` + the informer's `OnAdd/OnUpdate/OnDelete`.
-    fn process(&mut self, deltas: &Deltas<K>, is_in_initial_list: bool) {
+    /// `key` is the queue's key of every delta, shared with the cache.
+    fn process(&mut self, key: &Arc<str>, deltas: &Deltas<K>, is_in_initial_list: bool) {
         for d in deltas {
             match (d.delta_type, &d.object) {
                 (DeltaType::Deleted, object) => {
-                    match object {
-                        DeltaObject::Object(o) => self.writer.delete(o),
-                        DeltaObject::DeletedFinalStateUnknown(t) => self.writer.delete_by_key(&t.key),
-                    };
+                    self.writer.delete_by_key(key);
                     self.processor.distribute(Notification::Delete(object.clone()), false);
                 }
-                (_, DeltaObject::Object(obj)) => match self.writer.upsert(Arc::clone(obj)) {
+                (_, DeltaObject::Object(obj)) => match self.writer.upsert_keyed(Arc::clone(key), Arc::clone(obj)) {
                     Some(old) => {
                         // Same version: a resync or an unchanged relisted object,
                         // only for handlers that asked for resyncs.
@@ -531,8 +529,8 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
             loop {
                 let popped = tokio::select! {
                     biased;
-                    r = inner.fifo.pop(|deltas, initial| {
-                        inner.core.lock().process(deltas, initial);
+                    r = inner.fifo.pop_keyed(|key, deltas, initial| {
+                        inner.core.lock().process(key, deltas, initial);
                         Ok(())
                     }) => Some(r),
                     () = &mut replaced => {

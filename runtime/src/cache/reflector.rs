@@ -58,7 +58,7 @@ use self::backoff::Backoff;
 pub use self::backoff::BackoffConfig;
 use super::delta_fifo::DeltaFifo;
 use super::list_watch::ListWatch;
-use crate::object::{Metadata as _, Object, object_key};
+use crate::object::{Metadata as _, Object};
 use crate::rest::{self, ListOptions, VersionMatch, WatchEvent, WatchStream};
 
 /// Changes an object before it is stored (client-go `TransformFunc`), e.g.
@@ -183,7 +183,7 @@ enum State<K> {
     Start,
     List,
     Watch,
-    InitialEvents { stream: WatchStream<K>, items: HashMap<String, Arc<K>>, rv: String, events: u64 },
+    InitialEvents { stream: WatchStream<K>, items: HashMap<Arc<str>, Arc<K>>, rv: String, events: u64 },
     Watching { stream: WatchStream<K>, started: Instant, events: u64 },
     Backoff { until: Instant, then: Resume },
 }
@@ -466,8 +466,8 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
         }
     }
 
-    fn synced(&mut self, items: Vec<Arc<K>>, rv: &str) {
-        self.fifo.replace(items, rv);
+    /// Bookkeeping after the queue took a full list at `rv`.
+    fn synced(&mut self, rv: &str) {
         self.last_sync_rv.set(rv);
         self.rv_unavailable = false;
         if let Some(hook) = &self.after_replace {
@@ -512,7 +512,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
     async fn initial_event(
         &mut self,
         mut stream: WatchStream<K>,
-        mut items: HashMap<String, Arc<K>>,
+        mut items: HashMap<Arc<str>, Arc<K>>,
         mut rv: String,
         events: u64,
     ) -> State<K> {
@@ -521,18 +521,21 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
             Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => {
                 let obj = self.prepare(obj);
                 update_rv(&mut rv, &*obj);
-                items.insert(object_key(&*obj), obj);
+                // Keyed as the queue keys it: the queue and then the cache
+                // keep these keys rather than making their own.
+                items.insert(self.fifo.key(&obj), obj);
             }
             Some(Ok(WatchEvent::Deleted(obj))) => {
                 update_rv(&mut rv, &obj);
-                items.remove(&object_key(&obj));
+                items.remove(&self.fifo.key(&obj));
             }
             Some(Ok(WatchEvent::Bookmark(b))) => {
                 if !b.resource_version.is_empty() {
                     rv = b.resource_version.clone();
                 }
                 if b.is_initial_events_end() {
-                    self.synced(items.into_values().collect(), &rv);
+                    self.fifo.replace_keyed(items.into_iter().collect(), &rv);
+                    self.synced(&rv);
                     return State::Watching { stream, started: Instant::now(), events: events + 1 };
                 }
             }
@@ -571,7 +574,8 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                 if rv == "0" && paginated {
                     self.paginated_result = true;
                 }
-                self.synced(items, &list_rv);
+                self.fifo.replace(items, &list_rv);
+                self.synced(&list_rv);
                 State::Watch
             }
             Err(e) => {

@@ -51,18 +51,23 @@ pub fn meta_namespace_index<T: Object>(obj: &T) -> Vec<String> {
     vec![obj.metadata().namespace().unwrap_or_default().to_owned()]
 }
 
+/// A stored key. The map and every index hold the same buffer: a cached
+/// object's key costs one allocation however many indexes there are (Go's
+/// strings share theirs the same way).
+type Key = Arc<str>;
+
 /// Index value → keys of the objects with that value.
-type Index = HashMap<String, HashSet<String>>;
+type Index = HashMap<String, HashSet<Key>>;
 
 struct Data<T> {
-    items: HashMap<String, Arc<T>>,
+    items: HashMap<Key, Arc<T>>,
     indexers: Indexers<T>,
     indices: HashMap<String, Index>,
 }
 
 impl<T> Data<T> {
     /// Moves `key` from the index values of `old` to those of `new`.
-    fn update_indices(&mut self, old: Option<&T>, new: Option<&T>, key: &str) {
+    fn update_indices(&mut self, old: Option<&T>, new: Option<&T>, key: &Key) {
         for (name, index_fn) in &self.indexers {
             let old_values = old.map(|o| index_fn(o)).unwrap_or_default();
             let new_values = new.map(|n| index_fn(n)).unwrap_or_default();
@@ -74,14 +79,14 @@ impl<T> Data<T> {
             let index = self.indices.entry(name.clone()).or_default();
             for value in &old_values {
                 if let Some(keys) = index.get_mut(value) {
-                    keys.remove(key);
+                    keys.remove(&**key);
                     if keys.is_empty() {
                         index.remove(value);
                     }
                 }
             }
             for value in new_values {
-                index.entry(value).or_default().insert(key.to_owned());
+                index.entry(value).or_default().insert(Arc::clone(key));
             }
         }
     }
@@ -90,7 +95,7 @@ impl<T> Data<T> {
         self.indexers.get(name).ok_or_else(|| Error::IndexNotFound { name: name.to_owned() })
     }
 
-    fn items_for<'a>(&self, keys: impl Iterator<Item = &'a String>) -> Vec<Arc<T>> {
+    fn items_for<'a>(&self, keys: impl Iterator<Item = &'a Key>) -> Vec<Arc<T>> {
         keys.filter_map(|k| self.items.get(k).cloned()).collect()
     }
 }
@@ -135,8 +140,17 @@ impl<T> ThreadSafeStore<T> {
     /// one (the informer needs it for update notifications; one lookup
     /// instead of a `get` and an `add`).
     pub fn upsert(&self, key: String, obj: Arc<T>) -> Option<Arc<T>> {
+        self.upsert_shared(key.into(), obj)
+    }
+
+    /// [`upsert`](Self::upsert) keeping `key`'s buffer rather than a copy.
+    pub(crate) fn upsert_shared(&self, key: Key, obj: Arc<T>) -> Option<Arc<T>> {
         let mut data = self.data.write();
-        let old = data.items.get(&key).cloned();
+        // An existing entry keeps its key: the new one is dropped, not stored twice.
+        let (key, old) = match data.items.get_key_value(&key) {
+            Some((stored, old)) => (Arc::clone(stored), Some(Arc::clone(old))),
+            None => (key, None),
+        };
         data.update_indices(old.as_deref(), Some(&obj), &key);
         data.items.insert(key, obj);
         old
@@ -150,8 +164,8 @@ impl<T> ThreadSafeStore<T> {
     /// Removes the object under `key`, returning it.
     pub fn delete(&self, key: &str) -> Option<Arc<T>> {
         let mut data = self.data.write();
-        let old = data.items.remove(key)?;
-        data.update_indices(Some(&old), None, key);
+        let (key, old) = data.items.remove_entry(key)?;
+        data.update_indices(Some(&old), None, &key);
         Some(old)
     }
 
@@ -167,7 +181,7 @@ impl<T> ThreadSafeStore<T> {
 
     /// Every key, in no particular order.
     pub fn list_keys(&self) -> Vec<String> {
-        self.data.read().items.keys().cloned().collect()
+        self.data.read().items.keys().map(|k| k.to_string()).collect()
     }
 
     /// Number of stored objects.
@@ -182,11 +196,11 @@ impl<T> ThreadSafeStore<T> {
 
     /// Replaces the whole content and rebuilds the indexes.
     pub fn replace(&self, items: impl IntoIterator<Item = (String, Arc<T>)>) {
-        let items: HashMap<String, Arc<T>> = items.into_iter().collect();
+        let items: HashMap<Key, Arc<T>> = items.into_iter().map(|(k, v)| (k.into(), v)).collect();
         let mut data = self.data.write();
         data.items = items;
         data.indices.clear();
-        let entries: Vec<(String, Arc<T>)> = data.items.iter().map(|(k, v)| (k.clone(), Arc::clone(v))).collect();
+        let entries: Vec<(Key, Arc<T>)> = data.items.iter().map(|(k, v)| (Arc::clone(k), Arc::clone(v))).collect();
         for (key, obj) in entries {
             data.update_indices(None, Some(&obj), &key);
         }
@@ -199,7 +213,7 @@ impl<T> ThreadSafeStore<T> {
         let Some(index) = data.indices.get(index_name) else {
             return Ok(Vec::new());
         };
-        let keys: HashSet<&String> = values.iter().filter_map(|v| index.get(v)).flatten().collect();
+        let keys: HashSet<&Key> = values.iter().filter_map(|v| index.get(v)).flatten().collect();
         Ok(data.items_for(keys.into_iter()))
     }
 
@@ -221,7 +235,7 @@ impl<T> ThreadSafeStore<T> {
             .indices
             .get(index_name)
             .and_then(|index| index.get(value))
-            .map(|keys| keys.iter().cloned().collect())
+            .map(|keys| keys.iter().map(|k| k.to_string()).collect())
             .unwrap_or_default())
     }
 
@@ -247,7 +261,7 @@ impl<T> ThreadSafeStore<T> {
             let mut index = Index::new();
             for (key, obj) in &data.items {
                 for value in index_fn(obj) {
-                    index.entry(value).or_default().insert(key.clone());
+                    index.entry(value).or_default().insert(Arc::clone(key));
                 }
             }
             data.indices.insert(name.clone(), index);
@@ -412,6 +426,14 @@ impl<T> Writer<T> {
         self.store.store.delete(key)
     }
 
+    /// Inserts or replaces `obj` under `key`, which must be what the key
+    /// function gives for it: for the informer, whose queue already made
+    /// the key and shares its buffer with the store.
+    pub(crate) fn upsert_keyed(&mut self, key: Arc<str>, obj: Arc<T>) -> Option<Arc<T>> {
+        debug_assert_eq!(*key, *self.store.key_of(&obj), "a key that is not the object's own");
+        self.store.store.upsert_shared(key, obj)
+    }
+
     /// Replaces the whole content by `objs` (after a relist).
     pub fn replace(&mut self, objs: impl IntoIterator<Item = Arc<T>>) {
         let key_fn = Arc::clone(&self.store.key_fn);
@@ -572,6 +594,24 @@ mod tests {
         w.add(Arc::new(pod("ns", "a", "")));
         assert_eq!(reader.len(), 1);
         assert_eq!(names(reader2.list()), vec!["a"]);
+    }
+
+    #[test]
+    fn the_map_and_the_indexes_share_one_key_buffer() {
+        let mut w = Writer::with_key_fn(Arc::new(object_key::<Pod>), by_node());
+        w.add_indexers([(NAMESPACE_INDEX.to_owned(), Arc::new(meta_namespace_index::<Pod>) as IndexFn<Pod>)].into())
+            .unwrap();
+        let key: Arc<str> = "ns/a".into();
+        w.upsert_keyed(Arc::clone(&key), Arc::new(pod("ns", "a", "n1")));
+        // A later version under an equal key keeps the stored buffer.
+        w.upsert_keyed("ns/a".into(), Arc::new(pod("ns", "a", "n1")));
+        let data = w.store.store.data.read();
+        let (stored, _) = data.items.get_key_value("ns/a").unwrap();
+        assert!(Arc::ptr_eq(stored, &key));
+        for (index, value) in [("node", "n1"), (NAMESPACE_INDEX, "ns")] {
+            let indexed = data.indices[index][value].iter().next().unwrap();
+            assert!(Arc::ptr_eq(indexed, &key), "index {index} holds a copy of the key");
+        }
     }
 
     #[test]

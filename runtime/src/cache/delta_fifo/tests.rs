@@ -76,18 +76,18 @@ fn a_tombstone_loses_against_a_real_deletion() {
         delta_type: DeltaType::Deleted,
         object: DeltaObject::DeletedFinalStateUnknown(DeletedFinalStateUnknown { key: "ns/a".into(), obj: None }),
     };
-    let mut older_real = vec![real(), tomb()];
+    let mut older_real = smallvec::smallvec![real(), tomb()];
     dedup_deltas(&mut older_real);
     assert_eq!(older_real.len(), 1);
     assert!(!older_real[0].object.is_tombstone());
 
-    let mut older_tomb = vec![tomb(), real()];
+    let mut older_tomb = smallvec::smallvec![tomb(), real()];
     dedup_deltas(&mut older_tomb);
     assert_eq!(older_tomb.len(), 1);
     assert!(!older_tomb[0].object.is_tombstone());
 
     let mut not_both_deletes =
-        vec![Delta { delta_type: DeltaType::Updated, object: DeltaObject::Object(p("a")) }, real()];
+        smallvec::smallvec![Delta { delta_type: DeltaType::Updated, object: DeltaObject::Object(p("a")) }, real()];
     dedup_deltas(&mut not_both_deletes);
     assert_eq!(not_both_deletes.len(), 2);
 }
@@ -344,4 +344,45 @@ async fn concurrent_pops_never_overlap() {
         w.await.unwrap();
     }
     assert_eq!(overlaps.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn an_emptied_queue_gives_back_the_room_of_a_large_relist() {
+    let f = fifo();
+    let many = KEEP_ROOM + 1;
+    f.replace((0..many).map(|i| p(&format!("p{i}"))).collect(), "1");
+    for _ in 0..many {
+        pop(&f).await;
+    }
+    let st = f.shared.state.lock();
+    assert_eq!((st.items.capacity(), st.queue.capacity()), (0, 0), "room for {many} keys kept after the drain");
+}
+
+#[tokio::test]
+async fn a_small_queue_keeps_its_room_between_events() {
+    let f = fifo();
+    f.replace((0..10).map(|i| p(&format!("p{i}"))).collect(), "1");
+    for _ in 0..10 {
+        pop(&f).await;
+    }
+    let st = f.shared.state.lock();
+    assert!(st.items.capacity() >= 10 && st.queue.capacity() >= 10);
+}
+
+#[tokio::test]
+async fn a_popped_key_is_the_queued_buffer_and_names_its_object() {
+    let f = fifo();
+    f.add(p("a"));
+    let queued = Arc::clone(&f.shared.state.lock().queue[0]);
+    let mut seen = None;
+    f.pop_keyed(|key, deltas, _| {
+        assert_eq!(deltas.len(), 1);
+        seen = Some(Arc::clone(key));
+        Ok(())
+    })
+    .await
+    .unwrap();
+    let seen = seen.expect("process was called");
+    assert_eq!(&*seen, "ns/a");
+    assert!(Arc::ptr_eq(&seen, &queued), "the key was copied on its way out");
 }

@@ -429,8 +429,8 @@ fn key_of() {
     let f = fifo(None, false);
     let tomb =
         |k: &str| DeltaObject::DeletedFinalStateUnknown(DeletedFinalStateUnknown { key: k.to_owned(), obj: None });
-    assert_eq!(f.key_of(&DeltaObject::Object(obj("A", 0))), "A");
-    assert_eq!(f.key_of(&tomb("B")), "B");
+    assert_eq!(&*f.key_of(&DeltaObject::Object(obj("A", 0))), "A");
+    assert_eq!(&*f.key_of(&tomb("B")), "B");
     f.add_if_not_present(vec![Delta { delta_type: DeltaType::Added, object: DeltaObject::Object(obj("C", 0)) }]);
     f.add_if_not_present(vec![Delta { delta_type: DeltaType::Deleted, object: tomb("D") }]);
     let mut keys = f.list_keys();

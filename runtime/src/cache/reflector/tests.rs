@@ -9,6 +9,7 @@ use super::*;
 use crate::cache::delta_fifo::{DeltaFifoOptions, DeltaType};
 use crate::cache::list_watch::scripted::{Call, Scripted, Verb, api_error, page};
 use crate::cache::store::ThreadSafeStore;
+use crate::object::object_key;
 use crate::rest::Bookmark;
 use crate::testing::{Pod, pod};
 

@@ -142,7 +142,7 @@ fn string_store(index_fn: impl Fn(&String) -> Vec<String> + Send + Sync + 'stati
 /// holds no set for it at all.
 fn index_set(store: &ThreadSafeStore<String>, value: &str) -> Option<BTreeSet<String>> {
     let data = store.data.read();
-    data.indices.get("testIndexer")?.get(value).map(|keys| keys.iter().cloned().collect())
+    data.indices.get("testIndexer")?.get(value).map(|keys| keys.iter().map(|k| k.to_string()).collect())
 }
 
 // thread_safe_store_test.go TestThreadSafeStoreDeleteRemovesEmptySetsFromIndex
