@@ -19,6 +19,7 @@ use serde::ser::{Serialize, Serializer};
 pub use jiff::Timestamp;
 
 pub mod fields;
+mod rfc3339;
 mod shared;
 
 pub use shared::shared;
@@ -56,7 +57,10 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for WithoutManagedFields<T> {
 
 /// Parses an RFC 3339 timestamp as the apiserver writes it.
 pub fn parse_time(s: &str) -> Result<Timestamp, jiff::Error> {
-    s.parse::<Timestamp>()
+    match rfc3339::parse_canonical(s.as_bytes()) {
+        Some(t) => Ok(t),
+        None => s.parse::<Timestamp>(),
+    }
 }
 
 /// Formats like apimachinery's `metav1.Time` (`2006-01-02T15:04:05Z`),
