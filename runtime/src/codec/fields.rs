@@ -222,15 +222,16 @@ pub struct OptionStructList<'a, T>(pub &'a mut Option<ThinVec<T>>);
 
 /// How a list's elements are read: [`ByValue`] or [`InPlace`].
 trait ReadElements<'de, T> {
-    fn read_all<A: SeqAccess<'de>>(items: &mut Staged<T>, seq: &mut A) -> Result<(), A::Error>;
+    /// Reads the next element onto `items`; `false` at the end of the list.
+    fn read_next<A: SeqAccess<'de>>(items: &mut Gathered<T>, seq: &mut A) -> Result<bool, A::Error>;
 }
 
-/// A list or map being read: its first elements on the stack. JSON says
-/// nothing of a length up front, and a heap block grown by doubling and then
-/// shrunk would cost a reallocation or two per list and leave the room it
-/// gave back as holes among the objects kept (a pod has about fifteen
-/// lists). Staged first, each gets one block of exactly its size.
-pub(crate) type Staged<T> = smallvec::SmallVec<[T; 4]>;
+/// A map or a short list being read: its first elements on the stack. JSON
+/// says nothing of a length up front, and a heap block grown by doubling
+/// and then shrunk would cost a reallocation or two per list and leave the
+/// room it gave back as holes among the objects kept (a pod has about
+/// fifteen lists). Staged first, each gets one block of exactly its size.
+pub(crate) type Staged<T> = smallvec::SmallVec<[T; 6]>;
 
 /// The staged elements in a block of exactly their number.
 pub(crate) fn exactly_sized<T>(staged: Staged<T>) -> ThinVec<T> {
@@ -239,38 +240,83 @@ pub(crate) fn exactly_sized<T>(staged: Staged<T>) -> ThinVec<T> {
     items
 }
 
+/// A list's elements as they are read: [`Staged`] while they fit, then in
+/// a heap block grown by doubling. A long list (a `PodList`'s items) is
+/// then copied once less, and a large block grows and shrinks in place.
+enum Gathered<T> {
+    Staged(Staged<T>),
+    Heap(ThinVec<T>),
+}
+
+impl<T> Gathered<T> {
+    /// Adds `item`, leaving the stack when it is full.
+    fn push(&mut self, item: T) -> &mut T {
+        if let Gathered::Staged(staged) = self
+            && staged.len() == staged.inline_size()
+        {
+            let mut heap = ThinVec::with_capacity(2 * staged.len());
+            heap.extend(staged.drain(..));
+            *self = Gathered::Heap(heap);
+        }
+        match self {
+            Gathered::Staged(staged) => {
+                staged.push(item);
+                let last = staged.len() - 1;
+                &mut staged[last]
+            }
+            Gathered::Heap(heap) => {
+                heap.push(item);
+                let last = heap.len() - 1;
+                &mut heap[last]
+            }
+        }
+    }
+
+    fn into_list(self) -> ThinVec<T> {
+        match self {
+            Gathered::Staged(staged) => exactly_sized(staged),
+            Gathered::Heap(mut heap) => {
+                heap.shrink_to_fit();
+                heap
+            }
+        }
+    }
+}
+
 /// Elements read by value.
 struct ByValue<T>(PhantomData<T>);
 /// Elements decoded in place.
 struct InPlace<T>(PhantomData<T>);
 
 /// Reads a JSON list into `items`, replacing what they held, in a block of
-/// exactly its size (see [`Staged`]).
+/// exactly its size (see [`Gathered`]).
 struct ListVisitor<'a, T, R> {
     items: &'a mut ThinVec<T>,
     read: PhantomData<R>,
 }
 
 impl<'de, T: Deserialize<'de>> ReadElements<'de, T> for ByValue<T> {
-    fn read_all<A: SeqAccess<'de>>(items: &mut Staged<T>, seq: &mut A) -> Result<(), A::Error> {
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(())
+    fn read_next<A: SeqAccess<'de>>(items: &mut Gathered<T>, seq: &mut A) -> Result<bool, A::Error> {
+        let Some(item) = seq.next_element()? else { return Ok(false) };
+        items.push(item);
+        Ok(true)
     }
 }
 
 impl<'de, T: DecodeFields> ReadElements<'de, T> for InPlace<T> {
-    fn read_all<A: SeqAccess<'de>>(items: &mut Staged<T>, seq: &mut A) -> Result<(), A::Error> {
-        loop {
-            items.push(T::default());
-            let last = items.len() - 1;
-            if seq.next_element_seed(Struct(&mut items[last]))?.is_none() {
-                // Dropped where it lies: `pop` would copy it out first.
-                items.truncate(last);
-                return Ok(());
-            }
-        }
+    fn read_next<A: SeqAccess<'de>>(items: &mut Gathered<T>, seq: &mut A) -> Result<bool, A::Error> {
+        Ok(seq.next_element_seed(PushInPlace(items))?.is_some())
+    }
+}
+
+/// Seed for one element of a list of structs: its room is made only once
+/// the JSON has one more element, and it is decoded there.
+struct PushInPlace<'a, T>(&'a mut Gathered<T>);
+
+impl<'de, T: DecodeFields> DeserializeSeed<'de> for PushInPlace<'_, T> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        Struct(self.0.push(T::default())).deserialize(d)
     }
 }
 
@@ -280,9 +326,9 @@ impl<'de, T, R: ReadElements<'de, T>> Visitor<'de> for ListVisitor<'_, T, R> {
         f.write_str("a list")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut staged = Staged::new();
-        R::read_all(&mut staged, &mut seq)?;
-        *self.items = exactly_sized(staged);
+        let mut items = Gathered::Staged(Staged::new());
+        while R::read_next(&mut items, &mut seq)? {}
+        *self.items = items.into_list();
         Ok(())
     }
 }

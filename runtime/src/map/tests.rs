@@ -42,9 +42,11 @@ fn decodes_sorted_exactly_sized_the_last_of_equal_keys_winning() {
     let sorted: Map = serde_json::from_str(r#"{"app": "web", "tier": "frontend"}"#).unwrap();
     assert_eq!(sorted.entries.capacity(), 2);
     // Past the entries staged on the stack: still one block of exactly their number.
-    let long: Map = serde_json::from_str(r#"{"f": "6", "e": "5", "d": "4", "c": "3", "b": "2", "a": "1"}"#).unwrap();
-    assert_eq!(long.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["a", "b", "c", "d", "e", "f"]);
-    assert_eq!(long.entries.capacity(), 6);
+    let long: Map =
+        serde_json::from_str(r#"{"h": "8", "g": "7", "f": "6", "e": "5", "d": "4", "c": "3", "b": "2", "a": "1"}"#)
+            .unwrap();
+    assert_eq!(long.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["a", "b", "c", "d", "e", "f", "g", "h"]);
+    assert_eq!(long.entries.capacity(), 8);
     assert!(serde_json::from_str::<Map>("[]").unwrap_err().to_string().contains("a map"));
 }
 

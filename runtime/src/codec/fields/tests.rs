@@ -200,14 +200,21 @@ fn lists_are_exactly_sized() {
 
 #[test]
 fn lists_longer_than_the_staged_room_are_read_whole_and_exactly_sized() {
-    // Past the four elements staged on the stack, and with structs read in place.
-    let json = r#"{"ports": [{"number": 1}, {"number": 2}, {"number": 3}, {"number": 4}, {"number": 5}, {"number": 6}],
-        "tags": ["a", "b", "c", "d", "e", "f", "g"]}"#;
-    let thing = serde_json::from_str::<Thing>(json).unwrap();
-    assert_eq!(thing.ports.iter().map(|p| p.number).collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6]);
-    assert_eq!(thing.ports.capacity(), 6);
-    assert_eq!(thing.tags.iter().map(String::as_str).collect::<Vec<_>>(), ["a", "b", "c", "d", "e", "f", "g"]);
-    assert_eq!(thing.tags.capacity(), 7);
+    // Up to, at and past the elements staged on the stack, of structs read
+    // in place and of values.
+    for n in [5, 6, 7, 13] {
+        let ports: Vec<String> = (1..=n).map(|i| format!(r#"{{"number": {i}}}"#)).collect();
+        let tags: Vec<String> = (1..=n).map(|i| format!(r#""t{i}""#)).collect();
+        let json = format!(r#"{{"ports": [{}], "tags": [{}]}}"#, ports.join(","), tags.join(","));
+        let thing = serde_json::from_str::<Thing>(&json).unwrap();
+        assert_eq!(thing.ports.iter().map(|p| p.number).collect::<Vec<_>>(), (1..=n).collect::<Vec<_>>());
+        assert_eq!(thing.ports.capacity(), n as usize);
+        assert_eq!(
+            thing.tags.iter().map(String::as_str).collect::<Vec<_>>(),
+            (1..=n).map(|i| format!("t{i}")).collect::<Vec<_>>()
+        );
+        assert_eq!(thing.tags.capacity(), n as usize);
+    }
 }
 
 #[test]
