@@ -341,9 +341,14 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
         }
     }
 
+    /// The key the queue files `obj` under.
+    pub(crate) fn key(&self, obj: &T) -> Key {
+        (self.shared.key_fn)(obj).into()
+    }
+
     fn key_of(&self, obj: &DeltaObject<T>) -> Key {
         match obj {
-            DeltaObject::Object(o) => (self.shared.key_fn)(o).into(),
+            DeltaObject::Object(o) => self.key(o),
             DeltaObject::DeletedFinalStateUnknown(d) => d.key.as_str().into(),
         }
     }
@@ -366,7 +371,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     }
 
     fn queue_object(&self, delta_type: DeltaType, obj: Arc<T>) {
-        let key: Key = (self.shared.key_fn)(&obj).into();
+        let key = self.key(&obj);
         let mut st = self.shared.state.lock();
         st.populated = true;
         self.queue_action(&mut st, delta_type, DeltaObject::Object(obj), key);
@@ -385,7 +390,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     /// Queues a [`DeltaType::Deleted`] delta, unless the object is neither
     /// queued nor known (a deletion of something never seen means nothing).
     pub fn delete(&self, obj: Arc<T>) {
-        let key: Key = (self.shared.key_fn)(&obj).into();
+        let key = self.key(&obj);
         let mut st = self.shared.state.lock();
         st.populated = true;
         let queued = st.items.contains_key(&key);
@@ -428,11 +433,6 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     pub fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) {
         let keyed = list.into_iter().map(|obj| (self.key(&obj), obj)).collect();
         self.replace_keyed(keyed, resource_version);
-    }
-
-    /// The key the queue files `obj` under.
-    pub(crate) fn key(&self, obj: &T) -> Key {
-        (self.shared.key_fn)(obj).into()
     }
 
     /// [`replace`](Self::replace) with each object's [`key`](Self::key)
@@ -507,7 +507,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
             let Some(obj) = known.get_by_key(&key) else {
                 continue;
             };
-            let key: Key = (self.shared.key_fn)(&obj).into();
+            let key = self.key(&obj);
             if st.items.get(&key).is_some_and(|d| !d.is_empty()) {
                 continue;
             }
