@@ -2,9 +2,17 @@
 //! a typed PodList: throughput (MB/s of JSON) and live heap bytes per pod,
 //! for the generated crate and for k8s-openapi, in the same run.
 //!
+//! Measured two ways, both printed:
+//! - **each decoder in its own process**, the processes alternating: a
+//!   program decoding its responses over and over, its heap shaped by its
+//!   own objects (as `make bench-peers` measures its programs);
+//! - **taking turns in one process**: each decode starts on the heap the
+//!   decoder before it left, whose freed blocks are of other sizes.
+//!
 //! Run: `cargo bench -p k8s-client-bench --bench decode`.
 
 use std::alloc::System;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cap::Cap;
@@ -15,6 +23,10 @@ use k8s_client::api::core::v1::PodList;
 static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
 
 const ROUNDS: usize = 21;
+/// Each decoder in its own process: this many processes per decoder, taking
+/// turns, each timing [`ROUNDS_PER_PROCESS`] decodes after two to warm up.
+const PROCESSES: usize = 5;
+const ROUNDS_PER_PROCESS: usize = 5;
 
 struct Figures {
     best: Duration,
@@ -28,9 +40,10 @@ struct Figures {
 type Decoder<'a> = (&'a str, Box<dyn Fn(&[u8]) -> (usize, Box<dyn std::any::Any>) + 'a>);
 
 /// Runs the decoders in turn, round after round, so that a slow stretch of
-/// the machine (or the heap's state after the one before) does not fall on
-/// one decoder only.
-fn measure(json: &[u8], decoders: &[Decoder]) -> Vec<Figures> {
+/// the machine does not fall on one decoder only. Each decode starts on the
+/// heap the decoder before it left: glibc finishes freeing that list during
+/// the next decoder's first allocations, in blocks of other sizes.
+fn measure_in_turns(json: &[u8], decoders: &[Decoder]) -> Vec<Figures> {
     let mut times = vec![Vec::with_capacity(ROUNDS); decoders.len()];
     let mut heap = vec![(0usize, 0usize); decoders.len()];
     for _ in 0..ROUNDS {
@@ -43,14 +56,61 @@ fn measure(json: &[u8], decoders: &[Decoder]) -> Vec<Figures> {
             drop(list);
         }
     }
-    times
-        .into_iter()
-        .zip(heap)
-        .map(|(mut t, (bytes, pods))| {
-            t.sort();
-            Figures { best: t[0], median: t[ROUNDS / 2], heap_per_pod: bytes as f64 / pods as f64, pods }
-        })
-        .collect()
+    times.into_iter().zip(heap).map(|(t, (bytes, pods))| figures(t, bytes, pods)).collect()
+}
+
+fn figures(mut times: Vec<Duration>, heap_bytes: usize, pods: usize) -> Figures {
+    times.sort();
+    Figures { best: times[0], median: times[times.len() / 2], heap_per_pod: heap_bytes as f64 / pods as f64, pods }
+}
+
+/// Runs decoder `index` alone in a child process (this program with
+/// `--decoder <index>`), [`PROCESSES`] times, the decoders' processes
+/// taking turns.
+fn measure_alone(decoders: &[Decoder]) -> Vec<Figures> {
+    let exe = std::env::current_exe().expect("the bench's own path");
+    let mut times = vec![Vec::new(); decoders.len()];
+    let mut heap = vec![(0usize, 0usize); decoders.len()];
+    for _ in 0..PROCESSES {
+        for (i, (name, _)) in decoders.iter().enumerate() {
+            let out = Command::new(&exe)
+                .args(["--bench", "--decoder", &i.to_string()])
+                .output()
+                .unwrap_or_else(|e| panic!("run {}: {e}", exe.display()));
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "{name} in its own process failed: {}", String::from_utf8_lossy(&out.stderr));
+            // One line: `<heap bytes> <pods> <nanoseconds>...`.
+            let fields: Vec<u128> = text
+                .split_whitespace()
+                .map(|f| f.parse().unwrap_or_else(|e| panic!("{name}'s process printed {text:?}: {e}")))
+                .collect();
+            assert!(fields.len() > 2, "{name}'s process printed {text:?}");
+            heap[i] = (fields[0] as usize, fields[1] as usize);
+            times[i].extend(fields[2..].iter().map(|&ns| Duration::from_nanos(ns as u64)));
+        }
+    }
+    times.into_iter().zip(heap).map(|(t, (bytes, pods))| figures(t, bytes, pods)).collect()
+}
+
+/// The child of [`measure_alone`]: two decodes to warm up (the first one's
+/// live heap counted; until the second, the heap still grows into fresh
+/// pages), then [`ROUNDS_PER_PROCESS`] timed, each list dropped after the
+/// clock stops.
+fn run_alone(json: &[u8], (_, decode): &Decoder) {
+    let before = ALLOC.allocated();
+    let (pods, warm) = decode(json);
+    let heap = ALLOC.allocated() - before;
+    drop(warm);
+    drop(decode(json));
+    let mut line = format!("{heap} {pods}");
+    for _ in 0..ROUNDS_PER_PROCESS {
+        let start = Instant::now();
+        let (_, list) = decode(json);
+        let ns = start.elapsed().as_nanos();
+        drop(list);
+        line.push_str(&format!(" {ns}"));
+    }
+    println!("{line}");
 }
 
 fn report(name: &str, json_len: usize, f: &Figures) {
@@ -77,7 +137,6 @@ fn main() {
     }
     let json =
         k8s_client_bench::gunzip_file(k8s_client_bench::SHARED_PODLIST.as_ref()).unwrap_or_else(|e| panic!("{e}"));
-    println!("input: {} bytes of JSON, {ROUNDS} rounds each, decoders taking turns", json.len());
     let decoders: Vec<Decoder> = vec![
         // What the runtime does with every response body and watch event.
         (
@@ -105,9 +164,33 @@ fn main() {
             }),
         ),
     ];
-    let figures = measure(&json, &decoders);
-    for ((name, _), f) in decoders.iter().zip(&figures) {
-        report(name, json.len(), f);
+    if let Some(index) = arg_after("--decoder") {
+        let index: usize = index.parse().expect("--decoder takes a decoder's index");
+        run_alone(&json, &decoders[index]);
+        return;
+    }
+    println!(
+        "input: {} bytes of JSON; each decoder in its own process ({PROCESSES} processes taking turns, \
+         {ROUNDS_PER_PROCESS} rounds each), then taking turns in one process ({ROUNDS} rounds)",
+        json.len()
+    );
+    let alone = measure_alone(&decoders);
+    println!("each decoder in its own process:");
+    compare(&decoders, json.len(), &alone);
+    let in_turns = measure_in_turns(&json, &decoders);
+    println!("taking turns in one process:");
+    compare(&decoders, json.len(), &in_turns);
+}
+
+fn arg_after(flag: &str) -> Option<String> {
+    let mut args = std::env::args();
+    args.find(|a| a == flag)?;
+    args.next()
+}
+
+fn compare(decoders: &[Decoder], json_len: usize, figures: &[Figures]) {
+    for ((name, _), f) in decoders.iter().zip(figures) {
+        report(name, json_len, f);
     }
     // Against the faster of k8s-openapi's two ways.
     let ours = &figures[0];
