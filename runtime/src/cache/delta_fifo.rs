@@ -10,10 +10,10 @@
 //! what the store holds ([`KnownObjects`]).
 
 use std::collections::{HashMap, HashSet, VecDeque};
-
-use smallvec::{SmallVec, smallvec};
 use std::fmt;
 use std::sync::Arc;
+
+use smallvec::{SmallVec, smallvec};
 
 use parking_lot::Mutex;
 use tokio::sync::Notify;
@@ -581,9 +581,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
             st.initial_population_count = st.initial_population_count.saturating_sub(1);
             // A queued key always has deltas; one without is skipped.
             if let Some(deltas) = st.items.remove(&key) {
-                if st.queue.is_empty() {
-                    st.give_back_room();
-                }
+                st.give_back_room();
                 return Ok(Some((key, deltas.into_vec(), is_in_initial_list)));
             }
         }

@@ -242,7 +242,8 @@ pub(crate) fn exactly_sized<T>(staged: Staged<T>) -> ThinVec<T> {
 
 /// A list's elements as they are read: [`Staged`] while they fit, then in
 /// a heap block grown by doubling. A long list (a `PodList`'s items) is
-/// then copied once less, and a large block grows and shrinks in place.
+/// shrunk where it lies once read rather than copied into a block of
+/// exactly its size.
 enum Gathered<T> {
     Staged(Staged<T>),
     Heap(ThinVec<T>),
