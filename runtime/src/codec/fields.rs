@@ -241,12 +241,15 @@ pub(crate) fn exactly_sized<T>(staged: Staged<T>) -> ThinVec<T> {
 }
 
 /// A list's elements as they are read: [`Staged`] while they fit, then in
-/// a heap block grown by doubling. A long list (a `PodList`'s items) is
-/// shrunk where it lies once read rather than copied into a block of
-/// exactly its size.
+/// heap blocks, each twice the size of the one before, which are never
+/// grown in place: a long list (a `PodList`'s items) is moved once, into a
+/// block of exactly its size, when it has been read. Grown by `realloc`
+/// instead, such a list was copied at each doubling whenever the block
+/// could not grow where it lay, which depended on what the heap held from
+/// earlier decodes.
 enum Gathered<T> {
     Staged(Staged<T>),
-    Heap(ThinVec<T>),
+    Heap { full: Vec<ThinVec<T>>, last: ThinVec<T> },
 }
 
 impl<T> Gathered<T> {
@@ -255,20 +258,24 @@ impl<T> Gathered<T> {
         if let Gathered::Staged(staged) = self
             && staged.len() == staged.inline_size()
         {
-            let mut heap = ThinVec::with_capacity(2 * staged.len());
-            heap.extend(staged.drain(..));
-            *self = Gathered::Heap(heap);
+            let mut last = ThinVec::with_capacity(2 * staged.len());
+            last.extend(staged.drain(..));
+            *self = Gathered::Heap { full: Vec::new(), last };
         }
         match self {
             Gathered::Staged(staged) => {
                 staged.push(item);
-                let last = staged.len() - 1;
-                &mut staged[last]
+                let at = staged.len() - 1;
+                &mut staged[at]
             }
-            Gathered::Heap(heap) => {
-                heap.push(item);
-                let last = heap.len() - 1;
-                &mut heap[last]
+            Gathered::Heap { full, last } => {
+                if last.len() == last.capacity() {
+                    let next = ThinVec::with_capacity(2 * last.len());
+                    full.push(std::mem::replace(last, next));
+                }
+                last.push(item);
+                let at = last.len() - 1;
+                &mut last[at]
             }
         }
     }
@@ -276,9 +283,17 @@ impl<T> Gathered<T> {
     fn into_list(self) -> ThinVec<T> {
         match self {
             Gathered::Staged(staged) => exactly_sized(staged),
-            Gathered::Heap(mut heap) => {
-                heap.shrink_to_fit();
-                heap
+            Gathered::Heap { full, mut last } if full.is_empty() => {
+                last.shrink_to_fit();
+                last
+            }
+            Gathered::Heap { full, last } => {
+                let mut list = ThinVec::with_capacity(full.iter().map(ThinVec::len).sum::<usize>() + last.len());
+                for block in full {
+                    list.extend(block);
+                }
+                list.extend(last);
+                list
             }
         }
     }

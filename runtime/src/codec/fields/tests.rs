@@ -201,8 +201,9 @@ fn lists_are_exactly_sized() {
 #[test]
 fn lists_longer_than_the_staged_room_are_read_whole_and_exactly_sized() {
     // Up to, at and past the elements staged on the stack, of structs read
-    // in place and of values.
-    for n in [5, 6, 7, 13] {
+    // in place and of values; then one heap block full (12), and past it,
+    // across several blocks that are joined at the end.
+    for n in [5, 6, 7, 12, 13, 37, 100] {
         let ports: Vec<String> = (1..=n).map(|i| format!(r#"{{"number": {i}}}"#)).collect();
         let tags: Vec<String> = (1..=n).map(|i| format!(r#""t{i}""#)).collect();
         let json = format!(r#"{{"ports": [{}], "tags": [{}]}}"#, ports.join(","), tags.join(","));
