@@ -26,10 +26,11 @@ const ROUNDS: usize = 21;
 /// Each decoder in its own process: this many processes per decoder, taking
 /// turns, each timing [`ROUNDS_PER_PROCESS`] decodes after two to warm up.
 const PROCESSES: usize = 5;
-/// Ten, not fewer: a process's decodes go through phases as glibc's heap
-/// changes shape from one decode to the next (a list grown by `realloc`
-/// took 35 ms in its third to fifth decodes and 43 ms in its sixth to
-/// ninth), and five rounds saw only the first phase.
+/// Ten, not fewer: a process's decodes can go through phases as glibc's
+/// heap changes shape from one decode to the next. In the plain loop of
+/// `examples/decode_loop.rs`, a list grown by `realloc` took 34.5–37.6 ms
+/// in the third to sixth decodes and mostly 40–42 ms after; five rounds
+/// after two to warm up would time only the first phase.
 const ROUNDS_PER_PROCESS: usize = 10;
 
 struct Figures {
