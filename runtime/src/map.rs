@@ -5,10 +5,18 @@
 //! cache holds one or more of them per object. A `BTreeMap<String, String>`
 //! spends a 544-byte node on even one entry, plus an allocation per key and
 //! per value. A [`Map`] keeps its entries in one exactly sized, sorted array
-//! (a `ThinVec`: one pointer in the object) of [`LeanString`]s, which hold
-//! up to 16 bytes inline, a longer key decoded from JSON sharing its buffer
-//! with the same key of other objects ([`crate::codec::shared`]): four
-//! labels of ordinary length take one 144-byte allocation instead of nine.
+//! of [`LeanString`]s, which hold up to 16 bytes inline, a longer key
+//! decoded from JSON sharing its buffer with the same key of other objects
+//! ([`crate::codec::shared`]): four labels of ordinary length take one
+//! 144-byte allocation instead of nine.
+//!
+//! The array is reference-counted (an `ecow::EcoVec`: a pointer and a
+//! length), so that equal maps can be one array. The pods of one workload
+//! carry the same labels, annotations and resource quantities; the
+//! generated decoders read those maps through [`recent`], and a map equal
+//! to one its thread decoded recently is a clone of that one. A shared
+//! array is copied before it is changed (`insert`, `get_mut`, `retain`, ...),
+//! so sharing is never seen, except in memory.
 //!
 //! Lookups are a binary search, and an insertion shifts the entries after
 //! it, which costs little at these sizes. Iteration, and encoding, are in
@@ -18,12 +26,14 @@ use std::borrow::Borrow;
 use std::fmt;
 use std::marker::PhantomData;
 
+use ecow::EcoVec;
 use lean_string::LeanString;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use thin_vec::ThinVec;
 
-use crate::codec::fields::{Staged, exactly_sized};
+use crate::codec::fields::Staged;
+
+pub(crate) mod recent;
 
 /// A map from string keys to `V` (by default strings), in key order.
 ///
@@ -31,22 +41,31 @@ use crate::codec::fields::{Staged, exactly_sized};
 /// `iter()`, `insert("app".into(), "web".into())`, `remove`. It is built
 /// with `Map::from([("app", "web")])` or `collect()` from pairs of anything
 /// that converts (`&str`, `String`).
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Clones share the entries; changing a map whose entries are shared copies
+/// them first, which is why the methods that change a map need `V: Clone`.
+#[derive(PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Map<V = LeanString> {
     /// Sorted by key, keys unique.
-    entries: ThinVec<(LeanString, V)>,
+    entries: EcoVec<(LeanString, V)>,
+}
+
+impl<V: Clone> Clone for Map<V> {
+    fn clone(&self) -> Self {
+        Map { entries: self.entries.clone() }
+    }
 }
 
 impl<V> Default for Map<V> {
     fn default() -> Self {
-        Map { entries: ThinVec::new() }
+        Map { entries: EcoVec::new() }
     }
 }
 
 impl<V> Map<V> {
     /// An empty map; it allocates nothing until an entry is inserted.
     pub const fn new() -> Self {
-        Map { entries: ThinVec::new() }
+        Map { entries: EcoVec::new() }
     }
 
     /// The number of entries.
@@ -68,20 +87,54 @@ impl<V> Map<V> {
         self.position(key).ok().map(|i| &self.entries[i].1)
     }
 
-    /// The value of `key`, to change.
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
-        self.position(key).ok().map(|i| &mut self.entries[i].1)
-    }
-
     /// Whether the map has `key`.
     pub fn contains_key(&self, key: &str) -> bool {
         self.position(key).is_ok()
     }
 
+    /// The entries, in key order.
+    pub fn iter(&self) -> Iter<'_, V> {
+        Iter(self.entries.iter())
+    }
+
+    /// The keys, in order.
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &LeanString> + ExactSizeIterator {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    /// The values, in key order.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + ExactSizeIterator {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    /// Removes every entry.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// Sorts `entries` by key; of equal keys the last wins.
+    fn sorted(mut entries: Staged<(LeanString, V)>) -> Staged<(LeanString, V)> {
+        if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
+            // Reversed, a stable sort puts the last of equal keys first in
+            // its run, and `dedup_by` keeps the first.
+            entries.reverse();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            entries.dedup_by(|later, kept| later.0 == kept.0);
+        }
+        entries
+    }
+}
+
+impl<V: Clone> Map<V> {
+    /// The value of `key`, to change.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.position(key).ok().map(|i| &mut self.entries.make_mut()[i].1)
+    }
+
     /// Sets `key` to `value`; returns the value it replaces.
     pub fn insert(&mut self, key: LeanString, value: V) -> Option<V> {
         match self.position(&key) {
-            Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
+            Ok(i) => Some(std::mem::replace(&mut self.entries.make_mut()[i].1, value)),
             Err(i) => {
                 self.entries.insert(i, (key, value));
                 None
@@ -98,7 +151,7 @@ impl<V> Map<V> {
                 i
             }
         };
-        &mut self.entries[i].1
+        &mut self.entries.make_mut()[i].1
     }
 
     /// Removes `key`; returns its value.
@@ -108,49 +161,31 @@ impl<V> Map<V> {
 
     /// Keeps only the entries for which `keep` is true.
     pub fn retain(&mut self, mut keep: impl FnMut(&str, &mut V) -> bool) {
-        self.entries.retain_mut(|(k, v)| keep(k, v));
-    }
-
-    /// Removes every entry.
-    pub fn clear(&mut self) {
-        self.entries.clear();
-    }
-
-    /// The entries, in key order.
-    pub fn iter(&self) -> Iter<'_, V> {
-        Iter(self.entries.iter())
+        self.entries.retain(|(k, v)| keep(k, v));
     }
 
     /// The entries, in key order, values to change.
     pub fn iter_mut(&mut self) -> IterMut<'_, V> {
-        IterMut(self.entries.iter_mut())
-    }
-
-    /// The keys, in order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &LeanString> + ExactSizeIterator {
-        self.entries.iter().map(|(k, _)| k)
-    }
-
-    /// The values, in key order.
-    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + ExactSizeIterator {
-        self.entries.iter().map(|(_, v)| v)
+        IterMut(self.entries.make_mut().iter_mut())
     }
 
     /// The values, in key order, to change.
     pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut V> + ExactSizeIterator {
-        self.entries.iter_mut().map(|(_, v)| v)
+        self.entries.make_mut().iter_mut().map(|(_, v)| v)
     }
 
     /// Builds a map from entries in any order; of equal keys the last wins.
-    fn from_entries(mut entries: Staged<(LeanString, V)>) -> Self {
-        if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
-            // Reversed, a stable sort puts the last of equal keys first in
-            // its run, and `dedup_by` keeps the first.
-            entries.reverse();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            entries.dedup_by(|later, kept| later.0 == kept.0);
+    fn from_entries(entries: Staged<(LeanString, V)>) -> Self {
+        Map::from_sorted(Map::sorted(entries))
+    }
+
+    /// One block of exactly the entries' number.
+    fn from_sorted(entries: Staged<(LeanString, V)>) -> Self {
+        let mut exact = EcoVec::with_capacity(entries.len());
+        for entry in entries {
+            exact.push(entry);
         }
-        Map { entries: exactly_sized(entries) }
+        Map { entries: exact }
     }
 }
 
@@ -190,10 +225,11 @@ impl<'a, V> Iterator for IterMut<'a, V> {
 
 impl<V> ExactSizeIterator for IterMut<'_, V> {}
 
-/// The entries of a [`Map`], owned, in key order.
-pub struct IntoIter<V>(thin_vec::IntoIter<(LeanString, V)>);
+/// The entries of a [`Map`], owned, in key order (cloned when the map's
+/// entries are shared).
+pub struct IntoIter<V>(ecow::vec::IntoIter<(LeanString, V)>);
 
-impl<V> Iterator for IntoIter<V> {
+impl<V: Clone> Iterator for IntoIter<V> {
     type Item = (LeanString, V);
     fn next(&mut self) -> Option<Self::Item> {
         self.0.next()
@@ -203,9 +239,9 @@ impl<V> Iterator for IntoIter<V> {
     }
 }
 
-impl<V> ExactSizeIterator for IntoIter<V> {}
+impl<V: Clone> ExactSizeIterator for IntoIter<V> {}
 
-impl<V> IntoIterator for Map<V> {
+impl<V: Clone> IntoIterator for Map<V> {
     type Item = (LeanString, V);
     type IntoIter = IntoIter<V>;
     fn into_iter(self) -> IntoIter<V> {
@@ -221,7 +257,7 @@ impl<'a, V> IntoIterator for &'a Map<V> {
     }
 }
 
-impl<'a, V> IntoIterator for &'a mut Map<V> {
+impl<'a, V: Clone> IntoIterator for &'a mut Map<V> {
     type Item = (&'a LeanString, &'a mut V);
     type IntoIter = IterMut<'a, V>;
     fn into_iter(self) -> IterMut<'a, V> {
@@ -231,25 +267,25 @@ impl<'a, V> IntoIterator for &'a mut Map<V> {
 
 /// Keys and values convert on the way in: `[("app", "web")]` or
 /// `String` pairs make a `Map` of strings.
-impl<K: Into<LeanString>, W: Into<V>, V> FromIterator<(K, W)> for Map<V> {
+impl<K: Into<LeanString>, W: Into<V>, V: Clone> FromIterator<(K, W)> for Map<V> {
     fn from_iter<I: IntoIterator<Item = (K, W)>>(iter: I) -> Self {
         Map::from_entries(iter.into_iter().map(|(k, v)| (k.into(), v.into())).collect())
     }
 }
 
-impl<K: Into<LeanString>, W: Into<V>, V, const N: usize> From<[(K, W); N]> for Map<V> {
+impl<K: Into<LeanString>, W: Into<V>, V: Clone, const N: usize> From<[(K, W); N]> for Map<V> {
     fn from(entries: [(K, W); N]) -> Self {
         entries.into_iter().collect()
     }
 }
 
-impl<K: Into<LeanString>, W: Into<V>, V> From<std::collections::BTreeMap<K, W>> for Map<V> {
+impl<K: Into<LeanString>, W: Into<V>, V: Clone> From<std::collections::BTreeMap<K, W>> for Map<V> {
     fn from(map: std::collections::BTreeMap<K, W>) -> Self {
         map.into_iter().collect()
     }
 }
 
-impl<K: Into<LeanString>, W: Into<V>, V> Extend<(K, W)> for Map<V> {
+impl<K: Into<LeanString>, W: Into<V>, V: Clone> Extend<(K, W)> for Map<V> {
     fn extend<I: IntoIterator<Item = (K, W)>>(&mut self, iter: I) {
         for (k, v) in iter {
             self.insert(k.into(), v.into());
@@ -283,25 +319,39 @@ impl<V: Serialize> Serialize for Map<V> {
     }
 }
 
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for Map<V> {
+impl<'de, V: Deserialize<'de> + Clone> Deserialize<'de> for Map<V> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct MapVisitor<V>(PhantomData<V>);
-        impl<'de, V: Deserialize<'de>> Visitor<'de> for MapVisitor<V> {
-            type Value = Map<V>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a map")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Map<V>, A::Error> {
-                let mut entries = Staged::new();
-                // Keys (`app.kubernetes.io/name`, `pod-template-hash`)
-                // repeat across objects: they share buffers.
-                while let Some(key) = access.next_key_seed(crate::codec::fields::SharedText)? {
-                    entries.push((key, access.next_value()?));
-                }
-                Ok(Map::from_entries(entries))
-            }
+        Ok(Map::from_entries(deserializer.deserialize_map(EntriesVisitor(PhantomData))?))
+    }
+}
+
+/// A map of text read from `deserializer`, sharing the array of an equal
+/// map this thread decoded recently ([`recent`]). The generated decoders
+/// read labels, annotations, node selectors and resource quantities so.
+pub(crate) fn deserialize_shared<'de, V, D>(deserializer: D) -> Result<Map<V>, D::Error>
+where
+    V: Deserialize<'de> + Clone + AsRef<str> + 'static,
+    D: Deserializer<'de>,
+{
+    Ok(recent::shared(Map::sorted(deserializer.deserialize_map(EntriesVisitor(PhantomData))?)))
+}
+
+/// Reads a JSON object's entries, as they come.
+struct EntriesVisitor<V>(PhantomData<V>);
+
+impl<'de, V: Deserialize<'de>> Visitor<'de> for EntriesVisitor<V> {
+    type Value = Staged<(LeanString, V)>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a map")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+        let mut entries = Staged::new();
+        // Keys (`app.kubernetes.io/name`, `pod-template-hash`)
+        // repeat across objects: they share buffers.
+        while let Some(key) = access.next_key_seed(crate::codec::fields::SharedText)? {
+            entries.push((key, access.next_value()?));
         }
-        deserializer.deserialize_map(MapVisitor(PhantomData))
+        Ok(entries)
     }
 }
 

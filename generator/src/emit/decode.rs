@@ -3,13 +3,15 @@
 //! (`k8s_client_runtime::codec::fields`). Structs, optional boxed structs
 //! and lists of structs are read in place; lists exactly sized; `null` in a
 //! plain list or map read as empty, as Go clients do; strings through the
-//! runtime's table of recent strings, to share repeated ones.
+//! runtime's table of recent strings, and maps of text (labels,
+//! annotations, quantities) through its table of recent maps, to share
+//! repeated ones.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::types::{ident, is_boxed, is_kind, is_plain, is_struct};
-use crate::ir::{Api, Field, FieldType, TypeDef};
+use crate::ir::{Api, Field, FieldType, Shape, Special, TypeDef};
 use crate::lower::OBJECT_META;
 
 /// The statement reading field `f` from `map` into `self`.
@@ -24,6 +26,7 @@ fn read_field(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
             ty if is_struct(api, ty) => seed(quote!(Struct), quote!(&mut self.#name)),
             FieldType::Array(_) if !boxed && array_of_structs => seed(quote!(StructList), quote!(&mut self.#name)),
             FieldType::Array(_) if !boxed => seed(quote!(List), quote!(&mut self.#name)),
+            ty if is_text_map(api, ty) && !boxed => seed(quote!(SharedMap), quote!(&mut self.#name)),
             FieldType::Map(_) => quote!(self.#name = ::k8s_client_runtime::codec::fields::or_default(map)?),
             FieldType::String if !boxed => seed(quote!(Text), quote!(&mut self.#name)),
             _ => quote!(self.#name = map.next_value()?),
@@ -44,8 +47,24 @@ fn read_field(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
             }
             FieldType::Array(_) if !boxed => seed(quote!(OptionList), quote!(&mut self.#name)),
             FieldType::String if !boxed => seed(quote!(OptionText), quote!(&mut self.#name)),
+            ty if is_text_map(api, ty) && !boxed => seed(quote!(OptionSharedMap), quote!(&mut self.#name)),
             _ => quote!(self.#name = map.next_value()?),
         }
+    }
+}
+
+/// Whether `ty` is a map of strings or quantities: those the runtime shares
+/// between equal maps as it decodes them.
+fn is_text_map(api: &Api, ty: &FieldType) -> bool {
+    match ty {
+        FieldType::Map(value) => match &**value {
+            FieldType::String => true,
+            FieldType::Ref(r) => {
+                matches!(api.types.get(r.as_str()).map(|d| &d.shape), Some(Shape::Special(Special::Quantity)))
+            }
+            _ => false,
+        },
+        _ => false,
     }
 }
 

@@ -560,6 +560,14 @@ fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
                 #[serde(deserialize_with = "::k8s_client_runtime::codec::deserialize_quantity")]
                 pub ::k8s_client_runtime::LeanString,
             );
+
+            /// The quantity as written (`"500m"`); decoded maps of
+            /// quantities are shared through it.
+            impl ::std::convert::AsRef<str> for #name {
+                fn as_ref(&self) -> &str {
+                    &self.0
+                }
+            }
         },
         Special::Time | Special::MicroTime => {
             let with = if special == Special::Time {

@@ -31,6 +31,8 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use thin_vec::ThinVec;
 
+use crate::map::Map;
+
 /// A generated struct, decoded field by field through this module.
 pub trait DecodeFields: Default {
     /// The type's name, for error messages (`struct Pod`).
@@ -516,6 +518,49 @@ impl<'de> Visitor<'de> for OptionText<'_> {
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         *self.0 = Some(SharedText.deserialize(d)?);
+        Ok(())
+    }
+}
+
+/// Reads a map of text (strings, quantities) into `.0`, sharing the array
+/// of an equal map the thread decoded recently (`crate::map`); `null` reads
+/// as empty, as Go clients read it.
+pub struct SharedMap<'a, V>(pub &'a mut Map<V>);
+
+/// Reads an optional map of text into `.0`, as [`SharedMap`] does.
+pub struct OptionSharedMap<'a, V>(pub &'a mut Option<Map<V>>);
+
+impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> DeserializeSeed<'de> for SharedMap<'_, V> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        let mut read = None;
+        d.deserialize_option(OptionSharedMap(&mut read))?;
+        *self.0 = read.unwrap_or_default();
+        Ok(())
+    }
+}
+
+impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> DeserializeSeed<'de> for OptionSharedMap<'_, V> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> Visitor<'de> for OptionSharedMap<'_, V> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a map or null")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        *self.0 = None;
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.visit_none()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        *self.0 = Some(crate::map::deserialize_shared(d)?);
         Ok(())
     }
 }

@@ -139,7 +139,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodCertificateRequest
                     ::k8s_client_runtime::codec::fields::Text(&mut self.signer_name),
                 )?
             }
-            10 => self.unverified_user_annotations = map.next_value()?,
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.unverified_user_annotations,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -41,7 +41,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ConfigMap {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.binary_data = map.next_value()?,
-            1 => self.data = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(&mut self.data),
+                )?
+            }
             2 => self.immutable = map.next_value()?,
             3 => {
                 map.next_value_seed(

@@ -128,7 +128,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIPersistentVolumeSo
                 )?
             }
             7 => self.read_only = map.next_value()?,
-            8 => self.volume_attributes = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.volume_attributes,
+                    ),
+                )?
+            }
             9 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Text(&mut self.volume_handle),

@@ -66,7 +66,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIVolumeSource {
                 )?
             }
             3 => self.read_only = map.next_value()?,
-            4 => self.volume_attributes = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.volume_attributes,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -56,7 +56,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FlexPersistentVolumeS
                     ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
                 )?
             }
-            2 => self.options = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.options,
+                    ),
+                )?
+            }
             3 => self.read_only = map.next_value()?,
             4 => {
                 map.next_value_seed(

@@ -114,8 +114,20 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeStatus {
                     ),
                 )?
             }
-            1 => self.allocatable = map.next_value()?,
-            2 => self.capacity = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.allocatable,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.capacity,
+                    ),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

@@ -123,9 +123,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeClaim
                     ),
                 )?
             }
-            1 => self.allocated_resource_statuses = map.next_value()?,
-            2 => self.allocated_resources = map.next_value()?,
-            3 => self.capacity = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.allocated_resource_statuses,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.allocated_resources,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.capacity,
+                    ),
+                )?
+            }
             4 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(

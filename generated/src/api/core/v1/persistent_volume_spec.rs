@@ -225,7 +225,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeSpec 
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.azure_file),
                 )?
             }
-            4 => self.capacity = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.capacity,
+                    ),
+                )?
+            }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.cephfs),

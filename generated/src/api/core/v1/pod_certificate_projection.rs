@@ -108,7 +108,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodCertificateProject
                     ::k8s_client_runtime::codec::fields::Text(&mut self.signer_name),
                 )?
             }
-            6 => self.user_annotations = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.user_annotations,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -328,13 +328,25 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                     ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_name),
                 )?
             }
-            18 => self.node_selector = map.next_value()?,
+            18 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.node_selector,
+                    ),
+                )?
+            }
             19 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.os),
                 )?
             }
-            20 => self.overhead = map.next_value()?,
+            20 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.overhead,
+                    ),
+                )?
+            }
             21 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionText(

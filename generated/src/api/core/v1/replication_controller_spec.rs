@@ -44,7 +44,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ReplicationController
         match index {
             0 => self.min_ready_seconds = map.next_value()?,
             1 => self.replicas = map.next_value()?,
-            2 => self.selector = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.selector,
+                    ),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.template),

@@ -55,8 +55,20 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceRequirements 
                     ),
                 )?
             }
-            1 => self.limits = map.next_value()?,
-            2 => self.requests = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.limits,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.requests,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -48,7 +48,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Secret {
                     ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
                 )?
             }
-            3 => self.string_data = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.string_data,
+                    ),
+                )?
+            }
             4 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),

@@ -237,7 +237,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceSpec {
                 )?
             }
             14 => self.publish_not_ready_addresses = map.next_value()?,
-            15 => self.selector = map.next_value()?,
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.selector,
+                    ),
+                )?
+            }
             16 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionText(

@@ -70,7 +70,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Endpoint {
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.conditions),
                 )?
             }
-            2 => self.deprecated_topology = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.deprecated_topology,
+                    ),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(&mut self.hints),

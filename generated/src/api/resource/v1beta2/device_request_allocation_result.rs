@@ -113,7 +113,13 @@ for DeviceRequestAllocationResult {
                     ),
                 )?
             }
-            3 => self.consumed_capacity = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.consumed_capacity,
+                    ),
+                )?
+            }
             4 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Text(&mut self.device),

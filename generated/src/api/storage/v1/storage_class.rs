@@ -85,7 +85,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageClass {
                     ),
                 )?
             }
-            4 => self.parameters = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.parameters,
+                    ),
+                )?
+            }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Text(&mut self.provisioner),

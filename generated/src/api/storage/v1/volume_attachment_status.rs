@@ -50,7 +50,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttachmentStatu
                 )?
             }
             1 => self.attached = map.next_value()?,
-            2 => self.attachment_metadata = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.attachment_metadata,
+                    ),
+                )?
+            }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(

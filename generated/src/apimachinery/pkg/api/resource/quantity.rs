@@ -53,3 +53,10 @@ pub struct Quantity(
     #[serde(deserialize_with = "::k8s_client_runtime::codec::deserialize_quantity")]
     pub ::k8s_client_runtime::LeanString,
 );
+/// The quantity as written (`"500m"`); decoded maps of
+/// quantities are shared through it.
+impl ::std::convert::AsRef<str> for Quantity {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}

@@ -184,7 +184,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.color = map.next_value()?,
-            1 => self.labels = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.labels,
+                    ),
+                )?
+            }
             2 => self.not_before = map.next_value()?,
             3 => {
                 map.next_value_seed(

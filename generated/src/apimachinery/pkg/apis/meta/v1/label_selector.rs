@@ -45,7 +45,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for LabelSelector {
                     ),
                 )?
             }
-            1 => self.match_labels = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.match_labels,
+                    ),
+                )?
+            }
             _ => {
                 map.next_value::<::serde::de::IgnoredAny>()?;
             }

@@ -113,7 +113,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMeta {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.annotations = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.annotations,
+                    ),
+                )?
+            }
             1 => self.creation_timestamp = map.next_value()?,
             2 => self.deletion_grace_period_seconds = map.next_value()?,
             3 => self.deletion_timestamp = map.next_value()?,
@@ -130,7 +136,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMeta {
                 )?
             }
             6 => self.generation = map.next_value()?,
-            7 => self.labels = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.labels,
+                    ),
+                )?
+            }
             8 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::ManagedFields(

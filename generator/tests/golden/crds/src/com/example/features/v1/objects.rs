@@ -229,7 +229,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpec {
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.hosts),
                 )?
             }
-            8 => self.labels = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.labels,
+                    ),
+                )?
+            }
             9 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(&mut self.matrix),
@@ -487,7 +493,11 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecTypedTempl
                     ),
                 )?
             }
-            1 => self.data = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(&mut self.data),
+                )?
+            }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),

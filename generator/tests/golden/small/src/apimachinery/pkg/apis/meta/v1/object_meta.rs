@@ -57,7 +57,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMeta {
         map: &mut A,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
-            0 => self.annotations = map.next_value()?,
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.annotations,
+                    ),
+                )?
+            }
             1 => self.deletion_timestamp = map.next_value()?,
             2 => {
                 map.next_value_seed(
@@ -67,7 +73,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMeta {
                 )?
             }
             3 => self.generation = map.next_value()?,
-            4 => self.labels = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.labels,
+                    ),
+                )?
+            }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionList(
