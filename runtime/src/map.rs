@@ -13,7 +13,7 @@
 //! The array is reference-counted (an `ecow::EcoVec`: a pointer and a
 //! length), so that equal maps can be one array. The pods of one workload
 //! carry the same labels, annotations and resource quantities; the
-//! generated decoders read those maps through [`recent`], and a map equal
+//! generated decoders read those maps through `recent`, and a map equal
 //! to one its thread decoded recently is a clone of that one. A shared
 //! array is copied before it is changed (`insert`, `get_mut`, `retain`, ...),
 //! so sharing is never seen, except in memory.

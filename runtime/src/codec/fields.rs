@@ -500,24 +500,32 @@ impl<'de> DeserializeSeed<'de> for Text<'_> {
 impl<'de> DeserializeSeed<'de> for OptionText<'_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_option(self)
+        d.deserialize_option(Nullable { into: self.0, read: SharedText, expecting: "a string or null" })
     }
 }
 
-impl<'de> Visitor<'de> for OptionText<'_> {
+/// Reads `null` into `into` as `None`, anything else through `read` as
+/// `Some`: the optional fields that have a seed of their own.
+struct Nullable<'a, T, S> {
+    into: &'a mut Option<T>,
+    read: S,
+    expecting: &'static str,
+}
+
+impl<'de, T, S: DeserializeSeed<'de, Value = T>> Visitor<'de> for Nullable<'_, T, S> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string or null")
+        f.write_str(self.expecting)
     }
     fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        *self.0 = None;
+        *self.into = None;
         Ok(())
     }
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
         self.visit_none()
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        *self.0 = Some(SharedText.deserialize(d)?);
+        *self.into = Some(self.read.deserialize(d)?);
         Ok(())
     }
 }
@@ -534,7 +542,7 @@ impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> DeserializeSeed<'d
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let mut read = None;
-        d.deserialize_option(OptionSharedMap(&mut read))?;
+        OptionSharedMap(&mut read).deserialize(d)?;
         *self.0 = read.unwrap_or_default();
         Ok(())
     }
@@ -543,25 +551,17 @@ impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> DeserializeSeed<'d
 impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> DeserializeSeed<'de> for OptionSharedMap<'_, V> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_option(self)
+        d.deserialize_option(Nullable { into: self.0, read: SharedMapOf(PhantomData), expecting: "a map or null" })
     }
 }
 
-impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> Visitor<'de> for OptionSharedMap<'_, V> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a map or null")
-    }
-    fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        *self.0 = None;
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.visit_none()
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        *self.0 = Some(crate::map::deserialize_shared(d)?);
-        Ok(())
+/// Reads a map of text through the table of recent maps.
+struct SharedMapOf<V>(PhantomData<V>);
+
+impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> DeserializeSeed<'de> for SharedMapOf<V> {
+    type Value = Map<V>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Map<V>, D::Error> {
+        crate::map::deserialize_shared(d)
     }
 }
 
