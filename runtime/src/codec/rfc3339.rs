@@ -9,6 +9,8 @@
 //! left to jiff, which then also words the error.
 
 use jiff::Timestamp;
+use jiff::civil::DateTime;
+use jiff::tz::Offset;
 
 /// The timestamp `s` names, when it is in the canonical form and valid;
 /// `None` to let the general parser decide.
@@ -28,48 +30,27 @@ pub(super) fn parse_canonical(s: &[u8]) -> Option<Timestamp> {
     if [head[4], head[7], head[10], head[13], head[16]] != *b"--T::" {
         return None;
     }
-    let year = i64::from(digits(&head[0..4])?);
-    let month = digits(&head[5..7])?;
-    let day = digits(&head[8..10])?;
-    let hour = i64::from(digits(&head[11..13])?);
-    let minute = i64::from(digits(&head[14..16])?);
-    let second = i64::from(digits(&head[17..19])?);
-    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
-        return None;
-    }
-    if hour > 23 || minute > 59 || second > 59 {
-        return None;
-    }
-    let seconds = days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second;
-    // jiff's range ends late on 9999-12-30; `new` refuses what lies beyond,
-    // and jiff's parser then says why.
-    Timestamp::new(seconds, i32::try_from(nanos).ok()?).ok()
+    let field = |at: std::ops::Range<usize>| digits(&head[at]).and_then(|n| i8::try_from(n).ok());
+    let year = digits(&head[0..4]).and_then(|n| i16::try_from(n).ok())?;
+    // jiff checks the calendar (month, day of month, hour, minute; it has
+    // no leap seconds) and the range: it ends late on 9999-12-30, and what
+    // lies beyond is left to its parser, which then says why.
+    let time = DateTime::new(
+        year,
+        field(5..7)?,
+        field(8..10)?,
+        field(11..13)?,
+        field(14..16)?,
+        field(17..19)?,
+        i32::try_from(nanos).ok()?,
+    )
+    .ok()?;
+    Offset::UTC.to_timestamp(time).ok()
 }
 
 /// The number the ASCII digits spell; `None` if one is not a digit.
 fn digits(bytes: &[u8]) -> Option<u32> {
     bytes.iter().try_fold(0u32, |n, &b| b.is_ascii_digit().then(|| n * 10 + u32::from(b - b'0')))
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days from 1970-01-01 to the given proleptic Gregorian date (Howard
-/// Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month = i64::from(month);
-    let day_of_year = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
 }
 
 #[cfg(test)]

@@ -42,20 +42,18 @@ pub(crate) fn shared<V: Clone + AsRef<str> + 'static>(entries: Staged<(LeanStrin
     let Some(slot) = slot_of(&entries) else {
         return Map::from_sorted(entries);
     };
-    let found = with_table::<V, _>(|table| match &table[slot] {
-        Some(recent) if same(recent, &entries) => Some(recent.clone()),
-        _ => None,
+    let mut entries = Some(entries);
+    let found = with_table::<V, _>(|table| {
+        // Taken only here, so always there: `f` runs at most once.
+        let entries = entries.take()?;
+        Some(match &table[slot] {
+            Some(recent) if same(recent, &entries) => recent.clone(),
+            _ => table[slot].insert(Map::from_sorted(entries)).clone(),
+        })
     });
-    match found {
-        Some(Some(hit)) => hit,
-        // The table is unavailable while the thread's locals are torn down.
-        None => Map::from_sorted(entries),
-        Some(None) => {
-            let fresh = Map::from_sorted(entries);
-            with_table::<V, _>(|table| table[slot] = Some(fresh.clone()));
-            fresh
-        }
-    }
+    // `None`: the table is unavailable while the thread's locals are torn
+    // down, and the entries were not taken.
+    found.flatten().unwrap_or_else(|| Map::from_sorted(entries.unwrap_or_default()))
 }
 
 /// Runs `f` on this thread's table of maps of `V`, made on first use.

@@ -50,6 +50,10 @@ struct Thing {
     tags: ThinVec<String>,
     aliases: Option<ThinVec<String>>,
     labels: BTreeMap<String, String>,
+    /// Maps of text, read as the generated decoders read labels and
+    /// annotations.
+    shared_labels: Map,
+    annotations: Option<Map>,
 }
 
 impl DecodeFields for Thing {
@@ -64,6 +68,8 @@ impl DecodeFields for Thing {
             "tags" => 5,
             "aliases" => 6,
             "labels" => 7,
+            "sharedLabels" => 8,
+            "annotations" => 9,
             _ => return None,
         })
     }
@@ -77,6 +83,8 @@ impl DecodeFields for Thing {
             5 => map.next_value_seed(List(&mut self.tags))?,
             6 => map.next_value_seed(OptionList(&mut self.aliases))?,
             7 => self.labels = or_default(map)?,
+            8 => map.next_value_seed(SharedMap(&mut self.shared_labels))?,
+            9 => map.next_value_seed(OptionSharedMap(&mut self.annotations))?,
             _ => {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -155,6 +163,7 @@ fn full() -> Thing {
         tags: thin_vec!["x".into(), "y".into(), "z".into()],
         aliases: Some(thin_vec!["q".into()]),
         labels: BTreeMap::from([("app".into(), "web".into())]),
+        ..Thing::default()
     }
 }
 
@@ -374,4 +383,19 @@ fn managed_fields_are_skipped_only_inside_without_managed_fields() {
     // The failed decode left this thread reading managedFields again.
     let again: Vec<Meta> = serde_json::from_str(json).unwrap();
     assert_eq!(again[0].managed, kept[0].managed);
+}
+
+#[test]
+fn shared_maps_read_values_and_null_as_go_clients_do() {
+    let json = r#"{"sharedLabels": {"tier": "web", "app": "shop", "tier": "api"}, "annotations": {"note": "x"}}"#;
+    // Twice: the second read of each map is found in the thread's table.
+    for _ in 0..2 {
+        let read = serde_json::from_str::<Thing>(json).unwrap();
+        assert_eq!(read.shared_labels, Map::from([("app", "shop"), ("tier", "api")]), "sorted, the later key winning");
+        assert_eq!(read.annotations, Some(Map::from([("note", "x")])));
+    }
+    let nulls = serde_json::from_str::<Thing>(r#"{"sharedLabels": null, "annotations": null}"#).unwrap();
+    assert_eq!(nulls, Thing::default(), "null: an empty map, an absent one");
+    let err = serde_json::from_str::<Thing>(r#"{"annotations": ["x"]}"#).unwrap_err().to_string();
+    assert!(err.contains("a map"), "{err}");
 }
