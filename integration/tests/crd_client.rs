@@ -47,7 +47,7 @@ fn widget(name: &str) -> v1::Widget {
                 protocol: Some(v1::WidgetSpecPortsProtocol::Tcp),
             }]),
             template: Some(json!({"any": {"thing": [1, "two", null]}})),
-            not_before: Some(Time(parse_time("2030-01-02T03:04:05Z").unwrap())),
+            not_before: Some(Time::new(parse_time("2030-01-02T03:04:05Z").unwrap())),
         },
         status: None,
     }
@@ -91,7 +91,7 @@ async fn crud_watch_status_scale_and_apply() {
             status: "True".into(),
             reason: "AllGood".into(),
             message: "ready".into(),
-            last_transition_time: Time(parse_time("2030-01-02T03:04:05Z").unwrap()),
+            last_transition_time: Time::new(parse_time("2030-01-02T03:04:05Z").unwrap()),
             observed_generation: updated.metadata.generation,
         }]),
     });

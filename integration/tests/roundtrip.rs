@@ -101,3 +101,35 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) ->
         _ => format!("{path}: {a} became {b}"),
     }
 }
+
+/// The generated `Time`/`MicroTime`: an absent one costs no more than a
+/// present one, and they build, read, order and encode as the README shows.
+#[test]
+fn generated_times_are_compact_and_read_as_timestamps() {
+    use k8s_client::api::core::v1::PodCondition;
+    use k8s_client::apimachinery::pkg::apis::meta::v1::{MicroTime, Time};
+    use k8s_client_runtime::codec::{Timestamp, parse_time};
+
+    assert_eq!(std::mem::size_of::<Option<Time>>(), std::mem::size_of::<Time>());
+    assert_eq!(std::mem::size_of::<Option<MicroTime>>(), 16);
+
+    let t = parse_time("2030-01-02T03:04:05.25Z").unwrap();
+    assert_eq!(Time::new(t).timestamp(), t);
+    assert_eq!(Timestamp::from(Time::from(t)), t);
+    let earlier = Time::new(parse_time("1969-12-31T23:59:59.75Z").unwrap());
+    assert!(earlier < Time::new(t) && earlier < Time::now());
+
+    let ready = PodCondition {
+        last_transition_time: Some(Time::new(t)),
+        last_probe_time: Some(Time::default()),
+        ..Default::default()
+    };
+    let json = serde_json::to_value(&ready).unwrap();
+    assert_eq!(json["lastTransitionTime"], "2030-01-02T03:04:05.250Z");
+    assert_eq!(json["lastProbeTime"], serde_json::Value::Null, "Go's zero time is written as null");
+    let back: PodCondition = serde_json::from_value(json).unwrap();
+    assert_eq!(back.last_transition_time.map(|t| t.timestamp().as_second()), Some(t.as_second()));
+
+    let micro: MicroTime = serde_json::from_str(r#""2030-01-02T03:04:05Z""#).unwrap();
+    assert_eq!(serde_json::to_string(&micro).unwrap(), r#""2030-01-02T03:04:05.000000Z""#);
+}

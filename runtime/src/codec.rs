@@ -18,10 +18,12 @@ use serde::ser::{Serialize, Serializer};
 
 pub use jiff::Timestamp;
 
+mod compact_time;
 pub mod fields;
 mod rfc3339;
 mod shared;
 
+pub use compact_time::CompactTimestamp;
 pub use shared::shared;
 
 /// Decodes a JSON body or frame, as every response and watch event the
@@ -132,12 +134,13 @@ pub mod time {
     use super::*;
     /// Writes the time as `metav1.Time` does: RFC 3339 in UTC, whole seconds
     /// unless the value carries a fraction, and the zero time as `null`.
-    pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
-        if *t == zero_time() { s.serialize_none() } else { s.serialize_str(&format_time(t)) }
+    pub fn serialize<S: Serializer>(t: &CompactTimestamp, s: S) -> Result<S::Ok, S::Error> {
+        let t = t.timestamp();
+        if t == zero_time() { s.serialize_none() } else { s.serialize_str(&format_time(&t)) }
     }
     /// Reads an RFC 3339 timestamp; `null` reads as the zero time.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
-        d.deserialize_option(TimeVisitor)
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<CompactTimestamp, D::Error> {
+        d.deserialize_option(TimeVisitor).map(CompactTimestamp::from)
     }
 }
 
@@ -146,12 +149,13 @@ pub mod micro_time {
     use super::*;
     /// Writes the time as `metav1.MicroTime` does: RFC 3339 in UTC with at
     /// least six fraction digits, and the zero time as `null`.
-    pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
-        if *t == zero_time() { s.serialize_none() } else { s.serialize_str(&format_micro_time(t)) }
+    pub fn serialize<S: Serializer>(t: &CompactTimestamp, s: S) -> Result<S::Ok, S::Error> {
+        let t = t.timestamp();
+        if t == zero_time() { s.serialize_none() } else { s.serialize_str(&format_micro_time(&t)) }
     }
     /// Reads an RFC 3339 timestamp; `null` reads as the zero time.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
-        d.deserialize_option(TimeVisitor)
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<CompactTimestamp, D::Error> {
+        d.deserialize_option(TimeVisitor).map(CompactTimestamp::from)
     }
 }
 
@@ -457,10 +461,10 @@ mod tests {
         #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
         struct W {
             #[serde(with = "time")]
-            t: Timestamp,
+            t: CompactTimestamp,
         }
         let w: W = serde_json::from_str(r#"{"t":null}"#).unwrap();
-        assert_eq!(w.t, zero_time());
+        assert_eq!(w.t.timestamp(), zero_time());
         assert_eq!(serde_json::to_string(&w).unwrap(), r#"{"t":null}"#);
         assert_eq!(format_time(&zero_time()), "0001-01-01T00:00:00Z");
     }
@@ -485,7 +489,7 @@ mod tests {
     struct Wrapper {
         #[serde(with = "time")]
         #[allow(dead_code)]
-        t: Timestamp,
+        t: CompactTimestamp,
     }
 
     #[test]

@@ -578,12 +578,41 @@ fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
             quote! {
                 #doc
                 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
-                pub struct #name(#[serde(with = #with)] pub ::k8s_client_runtime::codec::Timestamp);
+                pub struct #name(#[serde(with = #with)] ::k8s_client_runtime::codec::CompactTimestamp);
+
+                impl #name {
+                    /// The time `t`.
+                    pub fn new(t: ::k8s_client_runtime::codec::Timestamp) -> Self {
+                        #name(t.into())
+                    }
+
+                    /// The current time, as Go's `metav1.Now()`.
+                    pub fn now() -> Self {
+                        #name::new(::k8s_client_runtime::codec::Timestamp::now())
+                    }
+
+                    /// The time as a `jiff::Timestamp`, to compute with.
+                    pub fn timestamp(self) -> ::k8s_client_runtime::codec::Timestamp {
+                        self.0.timestamp()
+                    }
+                }
+
+                impl ::std::convert::From<::k8s_client_runtime::codec::Timestamp> for #name {
+                    fn from(t: ::k8s_client_runtime::codec::Timestamp) -> Self {
+                        #name::new(t)
+                    }
+                }
+
+                impl ::std::convert::From<#name> for ::k8s_client_runtime::codec::Timestamp {
+                    fn from(t: #name) -> Self {
+                        t.timestamp()
+                    }
+                }
 
                 /// Go's zero time, written as `null`.
                 impl ::std::default::Default for #name {
                     fn default() -> Self {
-                        #name(::k8s_client_runtime::codec::zero_time())
+                        #name::new(::k8s_client_runtime::codec::zero_time())
                     }
                 }
             }

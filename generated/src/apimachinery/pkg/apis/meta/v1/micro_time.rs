@@ -15,11 +15,35 @@
 )]
 pub struct MicroTime(
     #[serde(with = "::k8s_client_runtime::codec::micro_time")]
-    pub ::k8s_client_runtime::codec::Timestamp,
+    ::k8s_client_runtime::codec::CompactTimestamp,
 );
+impl MicroTime {
+    /// The time `t`.
+    pub fn new(t: ::k8s_client_runtime::codec::Timestamp) -> Self {
+        MicroTime(t.into())
+    }
+    /// The current time, as Go's `metav1.Now()`.
+    pub fn now() -> Self {
+        MicroTime::new(::k8s_client_runtime::codec::Timestamp::now())
+    }
+    /// The time as a `jiff::Timestamp`, to compute with.
+    pub fn timestamp(self) -> ::k8s_client_runtime::codec::Timestamp {
+        self.0.timestamp()
+    }
+}
+impl ::std::convert::From<::k8s_client_runtime::codec::Timestamp> for MicroTime {
+    fn from(t: ::k8s_client_runtime::codec::Timestamp) -> Self {
+        MicroTime::new(t)
+    }
+}
+impl ::std::convert::From<MicroTime> for ::k8s_client_runtime::codec::Timestamp {
+    fn from(t: MicroTime) -> Self {
+        t.timestamp()
+    }
+}
 /// Go's zero time, written as `null`.
 impl ::std::default::Default for MicroTime {
     fn default() -> Self {
-        MicroTime(::k8s_client_runtime::codec::zero_time())
+        MicroTime::new(::k8s_client_runtime::codec::zero_time())
     }
 }

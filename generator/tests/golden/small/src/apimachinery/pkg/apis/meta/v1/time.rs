@@ -14,11 +14,35 @@
 )]
 pub struct Time(
     #[serde(with = "::k8s_client_runtime::codec::time")]
-    pub ::k8s_client_runtime::codec::Timestamp,
+    ::k8s_client_runtime::codec::CompactTimestamp,
 );
+impl Time {
+    /// The time `t`.
+    pub fn new(t: ::k8s_client_runtime::codec::Timestamp) -> Self {
+        Time(t.into())
+    }
+    /// The current time, as Go's `metav1.Now()`.
+    pub fn now() -> Self {
+        Time::new(::k8s_client_runtime::codec::Timestamp::now())
+    }
+    /// The time as a `jiff::Timestamp`, to compute with.
+    pub fn timestamp(self) -> ::k8s_client_runtime::codec::Timestamp {
+        self.0.timestamp()
+    }
+}
+impl ::std::convert::From<::k8s_client_runtime::codec::Timestamp> for Time {
+    fn from(t: ::k8s_client_runtime::codec::Timestamp) -> Self {
+        Time::new(t)
+    }
+}
+impl ::std::convert::From<Time> for ::k8s_client_runtime::codec::Timestamp {
+    fn from(t: Time) -> Self {
+        t.timestamp()
+    }
+}
 /// Go's zero time, written as `null`.
 impl ::std::default::Default for Time {
     fn default() -> Self {
-        Time(::k8s_client_runtime::codec::zero_time())
+        Time::new(::k8s_client_runtime::codec::zero_time())
     }
 }
