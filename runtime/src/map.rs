@@ -33,7 +33,11 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::codec::fields::Staged;
 
+mod decode;
 pub(crate) mod recent;
+
+pub use decode::TextValue;
+pub(crate) use decode::deserialize_shared;
 
 /// A map from string keys to `V` (by default strings), in key order.
 ///
@@ -111,18 +115,6 @@ impl<V> Map<V> {
     pub fn clear(&mut self) {
         self.entries.clear();
     }
-
-    /// Sorts `entries` by key; of equal keys the last wins.
-    fn sorted(mut entries: Staged<(LeanString, V)>) -> Staged<(LeanString, V)> {
-        if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
-            // Reversed, a stable sort puts the last of equal keys first in
-            // its run, and `dedup_by` keeps the first.
-            entries.reverse();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            entries.dedup_by(|later, kept| later.0 == kept.0);
-        }
-        entries
-    }
 }
 
 impl<V: Clone> Map<V> {
@@ -175,12 +167,13 @@ impl<V: Clone> Map<V> {
     }
 
     /// Builds a map from entries in any order; of equal keys the last wins.
-    fn from_entries(entries: Staged<(LeanString, V)>) -> Self {
-        Map::from_sorted(Map::sorted(entries))
+    fn from_entries(mut entries: Staged<(LeanString, V)>) -> Self {
+        sort(&mut entries);
+        Map::from_sorted(entries.drain(..))
     }
 
     /// One block of exactly the entries' number.
-    fn from_sorted(entries: Staged<(LeanString, V)>) -> Self {
+    fn from_sorted(entries: impl ExactSizeIterator<Item = (LeanString, V)>) -> Self {
         let mut exact = EcoVec::with_capacity(entries.len());
         for entry in entries {
             exact.push(entry);
@@ -325,15 +318,15 @@ impl<'de, V: Deserialize<'de> + Clone> Deserialize<'de> for Map<V> {
     }
 }
 
-/// A map of text read from `deserializer`, sharing the array of an equal
-/// map this thread decoded recently ([`recent`]). The generated decoders
-/// read labels, annotations, node selectors and resource quantities so.
-pub(crate) fn deserialize_shared<'de, V, D>(deserializer: D) -> Result<Map<V>, D::Error>
-where
-    V: Deserialize<'de> + Clone + AsRef<str> + 'static,
-    D: Deserializer<'de>,
-{
-    Ok(recent::shared(Map::sorted(deserializer.deserialize_map(EntriesVisitor(PhantomData))?)))
+/// Sorts `entries` by key; of equal keys the last wins.
+fn sort<K: AsRef<str>, W>(entries: &mut Staged<(K, W)>) {
+    if !entries.windows(2).all(|w| w[0].0.as_ref() < w[1].0.as_ref()) {
+        // Reversed, a stable sort puts the last of equal keys first in
+        // its run, and `dedup_by` keeps the first.
+        entries.reverse();
+        entries.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
+        entries.dedup_by(|later, kept| later.0.as_ref() == kept.0.as_ref());
+    }
 }
 
 /// Reads a JSON object's entries, as they come.

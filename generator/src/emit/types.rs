@@ -561,11 +561,18 @@ fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
                 pub ::k8s_client_runtime::LeanString,
             );
 
-            /// The quantity as written (`"500m"`); decoded maps of
-            /// quantities are shared through it.
+            /// The quantity as written (`"500m"`).
             impl ::std::convert::AsRef<str> for #name {
                 fn as_ref(&self) -> &str {
                     &self.0
+                }
+            }
+
+            /// Decoded maps of quantities are shared through their text.
+            impl ::k8s_client_runtime::map::TextValue for #name {
+                const NOT_ONLY_STRINGS: bool = true;
+                fn from_text(text: &str) -> Self {
+                    #name(text.into())
                 }
             }
         },

@@ -235,13 +235,6 @@ trait ReadElements<'de, T> {
 /// fifteen lists). Staged first, each gets one block of exactly its size.
 pub(crate) type Staged<T> = smallvec::SmallVec<[T; 6]>;
 
-/// The staged elements in a block of exactly their number.
-pub(crate) fn exactly_sized<T>(staged: Staged<T>) -> ThinVec<T> {
-    let mut items = ThinVec::with_capacity(staged.len());
-    items.extend(staged);
-    items
-}
-
 /// A list's elements as they are read: [`Staged`] while they fit, then in
 /// heap blocks, each twice the size of the one before, which are never
 /// grown in place: a long list (a `PodList`'s items) is moved once, into a
@@ -282,19 +275,28 @@ impl<T> Gathered<T> {
         }
     }
 
-    fn into_list(self) -> ThinVec<T> {
+    /// The list read, in a block of exactly its size. Taken by reference:
+    /// moved by value, the stack's room ([`Staged`], e.g. 1.4 KB for six
+    /// containers) was copied whole on the way, however few elements it
+    /// held.
+    fn take_list(&mut self) -> ThinVec<T> {
         match self {
-            Gathered::Staged(staged) => exactly_sized(staged),
-            Gathered::Heap { full, mut last } if full.is_empty() => {
+            Gathered::Staged(staged) => {
+                let mut items = ThinVec::with_capacity(staged.len());
+                items.extend(staged.drain(..));
+                items
+            }
+            Gathered::Heap { full, last } if full.is_empty() => {
+                let mut last = std::mem::take(last);
                 last.shrink_to_fit();
                 last
             }
             Gathered::Heap { full, last } => {
                 let mut list = ThinVec::with_capacity(full.iter().map(ThinVec::len).sum::<usize>() + last.len());
-                for block in full {
+                for block in full.drain(..) {
                     list.extend(block);
                 }
-                list.extend(last);
+                list.extend(std::mem::take(last));
                 list
             }
         }
@@ -346,7 +348,7 @@ impl<'de, T, R: ReadElements<'de, T>> Visitor<'de> for ListVisitor<'_, T, R> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut items = Gathered::Staged(Staged::new());
         while R::read_next(&mut items, &mut seq)? {}
-        *self.items = items.into_list();
+        *self.items = items.take_list();
         Ok(())
     }
 }
@@ -538,7 +540,7 @@ pub struct SharedMap<'a, V>(pub &'a mut Map<V>);
 /// Reads an optional map of text into `.0`, as [`SharedMap`] does.
 pub struct OptionSharedMap<'a, V>(pub &'a mut Option<Map<V>>);
 
-impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> DeserializeSeed<'de> for SharedMap<'_, V> {
+impl<'de, V: crate::map::TextValue + Deserialize<'de>> DeserializeSeed<'de> for SharedMap<'_, V> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let mut read = None;
@@ -548,7 +550,7 @@ impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> DeserializeSeed<'d
     }
 }
 
-impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> DeserializeSeed<'de> for OptionSharedMap<'_, V> {
+impl<'de, V: crate::map::TextValue + Deserialize<'de>> DeserializeSeed<'de> for OptionSharedMap<'_, V> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_option(Nullable { into: self.0, read: SharedMapOf(PhantomData), expecting: "a map or null" })
@@ -558,7 +560,7 @@ impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> DeserializeSeed<'d
 /// Reads a map of text through the table of recent maps.
 struct SharedMapOf<V>(PhantomData<V>);
 
-impl<'de, V: Deserialize<'de> + Clone + AsRef<str> + 'static> DeserializeSeed<'de> for SharedMapOf<V> {
+impl<'de, V: crate::map::TextValue + Deserialize<'de>> DeserializeSeed<'de> for SharedMapOf<V> {
     type Value = Map<V>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Map<V>, D::Error> {
         crate::map::deserialize_shared(d)

@@ -19,8 +19,6 @@
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
 
-use lean_string::LeanString;
-
 use super::Map;
 use crate::codec::fields::Staged;
 
@@ -36,24 +34,36 @@ thread_local! {
     static RECENT: RefCell<Vec<(TypeId, Box<dyn Any>)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A map of `entries` (sorted, keys unique), sharing the array of an equal
-/// map this thread decoded recently.
-pub(crate) fn shared<V: Clone + AsRef<str> + 'static>(entries: Staged<(LeanString, V)>) -> Map<V> {
-    let Some(slot) = slot_of(&entries) else {
-        return Map::from_sorted(entries);
+/// The map of `entries` (sorted, keys unique, as text): an equal map this
+/// thread decoded recently, sharing its array, or else the one `build`
+/// makes of them, which is then kept. The entries are lent, not moved: six
+/// of them staged on the stack are a few hundred bytes to copy.
+pub(crate) fn shared<K, W, V>(entries: &mut Staged<(K, W)>, build: impl FnOnce(&mut Staged<(K, W)>) -> Map<V>) -> Map<V>
+where
+    K: AsRef<str>,
+    W: AsRef<str>,
+    V: Clone + AsRef<str> + 'static,
+{
+    let Some(slot) = slot_of(entries) else {
+        return build(entries);
     };
-    let mut entries = Some(entries);
+    let mut build = Some(build);
     let found = with_table::<V, _>(|table| {
         // Taken only here, so always there: `f` runs at most once.
-        let entries = entries.take()?;
+        let build = build.take()?;
         Some(match &table[slot] {
-            Some(recent) if same(recent, &entries) => recent.clone(),
-            _ => table[slot].insert(Map::from_sorted(entries)).clone(),
+            Some(recent) if same(recent, entries) => recent.clone(),
+            _ => table[slot].insert(build(entries)).clone(),
         })
     });
-    // `None`: the table is unavailable while the thread's locals are torn
-    // down, and the entries were not taken.
-    found.flatten().unwrap_or_else(|| Map::from_sorted(entries.unwrap_or_default()))
+    match (found.flatten(), build) {
+        (Some(map), _) => map,
+        // The table is unavailable while the thread's locals are torn
+        // down, and `f` did not run.
+        (None, Some(build)) => build(entries),
+        // `f` ran, so it found or built the map: not reached.
+        (None, None) => Map::default(),
+    }
 }
 
 /// Runs `f` on this thread's table of maps of `V`, made on first use.
@@ -75,22 +85,22 @@ fn with_table<V: Clone + 'static, R>(f: impl FnOnce(&mut Vec<Option<Map<V>>>) ->
         .flatten()
 }
 
-fn same<V: AsRef<str>>(recent: &Map<V>, entries: &[(LeanString, V)]) -> bool {
+fn same<V: AsRef<str>, K: AsRef<str>, W: AsRef<str>>(recent: &Map<V>, entries: &[(K, W)]) -> bool {
     recent.len() == entries.len()
-        && recent.iter().zip(entries).all(|((k, v), (key, value))| k == key && v.as_ref() == value.as_ref())
+        && recent.iter().zip(entries).all(|((k, v), (key, value))| k == key.as_ref() && v.as_ref() == value.as_ref())
 }
 
 /// The slot of a small map of text, or `None` for a map not to keep: a hash
 /// of each key's and value's length and first and last eight bytes (where
 /// strings of one kind differ: a hash suffix, an image tag, a quantity).
-fn slot_of<V: AsRef<str>>(entries: &[(LeanString, V)]) -> Option<usize> {
+fn slot_of<K: AsRef<str>, W: AsRef<str>>(entries: &[(K, W)]) -> Option<usize> {
     if entries.is_empty() || entries.len() > MAX_ENTRIES {
         return None;
     }
     let mut text = 0;
     let mut mixed = 0u64;
     for (key, value) in entries {
-        for part in [key.as_str(), value.as_ref()] {
+        for part in [key.as_ref(), value.as_ref()] {
             text += part.len();
             mixed = (mixed ^ fingerprint(part.as_bytes())).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(23);
         }
@@ -103,17 +113,29 @@ fn slot_of<V: AsRef<str>>(entries: &[(LeanString, V)]) -> Option<usize> {
 }
 
 fn fingerprint(bytes: &[u8]) -> u64 {
-    let mut head = [0u8; 8];
-    let mut tail = [0u8; 8];
-    let n = bytes.len().min(8);
-    head[..n].copy_from_slice(&bytes[..n]);
-    tail[..n].copy_from_slice(&bytes[bytes.len() - n..]);
-    u64::from_le_bytes(head) ^ u64::from_le_bytes(tail).rotate_left(29) ^ bytes.len() as u64
+    let (head, tail) = match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        (Some(head), Some(tail)) => (u64::from_le_bytes(*head), u64::from_le_bytes(*tail)),
+        // Shorter text (label values, quantities) is read a byte at a
+        // time: copied into a buffer instead, each part cost a call to
+        // `memcpy`.
+        _ => {
+            let whole = bytes.iter().fold(0u64, |n, &b| n << 8 | u64::from(b));
+            (whole, whole)
+        }
+    };
+    head ^ tail.rotate_left(29) ^ bytes.len() as u64
 }
 
 #[cfg(test)]
 mod tests {
+    use lean_string::LeanString;
+
     use super::*;
+
+    /// Entries already decoded, looked up as they are.
+    fn shared<V: Clone + AsRef<str> + 'static>(mut entries: Staged<(LeanString, V)>) -> Map<V> {
+        super::shared(&mut entries, |entries| Map::from_sorted(entries.drain(..)))
+    }
 
     fn staged(pairs: &[(&str, &str)]) -> Staged<(LeanString, LeanString)> {
         pairs.iter().map(|&(k, v)| (k.into(), v.into())).collect()

@@ -54,6 +54,31 @@ struct Thing {
     /// annotations.
     shared_labels: Map,
     annotations: Option<Map>,
+    limits: Option<Map<Qty>>,
+}
+
+/// A quantity as the generated crate has it: text, or a bare number kept
+/// as its decimal text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Qty(LeanString);
+
+impl AsRef<str> for Qty {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl crate::map::TextValue for Qty {
+    const NOT_ONLY_STRINGS: bool = true;
+    fn from_text(text: &str) -> Self {
+        Qty(text.into())
+    }
+}
+
+impl<'de> Deserialize<'de> for Qty {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::codec::deserialize_quantity(d).map(Qty)
+    }
 }
 
 impl DecodeFields for Thing {
@@ -70,6 +95,7 @@ impl DecodeFields for Thing {
             "labels" => 7,
             "sharedLabels" => 8,
             "annotations" => 9,
+            "limits" => 10,
             _ => return None,
         })
     }
@@ -85,6 +111,7 @@ impl DecodeFields for Thing {
             7 => self.labels = or_default(map)?,
             8 => map.next_value_seed(SharedMap(&mut self.shared_labels))?,
             9 => map.next_value_seed(OptionSharedMap(&mut self.annotations))?,
+            10 => map.next_value_seed(OptionSharedMap(&mut self.limits))?,
             _ => {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -398,4 +425,41 @@ fn shared_maps_read_values_and_null_as_go_clients_do() {
     assert_eq!(nulls, Thing::default(), "null: an empty map, an absent one");
     let err = serde_json::from_str::<Thing>(r#"{"annotations": ["x"]}"#).unwrap_err().to_string();
     assert!(err.contains("a map"), "{err}");
+}
+
+#[test]
+fn shared_maps_are_found_by_their_text_whatever_the_input_lends() {
+    let value = "registry.example.com/team/web:1.2.3";
+    let json = format!(r#"{{"annotations": {{"image": "{value}", "quote\"d": "line\nbreak"}}}}"#);
+    let image_of = |thing: &Thing| thing.annotations.as_ref().unwrap()["image"].clone();
+    let first = serde_json::from_str::<Thing>(&json).unwrap();
+    let second = serde_json::from_str::<Thing>(&json).unwrap();
+    // Bytes lend strings too; a `Value` and a reader lend nothing.
+    let from_bytes = serde_json::from_slice::<Thing>(json.as_bytes()).unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let from_value = serde_json::from_value::<Thing>(parsed).unwrap();
+    let from_reader = serde_json::from_reader::<_, Thing>(json.as_bytes()).unwrap();
+    let expected = Map::from([("image", value), ("quote\"d", "line\nbreak")]);
+    for read in [&first, &second, &from_bytes, &from_value, &from_reader] {
+        assert_eq!(read.annotations.as_ref(), Some(&expected), "escapes read as text");
+        assert_eq!(image_of(read).as_ptr(), image_of(&first).as_ptr(), "an equal map is the one found");
+    }
+}
+
+#[test]
+fn maps_of_quantities_read_numbers_and_maps_of_strings_refuse_them() {
+    let read = serde_json::from_str::<Thing>(r#"{"limits": {"memory": "128Mi", "cpu": 2, "gpu": 0.5}}"#).unwrap();
+    let limits: Vec<(&str, &str)> = read.limits.iter().flatten().map(|(k, v)| (k.as_str(), v.as_ref())).collect();
+    assert_eq!(limits, [("cpu", "2"), ("gpu", "0.5"), ("memory", "128Mi")]);
+
+    let err = serde_json::from_str::<Thing>(r#"{"limits": {"cpu": true}}"#).unwrap_err().to_string();
+    assert!(err.contains("invalid type: boolean `true`, expected a quantity string or number"), "{err}");
+    assert!(err.contains("line 1 column"), "the error says where: {err}");
+    for (json, unexpected) in
+        [(r#"{"annotations": {"n": 1}}"#, "integer `1`"), (r#"{"sharedLabels": {"n": null}}"#, "null")]
+    {
+        let err = serde_json::from_str::<Thing>(json).unwrap_err().to_string();
+        assert!(err.contains(&format!("invalid type: {unexpected}, expected a string")), "{err}");
+        assert!(err.contains("line 1 column"), "the error says where: {err}");
+    }
 }

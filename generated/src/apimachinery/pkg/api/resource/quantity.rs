@@ -53,10 +53,16 @@ pub struct Quantity(
     #[serde(deserialize_with = "::k8s_client_runtime::codec::deserialize_quantity")]
     pub ::k8s_client_runtime::LeanString,
 );
-/// The quantity as written (`"500m"`); decoded maps of
-/// quantities are shared through it.
+/// The quantity as written (`"500m"`).
 impl ::std::convert::AsRef<str> for Quantity {
     fn as_ref(&self) -> &str {
         &self.0
+    }
+}
+/// Decoded maps of quantities are shared through their text.
+impl ::k8s_client_runtime::map::TextValue for Quantity {
+    const NOT_ONLY_STRINGS: bool = true;
+    fn from_text(text: &str) -> Self {
+        Quantity(text.into())
     }
 }
