@@ -38,7 +38,7 @@ thread_local! {
 /// thread decoded recently, sharing its array, or else the one `build`
 /// makes of them, which is then kept. The entries are lent, not moved: six
 /// of them staged on the stack are a few hundred bytes to copy.
-pub(crate) fn shared<K, W, V>(entries: &mut Staged<(K, W)>, build: impl FnOnce(&mut Staged<(K, W)>) -> Map<V>) -> Map<V>
+pub(crate) fn shared<K, W, V>(entries: &mut Staged<(K, W)>, build: impl Fn(&mut Staged<(K, W)>) -> Map<V>) -> Map<V>
 where
     K: AsRef<str>,
     W: AsRef<str>,
@@ -47,23 +47,12 @@ where
     let Some(slot) = slot_of(entries) else {
         return build(entries);
     };
-    let mut build = Some(build);
-    let found = with_table::<V, _>(|table| {
-        // Taken only here, so always there: `f` runs at most once.
-        let build = build.take()?;
-        Some(match &table[slot] {
-            Some(recent) if same(recent, entries) => recent.clone(),
-            _ => table[slot].insert(build(entries)).clone(),
-        })
-    });
-    match (found.flatten(), build) {
-        (Some(map), _) => map,
-        // The table is unavailable while the thread's locals are torn
-        // down, and `f` did not run.
-        (None, Some(build)) => build(entries),
-        // `f` ran, so it found or built the map: not reached.
-        (None, None) => Map::default(),
-    }
+    with_table::<V, _>(|table| match &table[slot] {
+        Some(recent) if same(recent, entries) => recent.clone(),
+        _ => table[slot].insert(build(entries)).clone(),
+    })
+    // The table is unavailable while the thread's locals are torn down.
+    .unwrap_or_else(|| build(entries))
 }
 
 /// Runs `f` on this thread's table of maps of `V`, made on first use.
