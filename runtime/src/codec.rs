@@ -4,15 +4,19 @@
 //! `intstr.IntOrString`, `metav1.FieldsV1` and `format: byte` fields call into
 //! here, so the encoding rules live (and are tested) in one place.
 //!
-//! Times follow apimachinery: they are read as RFC 3339 and written in UTC;
-//! `Time` writes whole seconds and `MicroTime` six fraction digits, except
-//! that a fraction the input carried is never dropped, so a decode/encode
-//! round trip of what the server sent gives the same text.
+//! Times follow apimachinery: they are read as Go reads RFC 3339
+//! ([`parse_time`]) and written in UTC. `MicroTime` is written with exactly
+//! six fraction digits, truncated, as Go's `MarshalJSON` writes it: the
+//! apiserver parses it with that layout and refuses any other length.
+//! `Time` is written in whole seconds, as Go writes it, except that a
+//! fraction the value carries is kept (the apiserver reads `Time` with any
+//! fraction): a custom resource's `date-time` field read and written back
+//! is not changed.
 
 use std::fmt;
 
 use base64::Engine as _;
-use lean_string::{LeanString, ToLeanString as _};
+use lean_string::LeanString;
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
 
@@ -21,9 +25,11 @@ pub use jiff::Timestamp;
 mod compact_time;
 pub mod fields;
 mod rfc3339;
+pub(crate) mod scalar_text;
 mod shared;
 
 pub use compact_time::CompactTimestamp;
+pub use rfc3339::TimeError;
 pub use shared::shared;
 
 /// Decodes a JSON body or frame, as every response and watch event the
@@ -60,40 +66,50 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for WithoutManagedFields<T> {
     }
 }
 
-/// Parses an RFC 3339 timestamp as the apiserver writes it.
-pub fn parse_time(s: &str) -> Result<Timestamp, jiff::Error> {
-    match rfc3339::parse_canonical(s.as_bytes()) {
-        Some(t) => Ok(t),
-        None => s.parse::<Timestamp>(),
-    }
+/// Reads an RFC 3339 timestamp as apimachinery does (Go's
+/// `time.Parse(time.RFC3339, s)`): a fraction of any length (truncated to
+/// nanoseconds), an offset converted to UTC; a leap second, a year that is
+/// not four digits, or anything after the zone is an error.
+pub fn parse_time(s: &str) -> Result<Timestamp, TimeError> {
+    rfc3339::parse(s)
 }
 
 /// Formats like apimachinery's `metav1.Time` (`2006-01-02T15:04:05Z`),
-/// keeping a non-zero fraction instead of truncating it.
+/// keeping a non-zero fraction instead of truncating it (in as few of
+/// three, six or nine digits as hold it).
 pub fn format_time(t: &Timestamp) -> String {
-    format_with_min_fraction(t, 0)
+    let nanos = subsec_nanos(t);
+    let digits = match nanos {
+        0 => 0,
+        n if n.is_multiple_of(1_000_000) => 3,
+        n if n.is_multiple_of(1_000) => 6,
+        _ => 9,
+    };
+    format_with_fraction(t, digits)
 }
 
-/// Formats like apimachinery's `metav1.MicroTime` (`2006-01-02T15:04:05.000000Z`).
+/// Formats like apimachinery's `metav1.MicroTime`
+/// (`2006-01-02T15:04:05.000000Z`): exactly six fraction digits, the
+/// nanoseconds beyond them truncated as Go's `Format` truncates them.
 pub fn format_micro_time(t: &Timestamp) -> String {
-    format_with_min_fraction(t, 6)
+    format_with_fraction(t, 6)
 }
 
-fn format_with_min_fraction(t: &Timestamp, min_digits: usize) -> String {
+/// The nanoseconds past the whole second (rounded down), `0..1e9`.
+fn subsec_nanos(t: &Timestamp) -> u32 {
+    t.subsec_nanosecond().rem_euclid(1_000_000_000).unsigned_abs()
+}
+
+/// `t` in UTC with `digits` (0 to 9) fraction digits, truncated.
+fn format_with_fraction(t: &Timestamp, digits: usize) -> String {
     use std::fmt::Write as _;
     let secs = t.as_second();
     let nanos = t.subsec_nanosecond();
-    // Whole seconds first, then the fraction by hand so precision is ours.
+    // Whole seconds first (rounded down: before 1970 a fraction counts
+    // back from the next second), then the fraction by hand.
     let whole = Timestamp::from_second(if nanos < 0 { secs - 1 } else { secs }).unwrap_or(*t);
-    let nanos = if nanos < 0 { nanos + 1_000_000_000 } else { nanos } as u32;
+    let nanos = subsec_nanos(t);
     let mut out = whole.strftime("%Y-%m-%dT%H:%M:%S").to_string();
-    let digits = if nanos == 0 {
-        min_digits
-    } else if nanos.is_multiple_of(1_000) {
-        min_digits.max(if nanos.is_multiple_of(1_000_000) { 3 } else { 6 })
-    } else {
-        9
-    };
     if digits > 0 {
         let frac = format!("{nanos:09}");
         let _ = write!(out, ".{}", &frac[..digits]);
@@ -326,31 +342,13 @@ pub fn deserialize_str_as<'de, D: Deserializer<'de>, T>(d: D, from: fn(&str) -> 
 }
 
 /// Reads a `Quantity`: canonically a string, but a bare JSON number is
-/// accepted too (as apimachinery does), kept as its decimal text.
+/// accepted too and kept as the text it was written with (`1e3` stays
+/// `1e3`), as apimachinery's `Quantity.UnmarshalJSON` keeps its bytes.
 pub fn deserialize_quantity<'de, D: Deserializer<'de>>(d: D) -> Result<LeanString, D::Error> {
-    struct V;
-    impl<'de> Visitor<'de> for V {
-        type Value = LeanString;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a quantity string or number")
-        }
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<LeanString, E> {
-            Ok(v.into())
-        }
-        fn visit_string<E: de::Error>(self, v: String) -> Result<LeanString, E> {
-            Ok(v.into())
-        }
-        fn visit_i64<E: de::Error>(self, v: i64) -> Result<LeanString, E> {
-            Ok(v.to_lean_string())
-        }
-        fn visit_u64<E: de::Error>(self, v: u64) -> Result<LeanString, E> {
-            Ok(v.to_lean_string())
-        }
-        fn visit_f64<E: de::Error>(self, v: f64) -> Result<LeanString, E> {
-            Ok(v.to_lean_string())
-        }
-    }
-    d.deserialize_any(V)
+    scalar_text::deserialize_string_or_number(d, "a quantity").map(|text| match text {
+        scalar_text::Text::Borrowed(text) => LeanString::from(text),
+        scalar_text::Text::Owned(text) => text,
+    })
 }
 
 /// A JSON value kept as its text, for opaque payloads such as
@@ -477,6 +475,14 @@ mod tests {
         assert_eq!(format_micro_time(&t), "2008-01-01T01:01:01.000000Z");
         let t = parse_time("1969-12-31T23:59:59.250000Z").unwrap();
         assert_eq!(format_micro_time(&t), "1969-12-31T23:59:59.250000Z");
+        // Nanoseconds are truncated, as Go's Format truncates them: the
+        // apiserver refuses a MicroTime of any other length.
+        let t = parse_time("2026-11-25T05:33:47.063978896Z").unwrap();
+        assert_eq!(format_micro_time(&t), "2026-11-25T05:33:47.063978Z");
+        let t = parse_time("1969-12-31T23:59:59.999999999Z").unwrap();
+        assert_eq!(format_micro_time(&t), "1969-12-31T23:59:59.999999Z");
+        let t = Timestamp::now();
+        assert_eq!(format_micro_time(&t).len(), "2006-01-02T15:04:05.000000Z".len());
     }
 
     #[test]

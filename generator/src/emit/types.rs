@@ -555,11 +555,16 @@ fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
         },
         Special::Quantity => quote! {
             #doc
-            #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
-            pub struct #name(
-                #[serde(deserialize_with = "::k8s_client_runtime::codec::deserialize_quantity")]
-                pub ::k8s_client_runtime::LeanString,
-            );
+            #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize)]
+            pub struct #name(pub ::k8s_client_runtime::LeanString);
+
+            /// A string, or a bare JSON number kept as the text it was
+            /// written with (`1e3` stays `1e3`), as apimachinery reads it.
+            impl<'de> ::serde::Deserialize<'de> for #name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                    ::k8s_client_runtime::codec::deserialize_quantity(deserializer).map(#name)
+                }
+            }
 
             /// The quantity as written (`"500m"`).
             impl ::std::convert::AsRef<str> for #name {
@@ -568,9 +573,31 @@ fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
                 }
             }
 
+            /// The quantity as written (`500m`).
+            impl ::std::fmt::Display for #name {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    f.write_str(&self.0)
+                }
+            }
+
+            /// `"500m".into()`.
+            impl ::std::convert::From<&str> for #name {
+                fn from(text: &str) -> Self {
+                    #name(text.into())
+                }
+            }
+
+            /// `String::from("500m").into()`.
+            impl ::std::convert::From<::std::string::String> for #name {
+                fn from(text: ::std::string::String) -> Self {
+                    #name(text.into())
+                }
+            }
+
             /// Decoded maps of quantities are shared through their text.
             impl ::k8s_client_runtime::map::TextValue for #name {
-                const NOT_ONLY_STRINGS: bool = true;
+                const NUMBERS_AS_TEXT: bool = true;
+                const EXPECTING: &'static str = "a quantity";
                 fn from_text(text: &str) -> Self {
                     #name(text.into())
                 }

@@ -540,7 +540,7 @@ pub struct SharedMap<'a, V>(pub &'a mut Map<V>);
 /// Reads an optional map of text into `.0`, as [`SharedMap`] does.
 pub struct OptionSharedMap<'a, V>(pub &'a mut Option<Map<V>>);
 
-impl<'de, V: crate::map::TextValue + Deserialize<'de>> DeserializeSeed<'de> for SharedMap<'_, V> {
+impl<'de, V: crate::map::TextValue> DeserializeSeed<'de> for SharedMap<'_, V> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let mut read = None;
@@ -550,7 +550,7 @@ impl<'de, V: crate::map::TextValue + Deserialize<'de>> DeserializeSeed<'de> for 
     }
 }
 
-impl<'de, V: crate::map::TextValue + Deserialize<'de>> DeserializeSeed<'de> for OptionSharedMap<'_, V> {
+impl<'de, V: crate::map::TextValue> DeserializeSeed<'de> for OptionSharedMap<'_, V> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_option(Nullable { into: self.0, read: SharedMapOf(PhantomData), expecting: "a map or null" })
@@ -560,7 +560,7 @@ impl<'de, V: crate::map::TextValue + Deserialize<'de>> DeserializeSeed<'de> for 
 /// Reads a map of text through the table of recent maps.
 struct SharedMapOf<V>(PhantomData<V>);
 
-impl<'de, V: crate::map::TextValue + Deserialize<'de>> DeserializeSeed<'de> for SharedMapOf<V> {
+impl<'de, V: crate::map::TextValue> DeserializeSeed<'de> for SharedMapOf<V> {
     type Value = Map<V>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Map<V>, D::Error> {
         crate::map::deserialize_shared(d)

@@ -69,11 +69,6 @@ fn leases_resource() -> DynamicResource {
     }
 }
 
-/// `metav1.MicroTime` as the apiserver parses it: exactly six fraction digits.
-fn micro_time(t: jiff::Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
-}
-
 /// The record a Lease's `spec` holds (client-go's
 /// `LeaseSpecToLeaderElectionRecord`): `holderIdentity`,
 /// `leaseDurationSeconds`, `acquireTime`, `renewTime` and
@@ -89,7 +84,7 @@ pub fn lease_spec_to_record(spec: &Value) -> LeaderElectionRecord {
     let i32_field = |name| spec.get(name).and_then(Value::as_i64).and_then(|n| i32::try_from(n).ok()).unwrap_or(0);
     // An unreadable time only loses information shown to humans; the
     // election does not depend on it.
-    let time_field = |name| str_field(name).and_then(|t| t.parse().ok());
+    let time_field = |name| str_field(name).and_then(|t| crate::codec::parse_time(t).ok());
     LeaderElectionRecord {
         holder_identity: str_field("holderIdentity").unwrap_or_default().to_owned(),
         lease_duration_seconds: i32_field("leaseDurationSeconds"),
@@ -116,7 +111,7 @@ pub fn record_to_lease_spec(record: &LeaderElectionRecord, spec: &mut Value) {
     fields.insert("leaseDurationSeconds".to_owned(), record.lease_duration_seconds.into());
     for (name, time) in [("acquireTime", record.acquire_time), ("renewTime", record.renew_time)] {
         match time {
-            Some(t) => fields.insert(name.to_owned(), micro_time(t).into()),
+            Some(t) => fields.insert(name.to_owned(), crate::codec::format_micro_time(&t).into()),
             None => fields.remove(name),
         };
     }

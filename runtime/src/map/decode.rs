@@ -13,11 +13,11 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use lean_string::LeanString;
-use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 use super::{Map, recent};
 use crate::codec::fields::Staged;
+use crate::codec::scalar_text::Text;
 
 /// A value of the maps the decoder shares ([`super::recent`]): text, such
 /// as a string or a `Quantity`.
@@ -25,10 +25,12 @@ use crate::codec::fields::Staged;
 /// The runtime implements it for [`LeanString`]; the generated crate for
 /// `Quantity`.
 pub trait TextValue: Clone + AsRef<str> + 'static {
-    /// Whether a JSON value that is not a string is read too, through the
-    /// type's `Deserialize` (a quantity may be a bare number); otherwise
-    /// only strings are.
-    const NOT_ONLY_STRINGS: bool = false;
+    /// Whether a bare JSON number is read too, as the text it was written
+    /// with (a quantity may be one: `cpu: 2`); otherwise only strings are.
+    const NUMBERS_AS_TEXT: bool = false;
+
+    /// What a value is, for errors (`"a quantity"`).
+    const EXPECTING: &'static str = "a string";
 
     /// The value whose text is `text`, as decoding a JSON string gives it.
     fn from_text(text: &str) -> Self;
@@ -45,11 +47,11 @@ impl TextValue for LeanString {
 /// read labels, annotations, node selectors and resource quantities so.
 pub(crate) fn deserialize_shared<'de, V, D>(deserializer: D) -> Result<Map<V>, D::Error>
 where
-    V: TextValue + Deserialize<'de>,
+    V: TextValue,
     D: Deserializer<'de>,
 {
     let mut entries = Staged::new();
-    deserializer.deserialize_map(Entries(&mut entries))?;
+    deserializer.deserialize_map(Entries::<V>(&mut entries, PhantomData))?;
     super::sort(&mut entries);
     Ok(recent::shared(&mut entries, |entries| {
         Map::from_sorted(
@@ -57,64 +59,23 @@ where
                 .drain(..)
                 // Keys (`app.kubernetes.io/name`, `pod-template-hash`)
                 // repeat across objects: they share buffers.
-                .map(|(key, value)| (crate::codec::shared(key.as_ref()), value.into_value())),
+                .map(|(key, value)| (crate::codec::shared(key.as_ref()), V::from_text(value.as_ref()))),
         )
     }))
 }
 
-/// Text as read: borrowed from the input where it could be.
-enum Text<'de> {
-    Borrowed(&'de str),
-    /// A JSON string with escapes, or input that lends nothing.
-    Owned(LeanString),
-}
-
-impl AsRef<str> for Text<'_> {
-    fn as_ref(&self) -> &str {
-        match self {
-            Text::Borrowed(text) => text,
-            Text::Owned(text) => text,
-        }
-    }
-}
-
-/// A value as read: the text of a string, or a value that was not one,
-/// already decoded.
-enum Value<'de, V> {
-    Text(Text<'de>),
-    Decoded(V),
-}
-
-impl<V: AsRef<str>> AsRef<str> for Value<'_, V> {
-    fn as_ref(&self) -> &str {
-        match self {
-            Value::Text(text) => text.as_ref(),
-            Value::Decoded(value) => value.as_ref(),
-        }
-    }
-}
-
-impl<V: TextValue> Value<'_, V> {
-    fn into_value(self) -> V {
-        match self {
-            Value::Text(text) => V::from_text(text.as_ref()),
-            Value::Decoded(value) => value,
-        }
-    }
-}
-
 /// Reads a JSON object's entries as text, in the order they come, onto
 /// the staged entries it holds.
-struct Entries<'a, 'de, V>(&'a mut Staged<(Text<'de>, Value<'de, V>)>);
+struct Entries<'a, 'de, V>(&'a mut Staged<(Text<'de>, Text<'de>)>, PhantomData<V>);
 
-impl<'de, V: TextValue + Deserialize<'de>> Visitor<'de> for Entries<'_, 'de, V> {
+impl<'de, V: TextValue> Visitor<'de> for Entries<'_, 'de, V> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a map")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<(), A::Error> {
         while let Some(key) = access.next_key_seed(ReadText)? {
-            self.0.push((key, access.next_value_seed(ReadValue(PhantomData))?));
+            self.0.push((key, access.next_value_seed(ReadValue::<V>(PhantomData))?));
         }
         Ok(())
     }
@@ -143,58 +104,17 @@ impl<'de> Visitor<'de> for ReadText {
     }
 }
 
-/// Reads a map's value: a string as [`Text`]; anything else, where the
-/// value type reads more than strings, through its `Deserialize`.
+/// Reads a map's value: a string as [`Text`], and where the value type
+/// reads numbers too, a number as the text it was written with.
 struct ReadValue<V>(PhantomData<V>);
 
-impl<'de, V: TextValue + Deserialize<'de>> DeserializeSeed<'de> for ReadValue<V> {
-    type Value = Value<'de, V>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value<'de, V>, D::Error> {
-        if V::NOT_ONLY_STRINGS {
-            d.deserialize_any(self)
+impl<'de, V: TextValue> DeserializeSeed<'de> for ReadValue<V> {
+    type Value = Text<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Text<'de>, D::Error> {
+        if V::NUMBERS_AS_TEXT {
+            crate::codec::scalar_text::deserialize_string_or_number(d, V::EXPECTING)
         } else {
-            // What is not a string is refused as `V` would refuse it.
-            ReadText.deserialize(d).map(Value::Text)
+            ReadText.deserialize(d)
         }
-    }
-}
-
-impl<'de, V: TextValue + Deserialize<'de>> ReadValue<V> {
-    fn decoded<E: de::Error, I: IntoDeserializer<'de, E>>(value: I) -> Result<Value<'de, V>, E> {
-        V::deserialize(value.into_deserializer()).map(Value::Decoded)
-    }
-}
-
-impl<'de, V: TextValue + Deserialize<'de>> Visitor<'de> for ReadValue<V> {
-    type Value = Value<'de, V>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a map value")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Value::Text(Text::Borrowed(v)))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Value::Text(Text::Owned(v.into())))
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        Self::decoded(v)
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Self::decoded(v)
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Self::decoded(v)
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        Self::decoded(v)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Self::decoded(())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        V::deserialize(MapAccessDeserializer::new(map)).map(Value::Decoded)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        V::deserialize(SeqAccessDeserializer::new(seq)).map(Value::Decoded)
     }
 }

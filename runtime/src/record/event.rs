@@ -188,9 +188,11 @@ impl EventRecord {
     }
 }
 
-/// `metav1.Time` as the apiserver writes it: UTC, whole seconds.
+/// A time the recorder stamps, as client-go's recorder writes it: a
+/// `metav1.Time`, in whole seconds (the fraction dropped, as Go drops it).
 pub(crate) fn format_time(t: jiff::Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    let whole = jiff::Timestamp::from_second(t.as_second()).unwrap_or(t);
+    crate::codec::format_time(&whole)
 }
 
 /// `<name>.<hex of Unix nanoseconds>`, client-go's event naming. The
@@ -253,6 +255,8 @@ mod tests {
         assert_eq!(InvolvedObject::of(&std::sync::Arc::new(pod)), r, "an Arc refers to what it holds");
         let t = jiff::Timestamp::from_second(1_700_000_000).unwrap();
         assert_eq!(format_time(t), "2023-11-14T22:13:20Z");
+        let t = jiff::Timestamp::new(1_700_000_000, 999_999_999).unwrap();
+        assert_eq!(format_time(t), "2023-11-14T22:13:20Z", "whole seconds, as Go's recorder writes");
     }
 
     #[test]

@@ -231,6 +231,11 @@ pub enum Error {
     /// The watch stream is malformed or has an oversized event.
     #[error("watch stream: {0}")]
     Watch(String),
+    /// A watch event of a type this client does not know, e.g. from a newer
+    /// server. [`watch_stream`](super::watch::watch_stream) logs and skips
+    /// such an event rather than ending the stream.
+    #[error("watch stream: unknown event type {0:?}")]
+    UnknownWatchEventType(String),
     /// The watch stream ended inside an event: the connection broke (an
     /// unexpected EOF, see [`Error::is_probable_eof`]), not a bad event.
     #[error("watch stream: stream ended inside an event ({buffered} bytes buffered)")]

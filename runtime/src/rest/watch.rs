@@ -248,6 +248,9 @@ pub fn decode_event<T: DeserializeOwned>(frame: &[u8]) -> Result<WatchEvent<T>, 
         frame::Event::Decoded(event) => return event,
         frame::Event::Raw(kind, object) => (kind, object),
     };
+    if let frame::Kind::Unknown(kind) = kind {
+        return Err(Error::UnknownWatchEventType(kind));
+    }
     let object = object.ok_or_else(|| Error::Watch(format!("{kind} event without an object")))?;
     frame::decode_object(&kind, object.get()).map_err(|e| decode_err(&kind.object_what(), e))?
 }
@@ -369,7 +372,7 @@ mod frame {
             Kind::Error => Err(Error::Api(Box::new(Status::deserialize(d)?))),
             Kind::Unknown(other) => {
                 IgnoredAny::deserialize(d)?;
-                Err(Error::Watch(format!("unknown event type {other:?}")))
+                Err(Error::UnknownWatchEventType(other.clone()))
             }
         })
     }
@@ -423,7 +426,9 @@ mod frame {
 /// Turns a watch response body into typed events. The stream ends after
 /// the body ends or after the first decoding/transport error; an `ERROR`
 /// event is yielded as an error and decoding continues (the server closes
-/// the stream right after).
+/// the stream right after). An event of a type this client does not know
+/// is logged and skipped: it carries nothing a cache could apply, and
+/// ending the stream for it would cost a relist.
 ///
 /// A last error for which [`Error::is_probable_eof`] holds (the connection
 /// was reset or timed out, the body stopped inside an event) means the
@@ -449,6 +454,10 @@ where
             match st.decoder.next_frame() {
                 Ok(Some(frame)) => {
                     let event = decode_event::<T>(&frame);
+                    if let Err(Error::UnknownWatchEventType(kind)) = &event {
+                        tracing::warn!(event_type = %kind.escape_debug(), "watch stream: skipped an event of unknown type");
+                        continue;
+                    }
                     if matches!(event, Err(ref e) if e.status().is_none()) {
                         st.done = true;
                     }

@@ -69,7 +69,8 @@ impl AsRef<str> for Qty {
 }
 
 impl crate::map::TextValue for Qty {
-    const NOT_ONLY_STRINGS: bool = true;
+    const NUMBERS_AS_TEXT: bool = true;
+    const EXPECTING: &'static str = "a quantity";
     fn from_text(text: &str) -> Self {
         Qty(text.into())
     }
@@ -448,12 +449,19 @@ fn shared_maps_are_found_by_their_text_whatever_the_input_lends() {
 
 #[test]
 fn maps_of_quantities_read_numbers_and_maps_of_strings_refuse_them() {
-    let read = serde_json::from_str::<Thing>(r#"{"limits": {"memory": "128Mi", "cpu": 2, "gpu": 0.5}}"#).unwrap();
-    let limits: Vec<(&str, &str)> = read.limits.iter().flatten().map(|(k, v)| (k.as_str(), v.as_ref())).collect();
-    assert_eq!(limits, [("cpu", "2"), ("gpu", "0.5"), ("memory", "128Mi")]);
+    // Numbers keep the text they were written with, as Go's Quantity does.
+    let json = r#"{"limits": {"memory": "128Mi", "cpu": 2, "gpu": 0.5, "exp": 1e3, "big": 123456789012345678901234}}"#;
+    for read in
+        [serde_json::from_str::<Thing>(json).unwrap(), serde_json::from_slice::<Thing>(json.as_bytes()).unwrap()]
+    {
+        let limits: Vec<(&str, &str)> = read.limits.iter().flatten().map(|(k, v)| (k.as_str(), v.as_ref())).collect();
+        let want =
+            [("big", "123456789012345678901234"), ("cpu", "2"), ("exp", "1e3"), ("gpu", "0.5"), ("memory", "128Mi")];
+        assert_eq!(limits, want);
+    }
 
     let err = serde_json::from_str::<Thing>(r#"{"limits": {"cpu": true}}"#).unwrap_err().to_string();
-    assert!(err.contains("invalid type: boolean `true`, expected a quantity string or number"), "{err}");
+    assert!(err.contains("invalid type: boolean `true`, expected a quantity (a string or a number)"), "{err}");
     assert!(err.contains("line 1 column"), "the error says where: {err}");
     for (json, unexpected) in
         [(r#"{"annotations": {"n": 1}}"#, "integer `1`"), (r#"{"sharedLabels": {"n": null}}"#, "null")]

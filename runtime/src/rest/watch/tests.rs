@@ -215,3 +215,30 @@ proptest! {
         let _ = decode_all(&[&data[..split], &data[split..]], 128);
     }
 }
+
+#[tokio::test]
+async fn stream_skips_events_of_unknown_type_and_goes_on() {
+    // A newer server's event type, with its object before or after the
+    // type, or none at all: skipped, and the events after it still come.
+    let body = concat!(
+        r#"{"type":"ADDED","object":{"metadata":{"name":"a"}}}"#,
+        r#"{"type":"FUTURE","object":{"metadata":{"name":"x"}}}"#,
+        r#"{"object":{"metadata":{"name":"y"}},"type":"FUTURE"}"#,
+        r#"{"type":"FUTURE"}"#,
+        r#"{"type":"MODIFIED","object":{"metadata":{"name":"a"}}}"#,
+    );
+    let body: ByteStream = futures_util::stream::iter([Ok(Bytes::from_static(body.as_bytes()))]).boxed();
+    let events: Vec<_> = watch_stream::<Value>(body, 1 << 20).collect().await;
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| match e {
+            Ok(WatchEvent::Added(_)) => "ADDED",
+            Ok(WatchEvent::Modified(_)) => "MODIFIED",
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, ["ADDED", "MODIFIED"]);
+    // Decoded on its own, such an event says what it is.
+    let err = decode_event::<Value>(br#"{"type":"FUTURE"}"#).unwrap_err();
+    assert!(matches!(&err, Error::UnknownWatchEventType(t) if t == "FUTURE"), "{err}");
+}

@@ -46,22 +46,46 @@
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Serialize
 )]
-pub struct Quantity(
-    #[serde(deserialize_with = "::k8s_client_runtime::codec::deserialize_quantity")]
-    pub ::k8s_client_runtime::LeanString,
-);
+pub struct Quantity(pub ::k8s_client_runtime::LeanString);
+/// A string, or a bare JSON number kept as the text it was
+/// written with (`1e3` stays `1e3`), as apimachinery reads it.
+impl<'de> ::serde::Deserialize<'de> for Quantity {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        ::k8s_client_runtime::codec::deserialize_quantity(deserializer).map(Quantity)
+    }
+}
 /// The quantity as written (`"500m"`).
 impl ::std::convert::AsRef<str> for Quantity {
     fn as_ref(&self) -> &str {
         &self.0
     }
 }
+/// The quantity as written (`500m`).
+impl ::std::fmt::Display for Quantity {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+/// `"500m".into()`.
+impl ::std::convert::From<&str> for Quantity {
+    fn from(text: &str) -> Self {
+        Quantity(text.into())
+    }
+}
+/// `String::from("500m").into()`.
+impl ::std::convert::From<::std::string::String> for Quantity {
+    fn from(text: ::std::string::String) -> Self {
+        Quantity(text.into())
+    }
+}
 /// Decoded maps of quantities are shared through their text.
 impl ::k8s_client_runtime::map::TextValue for Quantity {
-    const NOT_ONLY_STRINGS: bool = true;
+    const NUMBERS_AS_TEXT: bool = true;
+    const EXPECTING: &'static str = "a quantity";
     fn from_text(text: &str) -> Self {
         Quantity(text.into())
     }
