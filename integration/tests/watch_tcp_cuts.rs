@@ -1,21 +1,30 @@
 //! Broken connections under an informer, against the real apiserver: a
 //! TCP proxy on loopback sits between the client and the apiserver and
-//! severs every connection (a reset, or a plain close) while objects churn.
-//! As in client-go, a watch stream that breaks is resumed from the last
-//! resourceVersion: the state is loaded once, the watches are re-established
-//! and the cache ends equal to the server.
+//! severs connections (a reset, or a plain close), during the initial
+//! watch-list and while objects churn. As in client-go, a watch-list that
+//! breaks before its initial events end is streamed again, and a watch that
+//! breaks afterwards is resumed from the last resourceVersion: the state is
+//! loaded once, no event is lost or delivered twice, and after every cut the
+//! cache comes back equal to the server.
 
 mod support;
 
+use std::collections::HashSet;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt;
 use k8s_client::api::core::v1::ConfigMap;
 use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_client_runtime::Map;
-use k8s_client_runtime::cache::{SharedIndexInformer, reflector, wait_for_cache_sync};
-use k8s_client_runtime::rest::{self, Client, CreateOptions, DeleteOptions, ResourceClient};
+use k8s_client_runtime::cache::{
+    DeltaObject, ResourceEventHandlerFuncs, SharedIndexInformer, reflector, wait_for_cache_sync,
+};
+use k8s_client_runtime::rest::{self, Client, CreateOptions, DeleteOptions, ListOptions, ResourceClient, WatchEvent};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
@@ -28,13 +37,20 @@ enum Cut {
     Close,
 }
 
-/// Forwards loopback TCP connections to the apiserver; `sever` drops every
-/// connection open at that moment, mid-stream.
+/// Forwards loopback TCP connections to the apiserver. `sever` drops every
+/// connection open at that moment, mid-stream; `arm` has the proxy drop the
+/// connection that next carries a given number of bytes to the client, to
+/// cut a stream at a chosen point (inside the initial events of a
+/// watch-list, which takes a few milliseconds).
 struct Proxy {
     addr: std::net::SocketAddr,
     /// The token of the current generation of connections, and how the
     /// last cut ends them.
     generation: Arc<Mutex<(CancellationToken, Cut)>>,
+    /// Bytes after which a connection cuts itself (0: never), and how.
+    armed: Arc<Mutex<(usize, Cut)>>,
+    /// Cuts made by `arm`ed connections.
+    self_cuts: Arc<AtomicUsize>,
     accepted: Arc<AtomicUsize>,
     stop: CancellationToken,
 }
@@ -43,38 +59,54 @@ impl Proxy {
     async fn start(upstream: std::net::SocketAddr) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let generation = Arc::new(Mutex::new((CancellationToken::new(), Cut::Close)));
-        let accepted = Arc::new(AtomicUsize::new(0));
-        let stop = CancellationToken::new();
-        let (g, n, s) = (generation.clone(), accepted.clone(), stop.clone());
+        let proxy = Proxy {
+            addr,
+            generation: Arc::new(Mutex::new((CancellationToken::new(), Cut::Close))),
+            armed: Arc::new(Mutex::new((0, Cut::Close))),
+            self_cuts: Arc::new(AtomicUsize::new(0)),
+            accepted: Arc::new(AtomicUsize::new(0)),
+            stop: CancellationToken::new(),
+        };
+        let (generation, armed, self_cuts, accepted, stop) = (
+            proxy.generation.clone(),
+            proxy.armed.clone(),
+            proxy.self_cuts.clone(),
+            proxy.accepted.clone(),
+            proxy.stop.clone(),
+        );
         tokio::spawn(async move {
             loop {
                 let (mut client, _) = tokio::select! {
-                    () = s.cancelled() => return,
+                    () = stop.cancelled() => return,
                     r = listener.accept() => r.unwrap(),
                 };
-                n.fetch_add(1, Ordering::SeqCst);
-                let cut = g.lock().unwrap().0.clone();
-                let g = g.clone();
+                accepted.fetch_add(1, Ordering::SeqCst);
+                let cut = generation.lock().unwrap().0.clone();
+                let (generation, armed, self_cuts) = (generation.clone(), armed.clone(), self_cuts.clone());
                 tokio::spawn(async move {
-                    let Ok(mut server) = TcpStream::connect(upstream).await else { return };
+                    let Ok(server) = TcpStream::connect(upstream).await else { return };
                     let _ = client.set_nodelay(true);
                     let _ = server.set_nodelay(true);
-                    tokio::select! {
-                        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
-                        () = cut.cancelled() => {
-                            if let Cut::Reset = g.lock().unwrap().1 {
-                                let _ = client.set_zero_linger();
-                                let _ = server.set_zero_linger();
-                            }
-                            // Dropping both sockets here, with bytes possibly
-                            // half-way through an event, is the cut.
+                    let self_cut = CancellationToken::new();
+                    let mut server = Counted { inner: server, read: 0, armed: armed.clone(), cut: self_cut.clone() };
+                    let how = tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => return,
+                        () = cut.cancelled() => generation.lock().unwrap().1,
+                        () = self_cut.cancelled() => {
+                            self_cuts.fetch_add(1, Ordering::SeqCst);
+                            armed.lock().unwrap().1
                         }
+                    };
+                    if let Cut::Reset = how {
+                        let _ = client.set_zero_linger();
+                        let _ = server.inner.set_zero_linger();
                     }
+                    // Dropping both sockets here, with bytes possibly
+                    // half-way through an event, is the cut.
                 });
             }
         });
-        Proxy { addr, generation, accepted, stop }
+        proxy
     }
 
     /// Severs every connection open now; later ones go through.
@@ -86,11 +118,52 @@ impl Proxy {
         };
         old.cancel();
     }
+
+    /// The next connection to carry `bytes` to the client is cut (once).
+    fn arm(&self, bytes: usize, how: Cut) {
+        *self.armed.lock().unwrap() = (bytes, how);
+    }
 }
 
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.stop.cancel();
+    }
+}
+
+/// The apiserver's side of a proxied connection: counts what it reads (the
+/// bytes that go to the client) and fires `cut` once an armed threshold is
+/// crossed.
+struct Counted {
+    inner: TcpStream,
+    read: usize,
+    armed: Arc<Mutex<(usize, Cut)>>,
+    cut: CancellationToken,
+}
+
+impl AsyncRead for Counted {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        self.read += buf.filled().len() - before;
+        let mut armed = self.armed.lock().unwrap();
+        if armed.0 > 0 && self.read >= armed.0 {
+            armed.0 = 0;
+            self.cut.cancel();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Counted {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
 
@@ -117,30 +190,34 @@ fn cm(name: &str, round: usize) -> ConfigMap {
     }
 }
 
-/// Creates, updates and deletes ConfigMaps until `stop`; returns how many
-/// changes it made.
-async fn churn(cms: ResourceClient<ConfigMap>, stop: Arc<AtomicBool>) -> usize {
+/// Creates, updates and deletes ConfigMaps until `stop`, a round at a time
+/// while holding `gate` (so holding it pauses the churn between rounds);
+/// returns how many changes it made.
+async fn churn(cms: ResourceClient<ConfigMap>, gate: Arc<tokio::sync::Mutex<()>>, stop: Arc<AtomicBool>) -> usize {
     let mut changes = 0;
     let mut round = 0;
     while !stop.load(Ordering::SeqCst) {
         round += 1;
-        for i in 0..6 {
-            let name = format!("churn-{i}");
-            let r = match (round + i) % 3 {
-                0 => cms.create(&cm(&name, round), &CreateOptions::default()).await.map(|_| ()),
-                1 => cms
-                    .patch(
-                        &name,
-                        &rest::Patch::Merge(serde_json::json!({"data": {"r": round.to_string()}})),
-                        &Default::default(),
-                    )
-                    .await
-                    .map(|_| ()),
-                _ => cms.delete(&name, &DeleteOptions::default()).await.map(|_| ()),
-            };
-            // Not found / already exists are part of the churn.
-            if r.is_ok() {
-                changes += 1;
+        {
+            let _round = gate.lock().await;
+            for i in 0..6 {
+                let name = format!("churn-{i}");
+                let r = match (round + i) % 3 {
+                    0 => cms.create(&cm(&name, round), &CreateOptions::default()).await.map(|_| ()),
+                    1 => cms
+                        .patch(
+                            &name,
+                            &rest::Patch::Merge(serde_json::json!({"data": {"r": round.to_string()}})),
+                            &Default::default(),
+                        )
+                        .await
+                        .map(|_| ()),
+                    _ => cms.delete(&name, &DeleteOptions::default()).await.map(|_| ()),
+                };
+                // Not found / already exists are part of the churn.
+                if r.is_ok() {
+                    changes += 1;
+                }
             }
         }
         tokio::time::sleep(Duration::from_millis(40)).await;
@@ -148,81 +225,224 @@ async fn churn(cms: ResourceClient<ConfigMap>, stop: Arc<AtomicBool>) -> usize {
     changes
 }
 
+/// One change as seen by a watcher: type, name and resourceVersion.
+type Change = (&'static str, String, u64);
+
+fn change(kind: &'static str, cm: &ConfigMap) -> Change {
+    let rv = cm.metadata.resource_version.as_deref().unwrap_or_default().parse().unwrap_or(0);
+    (kind, cm.metadata.name.as_deref().unwrap_or_default().to_owned(), rv)
+}
+
+/// The ConfigMap created last: once a watcher has seen it, it has seen
+/// every change before it.
+const END_MARKER: &str = "end-marker";
+
+/// Every change to the namespace's ConfigMaps after `rv` up to the
+/// creation of [`END_MARKER`], from one watch straight to the apiserver
+/// (no proxy).
+async fn watch_directly(cms: ResourceClient<ConfigMap>, rv: String) -> Vec<Change> {
+    let mut stream = cms.watch(&ListOptions::default().resource_version(rv).timeout(1800)).await.unwrap();
+    let mut seen = Vec::new();
+    loop {
+        match stream.next().await {
+            Some(Ok(WatchEvent::Added(c))) => {
+                seen.push(change("add", &c));
+                if c.metadata.name.as_deref() == Some(END_MARKER) {
+                    return seen;
+                }
+            }
+            Some(Ok(WatchEvent::Modified(c))) => seen.push(change("update", &c)),
+            Some(Ok(WatchEvent::Deleted(c))) => seen.push(change("delete", &c)),
+            Some(Ok(WatchEvent::Bookmark(_))) => {}
+            other => panic!("the direct watch ended: {other:?}"),
+        }
+    }
+}
+
+/// Waits up to `limit` for `done`, polling.
+async fn wait_until(limit: Duration, what: impl Fn() -> String, done: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "waited {limit:?} for {}", what());
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Cuts during the initial watch-list, each after this many bytes of it.
+const INITIAL_CUTS: usize = 10;
+const INITIAL_CUT_AT: usize = 512 * 1024;
+/// Cuts while objects churn, alternately reset and closed.
+const CHURN_CUTS: usize = 90;
+/// ConfigMaps of 20 KiB before the informer starts: an initial stream of
+/// about 3 MiB, so a cut lands inside it.
+const PRESENT: usize = 150;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn severed_tcp_connections_rewatch_without_relisting() {
     let ns = support::namespace("tcpcut");
     let direct = ResourceClient::<ConfigMap>::namespaced(support::client(), &ns);
-    for i in 0..20 {
+    for i in 0..PRESENT {
         direct.create(&cm(&format!("pre-{i}"), 0), &CreateOptions::default()).await.unwrap();
     }
+    let start_rv = direct.list(&ListOptions::default()).await.unwrap().metadata.resource_version.unwrap();
+    let start: u64 = start_rv.parse().unwrap();
+    let direct_watch = tokio::spawn(watch_directly(direct.clone(), start_rv.to_string()));
 
     let proxy = Proxy::start(apiserver_addr()).await;
     let lw = ResourceClient::<ConfigMap>::namespaced(client_via(&proxy), &ns);
     // What the reflector reports (a cut must not be one of them), kept
-    // for the failure message.
-    let reported = Arc::new(Mutex::new(Vec::<String>::new()));
+    // for the failure message; and what the handler is told, in order.
+    let reported = Arc::new(Mutex::new(Vec::<(String, bool)>::new()));
     let errors = reported.clone();
+    let notified = Arc::new(Mutex::new(Vec::<(Change, bool)>::new()));
+    let (on_add, on_update, on_delete) = (notified.clone(), notified.clone(), notified.clone());
     let informer = SharedIndexInformer::builder(lw)
         .watch_error_handler(move |e: &reflector::Error| {
             let chain = std::iter::successors(Some(e as &dyn std::error::Error), |e| e.source())
                 .map(|e| format!("{e} [{e:?}]"))
                 .collect::<Vec<_>>()
                 .join(" <- ");
-            errors.lock().unwrap().push(chain);
+            let gone = e.rest_error().is_some_and(|e| e.is_gone());
+            errors.lock().unwrap().push((chain, gone));
         })
         .build()
         .unwrap();
+    informer
+        .add_event_handler(
+            ResourceEventHandlerFuncs::new()
+                .on_add(move |c: &Arc<ConfigMap>, initial| on_add.lock().unwrap().push((change("add", c), initial)))
+                .on_update(move |_, c: &Arc<ConfigMap>| on_update.lock().unwrap().push((change("update", c), false)))
+                .on_delete(move |c: &DeltaObject<ConfigMap>| {
+                    let c = match c {
+                        DeltaObject::Object(c) => change("delete", c),
+                        DeltaObject::DeletedFinalStateUnknown(d) => {
+                            ("delete (final state unknown)", d.key.to_string(), 0)
+                        }
+                    };
+                    on_delete.lock().unwrap().push((c, false));
+                }),
+        )
+        .unwrap();
     let counters = informer.reflector_counters();
     let cancel = CancellationToken::new();
+
+    // The initial watch-list, cut part-way through its events again and
+    // again: each time it is streamed again from the start, and what the
+    // broken attempts delivered never reaches the cache or the handler.
+    proxy.arm(INITIAL_CUT_AT, Cut::Reset);
     informer.start(cancel.clone());
-    let ok = tokio::time::timeout(Duration::from_secs(60), wait_for_cache_sync(&cancel, &[&informer])).await;
-    assert!(matches!(ok, Ok(true)), "informer did not sync");
-    assert_eq!(counters.full_loads(), 1);
+    for n in 0..INITIAL_CUTS {
+        wait_until(
+            Duration::from_secs(60),
+            || format!("initial cut {n}"),
+            || proxy.self_cuts.load(Ordering::SeqCst) > n,
+        )
+        .await;
+        assert!(!informer.has_synced(), "the initial watch-list ended before cut {n}: make it longer");
+        if n + 1 < INITIAL_CUTS {
+            proxy.arm(INITIAL_CUT_AT, if n % 2 == 0 { Cut::Close } else { Cut::Reset });
+        }
+    }
+    let synced = tokio::time::timeout(Duration::from_secs(60), wait_for_cache_sync(&cancel, &[&informer])).await;
+    assert!(matches!(synced, Ok(true)), "informer did not sync");
+    let initial_attempts = counters.watch_lists();
+    println!(
+        "{INITIAL_CUTS} cuts during the initial watch-list: {initial_attempts} watch-lists, {} lists",
+        counters.lists()
+    );
+    assert_eq!(counters.lists(), 0, "a broken watch-list is streamed again, not replaced by a list");
+    assert_eq!(initial_attempts, INITIAL_CUTS as u64 + 1);
+    wait_until(Duration::from_secs(30), || "the initial adds".into(), || notified.lock().unwrap().len() >= PRESENT)
+        .await;
+    {
+        let notified = notified.lock().unwrap();
+        let names: HashSet<&str> = notified.iter().map(|((_, name, _), _)| name.as_str()).collect();
+        assert_eq!((notified.len(), names.len()), (PRESENT, PRESENT), "each present object added once");
+        assert!(notified.iter().all(|((kind, _, _), initial)| *kind == "add" && *initial));
+    }
+    support::cache_converges(&informer, &direct).await;
 
+    // Cuts while objects churn: each waits until the watch has delivered
+    // an event (a watch that ends within a second with nothing is, as in
+    // client-go, taken for a misbehaving server and relisted), then severs
+    // every connection, waits for the next watch, pauses the churn and
+    // waits for the cache to equal the server.
+    let gate = Arc::new(tokio::sync::Mutex::new(()));
     let stop = Arc::new(AtomicBool::new(false));
-    let churner = tokio::spawn(churn(direct.clone(), stop.clone()));
-
-    const CUTS: usize = 10;
-    for n in 0..CUTS {
-        // Each watch gets more than a second and some events before it is
-        // cut: a watch that ends within a second with nothing received is
-        // treated as a misbehaving server (a relist), here as in client-go.
-        tokio::time::sleep(Duration::from_millis(1300)).await;
-        let before = counters.watches() + counters.watch_lists();
+    let churner = tokio::spawn(churn(direct.clone(), gate.clone(), stop.clone()));
+    let cut_started = Instant::now();
+    let mut watched_from = informer.last_sync_resource_version();
+    for n in 0..CHURN_CUTS {
+        // The reflector's resourceVersion moves with each event the
+        // current watch delivers.
+        wait_until(
+            Duration::from_secs(30),
+            || format!("an event before cut {n}"),
+            || informer.last_sync_resource_version() != watched_from,
+        )
+        .await;
+        let before = counters.watches();
         let how = if n % 2 == 0 { Cut::Reset } else { Cut::Close };
         proxy.sever(how);
-        // Wait for the next watch; the counts say what it took (asserted
-        // at the end, so a failing run still reports them).
-        let start = Instant::now();
-        while counters.watches() + counters.watch_lists() <= before && start.elapsed() < Duration::from_secs(45) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        println!(
-            "after cut {n} ({how:?}): lists {}, watch-lists {}, watches {} ({:?} to watch again)",
-            counters.lists(),
-            counters.watch_lists(),
-            counters.watches(),
-            start.elapsed()
-        );
+        wait_until(
+            Duration::from_secs(45),
+            || format!("a watch after cut {n} ({how:?})"),
+            || counters.watches() > before,
+        )
+        .await;
+        watched_from = informer.last_sync_resource_version();
+        let paused = gate.lock().await;
+        support::cache_converges(&informer, &direct).await;
+        drop(paused);
     }
     stop.store(true, Ordering::SeqCst);
     let changes = churner.await.unwrap();
-
     support::cache_converges(&informer, &direct).await;
+    let cut_time = cut_started.elapsed();
+
+    // Every change the apiserver made after the start, exactly once and in
+    // order, as a watch that was never cut saw them.
+    direct.create(&cm(END_MARKER, 0), &CreateOptions::default()).await.unwrap();
+    let seen_marker =
+        |n: &Vec<(Change, bool)>| n.iter().any(|((kind, name, _), _)| *kind == "add" && name == END_MARKER);
+    wait_until(
+        Duration::from_secs(30),
+        || "the handler to see the last change".into(),
+        || seen_marker(&notified.lock().unwrap()),
+    )
+    .await;
+    let server_changes = tokio::time::timeout(Duration::from_secs(30), direct_watch).await.unwrap().unwrap();
+    let after_start =
+        |n: &Vec<(Change, bool)>| -> Vec<Change> { n.iter().map(|(c, _)| c.clone()).filter(|c| c.2 > start).collect() };
+    let informer_changes = after_start(&notified.lock().unwrap());
 
     let (lists, watch_lists, watches) = (counters.lists(), counters.watch_lists(), counters.watches());
+    let reported = reported.lock().unwrap().clone();
+    let gone = reported.iter().filter(|(_, gone)| *gone).count() as u64;
     println!(
-        "{CUTS} cuts, {changes} changes, {} connections: lists {lists}, watch-lists {watch_lists}, watches {watches}",
-        proxy.accepted.load(Ordering::SeqCst)
+        "{} cuts survived ({INITIAL_CUTS} in the initial watch-list, {CHURN_CUTS} during churn, {cut_time:.1?}), \
+         {changes} changes, {} events delivered, {} connections: relists {}, watch-lists {watch_lists}, watches {watches}, 410s {gone}",
+        INITIAL_CUTS + CHURN_CUTS,
+        informer_changes.len(),
+        proxy.accepted.load(Ordering::SeqCst),
+        lists + watch_lists - initial_attempts,
     );
-    for e in reported.lock().unwrap().iter() {
+    for (e, _) in &reported {
         println!("reported: {e}");
     }
     assert_eq!(
-        lists + watch_lists,
-        1,
-        "a broken connection must not cause a relist (lists {lists}, watch-lists {watch_lists}, watches {watches})"
+        lists + watch_lists - initial_attempts,
+        gone,
+        "a broken connection must not cause a relist, only a 410 may (lists {lists}, watch-lists {watch_lists}, watches {watches})"
     );
-    assert!(watches >= CUTS as u64, "every cut is followed by a new watch: {watches}");
+    assert!(watches >= CHURN_CUTS as u64, "every cut is followed by a new watch: {watches}");
+    if gone == 0 {
+        let mut unique = HashSet::new();
+        let duplicated: Vec<_> = informer_changes.iter().filter(|c| !unique.insert((c.1.clone(), c.2))).collect();
+        assert!(duplicated.is_empty(), "delivered twice: {duplicated:?}");
+        let lost: Vec<_> = server_changes.iter().filter(|c| !informer_changes.contains(c)).collect();
+        assert!(lost.is_empty(), "lost {} of {} changes: {lost:?}", lost.len(), server_changes.len());
+        assert_eq!(informer_changes, server_changes, "the handler saw the server's changes in the server's order");
+    }
     cancel.cancel();
 }
