@@ -69,3 +69,39 @@ pub(crate) fn pod(namespace: &str, name: &str, node: &str) -> Pod {
         ..Pod::default()
     }
 }
+
+/// Log lines emitted on this thread while it lives, as text (tests run on
+/// a current-thread runtime, so their tasks log on this thread too).
+pub(crate) struct LogCapture {
+    lines: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    _guard: tracing::subscriber::DefaultGuard,
+}
+
+struct LogWriter(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl LogCapture {
+    pub(crate) fn start() -> LogCapture {
+        let lines = std::sync::Arc::<std::sync::Mutex<Vec<u8>>>::default();
+        let writer = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::DEBUG)
+            .with_writer(move || LogWriter(writer.clone()))
+            .finish();
+        LogCapture { lines, _guard: tracing::subscriber::set_default(subscriber) }
+    }
+
+    /// Everything logged so far.
+    pub(crate) fn text(&self) -> String {
+        String::from_utf8_lossy(&self.lines.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+    }
+}

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use super::proxy::redact_url;
 use super::{Auth, Config, Error, Impersonate, Proxy, ProxyUrl, Secret};
 
 /// A kubeconfig as written on disk (`clientcmdapi.Config`), possibly the
@@ -41,8 +42,9 @@ pub struct NamedCluster {
     pub cluster: Option<Cluster>,
 }
 
-/// How to reach one apiserver (`clusters[].cluster`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// How to reach one apiserver (`clusters[].cluster`). `Debug` shows
+/// `proxy_url` with its password redacted.
+#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Cluster {
     /// `server`: the apiserver's URL, `https://host:port`.
@@ -163,6 +165,20 @@ pub struct ExecConfig {
     /// `Always` is refused since this client never has one to give.
     #[serde(default)]
     pub interactive_mode: Option<String>,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster")
+            .field("server", &self.server)
+            .field("tls_server_name", &self.tls_server_name)
+            .field("insecure_skip_tls_verify", &self.insecure_skip_tls_verify)
+            .field("certificate_authority", &self.certificate_authority)
+            .field("certificate_authority_data", &self.certificate_authority_data)
+            .field("proxy_url", &self.proxy_url.as_deref().map(redact_url))
+            .field("disable_compression", &self.disable_compression)
+            .finish()
+    }
 }
 
 impl std::fmt::Debug for AuthInfo {
@@ -565,8 +581,10 @@ impl Config {
             .unwrap_or_else(|| "default".into());
         if let Some(proxy) = cluster.proxy_url.as_deref().filter(|p| !p.is_empty()) {
             // Set, it wins over the environment, as in kubectl.
-            let url = ProxyUrl::parse(proxy)
-                .map_err(|m| kc.invalid(format!("invalid 'proxy-url' {proxy:?} for cluster {cluster_name:?}: {m}")))?;
+            let url = ProxyUrl::parse(proxy).map_err(|m| {
+                let shown = redact_url(proxy);
+                kc.invalid(format!("invalid 'proxy-url' {shown:?} for cluster {cluster_name:?}: {m}"))
+            })?;
             config.proxy = Proxy::Url(url);
         }
         if cluster.insecure_skip_tls_verify == Some(true) && has_ca {

@@ -10,12 +10,14 @@
 //! A [`Config`] is plain data; [`Authenticator`] holds the run-time state of
 //! credentials (token file re-reads, exec plugin cache) and is what the REST
 //! client asks for a header before every request. Secrets are wrapped in
-//! [`Secret`], whose `Debug` prints `<redacted>`.
+//! [`Secret`], whose `Debug` prints `<redacted>`; proxy URLs are shown with
+//! their password as `xxxxx`, in errors and logs too.
 
 mod auth;
 mod exec;
 mod incluster;
 mod kubeconfig;
+mod no_proxy;
 mod proxy;
 mod secret;
 mod tls;
@@ -31,6 +33,7 @@ pub use kubeconfig::{
     AuthInfo, Cluster, Context, ExecConfig, ExecEnvVar, Kubeconfig, KubeconfigOptions, NamedAuthInfo, NamedCluster,
     NamedContext,
 };
+pub(crate) use proxy::EnvProxies;
 pub use proxy::{Proxy, ProxyEnv, ProxyScheme, ProxyUrl};
 pub use secret::Secret;
 pub use tls::build_tls_config;

@@ -2,11 +2,26 @@
 //! `proxy-url`, else `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` as Go's
 //! `http.ProxyFromEnvironment` (golang.org/x/net/http/httpproxy) reads them,
 //! which is what kubectl and client-go do.
+//!
+//! Proxy URLs often carry a password (`http://user:password@proxy:3128`).
+//! Every error, log line and `Debug` output that names one shows it as Go's
+//! `url.Redacted` does: `http://user:xxxxx@proxy:3128`.
+//!
+//! A kubeconfig `proxy-url` that cannot be used is an error when the
+//! kubeconfig is loaded. An environment value that cannot be parsed at all
+//! is ignored, as Go ignores it, with one warning when a client is built;
+//! one that parses but cannot be used (an unknown scheme) fails the
+//! requests it applies to, as it does in Go.
 
+use std::borrow::Cow;
 use std::fmt;
-use std::net::IpAddr;
+
+use base64::Engine as _;
+use http::HeaderValue;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC};
 
 use super::Error;
+use super::no_proxy::NoProxy;
 
 /// Where the proxy setting of a [`Config`](super::Config) comes from.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -43,11 +58,31 @@ pub enum ProxyScheme {
     Http,
     /// `https://`: `CONNECT` inside TLS to the proxy.
     Https,
-    /// `socks5://`: the server's host name is resolved by the proxy.
+    /// `socks5://`, or `socks5h://` in the environment: the server's host
+    /// name is resolved by the proxy (for both, as in Go).
     Socks5,
 }
 
-/// A parsed proxy URL. `Debug` hides the password of `user:password@`.
+impl ProxyScheme {
+    fn as_str(self) -> &'static str {
+        match self {
+            ProxyScheme::Http => "http",
+            ProxyScheme::Https => "https",
+            ProxyScheme::Socks5 => "socks5",
+        }
+    }
+
+    fn default_port(self) -> u16 {
+        match self {
+            ProxyScheme::Http => 80,
+            ProxyScheme::Https => 443,
+            ProxyScheme::Socks5 => 1080,
+        }
+    }
+}
+
+/// A parsed proxy URL. `Debug` and `Display` show the URL with its password
+/// replaced by `xxxxx`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ProxyUrl {
     /// How to talk to the proxy.
@@ -60,39 +95,123 @@ pub struct ProxyUrl {
     pub credentials: Option<(String, super::Secret)>,
 }
 
+/// What stays unescaped of a user name when it is shown again.
+const USERINFO: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+impl fmt::Display for ProxyUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}://", self.scheme.as_str())?;
+        if let Some((user, password)) = &self.credentials {
+            write!(f, "{}", percent_encoding::utf8_percent_encode(user, USERINFO))?;
+            if !password.is_empty() {
+                f.write_str(":xxxxx")?;
+            }
+            f.write_str("@")?;
+        }
+        if self.host.contains(':') {
+            write!(f, "[{}]:{}", self.host, self.port)
+        } else {
+            write!(f, "{}:{}", self.host, self.port)
+        }
+    }
+}
+
 impl fmt::Debug for ProxyUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let scheme = match self.scheme {
-            ProxyScheme::Http => "http",
-            ProxyScheme::Https => "https",
-            ProxyScheme::Socks5 => "socks5",
-        };
-        let user = self.credentials.as_ref().map(|(u, _)| format!("{u}:<redacted>@")).unwrap_or_default();
-        write!(f, "{scheme}://{user}{}:{}", self.host, self.port)
+        fmt::Display::fmt(self, f)
     }
+}
+
+/// `raw` with the password of its `user:password@` replaced by `xxxxx`, as
+/// Go's `url.Redacted` shows a URL. It works on text that does not parse as
+/// well, redacting generously rather than too little: everything from the
+/// first `:` after the scheme to the last `@` counts as the password.
+pub(crate) fn redact_url(raw: &str) -> Cow<'_, str> {
+    // Only a real scheme (`[A-Za-z][A-Za-z0-9+.-]*://`) ends at `://`; a
+    // password may contain `://` too.
+    let after_scheme = raw
+        .find("://")
+        .filter(|&i| {
+            let scheme = &raw[..i];
+            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+        })
+        .map_or(0, |i| i + 3);
+    let rest = &raw[after_scheme..];
+    let Some(at) = rest.rfind('@') else { return Cow::Borrowed(raw) };
+    let Some(colon) = rest[..at].find(':') else { return Cow::Borrowed(raw) };
+    Cow::Owned(format!("{}{}:xxxxx{}", &raw[..after_scheme], &rest[..colon], &rest[at..]))
+}
+
+/// Why Go's `url.Parse` refuses `raw` in any form: control characters, or a
+/// `%` not followed by two hex digits outside the query (Go checks escapes
+/// in the user info, host, path and fragment).
+fn refused_by_go(raw: &str) -> Option<&'static str> {
+    if raw.bytes().any(|b| b < 0x20 || b == 0x7f) {
+        return Some("contains a control character");
+    }
+    let (before_fragment, fragment) = raw.split_once('#').unwrap_or((raw, ""));
+    let before_query = before_fragment.split_once('?').map_or(before_fragment, |(b, _)| b);
+    let bad_escape = |s: &str| {
+        let b = s.as_bytes();
+        let hex = |i: usize| b.get(i).is_some_and(u8::is_ascii_hexdigit);
+        b.iter().enumerate().any(|(i, c)| *c == b'%' && !(hex(i + 1) && hex(i + 2)))
+    };
+    (bad_escape(before_query) || bad_escape(fragment)).then_some("contains an invalid %-escape")
+}
+
+/// Which schemes a proxy URL may have where it comes from.
+#[derive(Clone, Copy)]
+enum Source {
+    /// kubeconfig `proxy-url`: client-go's `parseProxyURL`.
+    Kubeconfig,
+    /// `*_PROXY`: what Go's transport can use (`socks5h` too).
+    Environment,
 }
 
 impl ProxyUrl {
     /// Parses a proxy URL as client-go's `parseProxyURL` does for the
     /// kubeconfig's `proxy-url`: the scheme must be http, https or socks5.
+    /// Errors show the URL with its password redacted.
     pub fn parse(url: &str) -> Result<ProxyUrl, String> {
-        let uri: http::Uri = url.parse().map_err(|_| format!("could not parse: {url}"))?;
-        let scheme = match uri.scheme_str().unwrap_or_default() {
-            "http" => ProxyScheme::Http,
-            "https" => ProxyScheme::Https,
-            "socks5" => ProxyScheme::Socks5,
-            other => return Err(format!("unsupported scheme {other:?}, must be http, https, or socks5")),
+        if refused_by_go(url).is_some() {
+            return Err(format!("could not parse: {}", redact_url(url)));
+        }
+        let uri: http::Uri = url.parse().map_err(|_| format!("could not parse: {}", redact_url(url)))?;
+        ProxyUrl::from_uri(&uri, url, Source::Kubeconfig)
+    }
+
+    /// The parts of an already parsed URL; `raw` is its text, for errors.
+    fn from_uri(uri: &http::Uri, raw: &str, source: Source) -> Result<ProxyUrl, String> {
+        let scheme_name = uri.scheme_str().unwrap_or_default().to_ascii_lowercase();
+        let scheme = match (scheme_name.as_str(), source) {
+            ("http", _) => ProxyScheme::Http,
+            ("https", _) => ProxyScheme::Https,
+            ("socks5", _) | ("socks5h", Source::Environment) => ProxyScheme::Socks5,
+            (other, Source::Kubeconfig) => {
+                return Err(format!("unsupported scheme {other:?}, must be http, https, or socks5"));
+            }
+            (other, Source::Environment) => {
+                return Err(format!("unsupported scheme {other:?}, must be http, https, socks5 or socks5h"));
+            }
         };
-        let authority = uri.authority().ok_or_else(|| format!("could not parse: {url}"))?;
+        let authority = uri.authority().ok_or_else(|| format!("could not parse: {}", redact_url(raw)))?;
         let host = authority.host().trim_start_matches('[').trim_end_matches(']').to_owned();
         if host.is_empty() {
-            return Err(format!("could not parse: {url}"));
+            return Err(format!("{}: the URL has no host", redact_url(raw)));
         }
-        let port = authority.port_u16().unwrap_or(match scheme {
-            ProxyScheme::Http => 80,
-            ProxyScheme::Https => 443,
-            ProxyScheme::Socks5 => 1080,
-        });
+        // `http::Uri` accepts any digits as a port, and then reports none
+        // when they do not fit a u16: read it from the text.
+        let host_port = authority.as_str().rsplit('@').next().unwrap_or_default();
+        let port = match host_port.rsplit_once(':').filter(|_| !host_port.ends_with(']')) {
+            Some((_, "")) | None => scheme.default_port(),
+            Some((_, port)) => port.parse().map_err(|_| {
+                // Not echoed unless numeric: a misplaced `:` may have put
+                // part of a password here.
+                let shown = if port.bytes().all(|b| b.is_ascii_digit()) { port } else { "" };
+                format!("could not parse: {}: invalid port {shown:?}", redact_url(raw))
+            })?,
+        };
         let credentials = authority.as_str().rsplit_once('@').map(|(userinfo, _)| {
             let decode = |s: &str| percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned();
             match userinfo.split_once(':') {
@@ -103,11 +222,46 @@ impl ProxyUrl {
         Ok(ProxyUrl { scheme, host, port, credentials })
     }
 
-    /// An environment value: like [`ProxyUrl::parse`], but a bare
-    /// `host:port` means an HTTP proxy (httpproxy's `parseProxy`).
-    fn parse_env(value: &str) -> Result<ProxyUrl, String> {
-        let has_scheme = value.parse::<http::Uri>().is_ok_and(|u| u.scheme().is_some() && u.host().is_some());
-        if has_scheme { ProxyUrl::parse(value) } else { ProxyUrl::parse(&format!("http://{value}")) }
+    /// An environment value as httpproxy's `parseProxy` reads it: a URL
+    /// with scheme and host, else `host[:port]` (with optional
+    /// `user:password@`) meaning an `http://` proxy.
+    fn parse_env(value: &str) -> EnvProxy {
+        if value.is_empty() {
+            return EnvProxy::Unset;
+        }
+        if let Some(why) = refused_by_go(value) {
+            return EnvProxy::Unparsable(why);
+        }
+        let with_host = |s: &str| s.parse::<http::Uri>().ok().filter(|u| u.host().is_some_and(|h| !h.is_empty()));
+        let uri = match with_host(value).filter(|u| u.scheme().is_some()) {
+            Some(uri) => uri,
+            // A value with a scheme whose rest does not parse: Go's retry
+            // with `http://` in front yields a URL for the host `scheme:`,
+            // which then fails every request; so do we, with a clearer
+            // message.
+            None if value.contains("://") => {
+                return EnvProxy::Invalid(format!("{}: not a URL with a host", redact_url(value)));
+            }
+            None => match with_host(&format!("http://{value}")) {
+                Some(uri) => uri,
+                None => return EnvProxy::Invalid(format!("{}: neither a URL nor host:port", redact_url(value))),
+            },
+        };
+        match ProxyUrl::from_uri(&uri, value, Source::Environment) {
+            Ok(url) => EnvProxy::Use(url),
+            Err(message) => EnvProxy::Invalid(message),
+        }
+    }
+
+    /// `Proxy-Authorization: Basic ...` for the URL's `user:password@`, as
+    /// Go's transport sends it (also for a user without password); marked
+    /// sensitive so `http`'s `Debug` hides it.
+    pub(crate) fn authorization(&self) -> Option<HeaderValue> {
+        let (user, password) = self.credentials.as_ref()?;
+        let basic = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{}", password.expose()));
+        let mut value = HeaderValue::try_from(format!("Basic {basic}")).ok()?;
+        value.set_sensitive(true);
+        Some(value)
     }
 }
 
@@ -130,15 +284,9 @@ pub struct ProxyEnv {
 
 impl fmt::Debug for ProxyEnv {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Proxy URLs may carry a password.
-        let show = |v: &str| match ProxyUrl::parse_env(v) {
-            Ok(u) if !v.is_empty() => format!("{u:?}"),
-            _ if v.is_empty() => String::new(),
-            _ => "<unparsable>".into(),
-        };
         f.debug_struct("ProxyEnv")
-            .field("http_proxy", &show(&self.http_proxy))
-            .field("https_proxy", &show(&self.https_proxy))
+            .field("http_proxy", &redact_url(&self.http_proxy))
+            .field("https_proxy", &redact_url(&self.https_proxy))
             .field("no_proxy", &self.no_proxy)
             .field("cgi", &self.cgi)
             .finish()
@@ -164,14 +312,71 @@ impl ProxyEnv {
     }
 
     /// The proxy for a server at `scheme://host:port`, if any. `localhost`
-    /// and loopback addresses are never proxied.
+    /// and loopback addresses are never proxied; a proxy variable that
+    /// cannot be parsed counts as unset (a client built from this
+    /// environment warns about it once).
     pub fn proxy_for(&self, scheme: &str, host: &str, port: u16) -> Result<Option<ProxyUrl>, Error> {
+        self.parse().proxy_for(scheme, host, port)
+    }
+
+    /// The variables parsed once, as httpproxy's `ProxyFunc` does; a
+    /// variable that cannot be parsed is logged here, then ignored.
+    pub(crate) fn resolve(&self) -> EnvProxies {
+        let parsed = self.parse();
+        for (name, raw, value) in
+            [("HTTPS_PROXY", &self.https_proxy, &parsed.https), ("HTTP_PROXY", &self.http_proxy, &parsed.http)]
+        {
+            if let EnvProxy::Unparsable(why) = value {
+                tracing::warn!(
+                    variable = name,
+                    value = ?redact_url(raw),
+                    "ignoring the proxy setting: it {why}, so it cannot be parsed as a URL"
+                );
+            }
+        }
+        parsed
+    }
+
+    fn parse(&self) -> EnvProxies {
+        EnvProxies {
+            http: ProxyUrl::parse_env(&self.http_proxy),
+            https: ProxyUrl::parse_env(&self.https_proxy),
+            no_proxy: NoProxy::parse(&self.no_proxy),
+            cgi: self.cgi,
+        }
+    }
+}
+
+/// One proxy variable, parsed.
+#[derive(Debug, Clone)]
+enum EnvProxy {
+    Unset,
+    Use(ProxyUrl),
+    /// Refused by Go's URL parser in every form: ignored.
+    Unparsable(&'static str),
+    /// Parsed, but no proxy can be reached through it: requests fail with
+    /// this (password-free) message.
+    Invalid(String),
+}
+
+/// [`ProxyEnv`] parsed, ready to answer per connection.
+#[derive(Debug, Clone)]
+pub(crate) struct EnvProxies {
+    http: EnvProxy,
+    https: EnvProxy,
+    no_proxy: NoProxy,
+    cgi: bool,
+}
+
+impl EnvProxies {
+    /// httpproxy's `proxyForURL`.
+    pub(crate) fn proxy_for(&self, scheme: &str, host: &str, port: u16) -> Result<Option<ProxyUrl>, Error> {
         let (var, value) = match scheme {
-            "https" => ("HTTPS_PROXY", &self.https_proxy),
-            "http" => ("HTTP_PROXY", &self.http_proxy),
+            "https" => ("HTTPS_PROXY", &self.https),
+            "http" => ("HTTP_PROXY", &self.http),
             _ => return Ok(None),
         };
-        if value.is_empty() {
+        if matches!(value, EnvProxy::Unset | EnvProxy::Unparsable(_)) {
             return Ok(None);
         }
         if scheme == "http" && self.cgi {
@@ -180,176 +385,17 @@ impl ProxyEnv {
                 message: "refusing to use HTTP_PROXY in a CGI environment (REQUEST_METHOD is set)".into(),
             });
         }
-        if !self.use_proxy(host, port) {
+        if !self.no_proxy.use_proxy(host, port) {
             return Ok(None);
         }
-        ProxyUrl::parse_env(value).map(Some).map_err(|message| Error::InvalidValue { what: var, message })
-    }
-
-    /// httpproxy's `useProxy`: false when `NO_PROXY` (or loopback) exempts
-    /// the host.
-    fn use_proxy(&self, host: &str, port: u16) -> bool {
-        let host = host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
-        if host == "localhost" {
-            return false;
+        match value {
+            EnvProxy::Use(url) => Ok(Some(url.clone())),
+            EnvProxy::Invalid(message) => Err(Error::InvalidValue { what: var, message: message.clone() }),
+            EnvProxy::Unset | EnvProxy::Unparsable(_) => Ok(None),
         }
-        let ip: Option<IpAddr> = host.parse().ok();
-        if ip.is_some_and(|ip| ip.is_loopback()) {
-            return false;
-        }
-        let port = port.to_string();
-        for entry in self.no_proxy.split(',') {
-            let entry = entry.trim().to_ascii_lowercase();
-            if entry.is_empty() {
-                continue;
-            }
-            if entry == "*" {
-                return false;
-            }
-            if let Some((net, bits)) = parse_cidr(&entry) {
-                if ip.is_some_and(|ip| cidr_contains(net, bits, ip)) {
-                    return false;
-                }
-                continue;
-            }
-            let (ehost, eport) = split_host_port(&entry);
-            if ehost.is_empty() {
-                continue;
-            }
-            let port_ok = eport.is_none_or(|p| p == port);
-            if let Ok(eip) = ehost.parse::<IpAddr>() {
-                if ip == Some(eip) && port_ok {
-                    return false;
-                }
-                continue;
-            }
-            // Domains never match IP addresses; `*.x` is `.x`; `x` matches
-            // `x` itself and its subdomains, `.x` only subdomains.
-            if ip.is_some() {
-                continue;
-            }
-            let ehost = ehost.strip_prefix('*').filter(|h| h.starts_with('.')).unwrap_or(ehost);
-            let (suffix, match_host) = match ehost.strip_prefix('.') {
-                Some(_) => (ehost.to_owned(), false),
-                None => (format!(".{ehost}"), true),
-            };
-            if (host.ends_with(&suffix) || (match_host && host == suffix[1..])) && port_ok {
-                return false;
-            }
-        }
-        true
-    }
-}
-
-/// `host:port` or `[v6]:port` into its parts; anything else is a host.
-fn split_host_port(entry: &str) -> (&str, Option<&str>) {
-    if let Some(rest) = entry.strip_prefix('[') {
-        return match rest.split_once(']') {
-            Some((h, tail)) => (h, tail.strip_prefix(':')),
-            None => (entry, None),
-        };
-    }
-    match entry.rsplit_once(':') {
-        // More than one colon without brackets: a bare IPv6 address.
-        Some((h, p)) if !h.contains(':') => (h, Some(p)),
-        _ => (entry, None),
-    }
-}
-
-fn parse_cidr(entry: &str) -> Option<(IpAddr, u8)> {
-    let (net, bits) = entry.split_once('/')?;
-    let net: IpAddr = net.parse().ok()?;
-    let bits: u8 = bits.parse().ok()?;
-    let max = if net.is_ipv4() { 32 } else { 128 };
-    (bits <= max).then_some((net, bits))
-}
-
-fn cidr_contains(net: IpAddr, bits: u8, ip: IpAddr) -> bool {
-    fn prefix(a: u128, b: u128, bits: u8, width: u8) -> bool {
-        let shift = width - bits;
-        bits == 0 || (a >> shift) == (b >> shift)
-    }
-    match (net, ip) {
-        (IpAddr::V4(n), IpAddr::V4(i)) => prefix(u32::from(n).into(), u32::from(i).into(), bits, 32),
-        (IpAddr::V6(n), IpAddr::V6(i)) => prefix(u128::from(n), u128::from(i), bits, 128),
-        _ => false,
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Cases from golang.org/x/net/http/httpproxy proxy_test.go
-    /// (TestUseProxy-style tables) and net/http's TestProxyFromEnvironment.
-    #[test]
-    fn no_proxy_rules_follow_go() {
-        let env = |no_proxy: &str| ProxyEnv {
-            https_proxy: "proxy.corp:3128".into(),
-            http_proxy: "http://user:pw@proxy.corp".into(),
-            no_proxy: no_proxy.into(),
-            cgi: false,
-        };
-        // (NO_PROXY, host, port, proxied?)
-        let cases: &[(&str, &str, u16, bool)] = &[
-            ("", "example.com", 443, true),
-            ("", "localhost", 443, false),
-            ("", "127.0.0.1", 443, false),
-            ("", "127.1.2.3", 443, false),
-            ("", "::1", 443, false),
-            ("*", "example.com", 443, false),
-            ("*", "10.0.0.1", 443, false),
-            ("example.com", "example.com", 443, false),
-            ("example.com", "sub.example.com", 443, false),
-            ("example.com", "notexample.com", 443, true),
-            (".example.com", "example.com", 443, true),
-            (".example.com", "sub.example.com", 443, false),
-            ("*.example.com", "example.com", 443, true),
-            ("*.example.com", "a.b.example.com", 443, false),
-            ("example.com:443", "example.com", 443, false),
-            ("example.com:80", "example.com", 443, true),
-            ("10.0.0.0/8", "10.1.2.3", 443, false),
-            ("10.0.0.0/8", "11.1.2.3", 443, true),
-            ("10.0.0.0/8", "ten.example", 443, true),
-            ("fd00::/8", "fd12::1", 443, false),
-            ("192.168.1.1", "192.168.1.1", 443, false),
-            ("192.168.1.1:80", "192.168.1.1", 443, true),
-            ("[2001:db8::1]:443", "2001:db8::1", 443, false),
-            ("2001:db8::1", "2001:db8::1", 443, false),
-            (" Foo.COM , bar.com", "www.foo.com", 443, false),
-            ("bar.com,foo.com", "foo.com", 443, false),
-            ("example.com", "10.0.0.1", 443, true),
-        ];
-        for (no_proxy, host, port, proxied) in cases {
-            let got = env(no_proxy).proxy_for("https", host, *port).unwrap();
-            assert_eq!(got.is_some(), *proxied, "NO_PROXY={no_proxy:?} host={host}:{port}");
-        }
-        let p = env("").proxy_for("https", "example.com", 443).unwrap().unwrap();
-        assert_eq!((p.scheme, p.host.as_str(), p.port), (ProxyScheme::Http, "proxy.corp", 3128));
-        let p = env("").proxy_for("http", "example.com", 80).unwrap().unwrap();
-        assert_eq!(p.credentials.as_ref().map(|(u, p)| (u.as_str(), p.expose())), Some(("user", "pw")));
-        assert!(!format!("{:?}", env("")).contains("pw"), "{:?}", env(""));
-        let cgi = ProxyEnv { cgi: true, ..env("") };
-        assert!(cgi.proxy_for("http", "example.com", 80).is_err());
-        assert!(cgi.proxy_for("https", "example.com", 443).unwrap().is_some());
-    }
-
-    #[test]
-    fn upper_case_wins_and_empty_is_unset() {
-        let vars = [("HTTPS_PROXY", ""), ("https_proxy", "http://lower:1"), ("NO_PROXY", "a"), ("no_proxy", "b")];
-        let env = ProxyEnv::from_lookup(|n| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| v.to_string()));
-        assert_eq!(env.https_proxy, "http://lower:1");
-        assert_eq!(env.no_proxy, "a");
-        assert!(!env.cgi);
-    }
-
-    #[test]
-    fn proxy_url_schemes() {
-        assert_eq!(ProxyUrl::parse("socks5://127.0.0.1").unwrap().port, 1080);
-        assert_eq!(ProxyUrl::parse("https://[::1]:8443").unwrap().host, "::1");
-        let err = ProxyUrl::parse("ftp://proxy:21").unwrap_err();
-        assert_eq!(err, "unsupported scheme \"ftp\", must be http, https, or socks5");
-        assert!(ProxyUrl::parse("proxy:3128").is_err(), "proxy-url needs a scheme");
-        assert_eq!(ProxyUrl::parse_env("proxy:3128").unwrap().scheme, ProxyScheme::Http);
-    }
-}
+#[path = "proxy_tests.rs"]
+mod tests;

@@ -12,7 +12,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use base64::Engine as _;
 use http::Uri;
 use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
 use hyper_util::rt::TokioIo;
@@ -20,7 +19,7 @@ use rustls_pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, ReadBuf};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
-use crate::config::{Proxy, ProxyEnv, ProxyScheme, ProxyUrl};
+use crate::config::{EnvProxies, Proxy, ProxyEnv, ProxyScheme, ProxyUrl};
 
 /// client-go's `TLSHandshakeTimeout`: a server (or proxy) that accepts TCP
 /// but never answers the handshake must not hang a list or a watch start.
@@ -40,7 +39,9 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 enum ProxyRule {
     Never,
     Always(ProxyUrl),
-    Environment(ProxyEnv),
+    /// Parsed when the connector is built, so an unusable variable is
+    /// reported once, not per connection.
+    Environment(EnvProxies),
 }
 
 /// Closes every connection it has handed out, on request.
@@ -93,8 +94,8 @@ impl Connector {
         let proxy = match proxy {
             Proxy::None => ProxyRule::Never,
             Proxy::Url(url) => ProxyRule::Always(url.clone()),
-            Proxy::Environment(env) => ProxyRule::Environment(env.clone()),
-            Proxy::FromEnvironment => ProxyRule::Environment(ProxyEnv::from_process()),
+            Proxy::Environment(env) => ProxyRule::Environment(env.resolve()),
+            Proxy::FromEnvironment => ProxyRule::Environment(ProxyEnv::from_process().resolve()),
         };
         Connector {
             tcp,
@@ -210,9 +211,8 @@ impl Connector {
 async fn connect_tunnel(io: &mut Box<dyn Io>, p: &ProxyUrl, host: &str, port: u16) -> Result<(), BoxError> {
     let authority = if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") };
     let mut req = format!("CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n");
-    if let Some((user, pass)) = &p.credentials {
-        let basic = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{}", pass.expose()));
-        req.push_str(&format!("Proxy-Authorization: Basic {basic}\r\n"));
+    if let Some(auth) = p.authorization().as_ref().and_then(|v| v.to_str().ok()) {
+        req.push_str(&format!("Proxy-Authorization: {auth}\r\n"));
     }
     req.push_str("\r\n");
     io.write_all(req.as_bytes()).await?;

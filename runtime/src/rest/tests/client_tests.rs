@@ -222,3 +222,27 @@ async fn requests_have_a_default_deadline() {
     // The deadline is the client's own: it is not sent as `timeout`.
     assert!(server.requests().iter().all(|r| !r.path.contains("timeout")), "{:?}", server.requests());
 }
+
+/// A proxy variable that cannot be parsed is ignored as Go ignores it, and
+/// said once, when the client is built, not on every request; the log line
+/// names the variable without its password.
+#[tokio::test]
+async fn unparsable_environment_proxy_is_warned_about_once() {
+    let server = TestServer::start(|_, _| Reply::json(200, json!({}))).await;
+    let logs = crate::testing::LogCapture::start();
+    let mut config = Config::new(server.url.parse().unwrap());
+    config.qps = 0.0;
+    config.proxy = crate::config::Proxy::Environment(crate::config::ProxyEnv {
+        http_proxy: "http://user:s3cr3t@proxy/%zz".into(),
+        ..Default::default()
+    });
+    let client = Client::new(config).unwrap();
+    for _ in 0..3 {
+        client.get("/x").bytes().await.unwrap();
+    }
+    let text = logs.text();
+    let warnings: Vec<_> = text.lines().filter(|l| l.contains("WARN")).collect();
+    assert_eq!(warnings.len(), 1, "{text}");
+    assert!(warnings[0].contains("HTTP_PROXY") && warnings[0].contains("user:xxxxx@proxy"), "{text}");
+    assert!(!text.contains("s3cr3t"), "{text}");
+}
