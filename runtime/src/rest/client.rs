@@ -106,6 +106,9 @@ impl Client {
 
         let mut fixed_headers = HeaderMap::new();
         fixed_headers.insert(http::header::USER_AGENT, header_value("user agent", &config.user_agent)?);
+        if let Some(auth) = connector.proxy_authorization(url) {
+            fixed_headers.insert(http::header::PROXY_AUTHORIZATION, auth);
+        }
         let imp = &config.impersonate;
         if let Some(user) = &imp.user {
             fixed_headers.insert("impersonate-user", header_value("Impersonate-User", user)?);

@@ -44,6 +44,15 @@ enum ProxyRule {
     Environment(EnvProxies),
 }
 
+/// Where one connection goes: through which proxy, if any, to which server.
+struct Route {
+    proxy: Option<ProxyUrl>,
+    https: bool,
+    /// Without brackets.
+    host: String,
+    port: u16,
+}
+
 /// Closes every connection it has handed out, on request.
 #[derive(Debug, Default)]
 pub(super) struct Tracker {
@@ -107,7 +116,8 @@ impl Connector {
         }
     }
 
-    async fn connect(self, uri: Uri) -> Result<TokioIo<Conn>, BoxError> {
+    /// Where a connection to `uri` goes.
+    fn route(&self, uri: &Uri) -> Result<Route, BoxError> {
         let https = match uri.scheme_str() {
             Some("https") => true,
             Some("http") => false,
@@ -120,6 +130,24 @@ impl Connector {
             ProxyRule::Always(p) => Some(p.clone()),
             ProxyRule::Environment(env) => env.proxy_for(if https { "https" } else { "http" }, &host, port)?,
         };
+        Ok(Route { proxy, https, host, port })
+    }
+
+    /// The `Proxy-Authorization` header every request to `uri` must carry:
+    /// a plain-http server behind an HTTP(S) proxy with credentials gets
+    /// absolute-form requests sent to the proxy itself, which authenticates
+    /// each of them (Go's transport sets the header on such requests). For
+    /// https servers and SOCKS5 the credentials go in the tunnel handshake
+    /// instead, never to the server.
+    pub(super) fn proxy_authorization(&self, uri: &Uri) -> Option<http::HeaderValue> {
+        match self.route(uri) {
+            Ok(Route { proxy: Some(p), https: false, .. }) if p.scheme != ProxyScheme::Socks5 => p.authorization(),
+            _ => None,
+        }
+    }
+
+    async fn connect(self, uri: Uri) -> Result<TokioIo<Conn>, BoxError> {
+        let Route { proxy, https, host, port } = self.route(&uri)?;
         // Taken before connecting: a rotation during the handshake must
         // close this connection too.
         let token = self.tracker.token();
