@@ -33,7 +33,8 @@ pub enum Auth {
         /// The password.
         password: Secret,
     },
-    /// An exec credential plugin (token or client certificate).
+    /// An exec credential plugin (token or client certificate); a run that
+    /// takes longer than [`Config::exec_timeout`] is killed.
     Exec(Box<ExecConfig>),
 }
 

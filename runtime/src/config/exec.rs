@@ -1,14 +1,18 @@
 //! Exec credential plugins (`client.authentication.k8s.io/v1` and
 //! `v1beta1`): run the command, cache what it prints until it expires or
-//! the server answers 401.
+//! the server answers 401. A run that takes longer than
+//! [`Config::exec_timeout`] is killed.
 
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 use base64::Engine as _;
 use http::HeaderValue;
 use rustls::sign::CertifiedKey;
 use serde::Deserialize;
+use tokio::io::AsyncReadExt as _;
 
 use super::{Config, Error, ExecConfig, Secret};
 
@@ -52,13 +56,25 @@ struct Cached {
     expires: Option<jiff::Timestamp>,
 }
 
+/// What the last plugin run left behind.
+#[derive(Debug, Default)]
+struct State {
+    credentials: Option<Cached>,
+    /// Whether the last run was killed for taking too long.
+    timed_out: bool,
+}
+
 #[derive(Debug)]
 pub(super) struct ExecAuth {
     config: ExecConfig,
     api_version: String,
     exec_info: String,
+    timeout: Duration,
     /// Held across the plugin run so concurrent requests wait for one run.
-    cached: tokio::sync::Mutex<Option<Cached>>,
+    state: tokio::sync::Mutex<State>,
+    /// Runs finished so far, so a request can tell whether a run ended
+    /// while it waited for `state`.
+    finished_runs: AtomicU64,
     /// Set by `invalidate` without waiting for a running refresh.
     stale: std::sync::atomic::AtomicBool,
     cert: Arc<ExecCertResolver>,
@@ -120,7 +136,9 @@ impl ExecAuth {
             config,
             api_version,
             exec_info,
-            cached: tokio::sync::Mutex::new(None),
+            timeout: cluster.exec_timeout,
+            state: tokio::sync::Mutex::new(State::default()),
+            finished_runs: AtomicU64::new(0),
             stale: std::sync::atomic::AtomicBool::new(false),
             cert: Arc::new(ExecCertResolver::default()),
         }
@@ -138,32 +156,45 @@ impl ExecAuth {
         Error::Exec { command: self.config.command.clone(), message: message.into() }
     }
 
+    fn timeout_error(&self) -> Error {
+        Error::ExecTimeout { command: self.config.command.clone(), timeout: self.timeout }
+    }
+
     pub(super) async fn authorization(&self) -> Result<Option<HeaderValue>, Error> {
-        let mut cached = self.cached.lock().await;
-        let stale = self.stale.swap(false, std::sync::atomic::Ordering::SeqCst);
-        if let Some(c) = cached.as_ref().filter(|_| !stale)
+        let runs_before = self.finished_runs.load(Ordering::SeqCst);
+        let mut state = self.state.lock().await;
+        let stale = self.stale.swap(false, Ordering::SeqCst);
+        if let Some(c) = state.credentials.as_ref().filter(|_| !stale)
             && c.expires.is_none_or(|exp| jiff::Timestamp::now() < exp)
         {
             return Ok(c.header.clone());
         }
-        *cached = None;
-        let fresh = self.run().await?;
+        // Requests queued behind a run that hung share its failure rather
+        // than each waiting out a run of its own.
+        if state.timed_out && self.finished_runs.load(Ordering::SeqCst) != runs_before {
+            return Err(self.timeout_error());
+        }
+        state.credentials = None;
+        let result = self.run().await;
+        state.timed_out = matches!(result, Err(Error::ExecTimeout { .. }));
+        self.finished_runs.fetch_add(1, Ordering::SeqCst);
+        let fresh = result?;
         let header = fresh.header.clone();
-        *cached = Some(fresh);
+        state.credentials = Some(fresh);
         Ok(header)
     }
 
     /// After a 401: drop the credentials if they are the ones that failed.
     pub(super) fn invalidate(&self, used: Option<&HeaderValue>) -> bool {
-        match self.cached.try_lock() {
-            Ok(mut cached) => {
-                if cached.as_ref().is_some_and(|c| c.header.as_ref() == used) {
-                    *cached = None;
+        match self.state.try_lock() {
+            Ok(mut state) => {
+                if state.credentials.as_ref().is_some_and(|c| c.header.as_ref() == used) {
+                    state.credentials = None;
                 }
             }
             // A refresh is running right now: its result is what the retry
             // will use, unless it started before the failure; mark stale.
-            Err(_) => self.stale.store(true, std::sync::atomic::Ordering::SeqCst),
+            Err(_) => self.stale.store(true, Ordering::SeqCst),
         }
         true
     }
@@ -176,6 +207,7 @@ impl ExecAuth {
         cmd.args(&self.config.args)
             .env("KUBERNETES_EXEC_INFO", &self.exec_info)
             .stdin(Stdio::null())
+            .stdout(Stdio::piped())
             // As client-go: the plugin talks to the user on stderr (login
             // prompts, diagnostics that may echo secrets), so it goes to the
             // terminal and never into an error a controller logs.
@@ -185,7 +217,7 @@ impl ExecAuth {
             cmd.env(&var.name, var.value.expose());
         }
         tracing::debug!(command = %self.config.command, "running exec credential plugin");
-        let output = cmd.output().await.map_err(|source| {
+        let mut child = cmd.spawn().map_err(|source| {
             let mut command = self.config.command.clone();
             if let Some(hint) =
                 self.config.install_hint.as_deref().filter(|_| source.kind() == std::io::ErrorKind::NotFound)
@@ -194,11 +226,32 @@ impl ExecAuth {
             }
             Error::ExecSpawn { command, source }
         })?;
-        if !output.status.success() {
-            return Err(self.error(format!("exited with {} (its stderr went to this process's stderr)", output.status)));
+        let Some(mut stdout) = child.stdout.take() else {
+            return Err(self.error("its standard output could not be captured"));
+        };
+        let finished = tokio::time::timeout(self.timeout, async {
+            let mut out = Vec::new();
+            stdout.read_to_end(&mut out).await?;
+            Ok::<_, std::io::Error>((child.wait().await?, out))
+        })
+        .await;
+        let (status, stdout) = match finished {
+            Ok(Ok(done)) => done,
+            Ok(Err(e)) => return Err(self.error(format!("reading its output: {e}"))),
+            Err(_) => {
+                // Killed and reaped here, not left to `kill_on_drop`, so no
+                // plugin process outlives the error.
+                if let Err(e) = child.kill().await {
+                    tracing::debug!(command = %self.config.command, error = %e, "killing the exec plugin failed");
+                }
+                return Err(self.timeout_error());
+            }
+        };
+        if !status.success() {
+            return Err(self.error(format!("exited with {status} (its stderr went to this process's stderr)")));
         }
-        let cred: ExecCredential = serde_json::from_slice(&output.stdout)
-            .map_err(|e| self.error(format!("output is not an ExecCredential: {e}")))?;
+        let cred: ExecCredential =
+            serde_json::from_slice(&stdout).map_err(|e| self.error(format!("output is not an ExecCredential: {e}")))?;
         if cred.kind != "ExecCredential" {
             return Err(self.error(format!("output has kind {:?}, want ExecCredential", cred.kind)));
         }

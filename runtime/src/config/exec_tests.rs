@@ -134,3 +134,77 @@ async fn plugin_failures_are_reported() {
     exec.interactive_mode = Some("Always".into());
     assert!(Authenticator::new(&config_with("https://k", exec)).unwrap().authorization().await.is_err());
 }
+
+/// A plugin that counts its runs, writes its pid, then hangs (`exec`, so
+/// the pid is the hanging process).
+const HANGING_PLUGIN: &str = r#"
+n=$(cat "$COUNTER" 2>/dev/null || echo 0)
+echo $((n+1)) > "$COUNTER"
+echo $$ > "$PIDFILE"
+exec sleep 60
+"#;
+
+fn hanging_plugin(dir: &Path) -> ExecConfig {
+    std::fs::write(dir.join("hang.sh"), HANGING_PLUGIN).unwrap();
+    let var = |name: &str, value: String| ExecEnvVar { name: name.into(), value: value.into() };
+    ExecConfig {
+        command: "/bin/sh".into(),
+        args: vec![dir.join("hang.sh").display().to_string(), "--client-secret=arg-secret".into()],
+        env: vec![
+            var("COUNTER", dir.join("count").display().to_string()),
+            var("PIDFILE", dir.join("pid").display().to_string()),
+            var("TOKEN", "env-secret".into()),
+        ],
+        api_version: Some(V1.into()),
+        ..Default::default()
+    }
+}
+
+/// Whether process `pid` still exists and has not exited (a zombie has).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+}
+
+#[test]
+fn exec_timeout_defaults_to_five_minutes() {
+    let c = Config::new("https://k".parse().unwrap());
+    assert_eq!(c.exec_timeout, std::time::Duration::from_secs(300));
+    assert_eq!(crate::config::DEFAULT_EXEC_TIMEOUT, c.exec_timeout);
+}
+
+#[tokio::test]
+async fn hung_plugin_is_killed_after_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config_with("https://k", hanging_plugin(dir.path()));
+    // Long enough for sh to start and write its pid on a loaded machine;
+    // far below the plugin's 60 s.
+    c.exec_timeout = std::time::Duration::from_secs(2);
+    let a = Authenticator::new(&c).unwrap();
+    let started = std::time::Instant::now();
+    let err = a.authorization().await.unwrap_err();
+    let waited = started.elapsed();
+    assert!(matches!(&err, Error::ExecTimeout { command, .. } if command == "/bin/sh"), "{err:?}");
+    let text = format!("{err} {err:?}");
+    assert!(text.contains("\"/bin/sh\"") && text.contains("2s"), "{text}");
+    assert!(!text.contains("secret") && !text.contains("hang.sh"), "arguments or environment shown: {text}");
+    assert!(waited < std::time::Duration::from_secs(30), "waited {waited:?}");
+    let pid = std::fs::read_to_string(dir.path().join("pid")).unwrap();
+    assert!(!alive(pid.trim()), "plugin process {} still running", pid.trim());
+}
+
+#[tokio::test]
+async fn requests_queued_behind_a_hung_plugin_share_its_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = config_with("https://k", hanging_plugin(dir.path()));
+    c.exec_timeout = std::time::Duration::from_secs(2);
+    let a = Authenticator::new(&c).unwrap();
+    let (first, second, third) = tokio::join!(a.authorization(), a.authorization(), a.authorization());
+    for result in [first, second, third] {
+        assert!(matches!(result, Err(Error::ExecTimeout { .. })), "{result:?}");
+    }
+    assert_eq!(runs(dir.path()), 1, "one run for the three waiting requests");
+    // A request after the failure tries again.
+    assert!(matches!(a.authorization().await, Err(Error::ExecTimeout { .. })));
+    assert_eq!(runs(dir.path()), 2);
+}

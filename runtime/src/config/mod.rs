@@ -129,6 +129,16 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// An exec credential plugin did not finish within
+    /// [`Config::exec_timeout`]; it was killed. Only the command is named:
+    /// its arguments and environment often hold secrets.
+    #[error("exec plugin {command:?}: did not finish within {timeout:?}; killed it")]
+    ExecTimeout {
+        /// The plugin's command.
+        command: String,
+        /// How long it was given.
+        timeout: Duration,
+    },
     /// An exec credential plugin could not be started (not installed, not
     /// executable).
     #[error("exec plugin {command:?}: could not run: {source}")]
@@ -192,6 +202,11 @@ pub const DEFAULT_BURST: u32 = 10;
 /// waiting longer than this only means the connection is dead.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(120);
 
+/// Default of [`Config::exec_timeout`]: generous, since a plugin may wait
+/// for a browser login or a slow identity provider, yet finite, so a hung
+/// plugin does not stop a controller for good.
+pub const DEFAULT_EXEC_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
 /// Connection and credential settings for one apiserver.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -226,6 +241,11 @@ pub struct Config {
     /// body for whole-body reads. Not sent to the server. Default
     /// [`DEFAULT_DEADLINE`]; `None` waits forever.
     pub deadline: Option<Duration>,
+    /// How long an exec credential plugin may run before it is killed and
+    /// the request that needed credentials fails (default
+    /// [`DEFAULT_EXEC_TIMEOUT`]). Requests wait for a running plugin, so a
+    /// hung one would otherwise hold every request and watch of the client.
+    pub exec_timeout: Duration,
     /// Proxy for connections to the cluster: kubeconfig `proxy-url`, else
     /// the `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` environment (the default).
     pub proxy: Proxy,
@@ -254,6 +274,7 @@ impl Config {
             burst: DEFAULT_BURST,
             timeout: None,
             deadline: Some(DEFAULT_DEADLINE),
+            exec_timeout: DEFAULT_EXEC_TIMEOUT,
             proxy: Proxy::FromEnvironment,
             user_agent: format!("k8s-client-rust/{}", env!("CARGO_PKG_VERSION")),
             max_watch_event_size: crate::rest::DEFAULT_MAX_EVENT_SIZE,
