@@ -48,9 +48,31 @@ fn validates_host_parameter() {
         // the API path is the request's prefix here (Client::request), not
         // part of the server URL; see requests_keep_the_server_path_prefix.
         ("host/server", Err("host must be a URL or a host:port pair: \"host/server\"")),
-        // Not upstream: the empty host and a scheme we cannot speak.
+        // Not upstream, run through v0.35's DefaultServerURL for its answer:
+        // a path after a scheme-less host:port is refused, whatever the
+        // host (`anything.com:8080/foo/bar` parses as scheme
+        // `anything.com` with no host, then with `http://` in front has
+        // a path); a bare `/` is not a path, `//` is.
+        ("anything.com:8080/foo/bar", Err("host must be a URL or a host:port pair: \"anything.com:8080/foo/bar\"")),
+        ("localhost:8080/foo", Err("host must be a URL or a host:port pair: \"localhost:8080/foo\"")),
+        ("1.2.3.4:80/x", Err("host must be a URL or a host:port pair: \"1.2.3.4:80/x\"")),
+        ("anything.com:8080/", Ok("http://anything.com:8080/")),
+        ("anything.com:8080//", Err("host must be a URL or a host:port pair: \"anything.com:8080//\"")),
+        ("//host:1", Err("host must be a URL or a host:port pair: \"//host:1\"")),
+        ("http://", Err("host must be a URL or a host:port pair")),
+        ("[::1]:6443", Ok("http://[::1]:6443/")),
+        ("user:pass@host:1", Ok("http://user:pass@host:1/")),
+        ("https://host/prefix/", Ok("https://host/prefix")),
+        // Go refuses a port that is not a number; one that is too large it
+        // accepts and fails on dialing, which we do when loading.
+        ("host:abc", Err("invalid port \"abc\"")),
+        ("http:host", Err("invalid port \"host\"")),
+        ("host:99999", Err("invalid port \"99999\"")),
+        // Not upstream: the empty host and schemes we cannot speak (Go
+        // fails on the first request).
         ("", Err("host must be a URL or a host:port pair")),
         ("ftp://host", Err("unsupported scheme \"ftp\"")),
+        ("unix:///var/run/x", Err("host must be a URL or a host:port pair")),
     ];
     for (host, want) in cases {
         match (server_url(host, false), want) {
@@ -77,10 +99,15 @@ fn create_clean_with_prefix() {
         ("http://anything.com:8080/foo/bar/", Ok("http://anything.com:8080/foo/bar")),
         ("http://anything.com:8080/", Ok("http://anything.com:8080/")),
         ("http://anything.com:8080//", Ok("http://anything.com:8080/")),
-        // client-go's ClientConfig() accepts this and RESTClientFor then
-        // fails in DefaultServerURL; we fail when loading, same message.
-        ("anything.com:8080/foo/bar", Err("host must be a URL or a host:port pair")),
+        // client-go's ClientConfig() only copies the string, so this
+        // upstream case passes there; the first client built from it fails
+        // in DefaultServerURL (see validates_host_parameter). We parse when
+        // loading, so that failure comes here, with the same message.
+        ("anything.com:8080/foo/bar", Err("host must be a URL or a host:port pair: \"anything.com:8080/foo/bar\"")),
         ("anything.com:8080", Ok("http://anything.com:8080/")),
+        // Not upstream: DefaultServerURL's answer (a scheme-less `//` is a
+        // path), which trimming slashes before parsing used to hide.
+        ("anything.com:8080//", Err("host must be a URL or a host:port pair")),
         ("anything.com", Ok("http://anything.com/")),
         ("anything", Ok("http://anything/")),
         // {"", "http://localhost:8080"}: the server comes from

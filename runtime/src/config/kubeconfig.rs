@@ -440,8 +440,14 @@ impl Kubeconfig {
 
 /// client-go's `DefaultServerURL`: a URL with scheme and host, or a
 /// `host:port` pair (optionally ending in `/`) given `default_tls`'s scheme.
-/// Only http and https can be spoken to.
+/// A path after a scheme-less `host:port` is refused, as there:
+/// `anything.com:8080/foo/bar` reads as a URL of scheme `anything.com`
+/// without host, and with `http://` in front it has a path. Only http and
+/// https can be spoken to, and a port must be a number that fits (Go would
+/// fail on dialing; `http::Uri` accepts any text there). Trailing slashes
+/// of the path are dropped: requests append their own paths to it.
 pub(super) fn server_url(host: &str, default_tls: bool) -> Result<http::Uri, String> {
+    let refused = || format!("host must be a URL or a host:port pair: {host:?}");
     if host.is_empty() {
         return Err("host must be a URL or a host:port pair".into());
     }
@@ -451,22 +457,44 @@ pub(super) fn server_url(host: &str, default_tls: bool) -> Result<http::Uri, Str
         Some(url) => url,
         None => {
             let scheme = if default_tls { "https" } else { "http" };
-            let url: http::Uri = format!("{scheme}://{host}")
-                .parse()
-                .map_err(|_| format!("host must be a URL or a host:port pair: {host:?}"))?;
+            let url: http::Uri = format!("{scheme}://{host}").parse().map_err(|_| refused())?;
             if url.host().is_none_or(str::is_empty) || !matches!(url.path(), "" | "/") || url.query().is_some() {
-                return Err(format!("host must be a URL or a host:port pair: {host:?}"));
+                return Err(refused());
             }
             url
         }
     };
     match url.scheme_str() {
-        Some("https" | "http") => Ok(url),
-        other => Err(format!(
-            "server URL {host:?}: unsupported scheme {:?}, must be https or http",
-            other.unwrap_or_default()
-        )),
+        Some("https" | "http") => {}
+        other => {
+            return Err(format!(
+                "server URL {host:?}: unsupported scheme {:?}, must be https or http",
+                other.unwrap_or_default()
+            ));
+        }
     }
+    let authority = url.authority().map(|a| a.as_str()).unwrap_or_default();
+    let host_port = authority.rsplit('@').next().unwrap_or_default();
+    if let Some((_, port)) = host_port.rsplit_once(':').filter(|_| !host_port.ends_with(']'))
+        && !port.is_empty()
+        && port.parse::<u16>().is_err()
+    {
+        return Err(format!("server URL {host:?}: invalid port {port:?}"));
+    }
+    let path = url.path();
+    if path.len() > 1 && path.ends_with('/') {
+        let mut trimmed = match path.trim_end_matches('/') {
+            "" => "/".to_owned(),
+            kept => kept.to_owned(),
+        };
+        if let Some(query) = url.query() {
+            trimmed = format!("{trimmed}?{query}");
+        }
+        let mut parts = url.into_parts();
+        parts.path_and_query = Some(trimmed.parse().map_err(|_| refused())?);
+        return http::Uri::from_parts(parts).map_err(|_| refused());
+    }
+    Ok(url)
 }
 
 /// The checks of client-go's `validateAuthInfo` that concern what a user
@@ -569,8 +597,8 @@ impl Config {
         let has_cert =
             user.client_certificate_data.as_deref().is_some_and(|d| !d.is_empty()) || user.client_certificate.is_some();
         let default_tls = has_ca || has_cert || cluster.insecure_skip_tls_verify == Some(true);
-        let cluster_url = server_url(server.trim_end_matches('/'), default_tls)
-            .map_err(|m| kc.invalid(format!("cluster {cluster_name:?}: {m}")))?;
+        let cluster_url =
+            server_url(server, default_tls).map_err(|m| kc.invalid(format!("cluster {cluster_name:?}: {m}")))?;
 
         let mut config = Config::new(cluster_url);
         config.default_namespace = options
