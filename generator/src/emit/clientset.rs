@@ -13,6 +13,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::text;
 use super::types::{ident, type_path};
 use crate::ir::{Api, FieldType, Subresource};
 use crate::naming;
@@ -47,36 +48,37 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
         let method = ident(&c.method);
         let alias = format_ident!("{}Client", c.kind);
         if r.namespaced {
-            let doc = format!(" `{}` in `namespace` (`\"\"` for all namespaces).", r.plural);
+            let doc = text::doc(&format!("`{}` in `namespace` (`\"\"` for all namespaces).", r.plural));
             accessors.push(quote! {
-                #[doc = #doc]
+                #doc
                 #[inline]
                 pub fn #method(&self, namespace: &str) -> #alias {
                     #rest::ResourceClient::new(self.client.clone(), ::std::option::Option::Some(namespace))
                 }
             });
         } else {
-            let doc = format!(" `{}` (cluster-scoped).", r.plural);
+            let doc = text::doc(&format!("`{}` (cluster-scoped).", r.plural));
             accessors.push(quote! {
-                #[doc = #doc]
+                #doc
                 #[inline]
                 pub fn #method(&self) -> #alias {
                     #rest::ResourceClient::all(self.client.clone())
                 }
             });
         }
-        let mut doc = vec![format!(" The client of `{}` ({}).", r.plural, r.kind)];
+        let mut doc = vec![format!("The client of `{}` ({}).", r.plural, r.kind)];
         if !c.extensions.is_empty() {
-            doc.push(format!(" More subresources through [`{}ClientExt`].", c.kind));
+            doc.push(format!("More subresources through [`{}ClientExt`].", c.kind));
         }
         if !c.connect.is_empty() {
             doc.push(format!(
-                " Not generated: {} (connect operations, streams rather than JSON).",
+                "Not generated: {} (connect operations, streams rather than JSON).",
                 c.connect.join(", ")
             ));
         }
+        let doc = text::doc(&doc.join("\n"));
         items.push(quote! {
-            #(#[doc = #doc])*
+            #doc
             pub type #alias = #rest::ResourceClient<#k>;
         });
         if c.status {
@@ -94,9 +96,9 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
         }
         items.extend(extension_trait(api, c));
     }
-    let doc = format!(" Clients for the resources of `{}`.", gv.api_version);
+    let doc = text::doc(&format!("Clients for the resources of `{}`.", gv.api_version));
     quote! {
-        #[doc = #doc]
+        #doc
         #[derive(Clone, Debug)]
         pub struct #gv_type {
             client: #rest::Client,
@@ -153,7 +155,7 @@ fn extension_trait(api: &Api, c: &ClientPlan) -> Vec<TokenStream> {
 }
 
 fn params_name(c: &ClientPlan, sub: &Subresource) -> proc_macro2::Ident {
-    format_ident!("{}{}Params", c.kind, heck::AsUpperCamelCase(&sub.name).to_string())
+    format_ident!("{}{}Params", c.kind, naming::pascal(&sub.name))
 }
 
 fn extension_doc(e: &Extension) -> String {
@@ -244,16 +246,16 @@ fn params_struct(name: &proc_macro2::Ident, sub: &Subresource) -> TokenStream {
             FieldType::I64 => quote!(i64),
             _ => quote!(::std::string::String),
         };
-        let doc = p.doc.as_deref().map(|d| format!(" {d}")).map(|d| quote!(#[doc = #d]));
+        let doc = p.doc.as_deref().map(text::doc);
         quote! {
             #doc
             #[serde(rename = #json, skip_serializing_if = "::std::option::Option::is_none")]
             pub #f: ::std::option::Option<#ty>,
         }
     });
-    let doc = format!(" Query parameters of the `{}` subresource.", sub.name);
+    let doc = text::doc(&format!("Query parameters of the `{}` subresource.", sub.name));
     quote! {
-        #[doc = #doc]
+        #doc
         #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
         pub struct #name {
             #(#fields)*
@@ -270,21 +272,25 @@ pub fn emit_clientset(plan: &Plan) -> TokenStream {
         let module = ident(&gv.module);
         let ty = format_ident!("{}Client", gv.type_prefix);
         let g = gate(gv.feature);
-        let doc = format!(" Clients for `{}`.", gv.api_version);
+        let doc = text::doc(&format!("Clients for `{}`.", gv.api_version));
         mods.push(quote! { #g pub mod #module; });
         accessors.push(quote! {
-            #[doc = #doc]
+            #doc
             #g
             pub fn #module(&self) -> #module::#ty {
                 #module::#ty::new(self.client.clone())
             }
         });
     }
-    let mut skipped_doc: Vec<String> = plan.skipped.iter().map(|s| format!(" - {s}")).collect();
-    if !skipped_doc.is_empty() {
-        skipped_doc.insert(0, String::new());
-        skipped_doc.insert(1, " Resources without a typed client (use the DynamicClient for these):".to_owned());
-    }
+    let skipped_doc = if plan.skipped.is_empty() {
+        quote!()
+    } else {
+        let list: Vec<String> = plan.skipped.iter().map(|s| format!("- {s}")).collect();
+        text::doc(&format!(
+            "\nResources without a typed client (use the DynamicClient for these):\n{}",
+            list.join("\n")
+        ))
+    };
     quote! {
         //! The typed ClientSet (client-go's `kubernetes.Clientset`):
         //! `clientset.apps_v1().deployments("ns").list(&opts)`.
@@ -292,7 +298,7 @@ pub fn emit_clientset(plan: &Plan) -> TokenStream {
         #(#mods)*
 
         /// One client per group/version, sharing one connection pool and rate limiter.
-        #(#[doc = #skipped_doc])*
+        #skipped_doc
         #[derive(Clone, Debug)]
         pub struct Clientset {
             client: #rest::Client,

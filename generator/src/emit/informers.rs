@@ -9,6 +9,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::clientset::gate;
+use super::text;
 use super::types::{ident, type_path};
 use crate::ir::Api;
 use crate::plan::{GroupVersionPlan, Plan};
@@ -22,22 +23,23 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
         let k = type_path(api, c.schema);
         let alias = format_ident!("{}Informer", c.kind);
         let method = ident(&c.method);
-        let doc = format!(" The shared informer of `{}` (client-go's `{}Informer`).", c.resource.plural, c.kind);
+        let doc =
+            text::doc(&format!("The shared informer of `{}` (client-go's `{}Informer`).", c.resource.plural, c.kind));
         aliases.push(quote! {
-            #[doc = #doc]
+            #doc
             pub type #alias = ::k8s_client_runtime::cache::TypedInformer<#k>;
         });
         accessors.push(quote! {
-            #[doc = #doc]
+            #doc
             #[inline]
             pub fn #method(&self) -> #alias {
                 ::k8s_client_runtime::cache::TypedInformer::new(self.factory)
             }
         });
     }
-    let doc = format!(" Informers for `{}`.", gv.api_version);
+    let doc = text::doc(&format!("Informers for `{}`.", gv.api_version));
     quote! {
-        #[doc = #doc]
+        #doc
         #[derive(Clone, Copy, Debug)]
         pub struct #gv_type<'f> {
             factory: &'f ::k8s_client_runtime::cache::SharedInformerFactory,
@@ -65,9 +67,9 @@ pub fn emit_root(plan: &Plan) -> TokenStream {
         let module = ident(&gv.module);
         let ty = format_ident!("{}Informers", gv.type_prefix);
         let g = gate(gv.feature);
-        let doc = format!(" Informers for `{}`.", gv.api_version);
+        let doc = text::doc(&format!("Informers for `{}`.", gv.api_version));
         mods.push(quote!(#g pub mod #module;));
-        decls.push(quote!(#g #[doc = #doc] fn #module(&self) -> #module::#ty<'_>;));
+        decls.push(quote!(#g #doc fn #module(&self) -> #module::#ty<'_>;));
         defs.push(quote! {
             #g
             #[inline]

@@ -6,6 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::clientset::gate;
+use super::text;
 use super::types::{ident, type_path};
 use crate::ir::Api;
 use crate::plan::{GroupVersionPlan, Plan};
@@ -15,17 +16,21 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
     let items = gv.clients.iter().filter(|c| c.informable).map(|c| {
         let k = type_path(api, c.schema);
         let lister = format_ident!("{}Lister", c.kind);
-        let doc = format!(" Reads `{}` from an informer's cache (client-go's `{}Lister`).", c.resource.plural, c.kind);
+        let doc = text::doc(&format!(
+            "Reads `{}` from an informer's cache (client-go's `{}Lister`).",
+            c.resource.plural, c.kind
+        ));
         let ns = c.resource.namespaced.then(|| {
             let ns_lister = format_ident!("{}NamespaceLister", c.kind);
-            let ns_doc = format!(" Reads `{}` of one namespace from an informer's cache.", c.resource.plural);
+            let ns_doc =
+                text::doc(&format!("Reads `{}` of one namespace from an informer's cache.", c.resource.plural));
             quote! {
-                #[doc = #ns_doc]
+                #ns_doc
                 pub type #ns_lister = ::k8s_client_runtime::cache::NamespaceLister<#k>;
             }
         });
         quote! {
-            #[doc = #doc]
+            #doc
             pub type #lister = ::k8s_client_runtime::cache::Lister<#k>;
             #ns
         }

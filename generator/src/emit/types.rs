@@ -56,14 +56,7 @@ pub fn rust_type(api: &Api, ty: &FieldType) -> TokenStream {
 }
 
 fn doc_attr(doc: &Option<String>) -> TokenStream {
-    match doc {
-        Some(d) if !d.trim().is_empty() => {
-            // One attribute per line keeps the `///` rendering readable.
-            let lines = d.lines().map(|l| format!(" {l}"));
-            quote!(#(#[doc = #lines])*)
-        }
-        _ => quote!(),
-    }
+    doc.as_deref().map(super::text::doc).unwrap_or_default()
 }
 
 pub use crate::plan::is_kind;
@@ -346,14 +339,14 @@ fn emit_enum(def: &TypeDef, variants: &[Variant], fallback: &str) -> TokenStream
     let fallback = ident(fallback);
     let idents: Vec<Ident> = variants.iter().map(|v| ident(&v.rust_name)).collect();
     let wires: Vec<&str> = variants.iter().map(|v| v.wire.as_str()).collect();
-    let variant_docs = wires.iter().map(|w| format!(" `{}`", serde_json::Value::from(*w)));
+    let variant_docs = wires.iter().map(|w| super::text::doc(&format!("`{}`", serde_json::Value::from(*w))));
     let first =
         idents.first().map_or_else(|| quote!(#name::#fallback(::std::string::String::new())), |v| quote!(#name::#v));
     quote! {
         #doc
         #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum #name {
-            #( #[doc = #variant_docs] #idents, )*
+            #( #variant_docs #idents, )*
             /// A value not known when this crate was generated.
             #fallback(::std::string::String),
         }
