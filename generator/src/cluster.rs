@@ -83,15 +83,19 @@ async fn fetch_async(source: &Source) -> Result<Fetched> {
     };
     let discovery: Discovery = decode(&base, "/openapi/v3", &get("/openapi/v3".into()).await?)?;
     let version: Version = decode(&base, "/version", &get("/version".into()).await?)?;
-    let minor: String = version.minor.chars().take_while(char::is_ascii_digit).collect();
-    let label = format!("kubernetes/{}.{minor}", version.major);
+    let label =
+        version_label(&version).map_err(|message| Error::Cluster { url: format!("{base}/version"), message })?;
 
     let wanted: Vec<String> =
         source.groups.iter().map(|g| if g == "core" { String::new() } else { g.clone() }).collect();
     let mut documents = Vec::new();
     let mut seen_groups = Vec::new();
-    for (path, entry) in &discovery.paths {
-        let Some((group, rel_path)) = group_of(path) else { continue };
+    for (key, entry) in &discovery.paths {
+        let listing = || format!("{base}/openapi/v3");
+        let Some((group, rel_path)) = group_of(key).map_err(|message| Error::Cluster { url: listing(), message })?
+        else {
+            continue;
+        };
         if !wanted.is_empty() && !wanted.contains(&group) {
             continue;
         }
@@ -100,6 +104,13 @@ async fn fetch_async(source: &Source) -> Result<Fetched> {
         // cacheable: a document republished since the listing (a CRD was
         // just added) is answered with a redirect to its new hash otherwise.
         let path = entry.server_relative_url.split('?').next().unwrap_or_default().to_owned();
+        // Only the document listed, on this server: never a path elsewhere.
+        if path != format!("/openapi/v3/{}", key.trim_matches('/')) {
+            return Err(Error::Cluster {
+                url: listing(),
+                message: format!("the URL {path:?} of {key:?} is not /openapi/v3/{key}"),
+            });
+        }
         let bytes = get(path.clone()).await?;
         let url = format!("{base}{path}");
         documents.push(spec::parse_document(&bytes, &PathBuf::from(url), rel_path)?);
@@ -146,15 +157,32 @@ fn client(source: &Source) -> Result<Client> {
     Client::new(config).map_err(|e| Error::Cluster { url: String::new(), message: e.to_string() })
 }
 
+/// `kubernetes/<major>.<minor>` for a server's `/version`; its `minor` may
+/// carry a suffix (`35+`), its `major` must be a number.
+fn version_label(version: &Version) -> std::result::Result<String, String> {
+    let minor: String = version.minor.chars().take_while(char::is_ascii_digit).collect();
+    let number = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    if !number(&version.major) || minor.is_empty() {
+        return Err(format!(
+            "unexpected answer: major {:?} and minor {:?} are not a version number",
+            version.major, version.minor
+        ));
+    }
+    Ok(format!("kubernetes/{}.{minor}", version.major))
+}
+
 /// `api/v1` → (`""`, `api/v1.json`); `apis/apps/v1` → (`apps`, `apis/apps/v1.json`);
 /// anything else (`apis`, `version`, `openid/v1/jwks`) is not a group/version.
-fn group_of(path: &str) -> Option<(String, String)> {
+/// A group or version the apiserver would not serve is an error.
+fn group_of(path: &str) -> std::result::Result<Option<(String, String)>, String> {
     let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
-    match parts.as_slice() {
-        ["api", v] => Some((String::new(), format!("api/{v}.json"))),
-        ["apis", g, v] => Some(((*g).to_owned(), format!("apis/{g}/{v}.json"))),
-        _ => None,
-    }
+    let (group, version, rel_path) = match parts.as_slice() {
+        ["api", v] => ("", *v, format!("api/{v}.json")),
+        ["apis", g, v] => (*g, *v, format!("apis/{g}/{v}.json")),
+        _ => return Ok(None),
+    };
+    spec::check_group_version(group, version).map_err(|e| format!("listed document {path:?}: {e}"))?;
+    Ok(Some((group.to_owned(), rel_path)))
 }
 
 #[cfg(test)]
@@ -163,10 +191,28 @@ mod tests {
 
     #[test]
     fn discovery_paths_name_group_versions() {
-        assert_eq!(group_of("api/v1"), Some((String::new(), "api/v1.json".into())));
-        assert_eq!(group_of("apis/apps/v1"), Some(("apps".into(), "apis/apps/v1.json".into())));
-        assert_eq!(group_of("apis/apps"), None);
-        assert_eq!(group_of("openid/v1/jwks"), None);
-        assert_eq!(group_of(".well-known/openid-configuration"), None);
+        assert_eq!(group_of("api/v1"), Ok(Some((String::new(), "api/v1.json".into()))));
+        assert_eq!(group_of("apis/apps/v1"), Ok(Some(("apps".into(), "apis/apps/v1.json".into()))));
+        assert_eq!(group_of("apis/apps"), Ok(None));
+        assert_eq!(group_of("openid/v1/jwks"), Ok(None));
+        assert_eq!(group_of(".well-known/openid-configuration"), Ok(None));
+    }
+
+    #[test]
+    fn discovery_keys_that_are_no_group_version_are_refused() {
+        for key in ["apis/Apps/v1", "apis/apps/v1\npub fn x() {}", "apis/apps/V1", "api/1", "apis/-a/v1"] {
+            let e = group_of(key).expect_err(key);
+            assert!(e.contains(&format!("{key:?}")), "{e}");
+        }
+    }
+
+    #[test]
+    fn version_labels_are_numbers() {
+        let v = |major: &str, minor: &str| Version { major: major.into(), minor: minor.into() };
+        assert_eq!(version_label(&v("1", "35+")), Ok("kubernetes/1.35".into()));
+        for (major, minor) in [("1\n//", "35"), ("", "35"), ("1", "x"), ("1 */", "35")] {
+            let e = version_label(&v(major, minor)).expect_err(major);
+            assert!(e.contains("not a version number"), "{e}");
+        }
     }
 }

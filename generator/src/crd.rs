@@ -13,6 +13,14 @@
 //! JSON, with several documents per file (`---`) and `List`s of objects.
 //! Documents that are not `apiextensions.k8s.io/v1` CRDs are skipped with
 //! a note. Errors name the file, the document index and the JSON pointer.
+//!
+//! A CRD the apiserver would refuse is refused ([`validate`]): its names
+//! (group, version, kind, plural, ...) by the apiserver's rules, since
+//! paths, modules and types are made of them, and its schema by the
+//! structural-schema rules the mapping relies on. A CRD without a served
+//! version gets a note saying so.
+
+mod validate;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::error::{Error, Result, pointer_of, pointer_token};
+use crate::error::{Error, Result, pointer_of};
 use crate::lower::{OBJECT_META, known};
 use crate::naming;
 use crate::schema::{OpenApi, Schema};
@@ -65,6 +73,8 @@ struct Names {
     plural: String,
     #[serde(default)]
     list_kind: Option<String>,
+    #[serde(default)]
+    singular: Option<String>,
     #[serde(default)]
     short_names: Vec<String>,
     #[serde(default)]
@@ -202,17 +212,19 @@ fn read_object(path: &Path, label: &str, index: usize, value: Value, out: &mut M
     let crd: Crd =
         serde_path_to_error::deserialize(value).map_err(|e| err(&pointer_of(e.path()), e.into_inner().to_string()))?;
     let crd_name = if crd.metadata.name.is_empty() { crd.spec.names.plural.clone() } else { crd.metadata.name.clone() };
-    if naming::kind_name(&crd.spec.names.kind).is_none() {
-        return Err(err(
-            "/spec/names/kind",
-            format!(
-                "kind {:?} of {crd_name} is not a Rust identifier (ASCII letters and digits, starting with a letter)",
-                crd.spec.names.kind
-            ),
-        ));
-    }
     if crd.spec.versions.is_empty() {
         return Err(err("/spec/versions", format!("{crd_name} has no versions")));
+    }
+    validate::names(&crd).map_err(|(pointer, message)| err(&pointer, message))?;
+    for (i, version) in crd.spec.versions.iter().enumerate() {
+        if let Some(schema) = version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
+            validate::schema(schema, &format!("/spec/versions/{i}/schema/openAPIV3Schema"))
+                .map_err(|(pointer, message)| err(&pointer, message))?;
+        }
+    }
+    if !crd.spec.versions.iter().any(|v| v.served) {
+        out.notes
+            .push(format!("{label}: document {index}: {crd_name} has no served version: nothing generated for it"));
     }
     for (i, version) in crd.spec.versions.iter().enumerate() {
         let pointer = format!("/spec/versions/{i}");
@@ -223,43 +235,12 @@ fn read_object(path: &Path, label: &str, index: usize, value: Value, out: &mut M
         let schema = version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()).ok_or_else(|| {
             err(&format!("{pointer}/schema/openAPIV3Schema"), format!("{crd_name} {} has no schema", version.name))
         })?;
-        if let Some(at) = find_ref(schema, &format!("{pointer}/schema/openAPIV3Schema")) {
-            return Err(err(&at, "$ref is not allowed in a CRD schema".into()));
-        }
         let rel_path = format!("{label} (document {index}, {})", version.name);
         let openapi =
             published(&crd, version, schema).map_err(|e| err(&pointer, format!("making its document: {e}")))?;
         out.documents.push(Document { rel_path, path: path.to_owned(), openapi });
     }
     Ok(())
-}
-
-/// The pointer of the first `$ref` below `schema`.
-fn find_ref(schema: &Schema, pointer: &str) -> Option<String> {
-    if schema.reference.is_some() {
-        return Some(format!("{pointer}/$ref"));
-    }
-    let children = schema
-        .properties
-        .iter()
-        .map(|(k, s)| (format!("{pointer}/properties/{}", pointer_token(k)), s))
-        .chain(schema.items.iter().map(|s| (format!("{pointer}/items"), s.as_ref())))
-        .chain(schema.additional_properties.iter().filter_map(|a| match a {
-            crate::schema::AdditionalProperties::Schema(s) => {
-                Some((format!("{pointer}/additionalProperties"), s.as_ref()))
-            }
-            crate::schema::AdditionalProperties::Bool(_) => None,
-        }))
-        .chain(schema.all_of.iter().enumerate().map(|(i, s)| (format!("{pointer}/allOf/{i}"), s)))
-        .chain(schema.any_of.iter().enumerate().map(|(i, s)| (format!("{pointer}/anyOf/{i}"), s)))
-        .chain(schema.one_of.iter().enumerate().map(|(i, s)| (format!("{pointer}/oneOf/{i}"), s)))
-        .chain(schema.not.iter().map(|s| (format!("{pointer}/not"), s.as_ref())));
-    for (p, child) in children {
-        if let Some(found) = find_ref(child, &p) {
-            return Some(found);
-        }
-    }
-    None
 }
 
 /// The document the apiserver publishes for one served version of a CRD.

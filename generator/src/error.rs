@@ -22,6 +22,8 @@ pub enum Error {
     Schema { path: PathBuf, pointer: String, message: String },
     #[error("{}: document {document}: {}{message}", path.display(), if pointer.is_empty() { String::new() } else { format!("{pointer}: ") })]
     Manifest { path: PathBuf, document: usize, pointer: String, message: String },
+    #[error("{}: {message}", path.display())]
+    Input { path: PathBuf, message: String },
     #[error("{}: no OpenAPI documents found (expected api/v1.json or apis/<group>/<version>.json)", .0.display())]
     NoDocuments(PathBuf),
     #[error("{}: cannot write output: {source}", path.display())]

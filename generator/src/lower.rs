@@ -417,19 +417,31 @@ fn string_enum(schema: &Schema) -> Option<Vec<String>> {
     (!out.is_empty()).then_some(out)
 }
 
+/// The group/version/kinds of an `x-kubernetes-group-version-kind`: one
+/// or a list, each of names the apiserver would accept (a group that is
+/// empty or a DNS-1123 subdomain, a DNS-1035 version, a kind), since they
+/// become paths, modules and type names.
 pub fn gvks(value: Option<&Value>) -> std::result::Result<Vec<Gvk>, String> {
     let Some(value) = value else { return Ok(Vec::new()) };
-    let parse_one = |v: &Value| -> Option<Gvk> {
-        Some(Gvk {
-            group: v.get("group")?.as_str()?.to_owned(),
-            version: v.get("version")?.as_str()?.to_owned(),
-            kind: v.get("kind")?.as_str()?.to_owned(),
-        })
+    let parse_one = |v: &Value| -> std::result::Result<Gvk, String> {
+        let field = |name: &str| v.get(name).and_then(Value::as_str).map(str::to_owned);
+        let (Some(group), Some(version), Some(kind)) = (field("group"), field("version"), field("kind")) else {
+            return Err("expected {group, version, kind}".to_owned());
+        };
+        if let Some(e) = naming::group_error(&group, false) {
+            return Err(format!("group {group:?} is not a DNS-1123 subdomain: {e}"));
+        }
+        if let Some(e) = naming::dns1035_label_error(&version) {
+            return Err(format!("version {version:?} is not a DNS-1035 label: {e}"));
+        }
+        if let Some(e) = naming::kind_error(&kind) {
+            return Err(format!("kind {kind:?} is not a kind name: {e}"));
+        }
+        Ok(Gvk { group, version, kind })
     };
-    let bad = || "expected {group, version, kind}".to_owned();
     match value {
-        Value::Array(items) => items.iter().map(|v| parse_one(v).ok_or_else(bad)).collect(),
-        v => Ok(vec![parse_one(v).ok_or_else(bad)?]),
+        Value::Array(items) => items.iter().map(parse_one).collect(),
+        v => Ok(vec![parse_one(v)?]),
     }
 }
 

@@ -23,6 +23,14 @@
 //!
 //! Kinds are the exception to 1: they keep their spelling (`HTTPRoute`),
 //! and one that is not an identifier is an input error ([`kind_name`]).
+//!
+//! # Names on the wire
+//! Kubernetes' own names are checked by the apiserver's rules before any
+//! Rust name is made from them, so that input the apiserver would refuse
+//! is refused here too, naming where it came from: a group is a DNS-1123
+//! subdomain ([`group_error`]), a version, plural, singular, short name or
+//! category a DNS-1035 label ([`dns1035_label_error`]), a kind one in lower
+//! case ([`kind_error`]).
 
 use std::collections::BTreeSet;
 
@@ -185,6 +193,72 @@ pub fn kind_name(kind: &str) -> Option<String> {
         && !KEYWORDS.contains(&kind);
     valid.then(|| kind.to_owned())
 }
+
+/// Why `value` is not a DNS-1035 label as the apiserver checks it
+/// (`[a-z]([-a-z0-9]*[a-z0-9])?`, at most 63 characters); `None` when it
+/// is one. Versions, plurals, singulars, short names and categories are.
+pub fn dns1035_label_error(value: &str) -> Option<String> {
+    if value.len() > DNS_LABEL_MAX {
+        return Some(format!("must be no more than {DNS_LABEL_MAX} characters"));
+    }
+    let valid = value.starts_with(|c: char| c.is_ascii_lowercase())
+        && !value.ends_with('-')
+        && value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    (!valid).then(|| {
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic \
+         character, and end with an alphanumeric character"
+            .to_owned()
+    })
+}
+
+/// Why `value` is not a DNS-1123 subdomain as the apiserver checks it
+/// (dot-separated `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 253 characters).
+pub fn dns1123_subdomain_error(value: &str) -> Option<String> {
+    if value.len() > DNS_SUBDOMAIN_MAX {
+        return Some(format!("must be no more than {DNS_SUBDOMAIN_MAX} characters"));
+    }
+    let label = |l: &str| {
+        l.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+            && l.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+            && l.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    };
+    (!value.split('.').all(label)).then(|| {
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must \
+         start and end with an alphanumeric character"
+            .to_owned()
+    })
+}
+
+/// Why `group` is not an API group name: a DNS-1123 subdomain, with at
+/// least one dot for a custom resource's group (`needs_dot`), as the
+/// apiserver requires of CRDs; `""` is the core group where that is allowed
+/// (not `needs_dot`).
+pub fn group_error(group: &str, needs_dot: bool) -> Option<String> {
+    if group.is_empty() {
+        return needs_dot.then(|| "must not be empty".to_owned());
+    }
+    if let Some(e) = dns1123_subdomain_error(group) {
+        return Some(e);
+    }
+    (needs_dot && !group.contains('.')).then(|| "should be a domain with at least one dot".to_owned())
+}
+
+/// Why `kind` is not a kind name: in lower case, a DNS-1035 label
+/// (`HTTPRoute`, `postgresql` and `My-Kind` are kinds; `3Thing`, `a.b`
+/// and `Größe` are not).
+pub fn kind_error(kind: &str) -> Option<String> {
+    if kind.is_empty() {
+        return Some("must not be empty".to_owned());
+    }
+    // Non-ASCII letters stay as they are, and fail the label's rule.
+    dns1035_label_error(&kind.to_ascii_lowercase())
+        .map(|e| format!("may have mixed case, but should otherwise match: {e}"))
+}
+
+/// The longest DNS label (RFC 1035 and RFC 1123).
+const DNS_LABEL_MAX: usize = 63;
+/// The longest DNS subdomain (RFC 1123).
+const DNS_SUBDOMAIN_MAX: usize = 253;
 
 /// Names for several wire names of one scope (the fields of a struct, the
 /// variants of an enum), each made by `name`, told apart by step 6.

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result, pointer_of, pointer_token};
 use crate::ir::{Api, FieldType, Gvk, Param, Resource, Shape, Subresource, TypeDef, Verb};
 use crate::lower::{self, Lowering};
+use crate::naming;
 use crate::schema::{OpenApi, Operation, Parameter, Schema};
 
 /// One input document: read from a file, made from a CRD manifest, or
@@ -41,6 +42,12 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Document>> {
             }
             for file in read_dir_sorted(&group)? {
                 if file.extension().is_some_and(|e| e == "json") {
+                    let group_name = group.file_name().unwrap_or_default().to_string_lossy();
+                    let version = file.file_stem().unwrap_or_default().to_string_lossy();
+                    check_group_version(&group_name, &version).map_err(|message| Error::Input {
+                        path: file.clone(),
+                        message: format!("not a document of a group/version (apis/<group>/<version>.json): {message}"),
+                    })?;
                     let rel = file.strip_prefix(dir).unwrap_or(&file);
                     rel_paths.push(rel.to_string_lossy().replace('\\', "/"));
                 }
@@ -160,6 +167,19 @@ fn prefers(doc: &Document, def: &TypeDef, existing: &TypeDef) -> bool {
     home(&doc.rel_path) && !home(&existing.source)
 }
 
+/// Refuses a group or version that the apiserver would not serve: a group
+/// that is neither empty (the core group) nor a DNS-1123 subdomain, a
+/// version that is not a DNS-1035 label. They become module and file names.
+pub fn check_group_version(group: &str, version: &str) -> std::result::Result<(), String> {
+    if let Some(e) = naming::group_error(group, false) {
+        return Err(format!("group {group:?} is not a DNS-1123 subdomain: {e}"));
+    }
+    if let Some(e) = naming::dns1035_label_error(version) {
+        return Err(format!("version {version:?} is not a DNS-1035 label: {e}"));
+    }
+    Ok(())
+}
+
 /// A parsed request path: `/apis/<g>/<v>[/watch][/namespaces/{namespace}]/<plural>[/{name}[/<sub>]]`.
 struct PathShape {
     group: String,
@@ -252,6 +272,8 @@ fn collect_resources(doc: &Document, known: &BTreeSet<String>, api: &mut Api) ->
     let has_watch_paths = doc.openapi.paths.keys().any(|p| parse_path(p).is_some_and(|s| s.watch));
     for (path, item) in &doc.openapi.paths {
         let Some(shape) = parse_path(path) else { continue };
+        check_group_version(&shape.group, &shape.version)
+            .map_err(|m| ctx.err(&format!("/paths/{}", pointer_token(path)), m))?;
         for (method, op) in item.operations() {
             let pointer = format!("/paths/{}/{method}", pointer_token(path));
             let Some(action) = op.action.as_deref() else { continue };

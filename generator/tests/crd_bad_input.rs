@@ -65,13 +65,13 @@ fn ref_inside_a_crd_schema() {
 }
 
 #[test]
-fn kind_that_is_no_identifier() {
+fn kind_that_is_no_kind_name() {
     let text =
         spec("  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object}\n")
             .replace("kind: Thing", "kind: 3-Thing");
     let e = crd_error(&text);
-    assert!(e.contains("/spec/names/kind"), "{e}");
-    assert!(e.contains("not a Rust identifier"), "{e}");
+    assert!(e.contains("/spec/names/kind: kind \"3-Thing\" is not a kind name"), "{e}");
+    assert!(e.contains("DNS-1035 label"), "{e}");
 }
 
 #[test]
@@ -129,4 +129,107 @@ fn unreachable_cluster_names_the_url() {
     assert!(stderr.contains(&format!("http://127.0.0.1:{port}/openapi/v3")), "{stderr}");
     assert!(!out.exists());
     assert!(!Path::new(&out).exists());
+}
+
+/// A CRD of one served version whose `openAPIV3Schema` is `schema` (YAML
+/// flow style).
+fn with_schema(schema: &str) -> String {
+    spec(&format!("  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {schema}\n"))
+}
+
+const ROOT: &str = "/spec/versions/0/schema/openAPIV3Schema";
+
+#[test]
+fn schema_types_the_apiserver_does_not_know_are_refused() {
+    let e =
+        crd_error(&with_schema("{type: object, properties: {spec: {type: object, properties: {a: {type: tuple}}}}}"));
+    assert!(e.contains(&format!("{ROOT}/properties/spec/properties/a/type: unsupported type \"tuple\": must be one of array, boolean, integer, number, object, string")), "{e}");
+    let e = crd_error(&with_schema("{type: object, properties: {a: {type: 'null'}}}"));
+    assert!(e.contains(&format!("{ROOT}/properties/a/type: type cannot be null")), "{e}");
+    // Also where the type only validates.
+    let e = crd_error(&with_schema("{type: object, properties: {a: {type: string, anyOf: [{not: {type: date}}]}}}"));
+    assert!(e.contains(&format!("{ROOT}/properties/a/anyOf/0/not/type: unsupported type \"date\"")), "{e}");
+    let e = crd_error(&with_schema("{type: string}"));
+    assert!(e.contains(&format!("{ROOT}/type: type \"string\" must be object at the root")), "{e}");
+}
+
+#[test]
+fn schemas_that_are_not_structural_are_refused() {
+    let cases = [
+        ("{properties: {a: {type: string}}}", "/type: must not be empty at the root"),
+        (
+            "{type: object, properties: {a: {description: untyped}}}",
+            "/properties/a/type: must not be empty for specified object fields",
+        ),
+        (
+            "{type: object, properties: {a: {type: array, items: {}}}}",
+            "/properties/a/items/type: must not be empty for specified array items",
+        ),
+        ("{type: object, properties: {a: {type: array}}}", "/properties/a/items: must be specified for an array"),
+        (
+            "{type: object, properties: {a: {type: object, properties: {b: {type: string}}, additionalProperties: {type: string}}}}",
+            "/properties/a/additionalProperties: additionalProperties and properties are mutually exclusive",
+        ),
+        ("{type: object, additionalProperties: {type: string}}", "/additionalProperties: must not be used at the root"),
+        (
+            "{type: object, properties: {a: {type: string, x-kubernetes-embedded-resource: true}}}",
+            "/properties/a/type: must be object if x-kubernetes-embedded-resource is true",
+        ),
+        ("{type: object, properties: {kind: {type: integer}}}", "/properties/kind/type: must be string"),
+    ];
+    for (schema, message) in cases {
+        let e = crd_error(&with_schema(schema));
+        assert!(e.contains(&format!("{ROOT}{message}")), "{schema}: {e}");
+    }
+    // What the markers allow: no type with int-or-string or preserve-unknown-fields.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("things.yaml");
+    let ok = "{type: object, properties: {a: {x-kubernetes-int-or-string: true}, b: {x-kubernetes-preserve-unknown-fields: true}, c: {type: object, properties: {d: {type: string}}, additionalProperties: true}}}";
+    std::fs::write(&file, with_schema(ok)).unwrap();
+    let out = dir.path().join("out");
+    let (ok, stderr) = run(&["crd", "--crds", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+}
+
+#[test]
+fn names_and_versions_the_apiserver_refuses() {
+    let schema = "    schema:\n      openAPIV3Schema: {type: object}\n";
+    let e = crd_error(&spec(&format!(
+        "  - name: v1\n    served: true\n    storage: true\n{schema}  - name: v1\n    served: true\n    storage: false\n{schema}"
+    )));
+    assert!(e.contains("/spec/versions/1/name: version \"v1\" is listed twice"), "{e}");
+    let e = crd_error(&spec(&format!("  - name: v1\n    served: true\n    storage: false\n{schema}")));
+    assert!(e.contains("/spec/versions: must have exactly one version marked as storage version"), "{e}");
+    let e = crd_error(&with_schema("{type: object}").replace("name: things.example.com", "name: widgets.example.com"));
+    assert!(e.contains("/metadata/name: name \"widgets.example.com\" must be spec.names.plural + \".\" + spec.group (\"things.example.com\")"), "{e}");
+    let e = crd_error(&with_schema("{type: object}").replace("scope: Namespaced", "scope: Global"));
+    assert!(e.contains("/spec/scope: scope \"Global\" must be Namespaced or Cluster"), "{e}");
+}
+
+#[test]
+fn a_crd_without_served_versions_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let unserved = spec(
+        "  - name: v1\n    served: false\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object}\n",
+    );
+    std::fs::write(dir.path().join("things.yaml"), &unserved).unwrap();
+    let out = dir.path().join("out");
+    let (ok, stderr) =
+        run(&["crd", "--crds", dir.path().join("things.yaml").to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(stderr.contains("no served CustomResourceDefinition versions in things.yaml"), "{stderr}");
+    assert!(
+        stderr.contains("things.yaml: document 0: things.example.com has no served version: nothing generated for it"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+    // Beside a CRD that is served: generated, with the note.
+    let served = with_schema("{type: object}").replace("things", "gadgets").replace("kind: Thing", "kind: Gadget");
+    std::fs::write(dir.path().join("gadgets.yaml"), served).unwrap();
+    let (ok, stderr) = run(&["crd", "--crds", dir.path().to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains("things.yaml: document 0: things.example.com has no served version: nothing generated for it"),
+        "{stderr}"
+    );
 }

@@ -1,9 +1,12 @@
 //! Nothing from the input becomes code. Every text that reaches a header,
-//! a doc comment or Cargo.toml (file and directory names, the `--specs`
-//! label, descriptions, crate name and paths) either is refused with an
-//! error naming where it came from, or lands escaped: the generated Rust
-//! parses to the same items, Cargo.toml to the same tables.
+//! a doc comment, Cargo.toml, a file path or an identifier (group, version,
+//! kind, plural, file and directory names, the `--specs` label, crate name
+//! and paths, a cluster's `/version` and discovery keys) either is refused
+//! with an error naming where it came from, or lands escaped: the
+//! generated Rust parses to the same items, Cargo.toml to the same tables.
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -35,6 +38,63 @@ fn crd(group: &str, kind: &str, plural: &str, version: &str, extra_names: &str) 
         q(PAYLOAD),
         q(PAYLOAD),
     )
+}
+
+/// `crd` on one manifest holding `text` must fail naming `pointer`, and
+/// write nothing.
+fn refused(text: &str, pointer: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("things.yaml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.path().join("out");
+    let (ok, stderr) = run(&[os("crd"), os("--crds"), file.as_os_str(), os("--out"), out.as_os_str()]);
+    assert!(!ok, "must fail: {stderr}");
+    assert!(stderr.contains(&format!("{}: document 0: {pointer}: ", file.display())), "{stderr}");
+    assert!(!out.exists(), "nothing may be written on failure");
+    // The offending text is quoted, escaped, on the error's one line.
+    assert!(!stderr.contains("\npub fn injected"), "{stderr}");
+    stderr
+}
+
+#[test]
+fn a_version_that_is_no_dns_label_is_refused() {
+    let e = refused(&crd("example.com", "Thing", "things", PAYLOAD, ""), "/spec/versions/0/name");
+    assert!(e.contains("is not a DNS-1035 label"), "{e}");
+    let e = refused(
+        &crd("example.com", "Thing", "things", "v1). DO NOT EDIT.\npub fn injected() {}\n//", ""),
+        "/spec/versions/0/name",
+    );
+    assert!(e.contains(r#"version "v1). DO NOT EDIT.\npub fn injected() {}\n//" is not a DNS-1035 label"#), "{e}");
+}
+
+#[test]
+fn a_group_that_is_no_dns_subdomain_is_refused() {
+    let e = refused(&crd(PAYLOAD, "Thing", "things", "v1", ""), "/spec/group");
+    assert!(e.contains("is not a DNS-1123 subdomain with a dot"), "{e}");
+    let e = refused(&crd("example", "Thing", "things", "v1", ""), "/spec/group");
+    assert!(e.contains("should be a domain with at least one dot"), "{e}");
+}
+
+#[test]
+fn kinds_and_list_kinds_that_are_no_kind_names_are_refused() {
+    let e = refused(&crd("example.com", PAYLOAD, "things", "v1", ""), "/spec/names/kind");
+    assert!(e.contains("may have mixed case, but should otherwise match"), "{e}");
+    let e = refused(
+        &crd("example.com", "Thing", "things", "v1", &format!(", listKind: {:?}", PAYLOAD)),
+        "/spec/names/listKind",
+    );
+    assert!(e.contains("is not a kind name"), "{e}");
+    let e = refused(&crd("example.com", "Thing", "things", "v1", ", listKind: Thing"), "/spec/names/listKind");
+    assert!(e.contains("kind and listKind may not be the same"), "{e}");
+}
+
+#[test]
+fn plurals_singulars_short_names_and_categories_must_be_dns_labels() {
+    let e = refused(&crd("example.com", "Thing", "Things", "v1", ""), "/spec/names/plural");
+    assert!(e.contains("plural \"Things\" is not a DNS-1035 label"), "{e}");
+    refused(&crd("example.com", "Thing", "things", "v1", ", singular: \"a b\""), "/spec/names/singular");
+    refused(&crd("example.com", "Thing", "things", "v1", ", shortNames: [ok, \"not_ok\"]"), "/spec/names/shortNames/1");
+    refused(&crd("example.com", "Thing", "things", "v1", ", categories: [\"*/\"]"), "/spec/names/categories/0");
 }
 
 /// Every file of a generated crate is harmless: the Rust parses and holds no
@@ -149,4 +209,178 @@ fn crate_names_and_paths_cannot_break_out_of_cargo_toml() {
     let doc: toml_edit::DocumentMut = std::fs::read_to_string(out.join("Cargo.toml")).unwrap().parse().unwrap();
     assert_eq!(doc["dependencies"]["k8s-client-runtime"]["path"].as_str(), Some(PAYLOAD));
     assert_eq!(doc["dependencies"]["k8s-client"]["path"].as_str(), Some("a'b\"c\\"));
+}
+
+fn spec_dir(rel: &str, doc: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(rel);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, doc).unwrap();
+    (dir, file)
+}
+
+/// `--specs` on a directory with one document must fail naming the file
+/// and `needle`, and write nothing.
+fn specs_refused(rel: &str, doc: &str, needle: &str) {
+    let (dir, file) = spec_dir(rel, doc);
+    let out = dir.path().join("out");
+    let (ok, stderr) = run(&[os("--specs"), dir.path().as_os_str(), os("--out"), out.as_os_str()]);
+    assert!(!ok, "must fail: {stderr}");
+    assert!(stderr.contains(&file.display().to_string()), "{stderr}");
+    assert!(stderr.contains(needle), "{needle} not in {stderr}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn openapi_documents_with_no_valid_group_version_kind_are_refused() {
+    let schema = |gvk: &str| {
+        format!(
+            r#"{{"openapi":"3.0.0","paths":{{}},"components":{{"schemas":{{"io.k8s.api.core.v1.Thing":{{"type":"object","properties":{{"apiVersion":{{"type":"string"}},"kind":{{"type":"string"}}}},"x-kubernetes-group-version-kind":[{gvk}]}}}}}}}}"#
+        )
+    };
+    let pointer = "/components/schemas/io.k8s.api.core.v1.Thing/x-kubernetes-group-version-kind: ";
+    specs_refused(
+        "api/v1.json",
+        &schema(r#"{"group":"","version":"v1","kind":"Thing\n//"}"#),
+        &format!("{pointer}kind \"Thing\\n//\" is not a kind name"),
+    );
+    specs_refused(
+        "api/v1.json",
+        &schema(r#"{"group":"Bad Group","version":"v1","kind":"Thing"}"#),
+        &format!("{pointer}group \"Bad Group\" is not a DNS-1123 subdomain"),
+    );
+    specs_refused(
+        "api/v1.json",
+        &schema(r#"{"group":"","version":"v1 */","kind":"Thing"}"#),
+        &format!("{pointer}version \"v1 */\" is not a DNS-1035 label"),
+    );
+    // The paths name a group and version too.
+    specs_refused(
+        "api/v1.json",
+        r#"{"openapi":"3.0.0","paths":{"/apis/Evil Group/v1/things":{}},"components":{"schemas":{}}}"#,
+        "/paths/~1apis~1Evil Group~1v1~1things: group \"Evil Group\" is not a DNS-1123 subdomain",
+    );
+    // And so does the layout of a specs directory.
+    specs_refused(
+        "apis/x\npub fn injected() {}\n/v1.json",
+        r#"{"openapi":"3.0.0","paths":{},"components":{"schemas":{}}}"#,
+        "not a document of a group/version (apis/<group>/<version>.json): group \"x\\npub fn injected() {}\\n\"",
+    );
+}
+
+/// A loopback HTTP server answering `GET <path>` with `answers[path]` (as
+/// JSON) and 404 otherwise: a cluster that sends what no apiserver does.
+fn canned_cluster(answers: Vec<(&'static str, String)>) -> (tempfile::TempDir, PathBuf) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let answers = answers.clone();
+            std::thread::spawn(move || {
+                let mut writer = stream.try_clone().unwrap();
+                let mut reader = BufReader::new(stream);
+                loop {
+                    let mut request = String::new();
+                    if reader.read_line(&mut request).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let mut header = String::new();
+                    while reader.read_line(&mut header).unwrap_or(0) > 2 {
+                        header.clear();
+                    }
+                    let path = request.split_whitespace().nth(1).unwrap_or_default();
+                    let path = path.split('?').next().unwrap_or_default();
+                    let (status, body) = match answers.iter().find(|(p, _)| *p == path) {
+                        Some((_, body)) => ("200 OK", body.clone()),
+                        None => ("404 Not Found", "{}".to_owned()),
+                    };
+                    let response = format!(
+                        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                        body.len()
+                    );
+                    if writer.write_all(response.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {{server: 'http://127.0.0.1:{port}'}}\nusers:\n- name: u\n  user: {{token: t}}\ncontexts:\n- name: x\n  context: {{cluster: c, user: u}}\ncurrent-context: x\n"
+        ),
+    )
+    .unwrap();
+    (dir, kubeconfig)
+}
+
+/// `cluster` against `answers` must fail naming `url_path` and `needle`.
+fn cluster_refused(answers: Vec<(&'static str, String)>, url_path: &str, needle: &str) {
+    let (dir, kubeconfig) = canned_cluster(answers);
+    let out = dir.path().join("out");
+    let (ok, stderr) = run(&[os("cluster"), os("--kubeconfig"), kubeconfig.as_os_str(), os("--out"), out.as_os_str()]);
+    assert!(!ok, "must fail: {stderr}");
+    assert!(stderr.contains("http://127.0.0.1:") && stderr.contains(&format!("{url_path}: ")), "{stderr}");
+    assert!(stderr.contains(needle), "{needle} not in {stderr}");
+    assert!(!stderr.contains("\npub fn injected"), "{stderr}");
+    assert!(!out.exists());
+}
+
+fn listing(key: &str, url: &str) -> String {
+    serde_json::json!({"paths": {key: {"serverRelativeURL": url}}}).to_string()
+}
+
+#[test]
+fn a_cluster_version_that_is_no_number_is_refused() {
+    let version = serde_json::json!({"major": "1). DO NOT EDIT.\npub fn injected() {}\n//", "minor": "35"}).to_string();
+    cluster_refused(
+        vec![("/openapi/v3", listing("api/v1", "/openapi/v3/api/v1?hash=1")), ("/version", version)],
+        "/version",
+        "are not a version number",
+    );
+}
+
+#[test]
+fn cluster_discovery_keys_that_are_no_group_version_are_refused() {
+    let version = serde_json::json!({"major": "1", "minor": "35"}).to_string();
+    let key = "apis/x\npub fn injected() {}\n/v1";
+    cluster_refused(
+        vec![("/openapi/v3", listing(key, "/openapi/v3/apis/x/v1")), ("/version", version.clone())],
+        "/openapi/v3",
+        "listed document \"apis/x\\npub fn injected() {}\\n/v1\": group \"x\\npub fn injected() {}\\n\"",
+    );
+    // A listed document is fetched from where it is listed, nowhere else.
+    cluster_refused(
+        vec![("/openapi/v3", listing("apis/apps/v1", "//elsewhere.example/apis/apps/v1")), ("/version", version)],
+        "/openapi/v3",
+        "the URL \"//elsewhere.example/apis/apps/v1\" of \"apis/apps/v1\" is not /openapi/v3/apis/apps/v1",
+    );
+}
+
+#[test]
+fn a_cluster_document_with_a_bad_kind_is_refused() {
+    let version = serde_json::json!({"major": "1", "minor": "35"}).to_string();
+    let doc = serde_json::json!({
+        "openapi": "3.0.0",
+        "paths": {},
+        "components": {"schemas": {"com.example.v1.Thing": {
+            "type": "object",
+            "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}},
+            "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "Thing\n//"}],
+        }}},
+    })
+    .to_string();
+    cluster_refused(
+        vec![
+            ("/openapi/v3", listing("apis/example.com/v1", "/openapi/v3/apis/example.com/v1?hash=1")),
+            ("/version", version),
+            ("/openapi/v3/apis/example.com/v1", doc),
+        ],
+        "/openapi/v3/apis/example.com/v1",
+        "/components/schemas/com.example.v1.Thing/x-kubernetes-group-version-kind: kind \"Thing\\n//\" is not a kind name",
+    );
 }

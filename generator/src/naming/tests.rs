@@ -92,6 +92,34 @@ fn kinds_are_kept_or_refused() {
 }
 
 #[test]
+fn names_on_the_wire_follow_the_apiserver() {
+    for ok in ["v1", "v1beta1", "a", "my-version", &"a".repeat(63)] {
+        assert_eq!(dns1035_label_error(ok), None, "{ok:?}");
+    }
+    for bad in ["", "V1", "1v", "v1-", "-v1", "v_1", "v.1", "v1\n", &"a".repeat(64), "vé"] {
+        assert!(dns1035_label_error(bad).is_some(), "{bad:?}");
+    }
+    for ok in ["example.com", "3scale.net", "a-b.c", "apps", "x.y.z", "0.0"] {
+        assert_eq!(dns1123_subdomain_error(ok), None, "{ok:?}");
+    }
+    for bad in ["", "Example.com", "a..b", ".a", "a.", "a_b.c", "a-.b", "a b.c", &format!("{}.com", "a".repeat(250))] {
+        assert!(dns1123_subdomain_error(bad).is_some(), "{bad:?}");
+    }
+    assert_eq!(group_error("", false), None);
+    assert!(group_error("", true).is_some());
+    assert_eq!(group_error("apps", false), None);
+    assert_eq!(group_error("apps", true).as_deref(), Some("should be a domain with at least one dot"));
+    assert_eq!(group_error("acid.zalan.do", true), None);
+    for ok in ["Pod", "HTTPRoute", "postgresql", "My-Kind", "x"] {
+        assert_eq!(kind_error(ok), None, "{ok:?}");
+    }
+    for bad in ["", "3Thing", "A.B", "Größe", "Kind)\npub fn x() {}", "Kind-", &"K".repeat(64)] {
+        let e = kind_error(bad).unwrap_or_else(|| panic!("{bad:?} accepted"));
+        assert!(bad.is_empty() || e.starts_with("may have mixed case"), "{e}");
+    }
+}
+
+#[test]
 fn duplicates_get_numbered_in_wire_order() {
     assert_eq!(dedupe(&["FooBar", "fooBar", "foo_bar"], field_name), ["foo_bar", "foo_bar_2", "foo_bar_3"]);
     assert_eq!(dedupe(&["a", "b"], field_name), ["a", "b"]);
