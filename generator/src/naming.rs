@@ -21,8 +21,14 @@
 //!    `FooBar`) are told apart by [`dedupe`]: in sorted wire-name order, the
 //!    first keeps the name and the others get `_2`, `_3`, ...
 //!
-//! Kinds are the exception to 1: they keep their spelling (`HTTPRoute`),
-//! and one that is not an identifier is an input error ([`kind_name`]).
+//! Kinds (and the other type names of named schemas) are the exception to
+//! 1: they keep their spelling (`HTTPRoute`), except that the first letter
+//! is upper-cased and separators are dropped, the letter after one
+//! upper-cased (`postgresql` is `Postgresql`, `my-kind` is `MyKind`); see
+//! [`kind_name`]. A name that does not start with a letter is an input
+//! error. Two kinds of one module that come out the same, or whose files
+//! would ([`file_name`]: `HTTPRoute` and `HttpRoute` are both
+//! `http_route.rs`), are told apart by step 6 ([`dedupe_type_names`]).
 //!
 //! # Names on the wire
 //! Kubernetes' own names are checked by the apiserver's rules before any
@@ -185,13 +191,45 @@ pub fn variant_name(value: &str) -> String {
     escape(pascal(value))
 }
 
-/// A kind's type name: its own spelling when that is an identifier
-/// starting with a letter (`HTTPRoute`), else `None`: the input is wrong.
+/// A kind's type name, and that of any named schema: its own spelling
+/// with the first letter upper-cased and the separators `-` and `_`
+/// dropped, the letter after one upper-cased ([`type_segment`]), then
+/// escaped (steps 4 and 5): `HTTPRoute` stays, `postgresql` is
+/// `Postgresql`, `postgresqlList` is `PostgresqlList`, `my-kind` is
+/// `MyKind`, `self` is `Self_`. A type name thus never starts with a
+/// lower-case letter, so it never takes the name of the (snake_case)
+/// module of its file. `None` when `kind` does not start with an ASCII
+/// letter or holds anything but ASCII letters, digits, `-` and `_`: the
+/// input is wrong.
 pub fn kind_name(kind: &str) -> Option<String> {
     let valid = kind.starts_with(|c: char| c.is_ascii_alphabetic())
-        && kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !KEYWORDS.contains(&kind);
-    valid.then(|| kind.to_owned())
+        && kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    valid.then(|| escape(type_segment(kind)))
+}
+
+/// Tells apart the type names of one module (step 6): `names` are
+/// [`kind_name`]s in the sorted order of the schema names they come from;
+/// the first keeps its name, a later one that comes out the same as an
+/// earlier one, or whose file would ([`file_name`]), gets `_2`, `_3`, ...
+/// (`Foo` and `foo` are `Foo` and `Foo_2`, in `foo.rs` and `foo_2.rs`).
+/// The names in `fixed` are taken already and keep their names.
+pub fn dedupe_type_names(fixed: &[&str], names: &[&str]) -> Vec<String> {
+    let mut types: BTreeSet<String> = fixed.iter().map(|n| (*n).to_owned()).collect();
+    let mut files: BTreeSet<String> = fixed.iter().map(|n| file_name(n)).collect();
+    names
+        .iter()
+        .map(|base| {
+            let mut candidate = (*base).to_owned();
+            let mut n = 2;
+            while types.contains(&candidate) || files.contains(&file_name(&candidate)) {
+                candidate = format!("{}_{n}", base.trim_end_matches('_'));
+                n += 1;
+            }
+            files.insert(file_name(&candidate));
+            types.insert(candidate.clone());
+            candidate
+        })
+        .collect()
 }
 
 /// Why `value` is not a DNS-1035 label as the apiserver checks it
@@ -323,13 +361,13 @@ pub fn file_name(type_name: &str) -> String {
 
 /// Module path and type name for a schema name, following the public rule:
 /// drop `io.k8s.`, dots become `::`, each segment escaped as a module name.
-/// The type name keeps its spelling with hyphens as `_`; `None` when it is
-/// not an identifier even so.
+/// The type name is the last segment's [`kind_name`]; `None` when that
+/// does not start with a letter.
 pub fn schema_path(schema_name: &str) -> (Vec<String>, Option<String>) {
     let trimmed = schema_name.strip_prefix("io.k8s.").unwrap_or(schema_name);
     let mut parts: Vec<&str> = trimmed.split('.').collect();
-    let type_name = parts.pop().unwrap_or_default().replace('-', "_");
-    (parts.into_iter().map(module_name).collect(), kind_name(&type_name))
+    let type_name = parts.pop().unwrap_or_default();
+    (parts.into_iter().map(module_name).collect(), kind_name(type_name))
 }
 
 /// The schema name the apiserver publishes for a kind of a group: the

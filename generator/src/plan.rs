@@ -67,7 +67,9 @@ pub struct ClientPlan<'a> {
     pub schema: &'a str,
     /// Accessor on the group/version client and informers (`config_maps`).
     pub method: String,
-    /// `ConfigMap`: prefix of the aliases `ConfigMapClient`, `ConfigMapLister`, ...
+    /// The kind's type name (`ConfigMap`; `Postgresql` for the kind
+    /// `postgresql`): prefix of the aliases `ConfigMapClient`,
+    /// `ConfigMapLister`, ...
     pub kind: String,
     /// Listable and watchable: gets a lister and an informer.
     pub informable: bool,
@@ -206,7 +208,7 @@ fn client_plan<'a>(api: &'a Api, r: &'a Resource, schema: &'a str) -> ClientPlan
         resource: r,
         schema,
         method: naming::resource_method(&r.kind, &r.plural),
-        kind: r.kind.clone(),
+        kind: api.types[schema].rust_name.clone(),
         informable: r.verbs.contains(&Verb::List) && r.verbs.contains(&Verb::Watch),
         status: false,
         scale: None,

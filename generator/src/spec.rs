@@ -143,6 +143,7 @@ pub fn build_with(docs: &[Document], opts: &BuildOptions) -> Result<Api> {
             api.types.entry(seed.schema_name.clone()).or_insert(seed);
         }
     }
+    dedupe_type_names(&mut api);
     lower::nested::resolve(&mut api, nested);
     for doc in docs {
         collect_resources(doc, &known, &mut api)?;
@@ -150,6 +151,28 @@ pub fn build_with(docs: &[Document], opts: &BuildOptions) -> Result<Api> {
     link_resource_types(&mut api);
     break_cycles(&mut api);
     Ok(api)
+}
+
+/// Tells apart the named types of each module whose names or files would
+/// be the same (`Foo` and `foo`, `HTTPRoute` and `HttpRoute`), by
+/// [`naming::dedupe_type_names`] in schema-name order; the types of the
+/// Kubernetes crate keep their names.
+fn dedupe_type_names(api: &mut Api) {
+    let mut modules: BTreeMap<Vec<String>, (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for (name, def) in &api.types {
+        let (fixed, renamed) = modules.entry(def.module.clone()).or_default();
+        if def.external { fixed.push(def.rust_name.clone()) } else { renamed.push(name.clone()) }
+    }
+    for (fixed, schemas) in modules.values() {
+        let fixed: Vec<&str> = fixed.iter().map(String::as_str).collect();
+        let names: Vec<&str> = schemas.iter().map(|s| api.types[s].rust_name.as_str()).collect();
+        let deduped = naming::dedupe_type_names(&fixed, &names);
+        for (schema, name) in schemas.iter().zip(deduped) {
+            if let Some(def) = api.types.get_mut(schema) {
+                def.rust_name = name;
+            }
+        }
+    }
 }
 
 /// Whether `doc` is a better home for a schema than where it was first seen.

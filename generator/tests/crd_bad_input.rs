@@ -233,3 +233,17 @@ fn a_crd_without_served_versions_says_so() {
         "{stderr}"
     );
 }
+
+#[test]
+fn names_that_would_collide_in_a_module_are_an_error() {
+    // Group `x.clientset` is the module `clientset`, as the clients' is.
+    let text = with_schema("{type: object}").replace("example.com", "x.clientset");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("things.yaml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.path().join("out");
+    let (ok, stderr) = run(&["crd", "--crds", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(stderr.contains("two items of the crate root are both named clientset"), "{stderr}");
+    assert!(!out.exists());
+}

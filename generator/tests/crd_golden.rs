@@ -238,3 +238,56 @@ fn deep_schemas_generate() {
     names.dedup();
     assert_eq!(names.len(), 33);
 }
+
+#[test]
+fn kinds_that_are_not_upper_camel_case_get_type_names_of_their_own() {
+    let files = &generated().output.files;
+    // `postgresql` is `Postgresql` in `postgresql.rs`; `backup` and `Backup`
+    // of one group/version are `Backup_2` and `Backup` (sorted: upper case
+    // first), each list kind likewise; `operator-config` is `OperatorConfig`.
+    for rel in [
+        "src/do_/zalan/acid/v1/postgresql.rs",
+        "src/do_/zalan/acid/v1/postgresql_list.rs",
+        "src/do_/zalan/acid/v1/backup.rs",
+        "src/do_/zalan/acid/v1/backup_2.rs",
+        "src/do_/zalan/acid/v1/backup_list_2.rs",
+        "src/do_/zalan/acid/v1/operator_config.rs",
+    ] {
+        assert!(files.contains_key(Path::new(rel)), "{rel} missing");
+    }
+    let module = kind_file("src/do_/zalan/acid/v1/mod.rs");
+    for needle in [
+        "mod postgresql;\npub use self::postgresql::{Postgresql, PostgresqlSpec, PostgresqlSpecMode};",
+        "mod postgresql_list;\npub use self::postgresql_list::PostgresqlList;",
+        "mod backup_2;\npub use self::backup_2::{Backup_2, Backup_2Spec};",
+        "pub use self::operator_config::OperatorConfig;",
+    ] {
+        assert!(module.contains(needle), "{needle} not in\n{module}");
+    }
+    // On the wire, the kind is as declared.
+    let pg = kind_file("src/do_/zalan/acid/v1/postgresql.rs");
+    assert!(pg.contains("const KIND: &'static str = \"postgresql\";"), "{pg}");
+    assert!(pg.contains("const LIST_KIND: &'static str = \"postgresqlList\";"), "{pg}");
+    assert!(kind_file("src/do_/zalan/acid/v1/backup_2.rs").contains("const KIND: &'static str = \"backup\";"));
+    let clients = kind_file("src/clientset/acid_v1.rs");
+    assert!(clients.contains("pub fn postgresqls(&self, namespace: &str) -> PostgresqlClient"), "{clients}");
+    assert!(clients.contains("pub fn backups(&self, namespace: &str) -> Backup_2Client"), "{clients}");
+    assert!(clients.contains("pub fn backupjobs(&self) -> BackupClient"), "{clients}");
+    assert!(kind_file("src/listers/acid_v1.rs").contains("pub type PostgresqlLister"));
+}
+
+#[test]
+fn doc_comments_break_lines_at_every_line_break_and_escape_what_rustc_refuses() {
+    let pg = kind_file("src/do_/zalan/acid/v1/postgresql.rs");
+    for needle in [
+        "/// Line one.\n/// Line two, after a lone carriage return.\n/// Line three \\u{202e}right-to-left\\u{202c}.\n",
+        "    /// Team\n    /// id\n",
+        "    /// `\"a\\u{202e}b\"`\n    AU202eB,",
+    ] {
+        assert!(pg.contains(needle), "{needle} not in\n{pg}");
+    }
+    for (path, text) in &generated().output.files {
+        assert!(!text.contains('\r'), "{} holds a carriage return", path.display());
+        assert!(!text.contains('\u{202e}'), "{} holds a right-to-left override", path.display());
+    }
+}

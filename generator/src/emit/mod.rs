@@ -137,6 +137,7 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
     add_file(&mut out, "src/prelude.rs", &opts.source_label, crate_files::prelude(&plan))?;
 
     for (module, contents) in &modules {
+        contents.check_unique_names(module)?;
         let mut path = PathBuf::from("src");
         path.extend(module);
         path.push(if module.is_empty() { "lib.rs" } else { "mod.rs" });
@@ -198,6 +199,23 @@ struct ModuleContents {
 }
 
 impl ModuleContents {
+    /// Child modules, the modules of type files and the types they export
+    /// share one namespace: a version named like a kind's file (group
+    /// `example.com` version `thing` beside group `thing.example.com`)
+    /// would make a crate that does not compile.
+    fn check_unique_names(&self, module: &[String]) -> Result<()> {
+        let mut seen = BTreeSet::new();
+        let types = self.types.iter().flat_map(|(file, tys)| std::iter::once(file).chain(tys));
+        let names = self.children.iter().chain(&self.extra_modules).chain(self.gated_modules.keys()).chain(types);
+        for name in names {
+            if !seen.insert(name) {
+                let at = if module.is_empty() { "the crate root".to_owned() } else { module.join("::") };
+                return Err(Error::Check(format!("two items of {at} are both named {name}")));
+            }
+        }
+        Ok(())
+    }
+
     fn child_items(&self, module: &[String]) -> TokenStream {
         let children = self.children.iter().map(|c| {
             let mut child_path = module.to_vec();

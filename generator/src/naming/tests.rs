@@ -82,13 +82,42 @@ fn type_segments_keep_their_spelling() {
 }
 
 #[test]
-fn kinds_are_kept_or_refused() {
-    assert_eq!(kind_name("HTTPRoute").as_deref(), Some("HTTPRoute"));
-    assert_eq!(kind_name("Pod").as_deref(), Some("Pod"));
-    assert_eq!(kind_name("3Thing"), None);
-    assert_eq!(kind_name("My-Thing"), None);
-    assert_eq!(kind_name("Self"), None);
-    assert_eq!(kind_name(""), None);
+fn kinds_keep_their_spelling_with_the_first_letter_upper_cased() {
+    let cases = [
+        ("HTTPRoute", Some("HTTPRoute")),
+        ("Pod", Some("Pod")),
+        ("APIcast", Some("APIcast")),
+        // Zalando's postgres-operator: `kind: postgresql`, `listKind: postgresqlList`.
+        ("postgresql", Some("Postgresql")),
+        ("postgresqlList", Some("PostgresqlList")),
+        ("my-kind", Some("MyKind")),
+        ("My-Thing", Some("MyThing")),
+        ("My_Type", Some("MyType")),
+        ("x", Some("X")),
+        ("Self", Some("Self_")),
+        ("self", Some("Self_")),
+        ("v1", Some("V1")),
+        ("3Thing", None),
+        ("-thing", None),
+        ("Größe", None),
+        ("a.b", None),
+        ("", None),
+    ];
+    for (kind, name) in cases {
+        assert_eq!(kind_name(kind).as_deref(), name, "for {kind:?}");
+    }
+}
+
+#[test]
+fn type_names_of_one_module_are_told_apart_with_their_files() {
+    // `Foo` and `foo` are one name; `HTTPRoute` and `HttpRoute` one file.
+    assert_eq!(dedupe_type_names(&[], &["Foo", "Foo", "FooList"]), ["Foo", "Foo_2", "FooList"]);
+    assert_eq!(dedupe_type_names(&[], &["HTTPRoute", "HttpRoute"]), ["HTTPRoute", "HttpRoute_2"]);
+    assert_eq!(file_name("HttpRoute_2"), "http_route_2");
+    // Taken names keep theirs; a numbered name already taken is skipped.
+    assert_eq!(dedupe_type_names(&["Foo"], &["Foo", "Foo"]), ["Foo_2", "Foo_3"]);
+    assert_eq!(dedupe_type_names(&[], &["Self_", "Self_"]), ["Self_", "Self_2"]);
+    assert_eq!(dedupe_type_names(&[], &["Pod", "PodList"]), ["Pod", "PodList"]);
 }
 
 #[test]
@@ -147,6 +176,8 @@ fn schema_paths() {
     );
     assert_eq!(schema_path("io.k8s.networking.gateway.v1.HTTPRoute").0, vec!["networking", "gateway", "v1"]);
     assert_eq!(schema_path("com.example.v1.3Thing").1, None);
+    assert_eq!(schema_path("do.zalan.acid.v1.postgresql").1.as_deref(), Some("Postgresql"));
+    assert_eq!(schema_path("com.example.v1.My-Type").1.as_deref(), Some("MyType"));
 }
 
 #[test]
@@ -219,6 +250,8 @@ proptest! {
         prop_assert!(is_identifier(&format!("Kind{}", type_segment(&s))), "segment {:?}", s);
         if let Some(k) = kind_name(&s) {
             prop_assert!(is_identifier(&k));
+            // Never the name of a file's module (snake_case).
+            prop_assert!(!k.starts_with(|c: char| c.is_ascii_lowercase()), "kind {:?} -> {:?}", s, k);
         }
         let (modules, ty) = schema_path(&s);
         for m in modules {
@@ -226,6 +259,28 @@ proptest! {
         }
         if let Some(ty) = ty {
             prop_assert!(is_identifier(&ty));
+        }
+    }
+
+    #[test]
+    fn every_accepted_kind_has_a_type_name(kind in "[A-Za-z][-A-Za-z0-9]{0,20}") {
+        if kind_error(&kind).is_none() {
+            let name = kind_name(&kind);
+            prop_assert!(name.as_deref().is_some_and(is_identifier), "kind {:?} -> {:?}", kind, name);
+        }
+    }
+
+    #[test]
+    fn deduped_type_names_and_files_are_unique(names in proptest::collection::vec("[A-Za-z][a-zA-Z0-9]{0,6}", 0..12)) {
+        let names: Vec<String> = names.iter().filter_map(|n| kind_name(n)).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let out = dedupe_type_names(&[], &refs);
+        let types: BTreeSet<&String> = out.iter().collect();
+        let files: BTreeSet<String> = out.iter().map(|n| file_name(n)).collect();
+        prop_assert_eq!(types.len(), out.len());
+        prop_assert_eq!(files.len(), out.len());
+        for n in &out {
+            prop_assert!(is_identifier(n));
         }
     }
 

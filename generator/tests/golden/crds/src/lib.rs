@@ -7,6 +7,7 @@
 /// The runtime the generated code stands on (config, REST, informers, workqueue).
 pub use ::k8s_client_runtime as runtime;
 pub mod com;
+pub mod do_;
 pub mod net;
 pub mod clientset;
 pub mod informers;

@@ -100,6 +100,70 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         >,
     },
     ::k8s_client_runtime::object::KindEntry {
+        group: "acid.zalan.do",
+        version: "v1",
+        kind: "Backup",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::do_::zalan::acid::v1::Backup,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "acid.zalan.do",
+        version: "v1",
+        kind: "BackupList",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::do_::zalan::acid::v1::BackupList,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "acid.zalan.do",
+        version: "v1",
+        kind: "backup",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::do_::zalan::acid::v1::Backup_2,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "acid.zalan.do",
+        version: "v1",
+        kind: "backupList",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::do_::zalan::acid::v1::BackupList_2,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "acid.zalan.do",
+        version: "v1",
+        kind: "operator-config",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::do_::zalan::acid::v1::OperatorConfig,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "acid.zalan.do",
+        version: "v1",
+        kind: "operator-configList",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::do_::zalan::acid::v1::OperatorConfigList,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "acid.zalan.do",
+        version: "v1",
+        kind: "postgresql",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::do_::zalan::acid::v1::Postgresql,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "acid.zalan.do",
+        version: "v1",
+        kind: "postgresqlList",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::do_::zalan::acid::v1::PostgresqlList,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
         group: "3scale.net",
         version: "v1alpha1",
         kind: "APIcast",

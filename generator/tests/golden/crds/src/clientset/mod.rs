@@ -3,6 +3,7 @@
 //! The typed ClientSet (client-go's `kubernetes.Clientset`):
 //! `clientset.apps_v1().deployments("ns").list(&opts)`.
 pub mod _3scale_v1alpha1;
+pub mod acid_v1;
 pub mod example_v1;
 pub mod example_v1beta1;
 pub mod features_v1;
@@ -31,6 +32,10 @@ impl Clientset {
     /// Clients for `3scale.net/v1alpha1`.
     pub fn _3scale_v1alpha1(&self) -> _3scale_v1alpha1::_3scaleV1alpha1Client {
         _3scale_v1alpha1::_3scaleV1alpha1Client::new(self.client.clone())
+    }
+    /// Clients for `acid.zalan.do/v1`.
+    pub fn acid_v1(&self) -> acid_v1::AcidV1Client {
+        acid_v1::AcidV1Client::new(self.client.clone())
     }
     /// Clients for `example.com/v1`.
     pub fn example_v1(&self) -> example_v1::ExampleV1Client {

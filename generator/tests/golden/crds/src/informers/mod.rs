@@ -6,6 +6,7 @@
 //! `use <crate>::prelude::*`.
 pub use ::k8s_client_runtime::cache::SharedInformerFactory;
 pub mod _3scale_v1alpha1;
+pub mod acid_v1;
 pub mod example_v1;
 pub mod example_v1beta1;
 pub mod features_v1;
@@ -14,6 +15,8 @@ pub mod features_v1;
 pub trait InformerGroups {
     /// Informers for `3scale.net/v1alpha1`.
     fn _3scale_v1alpha1(&self) -> _3scale_v1alpha1::_3scaleV1alpha1Informers<'_>;
+    /// Informers for `acid.zalan.do/v1`.
+    fn acid_v1(&self) -> acid_v1::AcidV1Informers<'_>;
     /// Informers for `example.com/v1`.
     fn example_v1(&self) -> example_v1::ExampleV1Informers<'_>;
     /// Informers for `example.com/v1beta1`.
@@ -25,6 +28,10 @@ impl InformerGroups for SharedInformerFactory {
     #[inline]
     fn _3scale_v1alpha1(&self) -> _3scale_v1alpha1::_3scaleV1alpha1Informers<'_> {
         _3scale_v1alpha1::_3scaleV1alpha1Informers::new(self)
+    }
+    #[inline]
+    fn acid_v1(&self) -> acid_v1::AcidV1Informers<'_> {
+        acid_v1::AcidV1Informers::new(self)
     }
     #[inline]
     fn example_v1(&self) -> example_v1::ExampleV1Informers<'_> {

@@ -2,6 +2,7 @@
 
 //! Listers: typed reads of informer caches (client-go's `listers`).
 pub mod _3scale_v1alpha1;
+pub mod acid_v1;
 pub mod example_v1;
 pub mod example_v1beta1;
 pub mod features_v1;
