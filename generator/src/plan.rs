@@ -145,7 +145,7 @@ pub fn plan(api: &Api) -> Plan<'_> {
             KindPlan {
                 resource: r,
                 api_version: api_version(&r.group, &r.version),
-                list_kind: format!("{}List", r.kind),
+                list_kind: list_kind(api, r),
                 object: has_object_meta(def),
             },
         );
@@ -182,6 +182,12 @@ pub fn plan(api: &Api) -> Plan<'_> {
             .push(client);
     }
     plan
+}
+
+/// The kind of a resource's lists: its list schema's, else `<kind>List`.
+fn list_kind(api: &Api, r: &Resource) -> String {
+    let list = r.list_schema.as_deref().and_then(|s| api.types.get(s)).and_then(|d| d.gvk.as_ref());
+    list.map_or_else(|| format!("{}List", r.kind), |gvk| gvk.kind.clone())
 }
 
 /// `group/version`, or `version` for the core group.

@@ -340,6 +340,11 @@ fn collect_resources(doc: &Document, known: &BTreeSet<String>, api: &mut Api) ->
                     {
                         resource.kind = gvk.kind;
                     }
+                    // The list kind is what a list answers (a CRD's
+                    // `listKind` need not be `<kind>List`).
+                    if verb == Verb::List && resource.list_schema.is_none() {
+                        resource.list_schema = ctx.response_schema(op, &pointer)?;
+                    }
                 }
                 Some(sub) => {
                     let body = ctx.request_schema(op, &pointer)?;
@@ -408,7 +413,9 @@ fn link_resource_types(api: &mut Api) {
     for r in api.resources.values_mut() {
         let gvk = |kind: &str| Gvk { group: r.group.clone(), version: r.version.clone(), kind: kind.to_owned() };
         r.type_schema = by_gvk.get(&gvk(&r.kind)).cloned();
-        r.list_schema = by_gvk.get(&gvk(&format!("{}List", r.kind))).cloned();
+        if r.list_schema.is_none() {
+            r.list_schema = by_gvk.get(&gvk(&format!("{}List", r.kind))).cloned();
+        }
     }
 }
 

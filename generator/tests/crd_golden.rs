@@ -244,13 +244,14 @@ fn kinds_that_are_not_upper_camel_case_get_type_names_of_their_own() {
     let files = &generated().output.files;
     // `postgresql` is `Postgresql` in `postgresql.rs`; `backup` and `Backup`
     // of one group/version are `Backup_2` and `Backup` (sorted: upper case
-    // first), each list kind likewise; `operator-config` is `OperatorConfig`.
+    // first); `operator-config` is `OperatorConfig`.
     for rel in [
         "src/do_/zalan/acid/v1/postgresql.rs",
         "src/do_/zalan/acid/v1/postgresql_list.rs",
         "src/do_/zalan/acid/v1/backup.rs",
         "src/do_/zalan/acid/v1/backup_2.rs",
-        "src/do_/zalan/acid/v1/backup_list_2.rs",
+        "src/do_/zalan/acid/v1/backup_list.rs",
+        "src/do_/zalan/acid/v1/backup_job_list.rs",
         "src/do_/zalan/acid/v1/operator_config.rs",
     ] {
         assert!(files.contains_key(Path::new(rel)), "{rel} missing");
@@ -268,7 +269,12 @@ fn kinds_that_are_not_upper_camel_case_get_type_names_of_their_own() {
     let pg = kind_file("src/do_/zalan/acid/v1/postgresql.rs");
     assert!(pg.contains("const KIND: &'static str = \"postgresql\";"), "{pg}");
     assert!(pg.contains("const LIST_KIND: &'static str = \"postgresqlList\";"), "{pg}");
-    assert!(kind_file("src/do_/zalan/acid/v1/backup_2.rs").contains("const KIND: &'static str = \"backup\";"));
+    let backup = kind_file("src/do_/zalan/acid/v1/backup_2.rs");
+    assert!(backup.contains("const KIND: &'static str = \"backup\";"), "{backup}");
+    assert!(backup.contains("const LIST_KIND: &'static str = \"backupList\";"), "{backup}");
+    // A list kind that is not `<kind>List` is the CRD's.
+    let backup = kind_file("src/do_/zalan/acid/v1/backup.rs");
+    assert!(backup.contains("const LIST_KIND: &'static str = \"BackupJobList\";"), "{backup}");
     let clients = kind_file("src/clientset/acid_v1.rs");
     assert!(clients.contains("pub fn postgresqls(&self, namespace: &str) -> PostgresqlClient"), "{clients}");
     assert!(clients.contains("pub fn backups(&self, namespace: &str) -> Backup_2Client"), "{clients}");

@@ -110,9 +110,9 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
         version: "v1",
-        kind: "BackupList",
+        kind: "BackupJobList",
         transcode: ::k8s_client_runtime::object::transcode::<
-            crate::do_::zalan::acid::v1::BackupList,
+            crate::do_::zalan::acid::v1::BackupJobList,
         >,
     },
     ::k8s_client_runtime::object::KindEntry {
@@ -128,7 +128,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         version: "v1",
         kind: "backupList",
         transcode: ::k8s_client_runtime::object::transcode::<
-            crate::do_::zalan::acid::v1::BackupList_2,
+            crate::do_::zalan::acid::v1::BackupList,
         >,
     },
     ::k8s_client_runtime::object::KindEntry {

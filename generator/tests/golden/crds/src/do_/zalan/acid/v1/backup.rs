@@ -91,7 +91,7 @@ impl ::k8s_client_runtime::object::Resource for Backup {
     const KIND: &'static str = "Backup";
     const PLURAL: &'static str = "backupjobs";
     const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "BackupList";
+    const LIST_KIND: &'static str = "BackupJobList";
 }
 impl ::k8s_client_runtime::object::Object for Backup {
     type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
