@@ -2,7 +2,9 @@
 //! apiserver: the CRD (`integration/crds/widgets.yaml`) is applied through
 //! the generated Kubernetes clientset, then the generated Widget client, its
 //! status and scale subresources, an informer and a lister, and both served
-//! versions are used as a controller would.
+//! versions are used as a controller would. Zalando's `postgresql`
+//! (`integration/crds/postgresqls.yaml`), a kind that is not
+//! UpperCamelCase, works the same through its type `Postgresql`.
 
 mod support;
 
@@ -19,6 +21,7 @@ use k8s_client_runtime::rest::{
 use k8s_client_runtime::{Map, thin_vec};
 use k8s_client_test_widgets::clientset::Clientset;
 use k8s_client_test_widgets::com::example::{v1, v1beta1};
+use k8s_client_test_widgets::do_::zalan::acid;
 use k8s_client_test_widgets::prelude::*;
 use serde_json::json;
 
@@ -244,4 +247,59 @@ async fn undeclared_root_fields_are_kept() {
     let back = serde_json::to_value(dynamic.get("g", &GetOptions::default()).await.unwrap()).unwrap();
     assert_eq!(back["owner"], json!("team-a"));
     assert_eq!(back["spec"]["size"], json!(2));
+}
+
+/// A kind that is not UpperCamelCase (`postgresql`, list kind
+/// `postgresqlList`): its type is `Postgresql`, and the client, status,
+/// watch, informer and lister work as for any kind, with the kind as
+/// declared on the wire.
+#[tokio::test]
+async fn a_lower_case_kind_works_through_its_type() {
+    use k8s_client_runtime::object::{DynamicResource, Resource};
+
+    assert_eq!((acid::v1::Postgresql::KIND, acid::v1::Postgresql::LIST_KIND), ("postgresql", "postgresqlList"));
+    let ns = crd_namespace("crd-lower-kind").await;
+    let client = widgets().acid_v1().postgresqls(&ns);
+    let start = client.list(&ListOptions::default()).await.unwrap().metadata.resource_version.unwrap();
+    let mut watch = client.watch(&ListOptions::default().resource_version(start).timeout(60)).await.unwrap();
+
+    let sent = acid::v1::Postgresql {
+        metadata: ObjectMeta { name: Some("acid-minimal".into()), ..Default::default() },
+        spec: acid::v1::PostgresqlSpec { number_of_instances: 2, team_id: "acid".into() },
+        status: None,
+    };
+    let created = client.create(&sent, &CreateOptions::default()).await.unwrap();
+    assert_eq!(created.spec, sent.spec);
+    // What the server stores names the kind as the CRD declares it.
+    let dynamic = k8s_client_runtime::dynamic::DynamicClient::namespaced_with(
+        support::client(),
+        &ns,
+        &DynamicResource::of::<acid::v1::Postgresql>(),
+    );
+    let stored = serde_json::to_value(dynamic.get("acid-minimal", &GetOptions::default()).await.unwrap()).unwrap();
+    assert_eq!(
+        (stored["apiVersion"].as_str(), stored["kind"].as_str()),
+        (Some("acid.zalan.do/v1"), Some("postgresql"))
+    );
+
+    let mut with_status = created.clone();
+    with_status.status = Some(Map::from([("PostgresClusterStatus", "Running")]));
+    let updated = client.update_status(&with_status, &UpdateOptions::default()).await.unwrap();
+    assert_eq!(updated.status, with_status.status);
+    let listed = client.list(&ListOptions::default()).await.unwrap();
+    assert_eq!(listed.items.len(), 1);
+    assert_eq!(listed.items[0].status, with_status.status);
+    match watch.next().await.unwrap().unwrap() {
+        WatchEvent::Added(p) => assert_eq!(p.spec, sent.spec),
+        other => panic!("expected Added, got {other:?}"),
+    }
+
+    let factory = SharedInformerFactory::builder(support::client()).namespace(ns.clone()).build();
+    let lister = factory.acid_v1().postgresqls().lister();
+    factory.start();
+    assert!(tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync()).await.is_ok());
+    let cached = lister.namespace(&ns).get("acid-minimal").unwrap();
+    assert_eq!(cached.status, with_status.status);
+    factory.shutdown();
+    client.delete("acid-minimal", &DeleteOptions::default()).await.unwrap();
 }

@@ -6,6 +6,7 @@
 /// The runtime the generated code stands on (config, REST, informers, workqueue).
 pub use ::k8s_client_runtime as runtime;
 pub mod com;
+pub mod do_;
 pub mod clientset;
 pub mod informers;
 pub mod listers;

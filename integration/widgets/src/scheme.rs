@@ -51,6 +51,22 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::v1beta1::WidgetList,
         >,
     },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "acid.zalan.do",
+        version: "v1",
+        kind: "postgresql",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::do_::zalan::acid::v1::Postgresql,
+        >,
+    },
+    ::k8s_client_runtime::object::KindEntry {
+        group: "acid.zalan.do",
+        version: "v1",
+        kind: "postgresqlList",
+        transcode: ::k8s_client_runtime::object::transcode::<
+            crate::do_::zalan::acid::v1::PostgresqlList,
+        >,
+    },
 ];
 /// Looks a kind up by group, version and kind.
 pub fn find(

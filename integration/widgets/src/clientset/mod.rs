@@ -2,6 +2,7 @@
 
 //! The typed ClientSet (client-go's `kubernetes.Clientset`):
 //! `clientset.apps_v1().deployments("ns").list(&opts)`.
+pub mod acid_v1;
 pub mod example_v1;
 pub mod example_v1beta1;
 /// One client per group/version, sharing one connection pool and rate limiter.
@@ -25,6 +26,10 @@ impl Clientset {
     /// The REST client underneath (client-go's `RESTClient()`).
     pub fn rest_client(&self) -> &::k8s_client_runtime::rest::Client {
         &self.client
+    }
+    /// Clients for `acid.zalan.do/v1`.
+    pub fn acid_v1(&self) -> acid_v1::AcidV1Client {
+        acid_v1::AcidV1Client::new(self.client.clone())
     }
     /// Clients for `example.com/v1`.
     pub fn example_v1(&self) -> example_v1::ExampleV1Client {

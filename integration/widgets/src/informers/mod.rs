@@ -5,17 +5,24 @@
 //! `wait_for_cache_sync()`. Bring the accessors into scope with
 //! `use <crate>::prelude::*`.
 pub use ::k8s_client_runtime::cache::SharedInformerFactory;
+pub mod acid_v1;
 pub mod example_v1;
 pub mod example_v1beta1;
 /// The group/versions of this crate on the runtime's
 /// [`SharedInformerFactory`].
 pub trait InformerGroups {
+    /// Informers for `acid.zalan.do/v1`.
+    fn acid_v1(&self) -> acid_v1::AcidV1Informers<'_>;
     /// Informers for `example.com/v1`.
     fn example_v1(&self) -> example_v1::ExampleV1Informers<'_>;
     /// Informers for `example.com/v1beta1`.
     fn example_v1beta1(&self) -> example_v1beta1::ExampleV1beta1Informers<'_>;
 }
 impl InformerGroups for SharedInformerFactory {
+    #[inline]
+    fn acid_v1(&self) -> acid_v1::AcidV1Informers<'_> {
+        acid_v1::AcidV1Informers::new(self)
+    }
     #[inline]
     fn example_v1(&self) -> example_v1::ExampleV1Informers<'_> {
         example_v1::ExampleV1Informers::new(self)
