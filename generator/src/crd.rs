@@ -14,7 +14,7 @@
 //! Documents that are not `apiextensions.k8s.io/v1` CRDs are skipped with
 //! a note. Errors name the file, the document index and the JSON pointer.
 //!
-//! A CRD the apiserver would refuse is refused ([`validate`]): its names
+//! A CRD the apiserver would refuse is refused (module `validate`): its names
 //! (group, version, kind, plural, ...) by the apiserver's rules, since
 //! paths, modules and types are made of them, and its schema by the
 //! structural-schema rules the mapping relies on. A CRD without a served

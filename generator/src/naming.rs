@@ -36,7 +36,10 @@
 //! is refused here too, naming where it came from: a group is a DNS-1123
 //! subdomain ([`group_error`]), a version, plural, singular, short name or
 //! category a DNS-1035 label ([`dns1035_label_error`]), a kind one in lower
-//! case ([`kind_error`]).
+//! case ([`kind_error`]). Text that is no name (file labels, a server's
+//! version, descriptions) never becomes one: it is only ever written into
+//! comments, doc comments and TOML strings, escaped by
+//! [`crate::emit::text`].
 
 use std::collections::BTreeSet;
 
