@@ -37,13 +37,16 @@ ifeq ($(OUT),generated)
 endif
 
 # A crate for the custom resources of CRD manifests:
-#   make crd CRDS=<file-or-dir>... OUT=<dir> [NAME=<crate>]
+#   make crd CRDS=<file-or-dir>... OUT=<dir> [NAME=<crate>] [GROUP_NAMES="<group>=<name>..."]
 # It names this checkout's runtime and generated crate by path and builds on
-# its own (`cargo build` in OUT).
+# its own (`cargo build` in OUT). A group's accessor is its whole name
+# (`operator.tigera.io/v1` is `operator_tigera_io_v1()`) unless
+# GROUP_NAMES names it (`operator.tigera.io=tigera` gives `tigera_v1()`).
 crd: generator
 	@if [ -z "$(CRDS)" ] || [ "$(origin OUT)" = "file" ]; then \
-		echo "usage: make crd CRDS=<file-or-dir>... OUT=<dir> [NAME=<crate>]" >&2; exit 2; fi
+		echo "usage: make crd CRDS=<file-or-dir>... OUT=<dir> [NAME=<crate>] [GROUP_NAMES=\"<group>=<name>...\"]" >&2; exit 2; fi
 	$(GEN) crd --crds $(CRDS) --out "$(OUT)" $(if $(NAME),--crate-name "$(NAME)") \
+		$(foreach g,$(GROUP_NAMES),--group-name "$(g)") \
 		--runtime-path "$(CURDIR)/runtime" --client-path "$(CURDIR)/generated" --standalone
 
 # Fails when the committed generated/ differs from what the generator makes.

@@ -40,6 +40,8 @@ use crate::spec::Document;
 pub struct Manifests {
     pub documents: Vec<Document>,
     pub notes: Vec<String>,
+    /// The names each group's CRDs claimed so far ([`claim_names`]).
+    claimed: BTreeMap<(String, &'static str, String), String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -131,15 +133,65 @@ pub fn load(inputs: &[PathBuf]) -> Result<Manifests> {
         if files.is_empty() {
             return Err(Error::NoDocuments(input.clone()));
         }
-        // Labels are relative to the input's parent, so headers never
-        // depend on where the checkout lives.
-        let base = input.parent().filter(|p| input.is_dir() || !p.as_os_str().is_empty()).unwrap_or(Path::new(""));
         for file in files {
-            let label = file.strip_prefix(base).unwrap_or(&file).to_string_lossy().replace('\\', "/");
-            read_file(&file, &label, &mut out)?;
+            read_file(&file, &display_path(&file), &mut out)?;
         }
     }
     Ok(out)
+}
+
+/// Claims a CRD's names within its group as the apiserver's naming
+/// controller does: plurals, singulars and short names share one set,
+/// kinds and list kinds another. A name another CRD of the group has
+/// claimed is an error (the apiserver would create the CRD but never
+/// serve it: `NamesAccepted` false), naming both CRDs; it also keeps every
+/// kind's type and list type apart in the generated module.
+fn claim_names(
+    crd: &Crd,
+    crd_name: &str,
+    place: &str,
+    claimed: &mut BTreeMap<(String, &'static str, String), String>,
+) -> std::result::Result<(), (String, String)> {
+    let names = &crd.spec.names;
+    let list_kind = names.list_kind.clone().unwrap_or_else(|| format!("{}List", names.kind));
+    let mut wanted = vec![
+        ("resources", "plural", names.plural.clone(), "/spec/names/plural".to_owned()),
+        ("kinds", "kind", names.kind.clone(), "/spec/names/kind".to_owned()),
+        ("kinds", "list kind", list_kind, "/spec/names/listKind".to_owned()),
+    ];
+    if let Some(singular) = names.singular.clone().filter(|s| !s.is_empty()) {
+        wanted.push(("resources", "singular", singular, "/spec/names/singular".to_owned()));
+    }
+    for (i, short) in names.short_names.iter().enumerate() {
+        wanted.push(("resources", "short name", short.clone(), format!("/spec/names/shortNames/{i}")));
+    }
+    let mut mine = Vec::new();
+    for (set, what, name, pointer) in wanted {
+        let key = (crd.spec.group.clone(), set, name.clone());
+        if let Some(owner) = claimed.get(&key) {
+            return Err((
+                pointer,
+                format!(
+                    "{crd_name}: the {what} {name:?} is already a name of {owner} in the group {}; the apiserver \
+                     would not serve this CRD (NamesAccepted: False)",
+                    crd.spec.group
+                ),
+            ));
+        }
+        mine.push((key, format!("{crd_name} ({place})")));
+    }
+    claimed.extend(mine);
+    Ok(())
+}
+
+/// A path as headers and messages name it: relative to the working
+/// directory when it lies below it (so a header does not depend on where
+/// the checkout lives), else as given; with `/` as separator.
+pub fn display_path(path: &Path) -> String {
+    let relative = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    let shown = relative.as_deref().unwrap_or(path);
+    let shown = shown.strip_prefix(".").unwrap_or(shown);
+    shown.to_string_lossy().replace('\\', "/")
 }
 
 fn manifest_files(input: &Path) -> Result<Vec<PathBuf>> {
@@ -216,6 +268,8 @@ fn read_object(path: &Path, label: &str, index: usize, value: Value, out: &mut M
         return Err(err("/spec/versions", format!("{crd_name} has no versions")));
     }
     validate::names(&crd).map_err(|(pointer, message)| err(&pointer, message))?;
+    claim_names(&crd, &crd_name, &format!("{label} (document {index})"), &mut out.claimed)
+        .map_err(|(pointer, message)| err(&pointer, message))?;
     for (i, version) in crd.spec.versions.iter().enumerate() {
         if let Some(schema) = version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
             validate::schema(schema, &format!("/spec/versions/{i}/schema/openAPIV3Schema"))
@@ -235,7 +289,7 @@ fn read_object(path: &Path, label: &str, index: usize, value: Value, out: &mut M
         let schema = version.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()).ok_or_else(|| {
             err(&format!("{pointer}/schema/openAPIV3Schema"), format!("{crd_name} {} has no schema", version.name))
         })?;
-        let rel_path = format!("{label} (document {index}, {})", version.name);
+        let rel_path = format!("{label} (document {index}, {}/{})", crd.spec.group, version.name);
         let openapi =
             published(&crd, version, schema).map_err(|e| err(&pointer, format!("making its document: {e}")))?;
         out.documents.push(Document { rel_path, path: path.to_owned(), openapi });

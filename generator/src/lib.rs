@@ -59,18 +59,23 @@ pub fn generate_from_dir(specs: &Path, opts: &emit::Options) -> Result<Generated
 
 /// From CRD manifests: the custom resources, on the Kubernetes crate for
 /// metadata and the like.
+/// The headers name the group/versions served and the inputs
+/// ([`crd_label`]); `opts.source_label` is not used.
 pub fn generate_from_crds(inputs: &[std::path::PathBuf], opts: &emit::Options) -> Result<Generated> {
     let manifests = crd::load(inputs)?;
     if manifests.documents.is_empty() {
         return Err(Error::Check(format!(
             "no served CustomResourceDefinition versions in {}{}",
-            crd_label(inputs),
+            inputs_label(inputs),
             manifests.notes.iter().map(|n| format!("\n  {n}")).collect::<String>()
         )));
     }
     let build = spec::BuildOptions { external_crate: Some(CLIENT_CRATE.to_owned()) };
     let api = spec::build_with(&manifests.documents, &build)?;
-    let output = emit::generate(&api, opts)?;
+    let mut opts = opts.clone();
+    opts.source_label = crd_label(inputs, &api);
+    opts.sources_in_label = false;
+    let output = emit::generate(&api, &opts)?;
     Ok(Generated { api, output, notes: manifests.notes })
 }
 
@@ -89,9 +94,24 @@ pub fn generate_from_cluster(source: &cluster::Source, mut opts: emit::Options) 
     Ok(Generated { api, output, notes: Vec::new() })
 }
 
-/// Names CRD inputs in headers: their last path components.
-pub fn crd_label(inputs: &[std::path::PathBuf]) -> String {
-    let names: Vec<String> =
-        inputs.iter().map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()).collect();
-    names.join(", ")
+/// Names a crate of custom resources in its headers: the group/versions it
+/// serves (the first three, and how many more) and its inputs
+/// ([`crd::display_path`]): `example.com/v1, example.com/v1beta1 in
+/// integration/crds`.
+pub fn crd_label(inputs: &[std::path::PathBuf], api: &ir::Api) -> String {
+    const SHOWN: usize = 3;
+    let group_versions: std::collections::BTreeSet<String> =
+        api.resources.values().map(|r| plan::api_version(&r.group, &r.version)).collect();
+    let mut served: Vec<&str> = group_versions.iter().map(String::as_str).take(SHOWN).collect();
+    let more = group_versions.len().saturating_sub(SHOWN);
+    let more = format!("and {more} more");
+    if group_versions.len() > SHOWN {
+        served.push(&more);
+    }
+    format!("{} in {}", served.join(", "), inputs_label(inputs))
+}
+
+/// CRD inputs as given, relative to the working directory.
+pub fn inputs_label(inputs: &[std::path::PathBuf]) -> String {
+    inputs.iter().map(|p| crd::display_path(p)).collect::<Vec<_>>().join(", ")
 }

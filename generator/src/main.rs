@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use k8s_client_gen::emit::Options;
+use k8s_client_gen::naming::GroupNames;
 
 /// Generates a Rust Kubernetes client crate (types, ClientSet, listers,
 /// informers) from kube-apiserver OpenAPI v3 documents (`--specs`), from
@@ -74,18 +75,31 @@ struct Output {
     /// Make the crate its own workspace, to build it outside this repository.
     #[arg(long)]
     standalone: bool,
+    /// Name a group's accessor and modules by hand, `<group>=<name>`
+    /// (`operator.tigera.io=tigera` gives `tigera_v1()`), instead of its
+    /// whole name (`operator_tigera_io_v1()`); repeat for several groups.
+    /// Built-in groups keep their names, which stay reserved.
+    #[arg(long = "group-name", value_name = "GROUP=NAME")]
+    group_names: Vec<String>,
 }
 
 impl Output {
-    fn options(&self, default_name: &str, source_label: String, sources_in_label: bool) -> Options {
-        Options {
+    fn options(
+        &self,
+        default_name: &str,
+        source_label: String,
+        sources_in_label: bool,
+    ) -> k8s_client_gen::Result<Options> {
+        let group_names = GroupNames::parse(&self.group_names).map_err(k8s_client_gen::Error::Check)?;
+        Ok(Options {
             crate_name: self.crate_name.clone().unwrap_or_else(|| default_name.to_owned()),
             runtime_path: self.runtime_path.clone(),
             standalone: self.standalone,
             source_label,
             sources_in_label,
             client_path: self.client_path.clone(),
-        }
+            group_names,
+        })
     }
 
     fn out(&self) -> PathBuf {
@@ -116,11 +130,11 @@ fn run(cli: &Cli) -> k8s_client_gen::Result<String> {
     let (generated, out) = match &cli.command {
         None => {
             let specs = cli.specs.clone().unwrap_or_default();
-            let opts = cli.output.options("k8s-client", k8s_client_gen::source_label(&specs), true);
+            let opts = cli.output.options("k8s-client", k8s_client_gen::source_label(&specs), true)?;
             (k8s_client_gen::generate_from_dir(&specs, &opts)?, cli.output.out())
         }
         Some(Command::Crd { crds, output }) => {
-            let opts = output.options("k8s-crds", k8s_client_gen::crd_label(crds), false);
+            let opts = output.options("k8s-crds", k8s_client_gen::inputs_label(crds), false)?;
             (k8s_client_gen::generate_from_crds(crds, &opts)?, output.out())
         }
         Some(Command::Cluster { kubeconfig, context, groups, output }) => {
@@ -129,7 +143,7 @@ fn run(cli: &Cli) -> k8s_client_gen::Result<String> {
                 context: context.clone(),
                 groups: groups.clone(),
             };
-            let opts = output.options("k8s-cluster", String::new(), false);
+            let opts = output.options("k8s-cluster", String::new(), false)?;
             (k8s_client_gen::generate_from_cluster(&source, opts)?, output.out())
         }
     };

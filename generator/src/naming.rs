@@ -395,22 +395,6 @@ pub fn module_feature(module: &[String]) -> Option<String> {
     }
 }
 
-/// Accessor name of a group/version on the ClientSet (`apps`, `v1` → `apps_v1`;
-/// `networking.k8s.io` → `networking_v1`; core → `core_v1`; `3scale.net`
-/// → `_3scale_v1`).
-pub fn group_version_method(group: &str, version: &str) -> String {
-    let short = if group.is_empty() { "core" } else { group.split('.').next().unwrap_or(group) };
-    // `flowcontrol.apiserver.k8s.io` and `internal.apiserver.k8s.io` are
-    // named by their first label, as client-go does.
-    escape(format!("{}_{}", snake(short), snake(version)))
-}
-
-/// PascalCase type-name prefix for a group/version (`AppsV1`; `_3scaleV1`).
-pub fn group_version_type(group: &str, version: &str) -> String {
-    let camel = group_version_method(group, version).to_upper_camel_case();
-    if camel.starts_with(|c: char| c.is_ascii_digit()) { format!("_{camel}") } else { camel }
-}
-
 /// Method name for a resource on a group/version client, from its kind
 /// and REST plural as client-go names it: `ConfigMap` + `configmaps` →
 /// `config_maps`, `NetworkPolicy` + `networkpolicies` → `network_policies`.
@@ -440,6 +424,10 @@ pub fn resource_method(kind: &str, plural: &str) -> String {
     out.extend(plural.chars().skip(common));
     escape(out)
 }
+
+mod groups;
+
+pub use groups::{BUILTIN_GROUPS, GroupNames, is_builtin};
 
 #[cfg(test)]
 mod tests;

@@ -9,8 +9,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::error::Result;
 use crate::ir::{Api, FieldType, Resource, Shape, Subresource, TypeDef, Verb};
-use crate::naming;
+use crate::naming::{self, GroupNames};
+
+mod clashes;
 
 /// `metav1.ObjectMeta`, which makes a kind an `Object`.
 pub const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
@@ -73,6 +76,18 @@ pub struct ClientPlan<'a> {
     pub kind: String,
     /// Listable and watchable: gets a lister and an informer.
     pub informable: bool,
+    /// `<Kind>Client`, the alias of the runtime's `ResourceClient<K>`.
+    pub client_alias: String,
+    /// `<Kind>ClientExt`, the trait of the irregular subresources.
+    pub ext_trait: String,
+    /// `<Kind>Lister`.
+    pub lister_alias: String,
+    /// `<Kind>NamespaceLister`, for a namespaced kind; `None` when a kind
+    /// `<Kind>Namespace` of the group/version has that name for its lister
+    /// (a kind's own lister comes first).
+    pub namespace_lister_alias: Option<String>,
+    /// `<Kind>Informer`.
+    pub informer_alias: String,
     /// Has a `status` subresource whose body is the object: `HasStatus`.
     pub status: bool,
     /// Has a `scale` subresource: `HasScale` with this body schema.
@@ -102,6 +117,9 @@ pub struct Extension<'a> {
     pub body: Body<'a>,
     /// Answer type.
     pub response: Body<'a>,
+    /// `<Kind><Subresource>Params`, the parameters of a text read and of
+    /// its stream.
+    pub params: Option<String>,
 }
 
 /// What an extension method does.
@@ -125,8 +143,10 @@ pub enum Body<'a> {
     Json,
 }
 
-/// Resolves the plan.
-pub fn plan(api: &Api) -> Plan<'_> {
+/// Resolves the plan, with the group/versions named by `names`
+/// ([`naming::GroupNames`]). Fails when two groups, or two items of one
+/// module, would get the same name: the crate would not compile.
+pub fn plan<'a>(api: &'a Api, names: &GroupNames) -> Result<Plan<'a>> {
     let mut plan = Plan::default();
     let mut served: BTreeMap<&str, Vec<&Resource>> = BTreeMap::new();
     for r in api.resources.values() {
@@ -173,15 +193,33 @@ pub fn plan(api: &Api) -> Plan<'_> {
                 group: r.group.clone(),
                 version: r.version.clone(),
                 api_version: api_version(&r.group, &r.version),
-                module: naming::group_version_method(&r.group, &r.version),
-                type_prefix: naming::group_version_type(&r.group, &r.version),
+                module: names.method(&r.group, &r.version),
+                type_prefix: names.type_prefix(&r.group, &r.version),
                 feature,
                 clients: Vec::new(),
             })
             .clients
             .push(client);
     }
-    plan
+    for gv in plan.group_versions.values_mut() {
+        leave_lister_names_to_their_kinds(gv);
+    }
+    clashes::check(&plan, names)?;
+    Ok(plan)
+}
+
+/// A kind `<Kind>Namespace` beside `<Kind>` (Azure's `Eventhub` and
+/// `EventhubNamespace`) would give two listers the name
+/// `EventhubNamespaceLister`: the kind's own lister keeps it, and
+/// `Eventhub`'s namespace lister is `NamespaceLister<Eventhub>` unaliased.
+fn leave_lister_names_to_their_kinds(gv: &mut GroupVersionPlan) {
+    let listers: BTreeSet<String> =
+        gv.clients.iter().filter(|c| c.informable).map(|c| c.lister_alias.clone()).collect();
+    for c in &mut gv.clients {
+        if c.namespace_lister_alias.as_ref().is_some_and(|n| listers.contains(n)) {
+            c.namespace_lister_alias = None;
+        }
+    }
 }
 
 /// The kind of a resource's lists: its list schema's, else `<kind>List`.
@@ -210,12 +248,18 @@ fn has_object_meta(def: &TypeDef) -> bool {
 }
 
 fn client_plan<'a>(api: &'a Api, r: &'a Resource, schema: &'a str) -> ClientPlan<'a> {
+    let kind = api.types[schema].rust_name.clone();
     let mut client = ClientPlan {
         resource: r,
         schema,
         method: naming::resource_method(&r.kind, &r.plural),
-        kind: api.types[schema].rust_name.clone(),
         informable: r.verbs.contains(&Verb::List) && r.verbs.contains(&Verb::Watch),
+        client_alias: format!("{kind}Client"),
+        ext_trait: format!("{kind}ClientExt"),
+        lister_alias: format!("{kind}Lister"),
+        namespace_lister_alias: r.namespaced.then(|| format!("{kind}NamespaceLister")),
+        informer_alias: format!("{kind}Informer"),
+        kind,
         status: false,
         scale: None,
         extensions: Vec::new(),
@@ -244,7 +288,9 @@ fn client_plan<'a>(api: &'a Api, r: &'a Resource, schema: &'a str) -> ClientPlan
         }
         for op in extension_ops(sub) {
             let name = extension_name(&sub.name, op);
-            let item = Extension { name, subresource: &sub.name, op, body, response };
+            let text = matches!(op, ExtensionOp::Text | ExtensionOp::Stream);
+            let params = text.then(|| format!("{}{}Params", client.kind, naming::pascal(&sub.name)));
+            let item = Extension { name, subresource: &sub.name, op, body, response, params };
             client.extensions.push(Gated { features: features.clone(), item });
         }
     }

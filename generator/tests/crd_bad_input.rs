@@ -217,7 +217,10 @@ fn a_crd_without_served_versions_says_so() {
     let (ok, stderr) =
         run(&["crd", "--crds", dir.path().join("things.yaml").to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(!ok);
-    assert!(stderr.contains("no served CustomResourceDefinition versions in things.yaml"), "{stderr}");
+    assert!(
+        stderr.contains("no served CustomResourceDefinition versions in /") && stderr.contains("things.yaml\n"),
+        "{stderr}"
+    );
     assert!(
         stderr.contains("things.yaml: document 0: things.example.com has no served version: nothing generated for it"),
         "{stderr}"

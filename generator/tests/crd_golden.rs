@@ -25,6 +25,7 @@ fn generated() -> &'static Generated {
             crate_name: "crd-fixtures".into(),
             runtime_path: "../../../../runtime".into(),
             client_path: "../../../../generated".into(),
+            group_names: Default::default(),
             standalone: true,
             source_label: "crds".into(),
             sources_in_label: false,
@@ -65,8 +66,8 @@ fn paths_follow_the_published_schema_names() {
         assert!(files.contains_key(Path::new(rel)), "{rel} missing");
     }
     let clientset = kind_file("src/clientset/mod.rs");
-    assert!(clientset.contains("pub fn example_v1(&self)"), "{clientset}");
-    assert!(clientset.contains("pub fn _3scale_v1alpha1(&self)"), "{clientset}");
+    assert!(clientset.contains("pub fn example_com_v1(&self)"), "{clientset}");
+    assert!(clientset.contains("pub fn _3scale_net_v1alpha1("), "{clientset}");
 }
 
 #[test]
@@ -89,11 +90,11 @@ fn kinds_document_what_the_crd_says_beside_the_schema() {
 
 #[test]
 fn subresources_and_verbs() {
-    let v1 = kind_file("src/clientset/example_v1.rs");
+    let v1 = kind_file("src/clientset/example_com_v1.rs");
     assert!(v1.contains("impl ::k8s_client_runtime::rest::HasStatus for crate::com::example::v1::Widget {}"), "{v1}");
     assert!(v1.contains("impl ::k8s_client_runtime::rest::HasScale for crate::com::example::v1::Widget"), "{v1}");
     assert!(v1.contains("type Scale = ::k8s_client::api::autoscaling::v1::Scale;"), "{v1}");
-    let beta = kind_file("src/clientset/example_v1beta1.rs");
+    let beta = kind_file("src/clientset/example_com_v1beta1.rs");
     assert!(beta.contains("HasStatus for crate::com::example::v1beta1::Widget"));
     assert!(!beta.contains("HasScale"));
     let cargo = kind_file("Cargo.toml");
@@ -104,8 +105,8 @@ fn subresources_and_verbs() {
         "{cargo}"
     );
     // Informers and listers for every served kind.
-    assert!(kind_file("src/informers/features_v1.rs").contains("pub fn deeps(&self)"));
-    assert!(kind_file("src/listers/example_v1.rs").contains("pub type WidgetLister"));
+    assert!(kind_file("src/informers/features_example_com_v1.rs").contains("pub fn deeps(&self)"));
+    assert!(kind_file("src/listers/example_com_v1.rs").contains("pub type WidgetLister"));
 }
 
 #[test]
@@ -275,11 +276,11 @@ fn kinds_that_are_not_upper_camel_case_get_type_names_of_their_own() {
     // A list kind that is not `<kind>List` is the CRD's.
     let backup = kind_file("src/do_/zalan/acid/v1/backup.rs");
     assert!(backup.contains("const LIST_KIND: &'static str = \"BackupJobList\";"), "{backup}");
-    let clients = kind_file("src/clientset/acid_v1.rs");
+    let clients = kind_file("src/clientset/acid_zalan_do_v1.rs");
     assert!(clients.contains("pub fn postgresqls(&self, namespace: &str) -> PostgresqlClient"), "{clients}");
     assert!(clients.contains("pub fn backups(&self, namespace: &str) -> Backup_2Client"), "{clients}");
     assert!(clients.contains("pub fn backupjobs(&self) -> BackupClient"), "{clients}");
-    assert!(kind_file("src/listers/acid_v1.rs").contains("pub type PostgresqlLister"));
+    assert!(kind_file("src/listers/acid_zalan_do_v1.rs").contains("pub type PostgresqlLister"));
 }
 
 #[test]
@@ -295,5 +296,42 @@ fn doc_comments_break_lines_at_every_line_break_and_escape_what_rustc_refuses() 
     for (path, text) in &generated().output.files {
         assert!(!text.contains('\r'), "{} holds a carriage return", path.display());
         assert!(!text.contains('\u{202e}'), "{} holds a right-to-left override", path.display());
+    }
+}
+
+#[test]
+fn groups_are_named_by_their_whole_name_and_never_as_a_built_in() {
+    let clientset = kind_file("src/clientset/mod.rs");
+    for accessor in ["operator_alpha_example_com_v1", "operator_beta_example_com_v1", "autoscaling_example_com_v1"] {
+        assert!(clientset.contains(&format!("pub fn {accessor}(")), "{accessor}: {clientset}");
+    }
+    assert!(!clientset.contains("pub fn autoscaling_v1("), "{clientset}");
+    let informers = kind_file("src/informers/mod.rs");
+    assert!(informers.contains("fn autoscaling_example_com_v1("), "{informers}");
+    // The same kind in two groups: two types, in two modules.
+    assert!(kind_file("src/com/example/alpha/operator/v1/installation.rs").contains("pub struct Installation"));
+    assert!(kind_file("src/com/example/beta/operator/v1/installation.rs").contains("pub struct Installation"));
+}
+
+#[test]
+fn aliases_of_kinds_named_like_each_others_items_stay_apart() {
+    let listers = kind_file("src/listers/aliases_example_com_v1.rs");
+    // `HubNamespace`'s lister keeps its name; `Hub`'s namespace lister is
+    // the runtime's type, said so in the docs.
+    assert_eq!(listers.matches("pub type HubNamespaceLister =").count(), 1, "{listers}");
+    assert!(listers.contains("pub type HubNamespaceLister = ::k8s_client_runtime::cache::Lister<"), "{listers}");
+    assert!(listers.contains("Its namespace lister is `NamespaceLister<Hub>`"), "{listers}");
+    // `Hub` lists as `HubCollection`; `HubList` and `HubStatus` are kinds
+    // of their own, and `Hub`'s status type is told apart.
+    assert!(kind_file("src/com/example/aliases/v1/hub_collection.rs").contains("pub struct HubCollection"));
+    assert!(kind_file("src/com/example/aliases/v1/hub_list.rs").contains("pub struct HubList "));
+    assert!(kind_file("src/com/example/aliases/v1/hub_status.rs").contains("pub struct HubStatus "));
+    assert!(
+        kind_file("src/com/example/aliases/v1/hub.rs")
+            .contains("pub status: Option<crate::com::example::aliases::v1::HubStatus_2>")
+    );
+    let clients = kind_file("src/clientset/aliases_example_com_v1.rs");
+    for alias in ["HubClient", "HubListClient", "HubNamespaceClient", "HubStatusClient"] {
+        assert_eq!(clients.matches(&format!("pub type {alias} =")).count(), 1, "{alias}");
     }
 }

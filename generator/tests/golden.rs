@@ -18,6 +18,7 @@ fn fixture_output() -> Output {
         source_label: k8s_client_gen::source_label(&specs),
         sources_in_label: true,
         client_path: "../generated".into(),
+        group_names: Default::default(),
     };
     k8s_client_gen::generate_from_dir(&specs, &opts).expect("fixture generates").output
 }

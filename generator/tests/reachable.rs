@@ -77,6 +77,7 @@ fn every_listed_operation_is_reachable_through_the_typed_client() {
         source_label: "kubernetes/1.35".into(),
         sources_in_label: true,
         client_path: "../generated".into(),
+        group_names: Default::default(),
     };
     let k8s_client_gen::Generated { api, output, .. } =
         k8s_client_gen::generate_from_dir(&specs, &opts).expect("1.35 generates");

@@ -48,6 +48,7 @@ fn options(name: &str) -> Options {
         crate_name: name.into(),
         runtime_path: workspace().join("runtime").display().to_string(),
         client_path: workspace().join("generated").display().to_string(),
+        group_names: Default::default(),
         standalone: true,
         source_label: String::new(),
         sources_in_label: false,

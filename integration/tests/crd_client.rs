@@ -59,7 +59,7 @@ fn widget(name: &str) -> v1::Widget {
 #[tokio::test]
 async fn crud_watch_status_scale_and_apply() {
     let ns = crd_namespace("crd-crud").await;
-    let client = widgets().example_v1().widgets(&ns);
+    let client = widgets().example_com_v1().widgets(&ns);
     let start = client.list(&ListOptions::default()).await.unwrap().metadata.resource_version.unwrap();
     let mut watch = client.watch(&ListOptions::default().resource_version(start).timeout(60)).await.unwrap();
 
@@ -146,7 +146,7 @@ async fn crud_watch_status_scale_and_apply() {
 #[tokio::test]
 async fn a_value_unknown_to_the_enum_is_kept() {
     let ns = crd_namespace("crd-enum").await;
-    let client = widgets().example_v1().widgets(&ns);
+    let client = widgets().example_com_v1().widgets(&ns);
     client.create(&widget("w"), &CreateOptions::default()).await.unwrap();
     // The object as the server sends it, with a value a newer CRD might allow.
     let dynamic = k8s_client_runtime::dynamic::DynamicClient::namespaced_with(
@@ -169,8 +169,8 @@ async fn a_value_unknown_to_the_enum_is_kept() {
 async fn both_served_versions_work() {
     let ns = crd_namespace("crd-versions").await;
     let cs = widgets();
-    let v1_client = cs.example_v1().widgets(&ns);
-    let beta_client = cs.example_v1beta1().widgets(&ns);
+    let v1_client = cs.example_com_v1().widgets(&ns);
+    let beta_client = cs.example_com_v1beta1().widgets(&ns);
 
     v1_client.create(&widget("from-v1"), &CreateOptions::default()).await.unwrap();
     let as_beta = beta_client.get("from-v1", &GetOptions::default()).await.unwrap();
@@ -191,11 +191,11 @@ async fn both_served_versions_work() {
 #[tokio::test]
 async fn informer_and_lister_see_changes() {
     let ns = crd_namespace("crd-informer").await;
-    let client = widgets().example_v1().widgets(&ns);
+    let client = widgets().example_com_v1().widgets(&ns);
     client.create(&widget("before"), &CreateOptions::default()).await.unwrap();
 
     let factory = SharedInformerFactory::builder(support::client()).namespace(ns.clone()).build();
-    let widgets_informer = factory.example_v1().widgets();
+    let widgets_informer = factory.example_com_v1().widgets();
     let lister = widgets_informer.lister();
     factory.start();
     assert!(tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync()).await.is_ok());
@@ -237,7 +237,7 @@ async fn undeclared_root_fields_are_kept() {
     .with_data(json!({"spec": {"size": 1}, "owner": "team-a", "limits": {"cpu": 2}}));
     dynamic.create(&raw, &CreateOptions::default()).await.unwrap();
 
-    let client = widgets().example_v1().gadgets(&ns);
+    let client = widgets().example_com_v1().gadgets(&ns);
     let mut gadget = client.get("g", &GetOptions::default()).await.unwrap();
     assert_eq!(gadget.extra.get("owner"), Some(&json!("team-a")));
     assert_eq!(gadget.extra.get("limits"), Some(&json!({"cpu": 2})));
@@ -259,7 +259,7 @@ async fn a_lower_case_kind_works_through_its_type() {
 
     assert_eq!((acid::v1::Postgresql::KIND, acid::v1::Postgresql::LIST_KIND), ("postgresql", "postgresqlList"));
     let ns = crd_namespace("crd-lower-kind").await;
-    let client = widgets().acid_v1().postgresqls(&ns);
+    let client = widgets().acid_zalan_do_v1().postgresqls(&ns);
     let start = client.list(&ListOptions::default()).await.unwrap().metadata.resource_version.unwrap();
     let mut watch = client.watch(&ListOptions::default().resource_version(start).timeout(60)).await.unwrap();
 
@@ -295,7 +295,7 @@ async fn a_lower_case_kind_works_through_its_type() {
     }
 
     let factory = SharedInformerFactory::builder(support::client()).namespace(ns.clone()).build();
-    let lister = factory.acid_v1().postgresqls().lister();
+    let lister = factory.acid_zalan_do_v1().postgresqls().lister();
     factory.start();
     assert!(tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync()).await.is_ok());
     let cached = lister.namespace(&ns).get("acid-minimal").unwrap();

@@ -152,14 +152,14 @@ async fn a_timestamp_with_more_than_nine_fraction_digits_does_not_stop_an_inform
     raw.create(&widget, &CreateOptions::default()).await.unwrap();
 
     let typed = k8s_client_test_widgets::clientset::Clientset::new(support::client());
-    let got = typed.example_v1().widgets(&ns).get("precise", &GetOptions::default()).await.unwrap();
+    let got = typed.example_com_v1().widgets(&ns).get("precise", &GetOptions::default()).await.unwrap();
     let expected = Timestamp::new(1_893_553_445, 123_456_789).unwrap();
     assert_eq!(got.spec.not_before.map(|t| t.timestamp()), Some(expected));
-    let listed = typed.example_v1().widgets(&ns).list(&ListOptions::default()).await.unwrap();
+    let listed = typed.example_com_v1().widgets(&ns).list(&ListOptions::default()).await.unwrap();
     assert_eq!(listed.items.len(), 1);
 
     let factory = SharedInformerFactory::builder(support::client()).namespace(ns.clone()).build();
-    let lister = factory.example_v1().widgets().lister();
+    let lister = factory.example_com_v1().widgets().lister();
     factory.start();
     let synced = tokio::time::timeout(Duration::from_secs(30), factory.wait_for_cache_sync()).await;
     assert!(synced.is_ok(), "the informer did not sync");

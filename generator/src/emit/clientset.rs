@@ -46,7 +46,7 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
         let r = c.resource;
         let k = type_path(api, c.schema);
         let method = ident(&c.method);
-        let alias = format_ident!("{}Client", c.kind);
+        let alias = format_ident!("{}", c.client_alias);
         if r.namespaced {
             let doc = text::doc(&format!("`{}` in `namespace` (`\"\"` for all namespaces).", r.plural));
             accessors.push(quote! {
@@ -68,7 +68,7 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
         }
         let mut doc = vec![format!("The client of `{}` ({}).", r.plural, r.kind)];
         if !c.extensions.is_empty() {
-            doc.push(format!("More subresources through [`{}ClientExt`].", c.kind));
+            doc.push(format!("More subresources through [`{}`].", c.ext_trait));
         }
         if !c.connect.is_empty() {
             doc.push(format!(
@@ -123,8 +123,8 @@ fn extension_trait(api: &Api, c: &ClientPlan) -> Vec<TokenStream> {
         return Vec::new();
     }
     let k = type_path(api, c.schema);
-    let name = format_ident!("{}ClientExt", c.kind);
-    let alias = format_ident!("{}Client", c.kind);
+    let name = format_ident!("{}", c.ext_trait);
+    let alias = format_ident!("{}", c.client_alias);
     let mut decls = Vec::new();
     let mut defs = Vec::new();
     let mut params = Vec::new();
@@ -136,7 +136,7 @@ fn extension_trait(api: &Api, c: &ClientPlan) -> Vec<TokenStream> {
         defs.push(quote!(#g #[inline] #signature { #body }));
         if e.item.op == ExtensionOp::Text {
             let sub = &c.resource.subresources[e.item.subresource];
-            params.push(params_struct(&params_name(c, sub), sub));
+            params.push(params_struct(&params_name(&e.item), sub));
         }
     }
     let doc = format!(" The subresources of `{}` beyond status and scale.", c.resource.plural);
@@ -154,8 +154,9 @@ fn extension_trait(api: &Api, c: &ClientPlan) -> Vec<TokenStream> {
     out
 }
 
-fn params_name(c: &ClientPlan, sub: &Subresource) -> proc_macro2::Ident {
-    format_ident!("{}{}Params", c.kind, naming::pascal(&sub.name))
+/// The parameters struct of a text read (planned with it).
+fn params_name(e: &Extension) -> proc_macro2::Ident {
+    format_ident!("{}", e.params.as_deref().unwrap_or("Params"))
 }
 
 fn extension_doc(e: &Extension) -> String {
@@ -217,7 +218,7 @@ fn extension_method(api: &Api, c: &ClientPlan, e: &Extension, k: &TokenStream) -
             )
         }
         ExtensionOp::Text | ExtensionOp::Stream => {
-            let params = params_name(c, &c.resource.subresources[sub]);
+            let params = params_name(e);
             if e.op == ExtensionOp::Text {
                 let ret = fut(quote!(::std::string::String));
                 (

@@ -238,7 +238,7 @@ pub fn prelude(plan: &Plan) -> TokenStream {
         let module = ident(&gv.module);
         gv.clients.iter().filter(|c| !c.extensions.is_empty()).map(move |c| {
             let g = gate(gv.feature);
-            let name = format_ident!("{}ClientExt", c.kind);
+            let name = format_ident!("{}", c.ext_trait);
             quote!(#g pub use crate::clientset::#module::#name as _;)
         })
     });

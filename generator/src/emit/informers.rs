@@ -21,7 +21,7 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
     let mut aliases = Vec::new();
     for c in gv.clients.iter().filter(|c| c.informable) {
         let k = type_path(api, c.schema);
-        let alias = format_ident!("{}Informer", c.kind);
+        let alias = format_ident!("{}", c.informer_alias);
         let method = ident(&c.method);
         let doc =
             text::doc(&format!("The shared informer of `{}` (client-go's `{}Informer`).", c.resource.plural, c.kind));

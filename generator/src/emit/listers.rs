@@ -15,13 +15,18 @@ use crate::plan::{GroupVersionPlan, Plan};
 pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
     let items = gv.clients.iter().filter(|c| c.informable).map(|c| {
         let k = type_path(api, c.schema);
-        let lister = format_ident!("{}Lister", c.kind);
-        let doc = text::doc(&format!(
-            "Reads `{}` from an informer's cache (client-go's `{}Lister`).",
-            c.resource.plural, c.kind
-        ));
-        let ns = c.resource.namespaced.then(|| {
-            let ns_lister = format_ident!("{}NamespaceLister", c.kind);
+        let lister = format_ident!("{}", c.lister_alias);
+        let mut doc =
+            format!("Reads `{}` from an informer's cache (client-go's `{}Lister`).", c.resource.plural, c.kind);
+        if c.resource.namespaced && c.namespace_lister_alias.is_none() {
+            doc.push_str(&format!(
+                "\nIts namespace lister is `NamespaceLister<{}>`: `{}NamespaceLister` is the lister of `{}Namespace`.",
+                c.kind, c.kind, c.kind
+            ));
+        }
+        let doc = text::doc(&doc);
+        let ns = c.namespace_lister_alias.as_ref().map(|ns_lister| {
+            let ns_lister = format_ident!("{}", ns_lister);
             let ns_doc =
                 text::doc(&format!("Reads `{}` of one namespace from an informer's cache.", c.resource.plural));
             quote! {

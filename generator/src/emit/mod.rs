@@ -42,6 +42,8 @@ pub struct Options {
     /// Dependency path of the Kubernetes crate (`k8s-client`) that provides
     /// the types marked external, written as given into Cargo.toml.
     pub client_path: String,
+    /// Names given to groups by hand (`--group-name`).
+    pub group_names: crate::naming::GroupNames,
 }
 
 impl Options {
@@ -75,7 +77,7 @@ pub fn rust_file(what: &str, source: &str, tokens: TokenStream) -> Result<String
 
 /// Builds every file of the crate.
 pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
-    let plan = plan::plan(api);
+    let plan = plan::plan(api, &opts.group_names)?;
     let mut out = Output::default();
     let mut modules: BTreeMap<Vec<String>, ModuleContents> = BTreeMap::new();
     modules.entry(Vec::new()).or_default();

@@ -195,14 +195,62 @@ fn published_schema_names() {
 
 #[test]
 fn group_version_names() {
-    assert_eq!(group_version_method("", "v1"), "core_v1");
-    assert_eq!(group_version_method("apps", "v1"), "apps_v1");
-    assert_eq!(group_version_method("networking.k8s.io", "v1beta1"), "networking_v1beta1");
-    assert_eq!(group_version_method("rbac.authorization.k8s.io", "v1"), "rbac_v1");
-    assert_eq!(group_version_type("flowcontrol.apiserver.k8s.io", "v1"), "FlowcontrolV1");
-    assert_eq!(group_version_method("3scale.net", "v1"), "_3scale_v1");
-    assert_eq!(group_version_type("3scale.net", "v1"), "_3scaleV1");
-    assert_eq!(group_version_method("cert-manager.io", "v1"), "cert_manager_v1");
+    let names = GroupNames::default();
+    // (group, version, accessor and module, type prefix)
+    let cases = [
+        // Built-in groups: the first label, as client-go names them.
+        ("", "v1", "core_v1", "CoreV1"),
+        ("apps", "v1", "apps_v1", "AppsV1"),
+        ("networking.k8s.io", "v1beta1", "networking_v1beta1", "NetworkingV1beta1"),
+        ("rbac.authorization.k8s.io", "v1", "rbac_v1", "RbacV1"),
+        ("flowcontrol.apiserver.k8s.io", "v1", "flowcontrol_v1", "FlowcontrolV1"),
+        ("extensions", "v1beta1", "extensions_v1beta1", "ExtensionsV1beta1"),
+        ("metrics.k8s.io", "v1beta1", "metrics_v1beta1", "MetricsV1beta1"),
+        // Every other group: its whole name.
+        ("autoscaling.k8s.io", "v1", "autoscaling_k8s_io_v1", "AutoscalingK8sIoV1"),
+        ("networking.istio.io", "v1beta1", "networking_istio_io_v1beta1", "NetworkingIstioIoV1beta1"),
+        ("operator.tigera.io", "v1", "operator_tigera_io_v1", "OperatorTigeraIoV1"),
+        ("operator.victoriametrics.com", "v1", "operator_victoriametrics_com_v1", "OperatorVictoriametricsComV1"),
+        ("cert-manager.io", "v1", "cert_manager_io_v1", "CertManagerIoV1"),
+        ("3scale.net", "v1", "_3scale_net_v1", "_3scaleNetV1"),
+        ("snapshot.storage.k8s.io", "v1", "snapshot_storage_k8s_io_v1", "SnapshotStorageK8sIoV1"),
+    ];
+    for (group, version, method, prefix) in cases {
+        assert_eq!(names.method(group, version), method, "{group}/{version}");
+        assert_eq!(names.type_prefix(group, version), prefix, "{group}/{version}");
+    }
+    // A custom group's name never equals a built-in one's.
+    let reserved: Vec<String> = groups::reserved_names().collect();
+    for (group, ..) in cases.iter().filter(|(g, ..)| !is_builtin(g)) {
+        assert!(!reserved.contains(&names.group_name(group)), "{group}");
+    }
+}
+
+#[test]
+fn groups_named_by_hand() {
+    let names = GroupNames::parse(&["operator.tigera.io=tigera".into(), "autoscaling.k8s.io=vpa".into()]).unwrap();
+    assert_eq!(names.method("operator.tigera.io", "v1"), "tigera_v1");
+    assert_eq!(names.type_prefix("autoscaling.k8s.io", "v1"), "VpaV1");
+    assert_eq!(names.method("operator.victoriametrics.com", "v1"), "operator_victoriametrics_com_v1");
+    for (pair, why) in [
+        ("tigera", "expected <group>=<name>"),
+        ("operator.tigera.io=apps", "the name of a built-in group"),
+        ("operator.tigera.io=core", "the name of a built-in group"),
+        ("apps=my_apps", "built-in group"),
+        ("autoscaling.k8s.io=vpa2", ""),
+        ("operator.tigera.io=Tigera", "not a snake_case word"),
+        ("operator.tigera.io=type", "no Rust keyword"),
+        ("operator.tigera.io=tigera_", "not a snake_case word"),
+        ("operator=tigera", "at least one dot"),
+    ] {
+        match GroupNames::parse(&[pair.to_owned()]) {
+            Err(e) if !why.is_empty() => assert!(e.contains(why), "{pair}: {e}"),
+            Ok(_) if why.is_empty() => {}
+            other => panic!("{pair}: {other:?}"),
+        }
+    }
+    let twice = GroupNames::parse(&["a.io=x".into(), "a.io=y".into()]).unwrap_err();
+    assert!(twice.contains("named twice"), "{twice}");
 }
 
 #[test]
@@ -243,8 +291,8 @@ proptest! {
         prop_assert!(is_identifier(&field_name(&s)), "field {:?} -> {:?}", s, field_name(&s));
         prop_assert!(is_identifier(&variant_name(&s)), "variant {:?}", s);
         prop_assert!(is_identifier(&module_name(&s)), "module {:?} -> {:?}", s, module_name(&s));
-        prop_assert!(is_identifier(&group_version_method(&s, "v1")), "group {:?}", s);
-        prop_assert!(is_identifier(&group_version_type(&s, "v1")), "group type {:?}", s);
+        prop_assert!(is_identifier(&GroupNames::default().method(&s, "v1")), "group {:?}", s);
+        prop_assert!(is_identifier(&GroupNames::default().type_prefix(&s, "v1")), "group type {:?}", s);
         prop_assert!(is_identifier(&resource_method("Thing", &s)), "plural {:?}", s);
         prop_assert!(is_identifier(&resource_method(&s, "things")), "kind {:?}", s);
         prop_assert!(is_identifier(&format!("Kind{}", type_segment(&s))), "segment {:?}", s);

@@ -96,7 +96,7 @@ pub async fn install_crds(files: &[std::path::PathBuf]) -> Vec<String> {
 /// The manifests of the custom resources the tests use (`integration/crds`).
 pub fn test_crds() -> Vec<std::path::PathBuf> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crds");
-    vec![dir.join("gadgets.yaml"), dir.join("postgresqls.yaml"), dir.join("widgets.yaml")]
+    vec![dir.join("autoscalers.yaml"), dir.join("gadgets.yaml"), dir.join("postgresqls.yaml"), dir.join("widgets.yaml")]
 }
 
 /// A ConfigMap named `name` with one label and `data`.

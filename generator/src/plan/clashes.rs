@@ -1,0 +1,98 @@
+//! The check that every name the plan gives is unique where it must be:
+//! a group/version's accessor and module among the crate's, and each item
+//! of a group/version's modules (`clientset::<gv>`, `listers::<gv>`,
+//! `informers::<gv>`) among that module's. The naming rules are meant to
+//! make a clash impossible; when input still brings one about, this says
+//! which groups or kinds clash, rather than writing a crate that does not
+//! compile.
+
+use std::collections::BTreeMap;
+
+use super::{ExtensionOp, GroupVersionPlan, Plan};
+use crate::error::{Error, Result};
+use crate::naming::GroupNames;
+
+/// Fails on the first clash, naming both owners.
+pub(super) fn check(plan: &Plan, names: &GroupNames) -> Result<()> {
+    let mut groups: BTreeMap<&str, &str> = BTreeMap::new();
+    for gv in plan.group_versions.values() {
+        match groups.insert(&gv.module, &gv.group) {
+            Some(other) if other != gv.group => {
+                let (a, b) = (other.min(&gv.group), other.max(&gv.group));
+                return Err(Error::Check(format!(
+                    "the groups {a} and {b} both get the name {} for {}: name one of them with \
+                     --group-name {b}=<name> (GROUP_NAMES=\"{b}=<name>\" with make crd)",
+                    gv.module, gv.version
+                )));
+            }
+            _ => {}
+        }
+    }
+    for group in names.groups() {
+        if !plan.group_versions.values().any(|gv| gv.group == group) {
+            return Err(Error::Check(format!("--group-name names the group {group}, which the input does not serve")));
+        }
+    }
+    for gv in plan.group_versions.values() {
+        check_group_version(gv)?;
+    }
+    Ok(())
+}
+
+/// The names one module of a group/version defines, each with the kind
+/// (or the group/version itself) it is made for.
+#[derive(Default)]
+struct Module<'a> {
+    what: &'static str,
+    names: BTreeMap<String, String>,
+    gv: &'a str,
+}
+
+impl Module<'_> {
+    fn add(&mut self, name: &str, owner: String) -> Result<()> {
+        match self.names.get(name) {
+            Some(earlier) => Err(Error::Check(format!(
+                "{} and {owner} of {} both get the name {name} in {}",
+                earlier, self.gv, self.what
+            ))),
+            None => {
+                self.names.insert(name.to_owned(), owner);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn check_group_version(gv: &GroupVersionPlan) -> Result<()> {
+    let module = |what| Module { what, names: BTreeMap::new(), gv: &gv.api_version };
+    let (mut clients, mut methods, mut listers, mut informers) = (
+        module("its clientset module"),
+        module("its client"),
+        module("its listers module"),
+        module("its informers module"),
+    );
+    let group_version = || format!("the group/version {}", gv.api_version);
+    clients.add(&format!("{}Client", gv.type_prefix), group_version())?;
+    informers.add(&format!("{}Informers", gv.type_prefix), group_version())?;
+    for c in &gv.clients {
+        let kind = || format!("the kind {}", c.resource.kind);
+        clients.add(&c.client_alias, kind())?;
+        methods.add(&c.method, format!("{} ({})", kind(), c.resource.plural))?;
+        if !c.extensions.is_empty() {
+            clients.add(&c.ext_trait, kind())?;
+        }
+        // The struct is written once, with the text read.
+        let text_reads = c.extensions.iter().filter(|e| e.item.op == ExtensionOp::Text);
+        for params in text_reads.filter_map(|e| e.item.params.as_ref()) {
+            clients.add(params, kind())?;
+        }
+        if c.informable {
+            listers.add(&c.lister_alias, kind())?;
+            if let Some(ns) = &c.namespace_lister_alias {
+                listers.add(ns, kind())?;
+            }
+            informers.add(&c.informer_alias, kind())?;
+        }
+    }
+    Ok(())
+}
