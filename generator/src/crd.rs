@@ -41,7 +41,7 @@ pub struct Manifests {
     pub documents: Vec<Document>,
     pub notes: Vec<String>,
     /// The names each group's CRDs claimed so far ([`claim_names`]).
-    claimed: BTreeMap<(String, &'static str, String), String>,
+    claimed: BTreeMap<(String, &'static str, String), (String, String)>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -150,7 +150,7 @@ fn claim_names(
     crd: &Crd,
     crd_name: &str,
     place: &str,
-    claimed: &mut BTreeMap<(String, &'static str, String), String>,
+    claimed: &mut BTreeMap<(String, &'static str, String), (String, String)>,
 ) -> std::result::Result<(), (String, String)> {
     let names = &crd.spec.names;
     let list_kind = names.list_kind.clone().unwrap_or_else(|| format!("{}List", names.kind));
@@ -159,26 +159,32 @@ fn claim_names(
         ("kinds", "kind", names.kind.clone(), "/spec/names/kind".to_owned()),
         ("kinds", "list kind", list_kind, "/spec/names/listKind".to_owned()),
     ];
-    if let Some(singular) = names.singular.clone().filter(|s| !s.is_empty()) {
-        wanted.push(("resources", "singular", singular, "/spec/names/singular".to_owned()));
-    }
+    // The apiserver defaults the singular to the kind in lower case.
+    let singular = names.singular.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| names.kind.to_lowercase());
+    wanted.push(("resources", "singular", singular, "/spec/names/singular".to_owned()));
     for (i, short) in names.short_names.iter().enumerate() {
         wanted.push(("resources", "short name", short.clone(), format!("/spec/names/shortNames/{i}")));
     }
     let mut mine = Vec::new();
     for (set, what, name, pointer) in wanted {
         let key = (crd.spec.group.clone(), set, name.clone());
-        if let Some(owner) = claimed.get(&key) {
+        if let Some((owner, owner_place)) = claimed.get(&key) {
+            if owner == crd_name {
+                return Err((
+                    "/metadata/name".to_owned(),
+                    format!("{crd_name} is defined twice, also in {owner_place}"),
+                ));
+            }
             return Err((
                 pointer,
                 format!(
-                    "{crd_name}: the {what} {name:?} is already a name of {owner} in the group {}; the apiserver \
-                     would not serve this CRD (NamesAccepted: False)",
+                    "{crd_name}: the {what} {name:?} is already a name of {owner} ({owner_place}) in the group {}; \
+                     the apiserver would not serve this CRD (NamesAccepted: False)",
                     crd.spec.group
                 ),
             ));
         }
-        mine.push((key, format!("{crd_name} ({place})")));
+        mine.push((key, (crd_name.to_owned(), place.to_owned())));
     }
     claimed.extend(mine);
     Ok(())

@@ -103,10 +103,25 @@ fn names_another_crd_of_the_group_claimed_are_an_error() {
     assert!(stderr.contains("document 1") && stderr.contains("/spec/names/kind"), "{stderr}");
     assert!(stderr.contains("hublists.aliases.example.com") && stderr.contains("hubs.aliases.example.com"), "{stderr}");
     assert!(!out.exists());
-    // The same plural in one group.
-    let docs = [crd("aliases.example.com", "Hub", "hubs", None), crd("aliases.example.com", "Other", "hubs", None)];
+    // A short name that is another CRD's plural, and a singular that is
+    // another's (defaulted) singular.
+    let other = crd("aliases.example.com", "Other", "others", None);
+    let docs = [
+        crd("aliases.example.com", "Hub", "hubs", None),
+        other.replace("plural: others", "plural: others, shortNames: [hubs]"),
+    ];
     let (ok, stderr, ..) = generate(&docs, &[]);
-    assert!(!ok && stderr.contains("/spec/names/plural"), "{stderr}");
+    assert!(!ok && stderr.contains("/spec/names/shortNames/0"), "{stderr}");
+    let docs = [
+        crd("aliases.example.com", "Hub", "hubs", None),
+        other.replace("plural: others", "plural: others, singular: hub"),
+    ];
+    let (ok, stderr, ..) = generate(&docs, &[]);
+    assert!(!ok && stderr.contains("/spec/names/singular"), "{stderr}");
+    // The same CRD twice (a bundle beside its parts, say).
+    let thing = crd("aliases.example.com", "Hub", "hubs", None);
+    let (ok, stderr, ..) = generate(&[thing.clone(), thing], &[]);
+    assert!(!ok && stderr.contains("hubs.aliases.example.com is defined twice, also in "), "{stderr}");
     // In different groups the same names are fine.
     let docs = [crd("a.example.com", "Hub", "hubs", None), crd("b.example.com", "Hub", "hubs", None)];
     let (ok, stderr, ..) = generate(&docs, &[]);
