@@ -6,4 +6,4 @@
 //! (`pods.create_eviction(..)`, `pods.log(..)`).
 pub use crate::informers::InformerGroups as _;
 #[cfg(feature = "fancy")]
-pub use crate::clientset::fancy_stuff_v1beta1::ThingClientExt as _;
+pub use crate::clientset::fancy_stuff_example_io_v1beta1::ThingClientExt as _;

@@ -4,9 +4,9 @@
 //! `clientset.apps_v1().deployments("ns").list(&opts)`.
 #[cfg(feature = "core")]
 pub mod core_v1;
-pub mod _3scale_v1;
+pub mod _3scale_net_v1;
 #[cfg(feature = "fancy")]
-pub mod fancy_stuff_v1beta1;
+pub mod fancy_stuff_example_io_v1beta1;
 /// One client per group/version, sharing one connection pool and rate limiter.
 ///
 /// Resources without a typed client (use the DynamicClient for these):
@@ -38,12 +38,16 @@ impl Clientset {
         core_v1::CoreV1Client::new(self.client.clone())
     }
     /// Clients for `3scale.net/v1`.
-    pub fn _3scale_v1(&self) -> _3scale_v1::_3scaleV1Client {
-        _3scale_v1::_3scaleV1Client::new(self.client.clone())
+    pub fn _3scale_net_v1(&self) -> _3scale_net_v1::_3scaleNetV1Client {
+        _3scale_net_v1::_3scaleNetV1Client::new(self.client.clone())
     }
     /// Clients for `fancy-stuff.example.io/v1beta1`.
     #[cfg(feature = "fancy")]
-    pub fn fancy_stuff_v1beta1(&self) -> fancy_stuff_v1beta1::FancyStuffV1beta1Client {
-        fancy_stuff_v1beta1::FancyStuffV1beta1Client::new(self.client.clone())
+    pub fn fancy_stuff_example_io_v1beta1(
+        &self,
+    ) -> fancy_stuff_example_io_v1beta1::FancyStuffExampleIoV1beta1Client {
+        fancy_stuff_example_io_v1beta1::FancyStuffExampleIoV1beta1Client::new(
+            self.client.clone(),
+        )
     }
 }

@@ -7,7 +7,7 @@
 pub use ::k8s_client_runtime::cache::SharedInformerFactory;
 #[cfg(feature = "core")]
 pub mod core_v1;
-pub mod _3scale_v1;
+pub mod _3scale_net_v1;
 /// The group/versions of this crate on the runtime's
 /// [`SharedInformerFactory`].
 pub trait InformerGroups {
@@ -15,7 +15,7 @@ pub trait InformerGroups {
     /// Informers for `v1`.
     fn core_v1(&self) -> core_v1::CoreV1Informers<'_>;
     /// Informers for `3scale.net/v1`.
-    fn _3scale_v1(&self) -> _3scale_v1::_3scaleV1Informers<'_>;
+    fn _3scale_net_v1(&self) -> _3scale_net_v1::_3scaleNetV1Informers<'_>;
 }
 impl InformerGroups for SharedInformerFactory {
     #[cfg(feature = "core")]
@@ -24,7 +24,7 @@ impl InformerGroups for SharedInformerFactory {
         core_v1::CoreV1Informers::new(self)
     }
     #[inline]
-    fn _3scale_v1(&self) -> _3scale_v1::_3scaleV1Informers<'_> {
-        _3scale_v1::_3scaleV1Informers::new(self)
+    fn _3scale_net_v1(&self) -> _3scale_net_v1::_3scaleNetV1Informers<'_> {
+        _3scale_net_v1::_3scaleNetV1Informers::new(self)
     }
 }

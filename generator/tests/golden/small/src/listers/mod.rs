@@ -3,4 +3,4 @@
 //! Listers: typed reads of informer caches (client-go's `listers`).
 #[cfg(feature = "core")]
 pub mod core_v1;
-pub mod _3scale_v1;
+pub mod _3scale_net_v1;

@@ -2,13 +2,13 @@
 
 /// Informers for `3scale.net/v1`.
 #[derive(Clone, Copy, Debug)]
-pub struct _3scaleV1Informers<'f> {
+pub struct _3scaleNetV1Informers<'f> {
     factory: &'f ::k8s_client_runtime::cache::SharedInformerFactory,
 }
-impl<'f> _3scaleV1Informers<'f> {
+impl<'f> _3scaleNetV1Informers<'f> {
     /// The group/version's informers of `factory`.
     pub fn new(factory: &'f ::k8s_client_runtime::cache::SharedInformerFactory) -> Self {
-        _3scaleV1Informers { factory }
+        _3scaleNetV1Informers { factory }
     }
     /// The shared informer of `apicasts` (client-go's `APIcastInformer`).
     #[inline]

@@ -2,13 +2,13 @@
 
 /// Clients for the resources of `3scale.net/v1`.
 #[derive(Clone, Debug)]
-pub struct _3scaleV1Client {
+pub struct _3scaleNetV1Client {
     client: ::k8s_client_runtime::rest::Client,
 }
-impl _3scaleV1Client {
+impl _3scaleNetV1Client {
     /// The group/version's clients over `client`.
     pub fn new(client: ::k8s_client_runtime::rest::Client) -> Self {
-        _3scaleV1Client { client }
+        _3scaleNetV1Client { client }
     }
     /// `apicasts` in `namespace` (`""` for all namespaces).
     #[inline]

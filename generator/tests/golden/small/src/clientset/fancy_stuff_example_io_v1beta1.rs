@@ -2,13 +2,15 @@
 
 /// Clients for the resources of `fancy-stuff.example.io/v1beta1`.
 #[derive(Clone, Debug)]
-pub struct FancyStuffV1beta1Client {
+pub struct FancyStuffExampleIoV1beta1Client {
     client: ::k8s_client_runtime::rest::Client,
 }
-impl FancyStuffV1beta1Client {
+impl FancyStuffExampleIoV1beta1Client {
     /// The group/version's clients over `client`.
     pub fn new(client: ::k8s_client_runtime::rest::Client) -> Self {
-        FancyStuffV1beta1Client { client }
+        FancyStuffExampleIoV1beta1Client {
+            client,
+        }
     }
     /// `things` in `namespace` (`""` for all namespaces).
     #[inline]
