@@ -29,7 +29,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::{Error, Result, pointer_of};
-use crate::lower::{OBJECT_META, known};
+use crate::ir::{LIST_META, OBJECT_META};
+use crate::lower::known;
 use crate::naming;
 use crate::schema::{OpenApi, Schema};
 use crate::spec::Document;
@@ -350,10 +351,7 @@ fn published(crd: &Crd, version: &Version, schema: &Schema) -> serde_json::Resul
             ),
             (
                 "metadata".into(),
-                reference_to(
-                    known::LIST_META,
-                    &format!("Standard list metadata. More info: {CONVENTIONS}#types-kinds"),
-                ),
+                reference_to(LIST_META, &format!("Standard list metadata. More info: {CONVENTIONS}#types-kinds")),
             ),
         ]),
         gvk: Some(gvk(&list_kind)),

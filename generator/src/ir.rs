@@ -6,6 +6,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+/// `metav1.ObjectMeta`: a kind with it is an `Object`.
+pub const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+/// `metav1.ListMeta`, the metadata of lists.
+pub const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
+/// `metav1.LabelSelector`.
+pub const LABEL_SELECTOR: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector";
+
 /// Everything generated from one set of input documents.
 #[derive(Debug, Default)]
 pub struct Api {
@@ -28,8 +35,13 @@ pub struct Gvk {
 
 impl Gvk {
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+        api_version(&self.group, &self.version)
     }
+}
+
+/// `group/version`, or `version` for the core group.
+pub fn api_version(group: &str, version: &str) -> String {
+    if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") }
 }
 
 /// One schema of `components.schemas`, ready to be emitted as one Rust type.

@@ -1,10 +1,16 @@
 //! `k8s-client-gen`: turns kube-apiserver OpenAPI v3 documents into a Rust
 //! crate of API types (and, on top of them, clients, listers, informers).
 //!
-//! The pipeline is parse → IR → plan → emit: [`spec`] is the only module
-//! that reads OpenAPI, [`ir`] describes the API, [`plan`] decides once what
-//! each kind and group/version gets (names, traits, gates), and [`emit`]
-//! only renders that with `quote!`, formatted by `prettyplease`.
+//! The pipeline is load → lower → plan → emit, one stage a step in every
+//! `generate_*` function below:
+//! - load: [`spec`] reads OpenAPI documents (from a directory, from CRD
+//!   manifests through [`crd`], or from a cluster through [`cluster`]);
+//! - lower: [`lower`] turns schemas into the [`ir`], which describes the
+//!   API and nothing of OpenAPI;
+//! - plan: [`plan`] decides once what every kind, group/version and field
+//!   gets (names, traits, holding, decode seeds, gates);
+//! - emit: [`emit`] only renders the plan with `quote!`, formatted by
+//!   `prettyplease`.
 #![forbid(unsafe_code)]
 
 pub mod cluster;
@@ -53,7 +59,7 @@ pub const CLIENT_CRATE: &str = "k8s_client";
 pub fn generate_from_dir(specs: &Path, opts: &emit::Options) -> Result<Generated> {
     let docs = spec::load_dir(specs)?;
     let api = spec::build(&docs)?;
-    let output = emit::generate(&api, opts)?;
+    let output = plan_and_emit(&api, opts)?;
     Ok(Generated { api, output, notes: Vec::new() })
 }
 
@@ -75,7 +81,7 @@ pub fn generate_from_crds(inputs: &[std::path::PathBuf], opts: &emit::Options) -
     let mut opts = opts.clone();
     opts.source_label = crd_label(inputs, &api);
     opts.sources_in_label = false;
-    let output = emit::generate(&api, &opts)?;
+    let output = plan_and_emit(&api, &opts)?;
     Ok(Generated { api, output, notes: manifests.notes })
 }
 
@@ -90,8 +96,14 @@ pub fn generate_from_cluster(source: &cluster::Source, mut opts: emit::Options) 
     opts.sources_in_label = true;
     let external_crate = (!fetched.has_builtin_group).then(|| CLIENT_CRATE.to_owned());
     let api = spec::build_with(&fetched.documents, &spec::BuildOptions { external_crate })?;
-    let output = emit::generate(&api, &opts)?;
+    let output = plan_and_emit(&api, &opts)?;
     Ok(Generated { api, output, notes: Vec::new() })
+}
+
+/// The last two stages: the plan, checked (names unique), then the files.
+fn plan_and_emit(api: &ir::Api, opts: &emit::Options) -> Result<emit::Output> {
+    let plan = plan::plan(api, &opts.group_names)?;
+    emit::generate(api, &plan, opts)
 }
 
 /// Names a crate of custom resources in its headers: the group/versions it
@@ -101,7 +113,7 @@ pub fn generate_from_cluster(source: &cluster::Source, mut opts: emit::Options) 
 pub fn crd_label(inputs: &[std::path::PathBuf], api: &ir::Api) -> String {
     const SHOWN: usize = 3;
     let group_versions: std::collections::BTreeSet<String> =
-        api.resources.values().map(|r| plan::api_version(&r.group, &r.version)).collect();
+        api.resources.values().map(|r| ir::api_version(&r.group, &r.version)).collect();
     let mut served: Vec<&str> = group_versions.iter().map(String::as_str).take(SHOWN).collect();
     let more = group_versions.len().saturating_sub(SHOWN);
     let more = format!("and {more} more");

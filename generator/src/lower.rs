@@ -30,14 +30,13 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::error::{Error, Result, pointer_token};
-use crate::ir::{Field, FieldType, Gvk, Shape, Special, TypeDef, Variant};
+use crate::ir::{Field, FieldType, Gvk, OBJECT_META, Shape, Special, TypeDef, Variant};
 use crate::naming;
 use crate::schema::{AdditionalProperties, Schema};
 
 pub mod known;
 pub mod nested;
 
-pub const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 pub const TIME: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Time";
 pub const INT_OR_STRING: &str = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
 

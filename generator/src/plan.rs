@@ -10,13 +10,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::error::Result;
-use crate::ir::{Api, FieldType, Resource, Shape, Subresource, TypeDef, Verb};
+use crate::ir::{Api, FieldType, Gvk, OBJECT_META, Resource, Shape, Subresource, TypeDef, Verb, api_version};
 use crate::naming::{self, GroupNames};
 
 mod clashes;
+pub mod fields;
 
-/// `metav1.ObjectMeta`, which makes a kind an `Object`.
-pub const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+pub use fields::{Embedding, FieldPlan, Seed, StructPlan, is_kind};
 
 /// Everything the emitters need beyond the type definitions.
 #[derive(Debug, Default)]
@@ -27,6 +27,13 @@ pub struct Plan<'a> {
     pub group_versions: BTreeMap<(String, String), GroupVersionPlan<'a>>,
     /// Resources without a typed client, with the reason.
     pub skipped: Vec<String>,
+    /// Every generated struct and its fields, keyed by schema name.
+    pub structs: BTreeMap<&'a str, StructPlan<'a>>,
+    /// What the crate's scheme registers: every kind, and every schema
+    /// registered under several GVKs (`DeleteOptions`), by schema name.
+    pub scheme: Vec<(&'a TypeDef, &'a Gvk)>,
+    /// The deepest chain of object types held inside one another.
+    pub nesting: usize,
 }
 
 /// A schema that implements the runtime's `Resource` trait.
@@ -147,7 +154,14 @@ pub enum Body<'a> {
 /// ([`naming::GroupNames`]). Fails when two groups, or two items of one
 /// module, would get the same name: the crate would not compile.
 pub fn plan<'a>(api: &'a Api, names: &GroupNames) -> Result<Plan<'a>> {
-    let mut plan = Plan::default();
+    let scheme = api
+        .types
+        .values()
+        .filter(|d| !d.external && (is_kind(d) || d.gvks.len() > 1))
+        .flat_map(|d| d.gvks.iter().map(move |gvk| (d, gvk)))
+        .collect();
+    let mut plan =
+        Plan { structs: fields::structs(api), scheme, nesting: fields::nesting_depth(api), ..Plan::default() };
     let mut served: BTreeMap<&str, Vec<&Resource>> = BTreeMap::new();
     for r in api.resources.values() {
         if let Some(s) = &r.type_schema {
@@ -226,20 +240,6 @@ fn leave_lister_names_to_their_kinds(gv: &mut GroupVersionPlan) {
 fn list_kind(api: &Api, r: &Resource) -> String {
     let list = r.list_schema.as_deref().and_then(|s| api.types.get(s)).and_then(|d| d.gvk.as_ref());
     list.map_or_else(|| format!("{}List", r.kind), |gvk| gvk.kind.clone())
-}
-
-/// `group/version`, or `version` for the core group.
-pub fn api_version(group: &str, version: &str) -> String {
-    if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") }
-}
-
-/// Whether a struct is a top-level kind whose `apiVersion`/`kind` are
-/// constants written on encode rather than fields.
-pub fn is_kind(def: &TypeDef) -> bool {
-    let Shape::Struct(fields) = &def.shape else { return false };
-    def.gvk.is_some()
-        && fields.iter().any(|f| f.json_name == "apiVersion")
-        && fields.iter().any(|f| f.json_name == "kind")
 }
 
 fn has_object_meta(def: &TypeDef) -> bool {

@@ -14,7 +14,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::text;
-use super::types::{ident, type_path};
+use super::tokens::{gate, ident, type_path};
 use crate::ir::{Api, FieldType, Subresource};
 use crate::naming;
 use crate::plan::{Body, ClientPlan, Extension, ExtensionOp, GroupVersionPlan, Plan};
@@ -23,16 +23,6 @@ const REST: &str = "::k8s_client_runtime::rest";
 
 fn rest() -> TokenStream {
     REST.parse().unwrap_or_default()
-}
-
-/// `#[cfg(all(feature = ...))]` for a set of features, or nothing.
-pub fn gate<'a>(features: impl IntoIterator<Item = &'a str>) -> TokenStream {
-    let fs: Vec<&str> = features.into_iter().collect();
-    match fs.as_slice() {
-        [] => quote!(),
-        [f] => quote!(#[cfg(feature = #f)]),
-        _ => quote!(#[cfg(all(#(feature = #fs),*))]),
-    }
 }
 
 /// `src/clientset/<gv>.rs`: the group/version client, aliases, markers,

@@ -9,8 +9,7 @@ use quote::quote;
 
 use quote::format_ident;
 
-use super::clientset::gate;
-use super::types::ident;
+use super::tokens::{gate, ident};
 use super::{CLIENT_PACKAGE, GENERATOR, Options, header, text};
 use crate::error::{Error, Result};
 use crate::ir::{Api, Shape};

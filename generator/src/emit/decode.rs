@@ -10,76 +10,46 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::types::{ident, is_boxed, is_kind, is_plain, is_struct};
-use crate::ir::{Api, Field, FieldType, Shape, Special, TypeDef};
-use crate::lower::OBJECT_META;
+use super::tokens::ident;
+use crate::plan::{FieldPlan, Seed, StructPlan};
 
-/// The statement reading field `f` from `map` into `self`.
-fn read_field(api: &Api, def: &TypeDef, f: &Field) -> TokenStream {
-    let name = ident(&f.rust_name);
-    let boxed = is_boxed(api, def, f);
-    let seed = |seed: TokenStream, place: TokenStream| quote!(map.next_value_seed(::k8s_client_runtime::codec::fields::#seed(#place))?);
-    let array_of_structs = matches!(&f.ty, FieldType::Array(inner) if is_struct(api, inner));
-    if is_plain(def, f) {
-        match &f.ty {
-            ty if is_struct(api, ty) && boxed => seed(quote!(Struct), quote!(&mut *self.#name)),
-            ty if is_struct(api, ty) => seed(quote!(Struct), quote!(&mut self.#name)),
-            FieldType::Array(_) if !boxed && array_of_structs => seed(quote!(StructList), quote!(&mut self.#name)),
-            FieldType::Array(_) if !boxed => seed(quote!(List), quote!(&mut self.#name)),
-            ty if is_text_map(api, ty) && !boxed => seed(quote!(SharedMap), quote!(&mut self.#name)),
-            FieldType::Map(_) => quote!(self.#name = ::k8s_client_runtime::codec::fields::or_default(map)?),
-            FieldType::String if !boxed => seed(quote!(Text), quote!(&mut self.#name)),
-            _ => quote!(self.#name = map.next_value()?),
-        }
-    } else {
-        match &f.ty {
-            // Skipped unread where the runtime decodes for a cache that
-            // drops them (`codec::WithoutManagedFields`).
-            FieldType::Array(_)
-                if !boxed && array_of_structs && def.schema_name == OBJECT_META && f.json_name == "managedFields" =>
-            {
-                seed(quote!(ManagedFields), quote!(&mut self.#name))
-            }
-            ty if is_struct(api, ty) && boxed => seed(quote!(OptionBox), quote!(&mut self.#name)),
-            ty if is_struct(api, ty) => seed(quote!(OptionStruct), quote!(&mut self.#name)),
-            FieldType::Array(_) if !boxed && array_of_structs => {
-                seed(quote!(OptionStructList), quote!(&mut self.#name))
-            }
-            FieldType::Array(_) if !boxed => seed(quote!(OptionList), quote!(&mut self.#name)),
-            FieldType::String if !boxed => seed(quote!(OptionText), quote!(&mut self.#name)),
-            ty if is_text_map(api, ty) && !boxed => seed(quote!(OptionSharedMap), quote!(&mut self.#name)),
-            _ => quote!(self.#name = map.next_value()?),
-        }
-    }
+/// The statement reading field `fp` from `map` into `self`, with the seed
+/// the plan chose.
+fn read_field(fp: &FieldPlan) -> TokenStream {
+    let name = ident(&fp.field.rust_name);
+    let place = if fp.boxed && fp.seed == Seed::Struct { quote!(&mut *self.#name) } else { quote!(&mut self.#name) };
+    let seed = match fp.seed {
+        Seed::Struct => quote!(Struct),
+        Seed::StructList => quote!(StructList),
+        Seed::List => quote!(List),
+        Seed::SharedMap => quote!(SharedMap),
+        Seed::Text => quote!(Text),
+        Seed::OptionBox => quote!(OptionBox),
+        Seed::OptionStruct => quote!(OptionStruct),
+        Seed::OptionStructList => quote!(OptionStructList),
+        Seed::OptionList => quote!(OptionList),
+        Seed::OptionText => quote!(OptionText),
+        Seed::OptionSharedMap => quote!(OptionSharedMap),
+        Seed::ManagedFields => quote!(ManagedFields),
+        Seed::OrDefault => return quote!(self.#name = ::k8s_client_runtime::codec::fields::or_default(map)?),
+        Seed::Value => return quote!(self.#name = map.next_value()?),
+    };
+    quote!(map.next_value_seed(::k8s_client_runtime::codec::fields::#seed(#place))?)
 }
 
-/// Whether `ty` is a map of strings or quantities: those the runtime shares
-/// between equal maps as it decodes them.
-fn is_text_map(api: &Api, ty: &FieldType) -> bool {
-    match ty {
-        FieldType::Map(value) => match &**value {
-            FieldType::String => true,
-            FieldType::Ref(r) => {
-                matches!(api.types.get(r.as_str()).map(|d| &d.shape), Some(Shape::Special(Special::Quantity)))
-            }
-            _ => false,
-        },
-        _ => false,
-    }
-}
-
-/// `Deserialize` and `DecodeFields` for a struct with `fields`.
-pub fn decode_impls(api: &Api, def: &TypeDef, fields: &[&Field]) -> TokenStream {
+/// `Deserialize` and `DecodeFields` for a struct.
+pub fn decode_impls(sp: &StructPlan) -> TokenStream {
+    let def = sp.def;
     let name = ident(&def.rust_name);
     let type_name = &def.rust_name;
-    let declared: Vec<&Field> = fields.iter().copied().filter(|f| !f.flatten).collect();
+    let declared = &sp.fields;
     let numbers = (0..declared.len()).map(|i| Literal::u16_unsuffixed(i as u16));
-    let keys = declared.iter().map(|f| &f.json_name);
-    let reads = declared.iter().map(|f| read_field(api, def, f));
-    let rest = fields.iter().find(|f| f.flatten);
+    let keys = declared.iter().map(|fp| &fp.field.json_name);
+    let reads = declared.iter().map(read_field);
+    let rest = sp.rest;
     // A kind's `apiVersion` and `kind` are its type's, not data: skipped
     // even by a kind keeping undeclared fields.
-    let type_meta = (rest.is_some() && is_kind(def)).then(|| quote!("apiVersion" | "kind" => u16::MAX,));
+    let type_meta = (rest.is_some() && sp.type_meta.is_some()).then(|| quote!("apiVersion" | "kind" => u16::MAX,));
     let field_index = if declared.is_empty() && type_meta.is_none() {
         quote! {
             fn field_index(_key: &str) -> ::std::option::Option<u16> {

@@ -8,9 +8,9 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::clientset::gate;
 use super::text;
-use super::types::{ident, type_path};
+use super::tokens::gate;
+use super::tokens::{ident, type_path};
 use crate::ir::Api;
 use crate::plan::{GroupVersionPlan, Plan};
 

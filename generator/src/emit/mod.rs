@@ -11,7 +11,9 @@ mod decode;
 pub mod informers;
 pub mod listers;
 pub mod scheme;
+mod special;
 pub mod text;
+pub mod tokens;
 pub mod types;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -23,7 +25,7 @@ use quote::quote;
 use crate::error::{Error, Result};
 use crate::ir::Api;
 use crate::naming;
-use crate::plan::{self, Plan};
+use crate::plan::Plan;
 
 /// What to generate and how to name it.
 #[derive(Debug, Clone)]
@@ -76,8 +78,7 @@ pub fn rust_file(what: &str, source: &str, tokens: TokenStream) -> Result<String
 }
 
 /// Builds every file of the crate.
-pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
-    let plan = plan::plan(api, &opts.group_names)?;
+pub fn generate(api: &Api, plan: &Plan, opts: &Options) -> Result<Output> {
     let mut out = Output::default();
     let mut modules: BTreeMap<Vec<String>, ModuleContents> = BTreeMap::new();
     modules.entry(Vec::new()).or_default();
@@ -85,13 +86,13 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
     // One file per top-level type; a type defined inline in another
     // schema lives in its owner's file.
     let mut files: BTreeMap<PathBuf, (String, TokenStream)> = BTreeMap::new();
-    for (schema, def) in &api.types {
+    for def in api.types.values() {
         if def.external {
             continue;
         }
         let home = def.owner.as_ref().and_then(|o| api.types.get(o)).unwrap_or(def);
         let file_stem = naming::file_name(&home.rust_name);
-        let tokens = types::emit_type(api, def, plan.kinds.get(schema.as_str()));
+        let tokens = types::emit_type(api, plan, def);
         let path = type_file(home);
         match files.get_mut(&path) {
             Some((_, existing)) if def.owner.is_some() => existing.extend(tokens),
@@ -115,9 +116,8 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
     let root = modules.entry(Vec::new()).or_default();
     root.gated_modules.insert("scheme".to_owned(), "scheme".to_owned());
     root.extra_modules.extend(["clientset", "informers", "listers", "prelude"].map(str::to_owned));
-    add_file(&mut out, "src/scheme.rs", &opts.source_label, scheme::emit_scheme(api))?;
+    add_file(&mut out, "src/scheme.rs", &opts.source_label, scheme::emit_scheme(api, plan))?;
 
-    check_unique_names(&plan)?;
     for gv in plan.group_versions.values() {
         // Each group/version's file names the document its resources came from.
         let source = gv.clients.first().map(|c| opts.source_of(&c.resource.source));
@@ -133,10 +133,10 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
             )?;
         }
     }
-    add_file(&mut out, "src/clientset/mod.rs", &opts.source_label, clientset::emit_clientset(&plan))?;
-    add_file(&mut out, "src/listers/mod.rs", &opts.source_label, listers::emit_root(&plan))?;
-    add_file(&mut out, "src/informers/mod.rs", &opts.source_label, informers::emit_root(&plan))?;
-    add_file(&mut out, "src/prelude.rs", &opts.source_label, crate_files::prelude(&plan))?;
+    add_file(&mut out, "src/clientset/mod.rs", &opts.source_label, clientset::emit_clientset(plan))?;
+    add_file(&mut out, "src/listers/mod.rs", &opts.source_label, listers::emit_root(plan))?;
+    add_file(&mut out, "src/informers/mod.rs", &opts.source_label, informers::emit_root(plan))?;
+    add_file(&mut out, "src/prelude.rs", &opts.source_label, crate_files::prelude(plan))?;
 
     for (module, contents) in &modules {
         contents.check_unique_names(module)?;
@@ -144,7 +144,7 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
         path.extend(module);
         path.push(if module.is_empty() { "lib.rs" } else { "mod.rs" });
         let text = if module.is_empty() {
-            crate_files::lib_rs(opts, types::nesting_depth(api), contents.child_items(module))?
+            crate_files::lib_rs(opts, plan.nesting, contents.child_items(module))?
         } else {
             rust_file(&path.display().to_string(), &opts.source_label, contents.child_items(module))?
         };
@@ -152,7 +152,7 @@ pub fn generate(api: &Api, opts: &Options) -> Result<Output> {
     }
 
     let features = crate_files::features(api);
-    let client_features = crate_files::client_features(api, &plan);
+    let client_features = crate_files::client_features(api, plan);
     out.files.insert(PathBuf::from("Cargo.toml"), crate_files::cargo_toml(api, opts, &features, &client_features)?);
     out.files.insert(PathBuf::from("README.md"), crate_files::readme(api, opts, &features)?);
     out.files.insert(PathBuf::from("rustfmt.toml"), crate_files::rustfmt_toml(&opts.source_label));
@@ -172,19 +172,6 @@ fn add_file(out: &mut Output, path: &str, source: &str, tokens: TokenStream) -> 
     let text = rust_file(path, source, tokens)?;
     if out.files.insert(PathBuf::from(path), text).is_some() {
         return Err(Error::Check(format!("two items map to the file {path}")));
-    }
-    Ok(())
-}
-
-/// Two resources of a group/version must not share an accessor name.
-fn check_unique_names(plan: &Plan) -> Result<()> {
-    for gv in plan.group_versions.values() {
-        let mut methods = BTreeSet::new();
-        for c in &gv.clients {
-            if !methods.insert(c.method.as_str()) {
-                return Err(Error::Check(format!("two resources of {} are both named {}", gv.api_version, c.method)));
-            }
-        }
     }
     Ok(())
 }
@@ -222,15 +209,15 @@ impl ModuleContents {
         let children = self.children.iter().map(|c| {
             let mut child_path = module.to_vec();
             child_path.push(c.clone());
-            let name = types::ident(c);
+            let name = tokens::ident(c);
             let gate = naming::module_feature(&child_path)
                 .filter(|_| naming::module_feature(module).is_none())
                 .map(|f| quote!(#[cfg(feature = #f)]));
             quote!(#gate pub mod #name;)
         });
         let types = self.types.iter().map(|(file, tys)| {
-            let file = types::ident(file);
-            let names: Vec<_> = tys.iter().map(|t| types::ident(t)).collect();
+            let file = tokens::ident(file);
+            let names: Vec<_> = tys.iter().map(|t| tokens::ident(t)).collect();
             let uses = match names.as_slice() {
                 [one] => quote!(pub use self::#file::#one;),
                 many => quote!(pub use self::#file::{#(#many),*};),
@@ -241,11 +228,11 @@ impl ModuleContents {
             }
         });
         let extra = self.extra_modules.iter().map(|m| {
-            let m = types::ident(m);
+            let m = tokens::ident(m);
             quote!(pub mod #m;)
         });
         let gated = self.gated_modules.iter().map(|(m, f)| {
-            let m = types::ident(m);
+            let m = tokens::ident(m);
             quote!(#[cfg(feature = #f)] pub mod #m;)
         });
         quote!(#(#children)* #(#extra)* #(#gated)* #(#types)*)

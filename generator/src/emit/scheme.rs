@@ -4,13 +4,13 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::types::{is_kind, type_path};
+use super::tokens::type_path;
 use crate::ir::Api;
+use crate::plan::Plan;
 
-pub fn emit_scheme(api: &Api) -> TokenStream {
-    // Kinds proper, and schemas registered under several GVKs (DeleteOptions).
-    let registered = api.types.values().filter(|d| !d.external && (is_kind(d) || d.gvks.len() > 1));
-    let entries = registered.flat_map(|def| def.gvks.iter().map(move |gvk| (def, gvk))).map(|(def, gvk)| {
+/// `src/scheme.rs`: the kinds the plan registers.
+pub fn emit_scheme(api: &Api, plan: &Plan) -> TokenStream {
+    let entries = plan.scheme.iter().map(|(def, gvk)| {
         let (group, version, kind) = (&gvk.group, &gvk.version, &gvk.kind);
         let ty = type_path(api, &def.schema_name);
         let gate = def.feature.as_ref().map(|f| quote!(#[cfg(feature = #f)]));

@@ -11,12 +11,10 @@
 //! `FooStatusConditions` copy. The table is checked against the pinned
 //! Kubernetes spec by a unit test.
 
-use crate::ir::{Field, FieldType, Gvk, Shape, Special, TypeDef};
+use crate::ir::{Field, FieldType, Gvk, LABEL_SELECTOR, LIST_META, OBJECT_META, Shape, Special, TypeDef};
 use crate::naming;
 
-pub const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
 pub const CONDITION: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Condition";
-pub const LABEL_SELECTOR: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector";
 pub const LABEL_SELECTOR_REQUIREMENT: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement";
 pub const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
 pub const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
@@ -99,12 +97,12 @@ pub fn external_types() -> Vec<TypeDef> {
     };
     let scale_gvk = Gvk { group: "autoscaling".into(), version: "v1".into(), kind: "Scale".into() };
     let mut out = vec![
-        def(super::OBJECT_META, Shape::Struct(Vec::new()), None),
+        def(OBJECT_META, Shape::Struct(Vec::new()), None),
         def(LIST_META, Shape::Struct(Vec::new()), None),
         def(STATUS, Shape::Struct(Vec::new()), None),
         def(super::TIME, Shape::Special(Special::Time), None),
         def(super::INT_OR_STRING, Shape::Special(Special::IntOrString), None),
-        def(SCALE, type_meta(vec![field("metadata", r(super::OBJECT_META), false)]), Some(scale_gvk)),
+        def(SCALE, type_meta(vec![field("metadata", r(OBJECT_META), false)]), Some(scale_gvk)),
     ];
     out.extend(reusable().into_iter().map(|(schema, fields)| def(schema, Shape::Struct(fields), None)));
     out
