@@ -175,31 +175,68 @@ fn known_type(s: &Schema, pointer: &str) -> Result<(), Invalid> {
     }
 }
 
-/// `allOf`, `anyOf`, `oneOf` and `not` only validate; their nodes, to any
-/// depth, may name only known types.
+/// The `anyOf` of the int-or-string pattern: exactly an integer and a string.
+fn int_or_string_any_of(any_of: &[Schema]) -> bool {
+    let only = |ty: &str| Schema { ty: Some(ty.into()), ..Schema::default() };
+    any_of == [only("integer"), only("string")]
+}
+
+/// `allOf`, `anyOf`, `oneOf` and `not` only restrict values: below them,
+/// to any depth, no `type`, `default`, `description`, `nullable`,
+/// `additionalProperties` or `x-kubernetes-*` extension, save the
+/// int-or-string pattern (`anyOf: [{type: integer}, {type: string}]`,
+/// directly or as `allOf[0]`), and never a `$ref`.
 fn value_validations(s: &Schema, pointer: &str) -> Result<(), Invalid> {
-    let lists = [("allOf", &s.all_of), ("anyOf", &s.any_of), ("oneOf", &s.one_of)];
-    for (keyword, list) in lists {
-        for (i, child) in list.iter().enumerate() {
-            any_depth(child, &format!("{pointer}/{keyword}/{i}"))?;
-        }
-    }
-    if let Some(not) = &s.not {
-        any_depth(not, &format!("{pointer}/not"))?;
+    junctors(s, int_or_string_any_of(&s.any_of), pointer)
+}
+
+fn junctors(s: &Schema, skip_any_of: bool, pointer: &str) -> Result<(), Invalid> {
+    let any_of = s.any_of.iter().enumerate().filter(|_| !skip_any_of).map(|(i, n)| (format!("anyOf/{i}"), n, false));
+    let all_of = s.all_of.iter().enumerate().map(|(i, n)| {
+        // `allOf[0]` may hold the int-or-string pattern too.
+        (format!("allOf/{i}"), n, i == 0 && int_or_string_any_of(&n.any_of))
+    });
+    let one_of = s.one_of.iter().enumerate().map(|(i, n)| (format!("oneOf/{i}"), n, false));
+    let not = s.not.iter().map(|n| ("not".to_owned(), n.as_ref(), false));
+    for (at, nested, skip) in any_of.chain(all_of).chain(one_of).chain(not) {
+        value_only(nested, skip, &format!("{pointer}/{at}"))?;
     }
     Ok(())
 }
 
-fn any_depth(s: &Schema, pointer: &str) -> Result<(), Invalid> {
-    known_type(s, pointer)?;
-    for (name, p) in &s.properties {
-        any_depth(p, &format!("{pointer}/properties/{}", pointer_token(name)))?;
+/// A node below a junctor: it may restrict values, nothing more.
+fn value_only(s: &Schema, skip_any_of: bool, pointer: &str) -> Result<(), Invalid> {
+    if s.reference.is_some() {
+        return invalid(format!("{pointer}/$ref"), "$ref is not allowed in a CRD schema");
+    }
+    let forbidden = [
+        ("type", s.ty.is_some()),
+        ("default", s.default.is_some()),
+        ("description", s.description.as_deref().is_some_and(|d| !d.is_empty())),
+        ("nullable", s.nullable),
+        ("additionalProperties", s.additional_properties.is_some()),
+        ("x-kubernetes-preserve-unknown-fields", s.preserves_unknown_fields()),
+        ("x-kubernetes-embedded-resource", s.embedded_resource),
+        ("x-kubernetes-int-or-string", s.int_or_string),
+        ("x-kubernetes-list-type", s.list_type.is_some()),
+        ("x-kubernetes-list-map-keys", !s.list_map_keys.is_empty()),
+        ("x-kubernetes-map-type", s.map_type.is_some()),
+        ("x-kubernetes-validations", !s.validations.is_empty()),
+    ];
+    if let Some((keyword, _)) = forbidden.iter().find(|(_, set)| *set) {
+        return invalid(
+            format!("{pointer}/{keyword}"),
+            "must not be set below allOf, anyOf, oneOf or not (the schema is not structural)",
+        );
     }
     if let Some(items) = &s.items {
-        any_depth(items, &format!("{pointer}/items"))?;
+        value_only(items, false, &format!("{pointer}/items"))?;
     }
-    if let Some(AdditionalProperties::Schema(values)) = &s.additional_properties {
-        any_depth(values, &format!("{pointer}/additionalProperties"))?;
+    for (name, p) in &s.properties {
+        value_only(p, false, &format!("{pointer}/properties/{}", pointer_token(name)))?;
     }
-    value_validations(s, pointer)
+    junctors(s, skip_any_of, pointer)
 }
+
+#[cfg(test)]
+mod tests;
