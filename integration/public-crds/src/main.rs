@@ -8,22 +8,16 @@
 //! CRD it refuses is a generator error naming the file and the pointer,
 //! and that the crate builds; it exits 1 otherwise.
 
-mod apiserver;
-mod bigcrate;
-mod corpus;
-mod generate;
-mod known;
-mod report;
-
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
 
-use crate::apiserver::Verdict;
-use crate::corpus::Crd;
-use crate::generate::Failure;
+use k8s_client_public_crds::apiserver::{self, Verdict};
+use k8s_client_public_crds::corpus::{self, Crd};
+use k8s_client_public_crds::generate::{self, Failure};
+use k8s_client_public_crds::{Checked, ManyOperatorCrate, bigcrate, known, report};
 
 /// Checks the public CRD corpus against the apiserver and the generator.
 #[derive(Parser, Debug)]
@@ -56,23 +50,6 @@ struct Cli {
     /// Generate the many-operator crate but do not build it.
     #[arg(long)]
     no_build: bool,
-}
-
-/// What became of one CRD.
-#[derive(Debug)]
-pub struct Checked<'a> {
-    /// The CRD.
-    pub crd: &'a Crd,
-    /// The apiserver's answer.
-    pub verdict: Verdict,
-    /// Its own file, as the generator read it.
-    pub file: PathBuf,
-    /// The generator's answer: `Ok` when it did what the verdict asks
-    /// (generated an accepted CRD, refused a refused one naming file and
-    /// pointer), else what went wrong.
-    pub generator: Result<(), String>,
-    /// The generator's error on a refused CRD.
-    pub generator_error: Option<Failure>,
 }
 
 fn main() -> ExitCode {
@@ -189,27 +166,6 @@ fn ask_apiserver(cli: &Cli, crds: &[&Crd]) -> Result<Vec<Verdict>, Box<dyn std::
     let verdicts = runtime.block_on(apiserver::dry_run(&client, crds))?;
     drop(env);
     Ok(verdicts)
-}
-
-/// What the many-operator crate held and how its build went.
-#[derive(Debug, Default)]
-pub struct ManyOperatorCrate {
-    /// The operators in it.
-    pub members: Vec<String>,
-    /// Those left out, and why.
-    pub excluded: Vec<bigcrate::Excluded>,
-    /// Every group/version clash of the corpus.
-    pub clashes: Vec<String>,
-    /// CRDs in it.
-    pub crds: usize,
-    /// Types it defines.
-    pub types: usize,
-    /// Where it was written.
-    pub dir: PathBuf,
-    /// Its build, unless `--no-build`.
-    pub build: Option<bigcrate::Build>,
-    /// The generator's failure on the whole set, if it failed.
-    pub failure: Option<String>,
 }
 
 fn many_operator_crate(
