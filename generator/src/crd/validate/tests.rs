@@ -1,7 +1,6 @@
 //! The structural-schema rules, node by node (cases checked against the
 //! apiserver's `ValidateStructural`).
 
-use super::*;
 use serde_json::json;
 
 fn check(schema: serde_json::Value) -> Option<(String, String)> {
