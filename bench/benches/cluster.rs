@@ -18,7 +18,7 @@ use k8s_client::informers::SharedInformerFactory;
 use k8s_client::prelude::*;
 use k8s_client_bench::rss_kib;
 use k8s_client_runtime::config::{Config, KubeconfigOptions};
-use k8s_client_runtime::rest::{Client, ClientObject, CreateOptions, ListOptions, ResourceClient};
+use k8s_client_runtime::rest::{Client, CreateOptions, ListOptions, ResourceClient, verbs};
 use k8s_client_testenv::TestEnv;
 
 const OBJECTS: usize = 10_000;
@@ -32,7 +32,7 @@ fn client(env: &TestEnv) -> Client {
 
 /// Creates `OBJECTS` objects in `client`'s namespace, `make(i)` the i-th,
 /// 64 at a time, and says how long that took.
-async fn create_all<K: ClientObject>(client: &ResourceClient<K>, what: &str, make: impl Fn(usize) -> K) {
+async fn create_all<K: verbs::Create>(client: &ResourceClient<K>, what: &str, make: impl Fn(usize) -> K) {
     let t = Instant::now();
     let ok = futures_util::stream::iter((0..OBJECTS).map(|i| {
         let object = make(i);

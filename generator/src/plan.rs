@@ -83,6 +83,9 @@ pub struct ClientPlan<'a> {
     pub kind: String,
     /// Listable and watchable: gets a lister and an informer.
     pub informable: bool,
+    /// The verbs the resource serves, as the runtime's marker traits
+    /// (`k8s_client_runtime::rest::verbs`): its client offers only these.
+    pub verbs: Vec<&'static str>,
     /// `<Kind>Client`, the alias of the runtime's `ResourceClient<K>`.
     pub client_alias: String,
     /// `<Kind>ClientExt`, the trait of the irregular subresources.
@@ -254,6 +257,7 @@ fn client_plan<'a>(api: &'a Api, r: &'a Resource, schema: &'a str) -> ClientPlan
         schema,
         method: naming::resource_method(&r.kind, &r.plural),
         informable: r.verbs.contains(&Verb::List) && r.verbs.contains(&Verb::Watch),
+        verbs: r.verbs.iter().filter_map(|v| verb_marker(*v)).collect(),
         client_alias: format!("{kind}Client"),
         ext_trait: format!("{kind}ClientExt"),
         lister_alias: format!("{kind}Lister"),
@@ -335,6 +339,21 @@ fn extension_ops(sub: &Subresource) -> Vec<ExtensionOp> {
         }
     }
     ops
+}
+
+/// The runtime's marker trait of a verb; connect operations have none.
+fn verb_marker(verb: Verb) -> Option<&'static str> {
+    Some(match verb {
+        Verb::Get => "Get",
+        Verb::List => "List",
+        Verb::Watch => "Watch",
+        Verb::Create => "Create",
+        Verb::Update => "Update",
+        Verb::Patch => "Patch",
+        Verb::Delete => "Delete",
+        Verb::DeleteCollection => "DeleteCollection",
+        Verb::Connect => return None,
+    })
 }
 
 /// `get_s`, `create_s`, `update_s`, `patch_s`, `apply_s`; `log` and `log_stream`.

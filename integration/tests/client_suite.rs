@@ -14,13 +14,13 @@ use k8s_client_runtime::Map;
 use k8s_client_runtime::dynamic::{DynamicClient, DynamicObject};
 use k8s_client_runtime::object::{DynamicResource, Metadata as _};
 use k8s_client_runtime::rest::{
-    ApplyOptions, ClientObject, CreateOptions, DeleteOptions, GetOptions, ListOptions, Patch, ResourceClient,
-    UpdateOptions, WatchEvent,
+    ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, Patch, ResourceClient, UpdateOptions,
+    WatchEvent, verbs,
 };
 use serde_json::json;
 
 /// How the suite builds and reads a ConfigMap in one representation.
-trait ConfigMapLike: ClientObject + std::fmt::Debug {
+trait ConfigMapLike: verbs::All + std::fmt::Debug {
     fn build(name: &str, data: &[(&str, &str)]) -> Self;
     fn data(&self) -> BTreeMap<String, String>;
     fn set_data(&mut self, key: &str, value: &str);

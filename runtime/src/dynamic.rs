@@ -262,6 +262,9 @@ pub type DynamicClient = ResourceClient<DynamicObject>;
 /// none answers 404.
 impl HasStatus for DynamicObject {}
 
+// What a run-time resource serves is known only to the server.
+crate::impl_verbs!(DynamicObject: Get, List, Watch, Create, Update, Patch, Delete, DeleteCollection);
+
 /// Any resource's scale, as JSON.
 impl HasScale for DynamicObject {
     type Scale = Value;

@@ -51,6 +51,8 @@ macro_rules! test_kind {
                 Some((Cow::Borrowed(Self::API_VERSION), Cow::Borrowed(Self::KIND)))
             }
         }
+
+        crate::impl_verbs!($kind: Get, List, Watch, Create, Update, Patch, Delete, DeleteCollection);
     };
 }
 

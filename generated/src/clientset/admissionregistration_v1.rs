@@ -37,21 +37,85 @@ impl AdmissionregistrationV1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `mutatingwebhookconfigurations` (MutatingWebhookConfiguration).
+/// The client of `mutatingwebhookconfigurations` (MutatingWebhookConfiguration): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type MutatingWebhookConfigurationClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::admissionregistration::v1::MutatingWebhookConfiguration,
 >;
-/// The client of `validatingadmissionpolicies` (ValidatingAdmissionPolicy).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::admissionregistration::v1::MutatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::admissionregistration::v1::MutatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::admissionregistration::v1::MutatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::admissionregistration::v1::MutatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::admissionregistration::v1::MutatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::admissionregistration::v1::MutatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::admissionregistration::v1::MutatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::admissionregistration::v1::MutatingWebhookConfiguration {}
+/// The client of `validatingadmissionpolicies` (ValidatingAdmissionPolicy): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ValidatingAdmissionPolicyClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::admissionregistration::v1::ValidatingAdmissionPolicy,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicy {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::admissionregistration::v1::ValidatingAdmissionPolicy {}
-/// The client of `validatingadmissionpolicybindings` (ValidatingAdmissionPolicyBinding).
+/// The client of `validatingadmissionpolicybindings` (ValidatingAdmissionPolicyBinding): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ValidatingAdmissionPolicyBindingClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding,
 >;
-/// The client of `validatingwebhookconfigurations` (ValidatingWebhookConfiguration).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding {}
+/// The client of `validatingwebhookconfigurations` (ValidatingWebhookConfiguration): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ValidatingWebhookConfigurationClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::admissionregistration::v1::ValidatingWebhookConfiguration,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::admissionregistration::v1::ValidatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::admissionregistration::v1::ValidatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::admissionregistration::v1::ValidatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::admissionregistration::v1::ValidatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::admissionregistration::v1::ValidatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::admissionregistration::v1::ValidatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::admissionregistration::v1::ValidatingWebhookConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::admissionregistration::v1::ValidatingWebhookConfiguration {}

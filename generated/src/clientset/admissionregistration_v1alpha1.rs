@@ -25,11 +25,43 @@ impl AdmissionregistrationV1alpha1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `mutatingadmissionpolicies` (MutatingAdmissionPolicy).
+/// The client of `mutatingadmissionpolicies` (MutatingAdmissionPolicy): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type MutatingAdmissionPolicyClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy,
 >;
-/// The client of `mutatingadmissionpolicybindings` (MutatingAdmissionPolicyBinding).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy {}
+/// The client of `mutatingadmissionpolicybindings` (MutatingAdmissionPolicyBinding): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type MutatingAdmissionPolicyBindingClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding {}

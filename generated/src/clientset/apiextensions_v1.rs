@@ -16,9 +16,25 @@ impl ApiextensionsV1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `customresourcedefinitions` (CustomResourceDefinition).
+/// The client of `customresourcedefinitions` (CustomResourceDefinition): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type CustomResourceDefinitionClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {}

@@ -16,9 +16,25 @@ impl ApiregistrationV1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `apiservices` (APIService).
+/// The client of `apiservices` (APIService): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type APIServiceClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService {}

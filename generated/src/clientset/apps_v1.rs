@@ -51,37 +51,89 @@ impl AppsV1Client {
         )
     }
 }
-/// The client of `controllerrevisions` (ControllerRevision).
+/// The client of `controllerrevisions` (ControllerRevision): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ControllerRevisionClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::apps::v1::ControllerRevision,
 >;
-/// The client of `daemonsets` (DaemonSet).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::apps::v1::ControllerRevision {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::apps::v1::ControllerRevision {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::apps::v1::ControllerRevision {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::apps::v1::ControllerRevision {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::apps::v1::ControllerRevision {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::apps::v1::ControllerRevision {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::apps::v1::ControllerRevision {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::apps::v1::ControllerRevision {}
+/// The client of `daemonsets` (DaemonSet): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type DaemonSetClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::apps::v1::DaemonSet,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::apps::v1::DaemonSet {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::apps::v1::DaemonSet {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::apps::v1::DaemonSet {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::apps::v1::DaemonSet {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::apps::v1::DaemonSet {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::apps::v1::DaemonSet {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::apps::v1::DaemonSet {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::apps::v1::DaemonSet {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::apps::v1::DaemonSet {}
-/// The client of `deployments` (Deployment).
+/// The client of `deployments` (Deployment): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type DeploymentClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::apps::v1::Deployment,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::apps::v1::Deployment {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::apps::v1::Deployment {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::apps::v1::Deployment {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::apps::v1::Deployment {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::apps::v1::Deployment {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::apps::v1::Deployment {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::apps::v1::Deployment {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::apps::v1::Deployment {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::apps::v1::Deployment {}
 #[cfg(feature = "autoscaling")]
 impl ::k8s_client_runtime::rest::HasScale for crate::api::apps::v1::Deployment {
     type Scale = crate::api::autoscaling::v1::Scale;
 }
-/// The client of `replicasets` (ReplicaSet).
+/// The client of `replicasets` (ReplicaSet): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ReplicaSetClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::apps::v1::ReplicaSet,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::apps::v1::ReplicaSet {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::apps::v1::ReplicaSet {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::apps::v1::ReplicaSet {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::apps::v1::ReplicaSet {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::apps::v1::ReplicaSet {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::apps::v1::ReplicaSet {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::apps::v1::ReplicaSet {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::apps::v1::ReplicaSet {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::apps::v1::ReplicaSet {}
 #[cfg(feature = "autoscaling")]
 impl ::k8s_client_runtime::rest::HasScale for crate::api::apps::v1::ReplicaSet {
     type Scale = crate::api::autoscaling::v1::Scale;
 }
-/// The client of `statefulsets` (StatefulSet).
+/// The client of `statefulsets` (StatefulSet): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type StatefulSetClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::apps::v1::StatefulSet,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::apps::v1::StatefulSet {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::apps::v1::StatefulSet {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::apps::v1::StatefulSet {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::apps::v1::StatefulSet {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::apps::v1::StatefulSet {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::apps::v1::StatefulSet {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::apps::v1::StatefulSet {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::apps::v1::StatefulSet {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::apps::v1::StatefulSet {}
 #[cfg(feature = "autoscaling")]
 impl ::k8s_client_runtime::rest::HasScale for crate::api::apps::v1::StatefulSet {

@@ -21,11 +21,15 @@ impl AuthenticationV1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `selfsubjectreviews` (SelfSubjectReview).
+/// The client of `selfsubjectreviews` (SelfSubjectReview): `create`.
 pub type SelfSubjectReviewClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::authentication::v1::SelfSubjectReview,
 >;
-/// The client of `tokenreviews` (TokenReview).
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::authentication::v1::SelfSubjectReview {}
+/// The client of `tokenreviews` (TokenReview): `create`.
 pub type TokenReviewClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::authentication::v1::TokenReview,
 >;
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::authentication::v1::TokenReview {}

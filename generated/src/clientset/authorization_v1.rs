@@ -37,19 +37,27 @@ impl AuthorizationV1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `localsubjectaccessreviews` (LocalSubjectAccessReview).
+/// The client of `localsubjectaccessreviews` (LocalSubjectAccessReview): `create`.
 pub type LocalSubjectAccessReviewClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::authorization::v1::LocalSubjectAccessReview,
 >;
-/// The client of `selfsubjectaccessreviews` (SelfSubjectAccessReview).
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::authorization::v1::LocalSubjectAccessReview {}
+/// The client of `selfsubjectaccessreviews` (SelfSubjectAccessReview): `create`.
 pub type SelfSubjectAccessReviewClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::authorization::v1::SelfSubjectAccessReview,
 >;
-/// The client of `selfsubjectrulesreviews` (SelfSubjectRulesReview).
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::authorization::v1::SelfSubjectAccessReview {}
+/// The client of `selfsubjectrulesreviews` (SelfSubjectRulesReview): `create`.
 pub type SelfSubjectRulesReviewClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::authorization::v1::SelfSubjectRulesReview,
 >;
-/// The client of `subjectaccessreviews` (SubjectAccessReview).
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::authorization::v1::SelfSubjectRulesReview {}
+/// The client of `subjectaccessreviews` (SubjectAccessReview): `create`.
 pub type SubjectAccessReviewClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::authorization::v1::SubjectAccessReview,
 >;
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::authorization::v1::SubjectAccessReview {}

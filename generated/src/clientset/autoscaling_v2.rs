@@ -22,9 +22,25 @@ impl AutoscalingV2Client {
         )
     }
 }
-/// The client of `horizontalpodautoscalers` (HorizontalPodAutoscaler).
+/// The client of `horizontalpodautoscalers` (HorizontalPodAutoscaler): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type HorizontalPodAutoscalerClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::autoscaling::v2::HorizontalPodAutoscaler,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::autoscaling::v2::HorizontalPodAutoscaler {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::autoscaling::v2::HorizontalPodAutoscaler {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::autoscaling::v2::HorizontalPodAutoscaler {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::autoscaling::v2::HorizontalPodAutoscaler {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::autoscaling::v2::HorizontalPodAutoscaler {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::autoscaling::v2::HorizontalPodAutoscaler {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::autoscaling::v2::HorizontalPodAutoscaler {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::autoscaling::v2::HorizontalPodAutoscaler {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::autoscaling::v2::HorizontalPodAutoscaler {}

@@ -27,13 +27,30 @@ impl BatchV1Client {
         )
     }
 }
-/// The client of `cronjobs` (CronJob).
+/// The client of `cronjobs` (CronJob): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type CronJobClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::batch::v1::CronJob,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::batch::v1::CronJob {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::batch::v1::CronJob {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::batch::v1::CronJob {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::batch::v1::CronJob {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::batch::v1::CronJob {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::batch::v1::CronJob {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::batch::v1::CronJob {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::batch::v1::CronJob {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::batch::v1::CronJob {}
-/// The client of `jobs` (Job).
+/// The client of `jobs` (Job): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type JobClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::batch::v1::Job,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::batch::v1::Job {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::batch::v1::Job {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::batch::v1::Job {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::batch::v1::Job {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::batch::v1::Job {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::batch::v1::Job {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::batch::v1::Job {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection for crate::api::batch::v1::Job {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::batch::v1::Job {}

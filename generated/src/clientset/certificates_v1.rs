@@ -16,11 +16,27 @@ impl CertificatesV1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `certificatesigningrequests` (CertificateSigningRequest).
+/// The client of `certificatesigningrequests` (CertificateSigningRequest): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 /// More subresources through [`CertificateSigningRequestClientExt`].
 pub type CertificateSigningRequestClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::certificates::v1::CertificateSigningRequest,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::certificates::v1::CertificateSigningRequest {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::certificates::v1::CertificateSigningRequest {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::certificates::v1::CertificateSigningRequest {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::certificates::v1::CertificateSigningRequest {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::certificates::v1::CertificateSigningRequest {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::certificates::v1::CertificateSigningRequest {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::certificates::v1::CertificateSigningRequest {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::certificates::v1::CertificateSigningRequest {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::certificates::v1::CertificateSigningRequest {}
 /// The subresources of `certificatesigningrequests` beyond status and scale.

@@ -18,7 +18,23 @@ impl CertificatesV1alpha1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `clustertrustbundles` (ClusterTrustBundle).
+/// The client of `clustertrustbundles` (ClusterTrustBundle): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ClusterTrustBundleClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::certificates::v1alpha1::ClusterTrustBundle,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::certificates::v1alpha1::ClusterTrustBundle {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::certificates::v1alpha1::ClusterTrustBundle {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::certificates::v1alpha1::ClusterTrustBundle {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::certificates::v1alpha1::ClusterTrustBundle {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::certificates::v1alpha1::ClusterTrustBundle {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::certificates::v1alpha1::ClusterTrustBundle {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::certificates::v1alpha1::ClusterTrustBundle {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::certificates::v1alpha1::ClusterTrustBundle {}

@@ -19,7 +19,16 @@ impl CoordinationV1Client {
         )
     }
 }
-/// The client of `leases` (Lease).
+/// The client of `leases` (Lease): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type LeaseClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::coordination::v1::Lease,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::coordination::v1::Lease {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::coordination::v1::Lease {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::coordination::v1::Lease {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::coordination::v1::Lease {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::coordination::v1::Lease {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::coordination::v1::Lease {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::coordination::v1::Lease {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::coordination::v1::Lease {}

@@ -21,7 +21,23 @@ impl CoordinationV1alpha2Client {
         )
     }
 }
-/// The client of `leasecandidates` (LeaseCandidate).
+/// The client of `leasecandidates` (LeaseCandidate): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type LeaseCandidateClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::coordination::v1alpha2::LeaseCandidate,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::coordination::v1alpha2::LeaseCandidate {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::coordination::v1alpha2::LeaseCandidate {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::coordination::v1alpha2::LeaseCandidate {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::coordination::v1alpha2::LeaseCandidate {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::coordination::v1alpha2::LeaseCandidate {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::coordination::v1alpha2::LeaseCandidate {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::coordination::v1alpha2::LeaseCandidate {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::coordination::v1alpha2::LeaseCandidate {}

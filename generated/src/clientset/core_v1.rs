@@ -141,35 +141,81 @@ impl CoreV1Client {
         )
     }
 }
-/// The client of `bindings` (Binding).
+/// The client of `bindings` (Binding): `create`.
 pub type BindingClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Binding,
 >;
-/// The client of `componentstatuses` (ComponentStatus).
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::Binding {}
+/// The client of `componentstatuses` (ComponentStatus): `get`, `list`.
 pub type ComponentStatusClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::ComponentStatus,
 >;
-/// The client of `configmaps` (ConfigMap).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::ComponentStatus {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::ComponentStatus {}
+/// The client of `configmaps` (ConfigMap): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ConfigMapClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::ConfigMap,
 >;
-/// The client of `endpoints` (Endpoints).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::ConfigMap {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::ConfigMap {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::ConfigMap {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::ConfigMap {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::core::v1::ConfigMap {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::ConfigMap {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::ConfigMap {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::core::v1::ConfigMap {}
+/// The client of `endpoints` (Endpoints): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type EndpointsClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Endpoints,
 >;
-/// The client of `events` (Event).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::Endpoints {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::Endpoints {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::Endpoints {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::Endpoints {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::core::v1::Endpoints {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::Endpoints {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Endpoints {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::core::v1::Endpoints {}
+/// The client of `events` (Event): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type EventClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Event,
 >;
-/// The client of `limitranges` (LimitRange).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::core::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::core::v1::Event {}
+/// The client of `limitranges` (LimitRange): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type LimitRangeClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::LimitRange,
 >;
-/// The client of `namespaces` (Namespace).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::LimitRange {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::LimitRange {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::LimitRange {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::LimitRange {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::core::v1::LimitRange {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::LimitRange {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::LimitRange {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::core::v1::LimitRange {}
+/// The client of `namespaces` (Namespace): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`.
 /// More subresources through [`NamespaceClientExt`].
 pub type NamespaceClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Namespace,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::Namespace {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::Namespace {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::Namespace {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::Namespace {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::core::v1::Namespace {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::Namespace {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Namespace {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::Namespace {}
 /// The subresources of `namespaces` beyond status and scale.
 pub trait NamespaceClientExt {
@@ -202,29 +248,75 @@ impl NamespaceClientExt for NamespaceClient {
         self.update_subresource(name, "finalize", body, opts)
     }
 }
-/// The client of `nodes` (Node).
+/// The client of `nodes` (Node): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 /// Not generated: proxy (connect operations, streams rather than JSON).
 pub type NodeClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Node,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::Node {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::Node {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::Node {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::Node {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::core::v1::Node {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::Node {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Node {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection for crate::api::core::v1::Node {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::Node {}
-/// The client of `persistentvolumeclaims` (PersistentVolumeClaim).
+/// The client of `persistentvolumeclaims` (PersistentVolumeClaim): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type PersistentVolumeClaimClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::PersistentVolumeClaim,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::core::v1::PersistentVolumeClaim {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::core::v1::PersistentVolumeClaim {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::core::v1::PersistentVolumeClaim {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::core::v1::PersistentVolumeClaim {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::core::v1::PersistentVolumeClaim {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::core::v1::PersistentVolumeClaim {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::core::v1::PersistentVolumeClaim {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::core::v1::PersistentVolumeClaim {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::core::v1::PersistentVolumeClaim {}
-/// The client of `persistentvolumes` (PersistentVolume).
+/// The client of `persistentvolumes` (PersistentVolume): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type PersistentVolumeClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::PersistentVolume,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::PersistentVolume {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::PersistentVolume {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::core::v1::PersistentVolume {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::core::v1::PersistentVolume {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::core::v1::PersistentVolume {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::core::v1::PersistentVolume {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::core::v1::PersistentVolume {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::core::v1::PersistentVolume {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::PersistentVolume {}
-/// The client of `pods` (Pod).
+/// The client of `pods` (Pod): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 /// More subresources through [`PodClientExt`].
 /// Not generated: attach, exec, portforward, proxy (connect operations, streams rather than JSON).
 pub type PodClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Pod,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::Pod {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::Pod {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::Pod {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::Pod {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::core::v1::Pod {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::Pod {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Pod {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection for crate::api::core::v1::Pod {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::Pod {}
 /// Query parameters of the `log` subresource.
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
@@ -582,14 +674,39 @@ impl PodClientExt for PodClient {
         self.apply_subresource(name, "resize", config, opts)
     }
 }
-/// The client of `podtemplates` (PodTemplate).
+/// The client of `podtemplates` (PodTemplate): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type PodTemplateClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::PodTemplate,
 >;
-/// The client of `replicationcontrollers` (ReplicationController).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::PodTemplate {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::PodTemplate {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::PodTemplate {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::PodTemplate {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::core::v1::PodTemplate {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::PodTemplate {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::PodTemplate {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::core::v1::PodTemplate {}
+/// The client of `replicationcontrollers` (ReplicationController): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ReplicationControllerClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::ReplicationController,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::core::v1::ReplicationController {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::core::v1::ReplicationController {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::core::v1::ReplicationController {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::core::v1::ReplicationController {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::core::v1::ReplicationController {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::core::v1::ReplicationController {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::core::v1::ReplicationController {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::core::v1::ReplicationController {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::core::v1::ReplicationController {}
 #[cfg(feature = "autoscaling")]
@@ -597,20 +714,47 @@ impl ::k8s_client_runtime::rest::HasScale
 for crate::api::core::v1::ReplicationController {
     type Scale = crate::api::autoscaling::v1::Scale;
 }
-/// The client of `resourcequotas` (ResourceQuota).
+/// The client of `resourcequotas` (ResourceQuota): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ResourceQuotaClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::ResourceQuota,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::ResourceQuota {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::ResourceQuota {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::ResourceQuota {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::ResourceQuota {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::core::v1::ResourceQuota {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::ResourceQuota {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::ResourceQuota {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::core::v1::ResourceQuota {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::ResourceQuota {}
-/// The client of `secrets` (Secret).
+/// The client of `secrets` (Secret): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type SecretClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Secret,
 >;
-/// The client of `serviceaccounts` (ServiceAccount).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::Secret {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::Secret {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::Secret {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::Secret {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::core::v1::Secret {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::Secret {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Secret {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::core::v1::Secret {}
+/// The client of `serviceaccounts` (ServiceAccount): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 /// More subresources through [`ServiceAccountClientExt`].
 pub type ServiceAccountClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::ServiceAccount,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::ServiceAccount {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::ServiceAccount {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::ServiceAccount {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::ServiceAccount {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::core::v1::ServiceAccount {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::ServiceAccount {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::ServiceAccount {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::core::v1::ServiceAccount {}
 /// The subresources of `serviceaccounts` beyond status and scale.
 pub trait ServiceAccountClientExt {
     #[cfg(feature = "authentication")]
@@ -644,9 +788,18 @@ impl ServiceAccountClientExt for ServiceAccountClient {
         self.create_subresource(name, "token", body, opts)
     }
 }
-/// The client of `services` (Service).
+/// The client of `services` (Service): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 /// Not generated: proxy (connect operations, streams rather than JSON).
 pub type ServiceClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Service,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::Service {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::Service {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::Service {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::Service {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::core::v1::Service {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::Service {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Service {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::core::v1::Service {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::Service {}

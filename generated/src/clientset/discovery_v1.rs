@@ -19,7 +19,23 @@ impl DiscoveryV1Client {
         )
     }
 }
-/// The client of `endpointslices` (EndpointSlice).
+/// The client of `endpointslices` (EndpointSlice): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type EndpointSliceClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::discovery::v1::EndpointSlice,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::discovery::v1::EndpointSlice {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::discovery::v1::EndpointSlice {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::discovery::v1::EndpointSlice {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::discovery::v1::EndpointSlice {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::discovery::v1::EndpointSlice {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::discovery::v1::EndpointSlice {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::discovery::v1::EndpointSlice {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::discovery::v1::EndpointSlice {}

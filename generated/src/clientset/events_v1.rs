@@ -19,7 +19,16 @@ impl EventsV1Client {
         )
     }
 }
-/// The client of `events` (Event).
+/// The client of `events` (Event): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type EventClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::events::v1::Event,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::events::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::events::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::events::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::events::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::events::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::events::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::events::v1::Event {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::events::v1::Event {}

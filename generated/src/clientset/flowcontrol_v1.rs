@@ -21,14 +21,45 @@ impl FlowcontrolV1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `flowschemas` (FlowSchema).
+/// The client of `flowschemas` (FlowSchema): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type FlowSchemaClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::flowcontrol::v1::FlowSchema,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::flowcontrol::v1::FlowSchema {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::flowcontrol::v1::FlowSchema {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::flowcontrol::v1::FlowSchema {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::flowcontrol::v1::FlowSchema {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::flowcontrol::v1::FlowSchema {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::flowcontrol::v1::FlowSchema {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::flowcontrol::v1::FlowSchema {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::flowcontrol::v1::FlowSchema {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::flowcontrol::v1::FlowSchema {}
-/// The client of `prioritylevelconfigurations` (PriorityLevelConfiguration).
+/// The client of `prioritylevelconfigurations` (PriorityLevelConfiguration): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type PriorityLevelConfigurationClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::flowcontrol::v1::PriorityLevelConfiguration,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::flowcontrol::v1::PriorityLevelConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::flowcontrol::v1::PriorityLevelConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::flowcontrol::v1::PriorityLevelConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::flowcontrol::v1::PriorityLevelConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::flowcontrol::v1::PriorityLevelConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::flowcontrol::v1::PriorityLevelConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::flowcontrol::v1::PriorityLevelConfiguration {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::flowcontrol::v1::PriorityLevelConfiguration {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::flowcontrol::v1::PriorityLevelConfiguration {}

@@ -16,9 +16,25 @@ impl InternalV1alpha1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `storageversions` (StorageVersion).
+/// The client of `storageversions` (StorageVersion): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type StorageVersionClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::apiserverinternal::v1alpha1::StorageVersion,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::apiserverinternal::v1alpha1::StorageVersion {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::apiserverinternal::v1alpha1::StorageVersion {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::apiserverinternal::v1alpha1::StorageVersion {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::apiserverinternal::v1alpha1::StorageVersion {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::apiserverinternal::v1alpha1::StorageVersion {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::apiserverinternal::v1alpha1::StorageVersion {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::apiserverinternal::v1alpha1::StorageVersion {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::apiserverinternal::v1alpha1::StorageVersion {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::apiserverinternal::v1alpha1::StorageVersion {}

@@ -42,25 +42,93 @@ impl NetworkingV1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `ingressclasses` (IngressClass).
+/// The client of `ingressclasses` (IngressClass): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type IngressClassClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::networking::v1::IngressClass,
 >;
-/// The client of `ingresses` (Ingress).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::networking::v1::IngressClass {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::networking::v1::IngressClass {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::networking::v1::IngressClass {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::networking::v1::IngressClass {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::networking::v1::IngressClass {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::networking::v1::IngressClass {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::networking::v1::IngressClass {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::networking::v1::IngressClass {}
+/// The client of `ingresses` (Ingress): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type IngressClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::networking::v1::Ingress,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::networking::v1::Ingress {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::networking::v1::Ingress {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::networking::v1::Ingress {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::networking::v1::Ingress {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::networking::v1::Ingress {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::networking::v1::Ingress {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::networking::v1::Ingress {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::networking::v1::Ingress {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::networking::v1::Ingress {}
-/// The client of `ipaddresses` (IPAddress).
+/// The client of `ipaddresses` (IPAddress): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type IPAddressClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::networking::v1::IPAddress,
 >;
-/// The client of `networkpolicies` (NetworkPolicy).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::networking::v1::IPAddress {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::networking::v1::IPAddress {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::networking::v1::IPAddress {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::networking::v1::IPAddress {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::networking::v1::IPAddress {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::networking::v1::IPAddress {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::networking::v1::IPAddress {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::networking::v1::IPAddress {}
+/// The client of `networkpolicies` (NetworkPolicy): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type NetworkPolicyClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::networking::v1::NetworkPolicy,
 >;
-/// The client of `servicecidrs` (ServiceCIDR).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::networking::v1::NetworkPolicy {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::networking::v1::NetworkPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::networking::v1::NetworkPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::networking::v1::NetworkPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::networking::v1::NetworkPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::networking::v1::NetworkPolicy {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::networking::v1::NetworkPolicy {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::networking::v1::NetworkPolicy {}
+/// The client of `servicecidrs` (ServiceCIDR): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ServiceCIDRClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::networking::v1::ServiceCIDR,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::networking::v1::ServiceCIDR {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::networking::v1::ServiceCIDR {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::networking::v1::ServiceCIDR {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::networking::v1::ServiceCIDR {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::networking::v1::ServiceCIDR {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::networking::v1::ServiceCIDR {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::networking::v1::ServiceCIDR {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::networking::v1::ServiceCIDR {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::networking::v1::ServiceCIDR {}

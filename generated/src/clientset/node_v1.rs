@@ -16,7 +16,16 @@ impl NodeV1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `runtimeclasses` (RuntimeClass).
+/// The client of `runtimeclasses` (RuntimeClass): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type RuntimeClassClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::node::v1::RuntimeClass,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::node::v1::RuntimeClass {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::node::v1::RuntimeClass {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::node::v1::RuntimeClass {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::node::v1::RuntimeClass {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::node::v1::RuntimeClass {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::node::v1::RuntimeClass {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::node::v1::RuntimeClass {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::node::v1::RuntimeClass {}

@@ -19,9 +19,25 @@ impl PolicyV1Client {
         )
     }
 }
-/// The client of `poddisruptionbudgets` (PodDisruptionBudget).
+/// The client of `poddisruptionbudgets` (PodDisruptionBudget): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type PodDisruptionBudgetClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::policy::v1::PodDisruptionBudget,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::policy::v1::PodDisruptionBudget {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::policy::v1::PodDisruptionBudget {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::policy::v1::PodDisruptionBudget {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::policy::v1::PodDisruptionBudget {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::policy::v1::PodDisruptionBudget {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::policy::v1::PodDisruptionBudget {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::policy::v1::PodDisruptionBudget {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::policy::v1::PodDisruptionBudget {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::policy::v1::PodDisruptionBudget {}

@@ -37,19 +37,61 @@ impl RbacV1Client {
         )
     }
 }
-/// The client of `clusterrolebindings` (ClusterRoleBinding).
+/// The client of `clusterrolebindings` (ClusterRoleBinding): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ClusterRoleBindingClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::rbac::v1::ClusterRoleBinding,
 >;
-/// The client of `clusterroles` (ClusterRole).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::rbac::v1::ClusterRoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::rbac::v1::ClusterRoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::rbac::v1::ClusterRoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::rbac::v1::ClusterRoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::rbac::v1::ClusterRoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::rbac::v1::ClusterRoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::rbac::v1::ClusterRoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::rbac::v1::ClusterRoleBinding {}
+/// The client of `clusterroles` (ClusterRole): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ClusterRoleClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::rbac::v1::ClusterRole,
 >;
-/// The client of `rolebindings` (RoleBinding).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::rbac::v1::ClusterRole {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::rbac::v1::ClusterRole {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::rbac::v1::ClusterRole {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::rbac::v1::ClusterRole {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::rbac::v1::ClusterRole {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::rbac::v1::ClusterRole {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::rbac::v1::ClusterRole {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::rbac::v1::ClusterRole {}
+/// The client of `rolebindings` (RoleBinding): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type RoleBindingClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::rbac::v1::RoleBinding,
 >;
-/// The client of `roles` (Role).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::rbac::v1::RoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::rbac::v1::RoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::rbac::v1::RoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::rbac::v1::RoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::rbac::v1::RoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::rbac::v1::RoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::rbac::v1::RoleBinding {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::rbac::v1::RoleBinding {}
+/// The client of `roles` (Role): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type RoleClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::rbac::v1::Role,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::rbac::v1::Role {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::rbac::v1::Role {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::rbac::v1::Role {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::rbac::v1::Role {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::rbac::v1::Role {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::rbac::v1::Role {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::rbac::v1::Role {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection for crate::api::rbac::v1::Role {}

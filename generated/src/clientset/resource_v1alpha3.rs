@@ -16,9 +16,25 @@ impl ResourceV1alpha3Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `devicetaintrules` (DeviceTaintRule).
+/// The client of `devicetaintrules` (DeviceTaintRule): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type DeviceTaintRuleClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::resource::v1alpha3::DeviceTaintRule,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::resource::v1alpha3::DeviceTaintRule {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::resource::v1alpha3::DeviceTaintRule {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::resource::v1alpha3::DeviceTaintRule {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::resource::v1alpha3::DeviceTaintRule {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::resource::v1alpha3::DeviceTaintRule {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::resource::v1alpha3::DeviceTaintRule {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::resource::v1alpha3::DeviceTaintRule {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::resource::v1alpha3::DeviceTaintRule {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::resource::v1alpha3::DeviceTaintRule {}

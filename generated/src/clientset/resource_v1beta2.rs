@@ -40,21 +40,85 @@ impl ResourceV1beta2Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `deviceclasses` (DeviceClass).
+/// The client of `deviceclasses` (DeviceClass): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type DeviceClassClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::resource::v1beta2::DeviceClass,
 >;
-/// The client of `resourceclaims` (ResourceClaim).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::resource::v1beta2::DeviceClass {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::resource::v1beta2::DeviceClass {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::resource::v1beta2::DeviceClass {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::resource::v1beta2::DeviceClass {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::resource::v1beta2::DeviceClass {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::resource::v1beta2::DeviceClass {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::resource::v1beta2::DeviceClass {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::resource::v1beta2::DeviceClass {}
+/// The client of `resourceclaims` (ResourceClaim): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ResourceClaimClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::resource::v1beta2::ResourceClaim,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::resource::v1beta2::ResourceClaim {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::resource::v1beta2::ResourceClaim {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::resource::v1beta2::ResourceClaim {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::resource::v1beta2::ResourceClaim {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::resource::v1beta2::ResourceClaim {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::resource::v1beta2::ResourceClaim {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::resource::v1beta2::ResourceClaim {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::resource::v1beta2::ResourceClaim {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::resource::v1beta2::ResourceClaim {}
-/// The client of `resourceclaimtemplates` (ResourceClaimTemplate).
+/// The client of `resourceclaimtemplates` (ResourceClaimTemplate): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ResourceClaimTemplateClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::resource::v1beta2::ResourceClaimTemplate,
 >;
-/// The client of `resourceslices` (ResourceSlice).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::resource::v1beta2::ResourceClaimTemplate {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::resource::v1beta2::ResourceClaimTemplate {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::resource::v1beta2::ResourceClaimTemplate {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::resource::v1beta2::ResourceClaimTemplate {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::resource::v1beta2::ResourceClaimTemplate {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::resource::v1beta2::ResourceClaimTemplate {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::resource::v1beta2::ResourceClaimTemplate {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::resource::v1beta2::ResourceClaimTemplate {}
+/// The client of `resourceslices` (ResourceSlice): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ResourceSliceClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::resource::v1beta2::ResourceSlice,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::resource::v1beta2::ResourceSlice {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::resource::v1beta2::ResourceSlice {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::resource::v1beta2::ResourceSlice {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::resource::v1beta2::ResourceSlice {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::resource::v1beta2::ResourceSlice {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::resource::v1beta2::ResourceSlice {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::resource::v1beta2::ResourceSlice {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::resource::v1beta2::ResourceSlice {}

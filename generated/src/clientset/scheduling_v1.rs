@@ -16,7 +16,23 @@ impl SchedulingV1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `priorityclasses` (PriorityClass).
+/// The client of `priorityclasses` (PriorityClass): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type PriorityClassClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::scheduling::v1::PriorityClass,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::scheduling::v1::PriorityClass {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::scheduling::v1::PriorityClass {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::scheduling::v1::PriorityClass {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::scheduling::v1::PriorityClass {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::scheduling::v1::PriorityClass {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::scheduling::v1::PriorityClass {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::scheduling::v1::PriorityClass {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::scheduling::v1::PriorityClass {}

@@ -19,7 +19,23 @@ impl SchedulingV1alpha1Client {
         )
     }
 }
-/// The client of `workloads` (Workload).
+/// The client of `workloads` (Workload): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type WorkloadClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::scheduling::v1alpha1::Workload,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::scheduling::v1alpha1::Workload {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::scheduling::v1alpha1::Workload {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::scheduling::v1alpha1::Workload {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::scheduling::v1alpha1::Workload {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::scheduling::v1alpha1::Workload {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::scheduling::v1alpha1::Workload {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::scheduling::v1alpha1::Workload {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::scheduling::v1alpha1::Workload {}

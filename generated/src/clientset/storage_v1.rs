@@ -44,29 +44,107 @@ impl StorageV1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `csidrivers` (CSIDriver).
+/// The client of `csidrivers` (CSIDriver): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type CSIDriverClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::storage::v1::CSIDriver,
 >;
-/// The client of `csinodes` (CSINode).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::storage::v1::CSIDriver {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::storage::v1::CSIDriver {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::storage::v1::CSIDriver {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::storage::v1::CSIDriver {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::storage::v1::CSIDriver {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::storage::v1::CSIDriver {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::storage::v1::CSIDriver {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::storage::v1::CSIDriver {}
+/// The client of `csinodes` (CSINode): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type CSINodeClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::storage::v1::CSINode,
 >;
-/// The client of `csistoragecapacities` (CSIStorageCapacity).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::storage::v1::CSINode {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::storage::v1::CSINode {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::storage::v1::CSINode {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::storage::v1::CSINode {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::api::storage::v1::CSINode {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::storage::v1::CSINode {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::storage::v1::CSINode {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::storage::v1::CSINode {}
+/// The client of `csistoragecapacities` (CSIStorageCapacity): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type CSIStorageCapacityClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::storage::v1::CSIStorageCapacity,
 >;
-/// The client of `storageclasses` (StorageClass).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::storage::v1::CSIStorageCapacity {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::storage::v1::CSIStorageCapacity {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::storage::v1::CSIStorageCapacity {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::storage::v1::CSIStorageCapacity {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::storage::v1::CSIStorageCapacity {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::storage::v1::CSIStorageCapacity {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::storage::v1::CSIStorageCapacity {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::storage::v1::CSIStorageCapacity {}
+/// The client of `storageclasses` (StorageClass): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type StorageClassClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::storage::v1::StorageClass,
 >;
-/// The client of `volumeattachments` (VolumeAttachment).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::storage::v1::StorageClass {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::storage::v1::StorageClass {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::storage::v1::StorageClass {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::storage::v1::StorageClass {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::storage::v1::StorageClass {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::storage::v1::StorageClass {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::storage::v1::StorageClass {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::storage::v1::StorageClass {}
+/// The client of `volumeattachments` (VolumeAttachment): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type VolumeAttachmentClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::storage::v1::VolumeAttachment,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::storage::v1::VolumeAttachment {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::storage::v1::VolumeAttachment {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::storage::v1::VolumeAttachment {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::storage::v1::VolumeAttachment {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::storage::v1::VolumeAttachment {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::storage::v1::VolumeAttachment {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::storage::v1::VolumeAttachment {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::storage::v1::VolumeAttachment {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::storage::v1::VolumeAttachment {}
-/// The client of `volumeattributesclasses` (VolumeAttributesClass).
+/// The client of `volumeattributesclasses` (VolumeAttributesClass): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type VolumeAttributesClassClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::storage::v1::VolumeAttributesClass,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::storage::v1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::storage::v1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::storage::v1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::storage::v1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::storage::v1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::storage::v1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::storage::v1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::storage::v1::VolumeAttributesClass {}

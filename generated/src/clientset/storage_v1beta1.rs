@@ -16,7 +16,23 @@ impl StorageV1beta1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `volumeattributesclasses` (VolumeAttributesClass).
+/// The client of `volumeattributesclasses` (VolumeAttributesClass): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type VolumeAttributesClassClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::storage::v1beta1::VolumeAttributesClass,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::storage::v1beta1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::storage::v1beta1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::storage::v1beta1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::storage::v1beta1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::storage::v1beta1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::storage::v1beta1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::storage::v1beta1::VolumeAttributesClass {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::storage::v1beta1::VolumeAttributesClass {}

@@ -18,9 +18,25 @@ impl StoragemigrationV1beta1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `storageversionmigrations` (StorageVersionMigration).
+/// The client of `storageversionmigrations` (StorageVersionMigration): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type StorageVersionMigrationClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::storagemigration::v1beta1::StorageVersionMigration,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::api::storagemigration::v1beta1::StorageVersionMigration {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::api::storagemigration::v1beta1::StorageVersionMigration {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::api::storagemigration::v1beta1::StorageVersionMigration {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::api::storagemigration::v1beta1::StorageVersionMigration {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::api::storagemigration::v1beta1::StorageVersionMigration {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::api::storagemigration::v1beta1::StorageVersionMigration {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::api::storagemigration::v1beta1::StorageVersionMigration {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::api::storagemigration::v1beta1::StorageVersionMigration {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::api::storagemigration::v1beta1::StorageVersionMigration {}

@@ -56,7 +56,8 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
                 }
             });
         }
-        let mut doc = vec![format!("The client of `{}` ({}).", r.plural, r.kind)];
+        let served = c.verbs.iter().map(|v| format!("`{}`", v.to_lowercase())).collect::<Vec<_>>().join(", ");
+        let mut doc = vec![format!("The client of `{}` ({}): {served}.", r.plural, r.kind)];
         if !c.extensions.is_empty() {
             doc.push(format!("More subresources through [`{}`].", c.ext_trait));
         }
@@ -71,6 +72,10 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
             #doc
             pub type #alias = #rest::ResourceClient<#k>;
         });
+        for verb in &c.verbs {
+            let verb = ident(verb);
+            items.push(quote!(impl #rest::verbs::#verb for #k {}));
+        }
         if c.status {
             items.push(quote!(impl #rest::HasStatus for #k {}));
         }

@@ -22,7 +22,8 @@ use super::informer::{HasSynced, SharedIndexInformer, wait_for_cache_sync};
 use super::list_watch::FilteredListWatch;
 use super::lister::Lister;
 use crate::object::Resource;
-use crate::rest::{Client, ClientObject, ListOptions, ResourceClient};
+use crate::rest::verbs::{List, Watch};
+use crate::rest::{Client, ListOptions, ResourceClient};
 
 type Tweak = Arc<dyn Fn(&mut ListOptions) + Send + Sync>;
 
@@ -158,7 +159,7 @@ impl SharedInformerFactory {
 
     /// The informer of kind `K`, created on first use (client-go `InformerFor`).
     /// Informers asked for after [`start`](Self::start) run once `start` is called again.
-    pub fn informer_for<K: ClientObject + Resource>(&self) -> SharedIndexInformer<K> {
+    pub fn informer_for<K: List + Watch + Resource>(&self) -> SharedIndexInformer<K> {
         let mut informers = self.inner.informers.lock();
         let entry = informers.entry(TypeId::of::<K>()).or_insert_with(|| {
             let informer = self.new_informer::<K>();
@@ -181,7 +182,7 @@ impl SharedInformerFactory {
         }
     }
 
-    fn new_informer<K: ClientObject + Resource>(&self) -> SharedIndexInformer<K> {
+    fn new_informer<K: List + Watch + Resource>(&self) -> SharedIndexInformer<K> {
         let options = &self.inner.options;
         let transform = options
             .transform_for
@@ -268,7 +269,7 @@ impl<K> fmt::Debug for TypedInformer<K> {
     }
 }
 
-impl<K: ClientObject + Resource> TypedInformer<K> {
+impl<K: List + Watch + Resource> TypedInformer<K> {
     /// The informer of `K` of `factory`.
     #[must_use]
     pub fn new(factory: &SharedInformerFactory) -> Self {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 
 use crate::object::ObjectList;
-use crate::rest::{self, ClientObject, ListOptions, ResourceClient, WatchStream};
+use crate::rest::{self, ListOptions, ResourceClient, WatchStream};
 
 /// Lists and watches objects of kind `K` (client-go `ListerWatcher`).
 #[doc(alias = "ListerWatcher")]
@@ -39,7 +39,7 @@ pub trait ListWatch<K>: Send + Sync {
     fn watch<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>>;
 }
 
-impl<K: ClientObject> ListWatch<K> for ResourceClient<K> {
+impl<K: crate::rest::verbs::List + crate::rest::verbs::Watch> ListWatch<K> for ResourceClient<K> {
     fn list<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
         Box::pin(ResourceClient::list(self, opts))
     }

@@ -2,8 +2,9 @@
 //!
 //! * [`ResourceClient<K>`]: every verb of one resource — what most code
 //!   uses; the generated ClientSet hands it out per kind, and the dynamic
-//!   client is the same type over a run-time object. [`subresource`] has
-//!   the generic subresource calls and the `HasStatus`/`HasScale` markers.
+//!   client is the same type over a run-time object. It offers the verbs
+//!   the kind's resource serves ([`verbs`]); [`subresource`] has the
+//!   generic subresource calls and the `HasStatus`/`HasScale` markers.
 //! * [`Client`]: the shared transport (client-go's `RESTClient`); build
 //!   raw requests with [`Client::request`] for anything else (`/version`,
 //!   proxies, custom paths).
@@ -23,6 +24,7 @@ mod request;
 mod resource;
 pub mod subresource;
 mod target;
+pub mod verbs;
 pub mod watch;
 
 pub use client::{Client, MAX_RETRIES};

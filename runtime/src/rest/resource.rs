@@ -19,6 +19,7 @@ use super::options::{
     ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, Patch, PatchOptions, UpdateOptions,
 };
 use super::target::Target;
+use super::verbs;
 use super::watch::{WatchEvent, WatchStream};
 use crate::codec::WithoutManagedFields;
 use crate::object::{DynamicResource, Metadata as _, Object, ObjectList, Resource};
@@ -174,7 +175,10 @@ impl<K: ClientObject> ResourceClient<K> {
             message: "metadata.name is not set".into(),
         })
     }
+}
 
+/// Reads, for a kind whose resource serves `get`.
+impl<K: verbs::Get> ResourceClient<K> {
     /// Reads the object `name`.
     pub async fn get(&self, name: &str, opts: &GetOptions) -> Result<K, Error> {
         self.target.item(http::Method::GET, name, "", None)?.params(opts.query_pairs()).json().await
@@ -188,7 +192,10 @@ impl<K: ClientObject> ResourceClient<K> {
             Err(e) => Err(e),
         }
     }
+}
 
+/// Lists, for a kind whose resource serves `list`.
+impl<K: verbs::List> ResourceClient<K> {
     /// One page (or all, without `limit`) of objects; follow
     /// `metadata.continue_` for the next page, or use [`list_all`](Self::list_all).
     pub async fn list(&self, opts: &ListOptions) -> Result<ObjectList<K>, Error> {
@@ -241,7 +248,10 @@ impl<K: ClientObject> ResourceClient<K> {
     pub async fn list_as<L: DeserializeOwned>(&self, opts: &ListOptions) -> Result<L, Error> {
         self.target.collection(http::Method::GET, None).params(opts.query_pairs(false)).json().await
     }
+}
 
+/// Watches, for a kind whose resource serves `watch`.
+impl<K: verbs::Watch> ResourceClient<K> {
     /// Watch events from `opts.resource_version` on. No client-side timeout;
     /// use `opts.timeout_seconds` to bound it server-side.
     pub async fn watch(&self, opts: &ListOptions) -> Result<WatchStream<K>, Error> {
@@ -265,20 +275,29 @@ impl<K: ClientObject> ResourceClient<K> {
             })
             .boxed())
     }
+}
 
+/// Creates, for a kind whose resource serves `create`.
+impl<K: verbs::Create> ResourceClient<K> {
     /// Creates `obj` (in this client's namespace, else `obj`'s).
     pub async fn create(&self, obj: &K, opts: &CreateOptions) -> Result<K, Error> {
         let ns = object_namespace(obj);
         self.target.check_create(ns)?;
         self.target.collection(http::Method::POST, ns).params(opts.query_pairs()).json_body(obj).json().await
     }
+}
 
+/// Replaces, for a kind whose resource serves `update`.
+impl<K: verbs::Update> ResourceClient<K> {
     /// Replaces the object named by `obj.metadata.name`; set
     /// `metadata.resourceVersion` for optimistic concurrency.
     pub async fn update(&self, obj: &K, opts: &UpdateOptions) -> Result<K, Error> {
         self.write(http::Method::PUT, self.object_name(obj)?, "", object_namespace(obj), obj, opts).await
     }
+}
 
+/// Patches and applies, for a kind whose resource serves `patch`.
+impl<K: verbs::Patch> ResourceClient<K> {
     /// Patches the object `name` (JSON, merge or strategic-merge patch).
     pub async fn patch(&self, name: &str, patch: &Patch, opts: &PatchOptions) -> Result<K, Error> {
         self.patch_subresource(name, "", patch, opts).await
@@ -289,14 +308,20 @@ impl<K: ClientObject> ResourceClient<K> {
     pub async fn apply<B: Serialize + ?Sized>(&self, name: &str, config: &B, opts: &ApplyOptions) -> Result<K, Error> {
         self.apply_subresource(name, "", config, opts).await
     }
+}
 
+/// Deletes, for a kind whose resource serves `delete`.
+impl<K: verbs::Delete> ResourceClient<K> {
     /// Deletes the object `name`; the server answers with the object (when
     /// finalizers keep it) or a Status.
     pub async fn delete(&self, name: &str, opts: &DeleteOptions) -> Result<DeleteResult<K>, Error> {
         let bytes = self.target.item(http::Method::DELETE, name, "", None)?.json_body(&opts.to_body()).bytes().await?;
         decode_delete(&bytes, "delete response")
     }
+}
 
+/// Deletes collections, for a kind whose resource serves `deletecollection`.
+impl<K: verbs::DeleteCollection> ResourceClient<K> {
     /// Deletes every object matching `list`'s selectors.
     pub async fn delete_collection(
         &self,

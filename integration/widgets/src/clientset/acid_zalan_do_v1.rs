@@ -19,8 +19,23 @@ impl AcidZalanDoV1Client {
         )
     }
 }
-/// The client of `postgresqls` (postgresql).
+/// The client of `postgresqls` (postgresql): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type PostgresqlClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::do_::zalan::acid::v1::Postgresql,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::do_::zalan::acid::v1::Postgresql {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::do_::zalan::acid::v1::Postgresql {}

@@ -21,9 +21,25 @@ impl AutoscalingExampleComV1Client {
         )
     }
 }
-/// The client of `autoscalers` (Autoscaler).
+/// The client of `autoscalers` (Autoscaler): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type AutoscalerClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::autoscaling::v1::Autoscaler,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::com::example::autoscaling::v1::Autoscaler {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::com::example::autoscaling::v1::Autoscaler {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::com::example::autoscaling::v1::Autoscaler {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::com::example::autoscaling::v1::Autoscaler {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::com::example::autoscaling::v1::Autoscaler {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::com::example::autoscaling::v1::Autoscaler {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::com::example::autoscaling::v1::Autoscaler {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::com::example::autoscaling::v1::Autoscaler {}
 impl ::k8s_client_runtime::rest::HasStatus
 for crate::com::example::autoscaling::v1::Autoscaler {}

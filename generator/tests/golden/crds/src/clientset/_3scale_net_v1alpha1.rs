@@ -19,7 +19,21 @@ impl _3scaleNetV1alpha1Client {
         )
     }
 }
-/// The client of `apicasts` (APIcast).
+/// The client of `apicasts` (APIcast): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type APIcastClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::net::_3scale::v1alpha1::APIcast,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::net::_3scale::v1alpha1::APIcast {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::net::_3scale::v1alpha1::APIcast {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::net::_3scale::v1alpha1::APIcast {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::net::_3scale::v1alpha1::APIcast {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::net::_3scale::v1alpha1::APIcast {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::net::_3scale::v1alpha1::APIcast {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::net::_3scale::v1alpha1::APIcast {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::net::_3scale::v1alpha1::APIcast {}

@@ -40,20 +40,72 @@ impl AcidZalanDoV1Client {
         )
     }
 }
-/// The client of `backupjobs` (Backup).
+/// The client of `backupjobs` (Backup): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type BackupClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::do_::zalan::acid::v1::Backup,
 >;
-/// The client of `backups` (backup).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::do_::zalan::acid::v1::Backup {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::do_::zalan::acid::v1::Backup {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::do_::zalan::acid::v1::Backup {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::do_::zalan::acid::v1::Backup {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::do_::zalan::acid::v1::Backup {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::do_::zalan::acid::v1::Backup {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::do_::zalan::acid::v1::Backup {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::do_::zalan::acid::v1::Backup {}
+/// The client of `backups` (backup): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type Backup_2Client = ::k8s_client_runtime::rest::ResourceClient<
     crate::do_::zalan::acid::v1::Backup_2,
 >;
-/// The client of `operatorconfigs` (operator-config).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::do_::zalan::acid::v1::Backup_2 {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::do_::zalan::acid::v1::Backup_2 {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::do_::zalan::acid::v1::Backup_2 {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::do_::zalan::acid::v1::Backup_2 {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::do_::zalan::acid::v1::Backup_2 {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::do_::zalan::acid::v1::Backup_2 {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::do_::zalan::acid::v1::Backup_2 {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::do_::zalan::acid::v1::Backup_2 {}
+/// The client of `operatorconfigs` (operator-config): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type OperatorConfigClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::do_::zalan::acid::v1::OperatorConfig,
 >;
-/// The client of `postgresqls` (postgresql).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::do_::zalan::acid::v1::OperatorConfig {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::do_::zalan::acid::v1::OperatorConfig {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::do_::zalan::acid::v1::OperatorConfig {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::do_::zalan::acid::v1::OperatorConfig {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::do_::zalan::acid::v1::OperatorConfig {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::do_::zalan::acid::v1::OperatorConfig {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::do_::zalan::acid::v1::OperatorConfig {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::do_::zalan::acid::v1::OperatorConfig {}
+/// The client of `postgresqls` (postgresql): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type PostgresqlClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::do_::zalan::acid::v1::Postgresql,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::do_::zalan::acid::v1::Postgresql {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::do_::zalan::acid::v1::Postgresql {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::do_::zalan::acid::v1::Postgresql {}

@@ -45,20 +45,80 @@ impl AliasesExampleComV1Client {
         )
     }
 }
-/// The client of `hublists` (HubList).
+/// The client of `hublists` (HubList): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type HubListClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::aliases::v1::HubList,
 >;
-/// The client of `hubnamespaces` (HubNamespace).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::com::example::aliases::v1::HubList {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::com::example::aliases::v1::HubList {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::com::example::aliases::v1::HubList {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::com::example::aliases::v1::HubList {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::com::example::aliases::v1::HubList {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::com::example::aliases::v1::HubList {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::com::example::aliases::v1::HubList {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::com::example::aliases::v1::HubList {}
+/// The client of `hubnamespaces` (HubNamespace): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type HubNamespaceClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::aliases::v1::HubNamespace,
 >;
-/// The client of `hubs` (Hub).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::com::example::aliases::v1::HubNamespace {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::com::example::aliases::v1::HubNamespace {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::com::example::aliases::v1::HubNamespace {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::com::example::aliases::v1::HubNamespace {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::com::example::aliases::v1::HubNamespace {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::com::example::aliases::v1::HubNamespace {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::com::example::aliases::v1::HubNamespace {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::com::example::aliases::v1::HubNamespace {}
+/// The client of `hubs` (Hub): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type HubClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::aliases::v1::Hub,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::com::example::aliases::v1::Hub {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::com::example::aliases::v1::Hub {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::com::example::aliases::v1::Hub {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::com::example::aliases::v1::Hub {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::com::example::aliases::v1::Hub {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::com::example::aliases::v1::Hub {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::com::example::aliases::v1::Hub {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::com::example::aliases::v1::Hub {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::com::example::aliases::v1::Hub {}
-/// The client of `hubstatuses` (HubStatus).
+/// The client of `hubstatuses` (HubStatus): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type HubStatusClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::aliases::v1::HubStatus,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::com::example::aliases::v1::HubStatus {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::com::example::aliases::v1::HubStatus {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::com::example::aliases::v1::HubStatus {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::com::example::aliases::v1::HubStatus {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::com::example::aliases::v1::HubStatus {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::com::example::aliases::v1::HubStatus {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::com::example::aliases::v1::HubStatus {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::com::example::aliases::v1::HubStatus {}

@@ -19,10 +19,19 @@ impl ExampleComV1Client {
         )
     }
 }
-/// The client of `widgets` (Widget).
+/// The client of `widgets` (Widget): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type WidgetClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::v1::Widget,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::com::example::v1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::com::example::v1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::com::example::v1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::com::example::v1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::com::example::v1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::com::example::v1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::com::example::v1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::com::example::v1::Widget {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::com::example::v1::Widget {}
 impl ::k8s_client_runtime::rest::HasScale for crate::com::example::v1::Widget {
     type Scale = ::k8s_client::api::autoscaling::v1::Scale;

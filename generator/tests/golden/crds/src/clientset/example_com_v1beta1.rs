@@ -19,8 +19,17 @@ impl ExampleComV1beta1Client {
         )
     }
 }
-/// The client of `widgets` (Widget).
+/// The client of `widgets` (Widget): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type WidgetClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::v1beta1::Widget,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::com::example::v1beta1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::com::example::v1beta1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::com::example::v1beta1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::com::example::v1beta1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::Update for crate::com::example::v1beta1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::Patch for crate::com::example::v1beta1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::com::example::v1beta1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::com::example::v1beta1::Widget {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::com::example::v1beta1::Widget {}

@@ -42,19 +42,81 @@ impl FeaturesExampleComV1Client {
         ::k8s_client_runtime::rest::ResourceClient::all(self.client.clone())
     }
 }
-/// The client of `deeps` (Deep).
+/// The client of `deeps` (Deep): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type DeepClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::features::v1::Deep,
 >;
-/// The client of `objects` (Objects).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::com::example::features::v1::Deep {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::com::example::features::v1::Deep {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::com::example::features::v1::Deep {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::com::example::features::v1::Deep {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::com::example::features::v1::Deep {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::com::example::features::v1::Deep {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::com::example::features::v1::Deep {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::com::example::features::v1::Deep {}
+/// The client of `objects` (Objects): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ObjectsClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::features::v1::Objects,
 >;
-/// The client of `opens` (Open).
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::com::example::features::v1::Objects {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::com::example::features::v1::Objects {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::com::example::features::v1::Objects {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::com::example::features::v1::Objects {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::com::example::features::v1::Objects {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::com::example::features::v1::Objects {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::com::example::features::v1::Objects {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::com::example::features::v1::Objects {}
+/// The client of `opens` (Open): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type OpenClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::features::v1::Open,
 >;
-/// The client of `scalars` (Scalars).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::com::example::features::v1::Open {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::com::example::features::v1::Open {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::com::example::features::v1::Open {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::com::example::features::v1::Open {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::com::example::features::v1::Open {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::com::example::features::v1::Open {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::com::example::features::v1::Open {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::com::example::features::v1::Open {}
+/// The client of `scalars` (Scalars): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type ScalarsClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::features::v1::Scalars,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::com::example::features::v1::Scalars {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::com::example::features::v1::Scalars {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::com::example::features::v1::Scalars {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::com::example::features::v1::Scalars {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::com::example::features::v1::Scalars {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::com::example::features::v1::Scalars {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::com::example::features::v1::Scalars {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::com::example::features::v1::Scalars {}

@@ -21,7 +21,23 @@ impl OperatorBetaExampleComV1Client {
         )
     }
 }
-/// The client of `installations` (Installation).
+/// The client of `installations` (Installation): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type InstallationClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::com::example::beta::operator::v1::Installation,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::com::example::beta::operator::v1::Installation {}
+impl ::k8s_client_runtime::rest::verbs::List
+for crate::com::example::beta::operator::v1::Installation {}
+impl ::k8s_client_runtime::rest::verbs::Watch
+for crate::com::example::beta::operator::v1::Installation {}
+impl ::k8s_client_runtime::rest::verbs::Create
+for crate::com::example::beta::operator::v1::Installation {}
+impl ::k8s_client_runtime::rest::verbs::Update
+for crate::com::example::beta::operator::v1::Installation {}
+impl ::k8s_client_runtime::rest::verbs::Patch
+for crate::com::example::beta::operator::v1::Installation {}
+impl ::k8s_client_runtime::rest::verbs::Delete
+for crate::com::example::beta::operator::v1::Installation {}
+impl ::k8s_client_runtime::rest::verbs::DeleteCollection
+for crate::com::example::beta::operator::v1::Installation {}

@@ -19,7 +19,10 @@ impl _3scaleNetV1Client {
         )
     }
 }
-/// The client of `apicasts` (APIcast).
+/// The client of `apicasts` (APIcast): `get`, `list`, `watch`.
 pub type APIcastClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::net::_3scale::v1::APIcast,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::net::_3scale::v1::APIcast {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::net::_3scale::v1::APIcast {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::net::_3scale::v1::APIcast {}

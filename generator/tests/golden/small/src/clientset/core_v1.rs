@@ -24,12 +24,18 @@ impl CoreV1Client {
         )
     }
 }
-/// The client of `gadgets` (Gadget).
+/// The client of `gadgets` (Gadget): `get`, `delete`.
 pub type GadgetClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Gadget,
 >;
-/// The client of `widgets` (Widget).
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::Gadget {}
+impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Gadget {}
+/// The client of `widgets` (Widget): `get`, `list`, `watch`, `create`.
 pub type WidgetClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Widget,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::Widget {}
+impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::Widget {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::Widget {}

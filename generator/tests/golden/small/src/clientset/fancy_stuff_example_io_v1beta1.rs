@@ -21,11 +21,13 @@ impl FancyStuffExampleIoV1beta1Client {
         )
     }
 }
-/// The client of `things` (Thing).
+/// The client of `things` (Thing): `get`.
 /// More subresources through [`ThingClientExt`].
 pub type ThingClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::fancy_stuff::pkg::apis::fancy::v1beta1::Thing,
 >;
+impl ::k8s_client_runtime::rest::verbs::Get
+for crate::fancy_stuff::pkg::apis::fancy::v1beta1::Thing {}
 /// The subresources of `things` beyond status and scale.
 pub trait ThingClientExt {
     /// Reads the `scale` subresource of the object `name`.
