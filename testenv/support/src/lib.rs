@@ -148,6 +148,8 @@ impl TestEnv {
     pub fn ca_pem(&self) -> &str {
         &self.ca_pem
     }
+    /// The same CA as a file in the state dir's `pki/`, for clients that
+    /// take a path (a kubeconfig's `certificate-authority`, `--cacert`).
     pub fn ca_file(&self) -> PathBuf {
         PathBuf::from(self.field("ca_file"))
     }
@@ -159,6 +161,9 @@ impl TestEnv {
     pub fn unprivileged_token(&self) -> &str {
         self.field("unprivileged_token")
     }
+    /// Name of the user that [`TestEnv::unprivileged_token`] authenticates
+    /// (only in `system:authenticated`): what RBAC subjects and 403 messages
+    /// name.
     pub fn unprivileged_user(&self) -> &str {
         self.field("unprivileged_user")
     }
@@ -166,9 +171,14 @@ impl TestEnv {
     pub fn version(&self) -> &str {
         self.field("version")
     }
+    /// Directory of this instance's kubeconfig, PKI and logs (layout in
+    /// `testenv/README.md`). An instance this process started removes it when
+    /// it stops cleanly; after a crash it stays for the logs.
     pub fn state_dir(&self) -> &Path {
         &self.state_dir
     }
+    /// The kube-apiserver's log in the state dir, the first thing to read
+    /// when a test sees the apiserver misbehave.
     pub fn apiserver_log(&self) -> PathBuf {
         self.state_dir.join("apiserver.log")
     }
