@@ -3,47 +3,107 @@
 
 use std::path::PathBuf;
 
+/// Everything that stops a run. Input errors name the file (and the
+/// document and JSON pointer where there are some), so that a user finds
+/// the node without reading the generator.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// An input file or directory that cannot be read.
     #[error("{}: cannot read: {source}", path.display())]
     Read {
+        /// The file or directory.
         path: PathBuf,
+        /// Why the system refused.
         #[source]
         source: std::io::Error,
     },
+    /// An OpenAPI document that is not JSON, or whose nodes do not have the
+    /// types the schema model expects (a string where an object belongs).
     #[error("{}: invalid JSON at {pointer}: {source}", path.display())]
     Json {
+        /// The document.
         path: PathBuf,
+        /// JSON pointer of the node that failed (`/` for the whole document).
         pointer: String,
+        /// What the parser or the schema model says is wrong.
         #[source]
         source: serde_json::Error,
     },
+    /// A well-formed document the generator cannot turn into Rust: a `$ref`
+    /// to nothing, an unsupported type, a name that is no identifier.
     #[error("{}: {pointer}: {message}", path.display())]
-    Schema { path: PathBuf, pointer: String, message: String },
+    Schema {
+        /// The document.
+        path: PathBuf,
+        /// JSON pointer of the node within the document.
+        pointer: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A CRD manifest that is not YAML, or that the apiserver would refuse.
     #[error("{}: document {document}: {}{message}", path.display(), if pointer.is_empty() { String::new() } else { format!("{pointer}: ") })]
-    Manifest { path: PathBuf, document: usize, pointer: String, message: String },
+    Manifest {
+        /// The manifest file.
+        path: PathBuf,
+        /// Index of the YAML document in the file, from 0 (`---` separates
+        /// them).
+        document: usize,
+        /// JSON pointer within that document; empty when the document as a
+        /// whole is wrong (not YAML).
+        pointer: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// An input whose place or name is wrong: a specs file outside the
+    /// `apis/<group>/<version>.json` layout.
     #[error("{}: {message}", path.display())]
-    Input { path: PathBuf, message: String },
+    Input {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// An input directory without one OpenAPI document or manifest in it.
     #[error("{}: no OpenAPI documents found (expected api/v1.json or apis/<group>/<version>.json)", .0.display())]
     NoDocuments(PathBuf),
+    /// The output cannot be written. The output directory then holds the
+    /// previous crate or the new one, never a mix ([`crate::emit::write`]).
     #[error("{}: cannot write output: {source}", path.display())]
     Write {
+        /// The file or directory that failed.
         path: PathBuf,
+        /// Why the system refused.
         #[source]
         source: std::io::Error,
     },
+    /// Generated code that does not parse: a generator bug, never the
+    /// input's fault.
     #[error("generated code for {what} does not parse as Rust: {source}")]
     Emit {
+        /// The file being made (`src/lib.rs`).
         what: String,
+        /// Where `syn` stopped.
         #[source]
         source: syn::Error,
     },
+    /// A live cluster that cannot be reached or read: kubeconfig, TLS,
+    /// discovery, an answer that is not what `/openapi/v3` serves.
     #[error("{url}: {message}")]
-    Cluster { url: String, message: String },
+    Cluster {
+        /// The URL asked; empty when the client could not be set up (a
+        /// kubeconfig error), before any request.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A check over the whole input or output that failed: two items with
+    /// one name, an unknown `--group-name` group, no served CRD version.
+    /// The message says what and where.
     #[error("{0}")]
     Check(String),
 }
 
+/// The generator's `Result`, with [`Error`] unless said otherwise.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Escapes one reference token of a JSON pointer (RFC 6901).

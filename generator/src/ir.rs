@@ -28,12 +28,16 @@ pub struct Api {
 /// A group/version/kind as written in `x-kubernetes-group-version-kind`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Gvk {
+    /// API group; empty for the core group (whose `apiVersion` is `v1`).
     pub group: String,
+    /// Version within the group (`v1`, `v1beta1`).
     pub version: String,
+    /// The kind's name as objects carry it (`Deployment`).
     pub kind: String,
 }
 
 impl Gvk {
+    /// The `apiVersion` objects of this kind carry (see [`api_version`]).
     pub fn api_version(&self) -> String {
         api_version(&self.group, &self.version)
     }
@@ -57,11 +61,13 @@ pub struct TypeDef {
     pub source: String,
     /// Cargo feature gating it; `None` for apimachinery types, always built.
     pub feature: Option<String>,
+    /// The schema's description, the type's doc comment.
     pub doc: Option<String>,
     /// Set when the schema is a top-level kind with exactly one GVK.
     pub gvk: Option<Gvk>,
     /// Every GVK the schema is registered under (several for DeleteOptions, WatchEvent).
     pub gvks: Vec<Gvk>,
+    /// What Rust item it becomes.
     pub shape: Shape,
     /// For a type defined inline in another schema: that schema, whose file
     /// holds it.
@@ -76,7 +82,13 @@ pub enum Shape {
     /// An object with named fields.
     Struct(Vec<Field>),
     /// A string with known values, and a fallback variant holding any other.
-    Enum { variants: Vec<Variant>, fallback: String },
+    Enum {
+        /// The known values, in the schema's order.
+        variants: Vec<Variant>,
+        /// Name of the variant holding any other value: `Other`, numbered
+        /// (`Other_2`) when a known value takes the name.
+        fallback: String,
+    },
     /// A type with hand-designed representation (see [`Special`]).
     Special(Special),
 }
@@ -84,9 +96,16 @@ pub enum Shape {
 /// Schemas whose wire format no plain struct describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Special {
+    /// `intstr.IntOrString`: a JSON integer or string, kept as whichever
+    /// was sent.
     IntOrString,
+    /// `resource.Quantity` (`"500m"`): kept as the text written, a bare JSON
+    /// number too, never parsed.
     Quantity,
+    /// `metav1.Time`: an RFC 3339 timestamp with whole seconds.
     Time,
+    /// `metav1.MicroTime`: an RFC 3339 timestamp with microseconds (events,
+    /// leases).
     MicroTime,
     /// Opaque JSON kept as text (managedFields' FieldsV1).
     RawJsonText,
@@ -105,6 +124,8 @@ pub enum Special {
 pub struct Variant {
     /// The value on the wire.
     pub wire: String,
+    /// The variant's name: the value in PascalCase, made unique among the
+    /// enum's values.
     pub rust_name: String,
 }
 
@@ -115,10 +136,15 @@ pub struct Field {
     pub json_name: String,
     /// Rust field name (`cluster_ips`).
     pub rust_name: String,
+    /// What the value holds.
     pub ty: FieldType,
+    /// Listed in the schema's `required`: held plainly, not as an `Option`,
+    /// unless also `nullable`.
     pub required: bool,
     /// `nullable: true`: a required field may still be `null`.
     pub nullable: bool,
+    /// The property's description, with what the schema says beyond the
+    /// type (default, allowed values, CEL rules) for custom resources.
     pub doc: Option<String>,
     /// Must be boxed to break a cycle of directly nested types.
     pub boxed: bool,
@@ -130,10 +156,17 @@ pub struct Field {
 /// The type of a field, independent of Rust spelling.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FieldType {
+    /// A JSON string; built-in types keep their enums as strings too, since
+    /// the apiserver adds values over releases.
     String,
+    /// A JSON boolean.
     Bool,
+    /// `integer` of format `int32`: a value out of range is a decode error,
+    /// as in Go.
     I32,
+    /// `integer` of any other format (`int64` or none).
     I64,
+    /// `number`, whatever its format.
     F64,
     /// `format: byte`: base64 on the wire.
     Bytes,
@@ -141,6 +174,8 @@ pub enum FieldType {
     Json,
     /// Another schema, by name.
     Ref(String),
+    /// `array`: elements of the given type (any JSON when the schema has no
+    /// `items`).
     Array(Box<FieldType>),
     /// `additionalProperties`: string keys.
     Map(Box<FieldType>),
@@ -183,7 +218,9 @@ impl FieldType {
 /// A REST resource served under a group/version.
 #[derive(Debug, Clone)]
 pub struct Resource {
+    /// API group; empty for the core group (`/api/v1`).
     pub group: String,
+    /// Version within the group.
     pub version: String,
     /// Kind of the objects, from the operations' GVK.
     pub kind: String,
@@ -193,8 +230,13 @@ pub struct Resource {
     pub type_schema: Option<String>,
     /// Schema of `<Kind>List`, when present.
     pub list_schema: Option<String>,
+    /// Its objects live in a namespace: some path of it is under
+    /// `/namespaces/{namespace}/`.
     pub namespaced: bool,
+    /// The verbs of its own paths (a list that takes `watch=true` also
+    /// watches): what its typed client, lister and informer stand on.
     pub verbs: BTreeSet<Verb>,
+    /// Subresources by name.
     pub subresources: BTreeMap<String, Subresource>,
     /// Document the resource was read from.
     pub source: String,
@@ -203,7 +245,10 @@ pub struct Resource {
 /// A subresource such as `status`, `scale`, `eviction` or `log`.
 #[derive(Debug, Clone)]
 pub struct Subresource {
+    /// The path segment after the object's name (`status`, `log`).
     pub name: String,
+    /// The verbs its paths serve; one with `Connect` (exec, proxy) is
+    /// documented as not generated.
     pub verbs: BTreeSet<Verb>,
     /// GVK of the subresource's objects (Scale, Eviction, ...), if any.
     pub gvk: Option<Gvk>,
@@ -218,27 +263,41 @@ pub struct Subresource {
 /// A query parameter of an operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Param {
+    /// Its name in the query string (`sinceSeconds`).
     pub name: String,
+    /// A scalar from the parameter's schema (`String` when it has none).
     pub ty: FieldType,
+    /// The parameter's description, the doc of its params-struct field.
     pub doc: Option<String>,
 }
 
 /// An operation as named by `x-kubernetes-action`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Verb {
+    /// `get`: one object by name.
     Get,
+    /// `list`: a collection, one page at a time.
     List,
+    /// `watch` or `watchlist`: a stream of changes.
     Watch,
+    /// `post`: creates an object (or a subresource's, an eviction).
     Create,
+    /// `put`: replaces an object.
     Update,
+    /// `patch`: a JSON, merge, strategic merge or apply patch.
     Patch,
+    /// `delete`: one object by name.
     Delete,
+    /// `deletecollection`: every object a selector matches.
     DeleteCollection,
     /// exec/attach/portforward/proxy: streaming upgrades, not generated.
     Connect,
 }
 
 impl Verb {
+    /// The verb of an `x-kubernetes-action` value; `None` for one the
+    /// generator does not know, which [`crate::spec`] reports with the
+    /// operation's JSON pointer.
     pub fn from_action(action: &str) -> Option<Verb> {
         Some(match action {
             "get" => Verb::Get,
