@@ -34,6 +34,8 @@ pub struct Source {
 /// What a cluster serves.
 #[derive(Debug)]
 pub struct Fetched {
+    /// One document per group/version asked for, labelled as a specs
+    /// directory lays it out (`apis/apps/v1.json`), in sorted order.
     pub documents: Vec<Document>,
     /// `kubernetes/<major>.<minor>`.
     pub label: String,

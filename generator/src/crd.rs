@@ -39,7 +39,11 @@ use crate::spec::Document;
 /// and notes on what was skipped.
 #[derive(Debug, Default)]
 pub struct Manifests {
+    /// The documents the apiserver would publish, one per CRD and served
+    /// version, in input order (files sorted, documents as written).
     pub documents: Vec<Document>,
+    /// One line per thing skipped (a document that is no CRD, a version
+    /// not served), naming file and document, for the user to read.
     pub notes: Vec<String>,
     /// The names each group's CRDs claimed so far ([`claim_names`]).
     claimed: BTreeMap<(String, &'static str, String), (String, String)>,

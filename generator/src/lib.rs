@@ -46,7 +46,10 @@ pub fn source_label(specs: &Path) -> String {
 /// What a run produced, before anything is written.
 #[derive(Debug)]
 pub struct Generated {
+    /// The IR the crate was made from, for callers that report on it (the
+    /// number of types and resources, what a CRD became).
     pub api: ir::Api,
+    /// The crate's files, not yet written ([`emit::write`] writes them).
     pub output: emit::Output,
     /// What was skipped, and why (non-CRD documents, unserved versions).
     pub notes: Vec<String>,

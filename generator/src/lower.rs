@@ -37,7 +37,11 @@ use crate::schema::{AdditionalProperties, Schema};
 pub mod known;
 pub mod nested;
 
+/// `metav1.Time`, which a custom resource's `format: date-time` string
+/// becomes.
 pub const TIME: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Time";
+/// `intstr.IntOrString`, which every `x-kubernetes-int-or-string` node
+/// becomes.
 pub const INT_OR_STRING: &str = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
 
 /// Schemas of Kubernetes' own Go types, as opposed to custom resources.

@@ -39,9 +39,13 @@ pub struct Plan<'a> {
 /// A schema that implements the runtime's `Resource` trait.
 #[derive(Debug)]
 pub struct KindPlan<'a> {
+    /// The one resource serving the kind: its group, version and plural
+    /// make the `Resource` impl.
     pub resource: &'a Resource,
     /// `group/version`, or `version` for the core group.
     pub api_version: String,
+    /// The kind of its lists: the list schema's kind, else `<Kind>List`
+    /// (a CRD's `listKind` need not be that).
     pub list_kind: String,
     /// Whether it has `metadata: ObjectMeta`, so it also implements `Object`.
     pub object: bool,
@@ -50,8 +54,12 @@ pub struct KindPlan<'a> {
 /// The clients, listers and informers of one group/version.
 #[derive(Debug)]
 pub struct GroupVersionPlan<'a> {
+    /// API group; empty for the core group.
     pub group: String,
+    /// Version within the group.
     pub version: String,
+    /// `group/version`, or `version` for the core group: what the docs of
+    /// its clients and informers name.
     pub api_version: String,
     /// Module and accessor name (`apps_v1`).
     pub module: String,
@@ -59,6 +67,7 @@ pub struct GroupVersionPlan<'a> {
     pub type_prefix: String,
     /// The Cargo feature of the group, if any.
     pub feature: Option<&'a str>,
+    /// One typed client per resource, in plural order.
     pub clients: Vec<ClientPlan<'a>>,
 }
 
@@ -72,6 +81,7 @@ impl GroupVersionPlan<'_> {
 /// One resource with a typed client.
 #[derive(Debug)]
 pub struct ClientPlan<'a> {
+    /// The resource: its plural, scope and verbs.
     pub resource: &'a Resource,
     /// Schema of the objects.
     pub schema: &'a str,
@@ -112,7 +122,10 @@ pub struct ClientPlan<'a> {
 /// another group in its signature).
 #[derive(Debug, Clone)]
 pub struct Gated<'a, T> {
+    /// The features that must all be on, beside the kind's own; empty when
+    /// the item is always there.
     pub features: BTreeSet<&'a str>,
+    /// The gated item.
     pub item: T,
 }
 
@@ -121,7 +134,9 @@ pub struct Gated<'a, T> {
 pub struct Extension<'a> {
     /// `create_eviction`, `log`, ...
     pub name: String,
+    /// The subresource's name, the last segment of its path (`eviction`).
     pub subresource: &'a str,
+    /// What the method does, which picks its signature.
     pub op: ExtensionOp,
     /// Body type: a schema, or the kind itself.
     pub body: Body<'a>,
@@ -135,10 +150,16 @@ pub struct Extension<'a> {
 /// What an extension method does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExtensionOp {
+    /// A GET of a JSON answer (`get_<sub>`).
     Get,
+    /// A POST of a body (`create_<sub>`: an eviction, a token request).
     Create,
+    /// A PUT of the whole subresource (`update_<sub>`).
     Update,
+    /// A PATCH of a runtime `Patch` (`patch_<sub>`).
     Patch,
+    /// A server-side apply, a PATCH of an apply configuration
+    /// (`apply_<sub>`); every patchable subresource gets one beside `Patch`.
     Apply,
     /// A GET whose answer is text (pod logs), with a params struct.
     Text,
@@ -149,7 +170,11 @@ pub enum ExtensionOp {
 /// The type of a body or answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Body<'a> {
+    /// The type of this schema (the kind's own when the subresource serves
+    /// the kind).
     Schema(&'a str),
+    /// Any JSON (`serde_json::Value`): the spec names no schema and the
+    /// subresource's kind is not the resource's.
     Json,
 }
 

@@ -24,6 +24,7 @@ pub struct Document {
     pub rel_path: String,
     /// Where it came from, for errors.
     pub path: PathBuf,
+    /// The parsed document.
     pub openapi: OpenApi,
 }
 

@@ -18,6 +18,8 @@ use crate::plan::Plan;
 /// A Cargo feature of the generated crate.
 #[derive(Debug, Clone)]
 pub struct Feature {
+    /// The feature's name, the group's Go package (`apps`, `networking`),
+    /// as [`crate::naming::module_feature`] makes it.
     pub name: String,
     /// Other features whose types this one's types use.
     pub deps: Vec<String>,
@@ -118,6 +120,9 @@ fn render(what: &str, t: &impl Template) -> Result<String> {
     t.render().map(|s| s + "\n").map_err(|e| Error::Check(format!("rendering {what}: {e}")))
 }
 
+/// The crate's `Cargo.toml`: package, the runtime (and, for custom
+/// resources, the Kubernetes crate with `client_features`) by path, and
+/// one feature per API group, all on by default.
 pub fn cargo_toml(api: &Api, opts: &Options, features: &[Feature], client_features: &[String]) -> Result<String> {
     check_package_name(&opts.crate_name)?;
     let client =
@@ -139,6 +144,9 @@ pub fn cargo_toml(api: &Api, opts: &Options, features: &[Feature], client_featur
     )
 }
 
+/// The crate's `README.md`: what it was generated from, how many types
+/// and resources it holds, its features and, for custom resources, each
+/// kind's Rust path.
 pub fn readme(api: &Api, opts: &Options, features: &[Feature]) -> Result<String> {
     render(
         "README.md",

@@ -1,6 +1,6 @@
 //! One Rust type per schema: structs for object schemas (their fields as
 //! the plan decides them: [`crate::plan::fields`]), string enums, and the
-//! hand-designed representations of special schemas ([`super::special`]).
+//! hand-designed representations of special schemas (module `special`).
 
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;

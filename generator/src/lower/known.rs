@@ -14,9 +14,15 @@
 use crate::ir::{Field, FieldType, Gvk, LABEL_SELECTOR, LIST_META, OBJECT_META, Shape, Special, TypeDef};
 use crate::naming;
 
+/// `metav1.Condition`, the status condition controllers copy into their
+/// CRDs.
 pub const CONDITION: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Condition";
+/// `metav1.LabelSelectorRequirement`, one `matchExpressions` entry.
 pub const LABEL_SELECTOR_REQUIREMENT: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement";
+/// `autoscaling/v1` `Scale`, the body of every CRD's `scale` subresource.
 pub const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
+/// `metav1.Status`, what a custom resource's delete and deletecollection
+/// answer.
 pub const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
 
 fn field(json: &str, ty: FieldType, required: bool) -> Field {

@@ -12,6 +12,7 @@ use crate::ir::{Api, Field, FieldType, Gvk, LIST_META, OBJECT_META, Shape, Speci
 /// A generated struct and its fields.
 #[derive(Debug)]
 pub struct StructPlan<'a> {
+    /// The type definition the struct is emitted from.
     pub def: &'a TypeDef,
     /// The declared fields, in schema order, without a kind's `apiVersion`
     /// and `kind` (those are its type's, written from [`Self::type_meta`]).
@@ -29,6 +30,7 @@ pub struct StructPlan<'a> {
 /// One declared field.
 #[derive(Debug)]
 pub struct FieldPlan<'a> {
+    /// The field as the IR has it (names, type, docs).
     pub field: &'a Field,
     /// A plain value rather than an `Option`: required and not nullable,
     /// or a kind's metadata.
@@ -50,7 +52,10 @@ pub struct FieldPlan<'a> {
 /// templates).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Embedding {
+    /// The field holds one kind (or an `Option` of one).
     One,
+    /// The field holds a list of kinds (a list's `items`, a StatefulSet's
+    /// `volumeClaimTemplates`).
     Many,
 }
 
