@@ -5,7 +5,7 @@
 //!
 //! Use it for CRDs without generated types, generic tools (apply, garbage
 //! collection, `kubectl get` alikes); prefer the typed
-//! [`ResourceClient`](crate::rest::ResourceClient) when the kind is known
+//! [`ResourceClient`] when the kind is known
 //! at compile time. Convert between the two with
 //! [`DynamicObject::from_typed`] and [`DynamicObject::try_into_typed`].
 

@@ -303,7 +303,7 @@ impl<T> Store<T> {
     }
 
     /// The object stored under `key`: by default `namespace/name`, see
-    /// [`object_key`](crate::object::object_key).
+    /// [`object_key`].
     pub fn get_by_key(&self, key: &str) -> Option<Arc<T>> {
         self.store.get(key)
     }

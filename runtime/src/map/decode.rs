@@ -19,7 +19,7 @@ use super::{Map, recent};
 use crate::codec::fields::Staged;
 use crate::codec::scalar_text::Text;
 
-/// A value of the maps the decoder shares ([`super::recent`]): text, such
+/// A value of the maps the decoder shares (module `recent`): text, such
 /// as a string or a `Quantity`.
 ///
 /// The runtime implements it for [`LeanString`]; the generated crate for
