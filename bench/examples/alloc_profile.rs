@@ -3,6 +3,9 @@
 //! keeps, per pod, by size class (with glibc's chunk rounding estimated).
 //!
 //! Run: `cargo run --release -p k8s-client-bench --example alloc_profile`.
+// Counting allocations takes a `GlobalAlloc`, an unsafe trait: the crate's
+// manifest denies unsafe code, and this program alone lifts it whole.
+#![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};

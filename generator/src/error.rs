@@ -116,7 +116,7 @@ pub fn pointer_token(token: &str) -> String {
 pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut out = String::new();
-    for seg in path.iter() {
+    for seg in path {
         match seg {
             Segment::Seq { index } => out.push_str(&format!("/{index}")),
             Segment::Map { key } => out.push_str(&format!("/{}", pointer_token(key))),

@@ -99,7 +99,7 @@ fn resources_carry_verbs_and_subresources() {
     let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/small");
     let docs = k8s_client_gen::spec::load_dir(&specs).unwrap();
     let api = k8s_client_gen::spec::build(&docs).unwrap();
-    let widgets = &api.resources[&("".into(), "v1".into(), "widgets".into())];
+    let widgets = &api.resources[&(String::new(), "v1".into(), "widgets".into())];
     assert!(widgets.namespaced);
     assert_eq!(widgets.kind, "Widget");
     assert_eq!(widgets.list_schema.as_deref(), Some("io.k8s.api.core.v1.WidgetList"));
@@ -108,7 +108,7 @@ fn resources_carry_verbs_and_subresources() {
         vec![Verb::Get, Verb::List, Verb::Watch, Verb::Create]
     );
     assert!(widgets.subresources["status"].verbs.contains(&Verb::Update));
-    let gadgets = &api.resources[&("".into(), "v1".into(), "gadgets".into())];
+    let gadgets = &api.resources[&(String::new(), "v1".into(), "gadgets".into())];
     assert!(!gadgets.namespaced);
     let things = &api.resources[&("fancy-stuff.example.io".into(), "v1beta1".into(), "things".into())];
     let scale = &things.subresources["scale"];
@@ -116,6 +116,6 @@ fn resources_carry_verbs_and_subresources() {
     assert_eq!(scale.response_schema.as_deref(), Some("io.k8s.fancy-stuff.pkg.apis.fancy.v1beta1.Scale"));
     // exec is a connect operation, recorded so the client emitter can skip it knowingly.
     assert!(
-        api.resources[&("".into(), "v1".into(), "pods".into())].subresources["exec"].verbs.contains(&Verb::Connect)
+        api.resources[&(String::new(), "v1".into(), "pods".into())].subresources["exec"].verbs.contains(&Verb::Connect)
     );
 }

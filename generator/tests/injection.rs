@@ -80,7 +80,7 @@ fn kinds_and_list_kinds_that_are_no_kind_names_are_refused() {
     let e = refused(&crd("example.com", PAYLOAD, "things", "v1", ""), "/spec/names/kind");
     assert!(e.contains("may have mixed case, but should otherwise match"), "{e}");
     let e = refused(
-        &crd("example.com", "Thing", "things", "v1", &format!(", listKind: {:?}", PAYLOAD)),
+        &crd("example.com", "Thing", "things", "v1", &format!(", listKind: {PAYLOAD:?}")),
         "/spec/names/listKind",
     );
     assert!(e.contains("is not a kind name"), "{e}");
