@@ -22,6 +22,7 @@ pub mod informer;
 pub mod list_watch;
 pub mod lister;
 pub mod reflector;
+pub mod reflector_store;
 pub mod store;
 
 pub use delta_fifo::{
@@ -39,4 +40,5 @@ pub use reflector::{
     BackoffConfig, Phase, Reflector, ReflectorCounters, ReflectorOptions, ResourceVersionHandle, ShouldResync,
     TransformFn, WatchErrorHandler,
 };
+pub use reflector_store::ReflectorStore;
 pub use store::{IndexFn, Indexers, KeyFn, NAMESPACE_INDEX, Store, ThreadSafeStore, Writer, meta_namespace_index};

@@ -1,9 +1,9 @@
-//! Keeps a [`DeltaFifo`] in step with the apiserver, as client-go's
-//! `Reflector`.
+//! Keeps a queue ([`ReflectorStore`], usually a [`DeltaFifo`]) in step
+//! with the apiserver, as client-go's `Reflector`.
 //!
 //! A reflector lists (or, with watch-list, streams) the current objects,
 //! `replace`s them into the queue, then watches from the list's
-//! resourceVersion and queues every change. It recovers on its own: an
+//! resourceVersion and hands the queue every change. It recovers on its own: an
 //! ended watch is resumed from the last resourceVersion seen, a watch whose
 //! resourceVersion was compacted (410) triggers a relist, and failures are
 //! retried with an exponential [`BackoffConfig`]. A watch whose connection
@@ -14,7 +14,8 @@
 //!
 //! Use a [`SharedIndexInformer`](super::SharedIndexInformer) unless you are
 //! building your own informer: it wires a reflector, a DeltaFifo and a store
-//! together. Use a reflector directly to fill a DeltaFifo you pop yourself.
+//! together. Use a reflector directly to fill a DeltaFifo you pop yourself,
+//! or a queue of your own that implements [`ReflectorStore`].
 //!
 //! # Protocol (as client-go 1.35)
 //! - **Watch-list** (default, [`ReflectorOptions::use_watch_list`]): one
@@ -40,6 +41,9 @@
 //! one call or handles one event, which is what the unit tests drive.
 
 mod backoff;
+mod list;
+#[cfg(test)]
+mod store_tests;
 #[cfg(test)]
 mod tests;
 
@@ -56,8 +60,10 @@ use tokio_util::sync::CancellationToken;
 
 use self::backoff::Backoff;
 pub use self::backoff::BackoffConfig;
+use self::list::{Listed, paged_list, prepare};
 use super::delta_fifo::DeltaFifo;
 use super::list_watch::ListWatch;
+use super::reflector_store::ReflectorStore;
 use crate::object::{Metadata as _, Object};
 use crate::rest::{self, ListOptions, VersionMatch, WatchEvent, WatchStream};
 
@@ -132,8 +138,9 @@ pub struct ReflectorOptions {
     /// `WatchListClient`, on by default since 1.35); falls back to
     /// list+watch on its own.
     pub use_watch_list: bool,
-    /// Every this often, queue a `Sync` delta for every stored object
-    /// (if the [`ShouldResync`] hook agrees). Zero disables resyncs.
+    /// Every this often, ask the queue to [`resync`](ReflectorStore::resync)
+    /// (if the [`ShouldResync`] hook agrees): a [`DeltaFifo`] queues a
+    /// `Sync` delta for every stored object. Zero disables resyncs.
     pub resync_period: Duration,
     /// Watches ask the server to end them after between this and twice
     /// this (5 minutes in client-go).
@@ -248,10 +255,16 @@ impl ReflectorCounters {
     }
 }
 
-/// Lists and watches one kind into a [`DeltaFifo`] (client-go `Reflector`).
-pub struct Reflector<K> {
+/// Lists and watches one kind into a queue `Q`, by default a [`DeltaFifo`]
+/// (client-go `Reflector`).
+///
+/// The reflector is generic over its queue rather than holding a
+/// `dyn ReflectorStore`: every watch event is one call on it, made
+/// directly. `Arc<dyn ReflectorStore<K>>` is a queue too, where the type
+/// must not depend on it.
+pub struct Reflector<K, Q = DeltaFifo<K>> {
     lw: Arc<dyn ListWatch<K>>,
-    fifo: DeltaFifo<K>,
+    queue: Q,
     options: ReflectorOptions,
     transform: Option<TransformFn<K>>,
     error_handler: Option<WatchErrorHandler>,
@@ -272,7 +285,7 @@ pub struct Reflector<K> {
     state: State<K>,
 }
 
-impl<K> fmt::Debug for Reflector<K> {
+impl<K, Q> fmt::Debug for Reflector<K, Q> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Reflector")
             .field("name", &self.options.name)
@@ -282,7 +295,7 @@ impl<K> fmt::Debug for Reflector<K> {
     }
 }
 
-impl<K> Reflector<K> {
+impl<K, Q> Reflector<K, Q> {
     /// Where the state machine is.
     pub fn phase(&self) -> Phase {
         match &self.state {
@@ -296,18 +309,18 @@ impl<K> Reflector<K> {
     }
 }
 
-impl<K: Object + Send + Sync + 'static> Reflector<K> {
-    /// A reflector filling `fifo` from `lw`; nothing happens until it
-    /// [`run`](Self::run)s.
-    pub fn new(lw: impl ListWatch<K> + 'static, fifo: DeltaFifo<K>, options: ReflectorOptions) -> Self {
-        Self::from_arc(Arc::new(lw), fifo, options)
+impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> Reflector<K, Q> {
+    /// A reflector filling `queue` (a [`DeltaFifo`], say) from `lw`;
+    /// nothing happens until it [`run`](Self::run)s.
+    pub fn new(lw: impl ListWatch<K> + 'static, queue: Q, options: ReflectorOptions) -> Self {
+        Self::from_arc(Arc::new(lw), queue, options)
     }
 
     /// Same as [`new`](Self::new), with a list/watch already shared.
-    pub fn from_arc(lw: Arc<dyn ListWatch<K>>, fifo: DeltaFifo<K>, options: ReflectorOptions) -> Self {
+    pub fn from_arc(lw: Arc<dyn ListWatch<K>>, queue: Q, options: ReflectorOptions) -> Self {
         Reflector {
             lw,
-            fifo,
+            queue,
             backoff: Backoff::new(options.backoff),
             options,
             transform: None,
@@ -390,7 +403,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
     /// # Cancel safety
     /// Stops at the next await; the queue holds whatever was applied.
     pub async fn run(mut self, cancel: CancellationToken) {
-        let resync = resync_loop(self.fifo.clone(), self.options.resync_period, self.should_resync.clone());
+        let resync = resync_loop(self.queue.clone(), self.options.resync_period, self.should_resync.clone());
         let main = async {
             loop {
                 self.step().await;
@@ -523,18 +536,18 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                 update_rv(&mut rv, &*obj);
                 // Keyed as the queue keys it: the queue and then the cache
                 // keep these keys rather than making their own.
-                items.insert(self.fifo.key(&obj), obj);
+                items.insert(self.queue.key(&obj), obj);
             }
             Some(Ok(WatchEvent::Deleted(obj))) => {
                 update_rv(&mut rv, &obj);
-                items.remove(&self.fifo.key(&obj));
+                items.remove(&self.queue.key(&obj));
             }
             Some(Ok(WatchEvent::Bookmark(b))) => {
                 if !b.resource_version.is_empty() {
                     rv = b.resource_version.clone();
                 }
                 if b.is_initial_events_end() {
-                    self.fifo.replace_keyed(items.into_iter().collect(), &rv);
+                    self.queue.replace(items.into_iter().collect(), &rv);
                     self.synced(&rv);
                     return State::Watching { stream, started: Instant::now(), events: events + 1 };
                 }
@@ -574,7 +587,8 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                 if rv == "0" && paginated {
                     self.paginated_result = true;
                 }
-                self.fifo.replace(items, &list_rv);
+                let keyed = items.into_iter().map(|obj| (self.queue.key(&obj), obj)).collect();
+                self.queue.replace(keyed, &list_rv);
                 self.synced(&list_rv);
                 State::Watch
             }
@@ -587,7 +601,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
 
     /// Lists at `rv` page by page. Borrows only the parts of the reflector
     /// it needs: the reflector holds a stream that is not `Sync`.
-    fn paged_list(&self, rv: &str) -> impl Future<Output = Result<Listed<K>, rest::Error>> + Send + use<K> {
+    fn paged_list(&self, rv: &str) -> impl Future<Output = Result<Listed<K>, rest::Error>> + Send + use<K, Q> {
         ReflectorCounters::count(&self.counters.0.lists);
         let limit = match self.options.page_size {
             Some(0) => None,
@@ -601,58 +615,7 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
     }
 }
 
-fn prepare<K>(transform: Option<&TransformFn<K>>, mut obj: K) -> Arc<K> {
-    if let Some(t) = transform {
-        t(&mut obj);
-    }
-    Arc::new(obj)
-}
-
-async fn paged_list<K: Object + Send + Sync + 'static>(
-    lw: Arc<dyn ListWatch<K>>,
-    transform: Option<TransformFn<K>>,
-    rv: String,
-    limit: Option<u32>,
-) -> Result<Listed<K>, rest::Error> {
-    let prepare = |o| prepare(transform.as_ref(), o);
-    {
-        let first = ListOptions { resource_version: Some(rv), limit, ..ListOptions::default() };
-        let mut opts = first.clone();
-        let mut items = Vec::new();
-        let mut paginated = false;
-        loop {
-            match lw.list(&opts).await {
-                Ok(page) => {
-                    items.extend(page.items.into_iter().map(prepare));
-                    match page.metadata.continue_.filter(|c| !c.is_empty()) {
-                        Some(token) => {
-                            paginated = true;
-                            // Later pages come from the snapshot the token names;
-                            // a resourceVersion with a token is an error.
-                            opts = ListOptions { limit, continue_token: Some(token), ..ListOptions::default() };
-                        }
-                        None => {
-                            let rv = page.metadata.resource_version.unwrap_or_default();
-                            return Ok(Listed { items, rv, paginated });
-                        }
-                    }
-                }
-                Err(e) if opts.continue_token.is_some() && e.is_resource_expired() => {
-                    // The snapshot was compacted between pages: start over
-                    // with one unpaged list (client-go `FullListIfExpired`).
-                    let full = ListOptions { limit: None, ..first };
-                    let page = lw.list(&full).await?;
-                    let items = page.items.into_iter().map(prepare).collect();
-                    let rv = page.metadata.resource_version.unwrap_or_default();
-                    return Ok(Listed { items, rv, paginated });
-                }
-                Err(e) => return Err(e),
-            }
-        }
-    }
-}
-
-impl<K: Object + Send + Sync + 'static> Reflector<K> {
+impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> Reflector<K, Q> {
     async fn start_watch(&mut self) -> State<K> {
         let opts = ListOptions {
             resource_version: Some(self.last_sync_rv.get()),
@@ -685,17 +648,17 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
                     WatchEvent::Added(obj) => {
                         let obj = self.prepare(obj);
                         self.last_sync_rv.set(obj_rv(&*obj));
-                        self.fifo.add(obj);
+                        self.queue.add(obj);
                     }
                     WatchEvent::Modified(obj) => {
                         let obj = self.prepare(obj);
                         self.last_sync_rv.set(obj_rv(&*obj));
-                        self.fifo.update(obj);
+                        self.queue.update(obj);
                     }
                     WatchEvent::Deleted(obj) => {
                         let obj = self.prepare(obj);
                         self.last_sync_rv.set(obj_rv(&*obj));
-                        self.fifo.delete(obj);
+                        self.queue.delete(obj);
                     }
                     WatchEvent::Bookmark(b) => self.last_sync_rv.set(&b.resource_version),
                 }
@@ -738,12 +701,6 @@ impl<K: Object + Send + Sync + 'static> Reflector<K> {
     }
 }
 
-struct Listed<K> {
-    items: Vec<Arc<K>>,
-    rv: String,
-    paginated: bool,
-}
-
 fn obj_rv<K: Object>(obj: &K) -> &str {
     obj.metadata().resource_version().unwrap_or_default()
 }
@@ -754,11 +711,7 @@ fn update_rv<K: Object>(rv: &mut String, obj: &K) {
     }
 }
 
-async fn resync_loop<K: Send + Sync + 'static>(
-    fifo: DeltaFifo<K>,
-    period: Duration,
-    should_resync: Option<ShouldResync>,
-) {
+async fn resync_loop<K, Q: ReflectorStore<K>>(queue: Q, period: Duration, should_resync: Option<ShouldResync>) {
     if period.is_zero() {
         return futures_util::future::pending().await;
     }
@@ -767,7 +720,7 @@ async fn resync_loop<K: Send + Sync + 'static>(
     loop {
         ticks.tick().await;
         if should_resync.as_ref().is_none_or(|f| f()) {
-            fifo.resync();
+            queue.resync();
         }
     }
 }
