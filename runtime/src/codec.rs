@@ -20,17 +20,17 @@ use lean_string::LeanString;
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
 
+use crate::read;
+
 pub use jiff::Timestamp;
 
 mod compact_time;
 pub mod fields;
 mod rfc3339;
-pub(crate) mod scalar_text;
-mod shared;
 
+pub use crate::intern::shared;
 pub use compact_time::CompactTimestamp;
 pub use rfc3339::TimeError;
-pub use shared::shared;
 
 /// Decodes a JSON body or frame, as every response and watch event the
 /// runtime reads is decoded.
@@ -345,9 +345,9 @@ pub fn deserialize_str_as<'de, D: Deserializer<'de>, T>(d: D, from: fn(&str) -> 
 /// accepted too and kept as the text it was written with (`1e3` stays
 /// `1e3`), as apimachinery's `Quantity.UnmarshalJSON` keeps its bytes.
 pub fn deserialize_quantity<'de, D: Deserializer<'de>>(d: D) -> Result<LeanString, D::Error> {
-    scalar_text::deserialize_string_or_number(d, "a quantity").map(|text| match text {
-        scalar_text::Text::Borrowed(text) => LeanString::from(text),
-        scalar_text::Text::Owned(text) => text,
+    read::deserialize_string_or_number(d, "a quantity").map(|text| match text {
+        read::Text::Borrowed(text) => LeanString::from(text),
+        read::Text::Owned(text) => text,
     })
 }
 

@@ -8,6 +8,10 @@
 //!
 //! Layering (each floor only uses the floors below it):
 //! 1. [`object`], [`codec`], [`map`], [`selector`], [`workqueue`]: no I/O.
+//!    Under the codec and the maps, two private modules both use: `read`
+//!    (text lent by the input, elements staged on the stack) and `intern`
+//!    (this thread's tables of recent strings and maps); the codec uses the
+//!    maps, never the other way round.
 //! 2. `config`, `rest`: talking to an apiserver.
 //! 3. `dynamic`, `discovery`, `cache`, `record`, `leaderelection`.
 #![forbid(unsafe_code)]
@@ -18,9 +22,11 @@ pub mod codec;
 pub mod config;
 pub mod discovery;
 pub mod dynamic;
+mod intern;
 pub mod leaderelection;
 pub mod map;
 pub mod object;
+mod read;
 pub mod record;
 pub mod rest;
 pub mod selector;

@@ -13,8 +13,9 @@
 //! The array is reference-counted (an `ecow::EcoVec`: a pointer and a
 //! length), so that equal maps can be one array. The pods of one workload
 //! carry the same labels, annotations and resource quantities; the
-//! generated decoders read those maps through `recent`, and a map equal
-//! to one its thread decoded recently is a clone of that one. A shared
+//! generated decoders read those maps through this thread's table of recent
+//! maps, and a map equal to one its thread decoded recently is a clone of
+//! that one. A shared
 //! array is copied before it is changed (`insert`, `get_mut`, `retain`, ...),
 //! so sharing is never seen, except in memory.
 //!
@@ -31,10 +32,10 @@ use lean_string::LeanString;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use crate::codec::fields::Staged;
+use crate::intern::{SharedText, TextMap};
+use crate::read::Staged;
 
 mod decode;
-pub(crate) mod recent;
 
 pub use decode::TextValue;
 pub(crate) use decode::deserialize_shared;
@@ -318,6 +319,16 @@ impl<'de, V: Deserialize<'de> + Clone> Deserialize<'de> for Map<V> {
     }
 }
 
+/// What the table of recent maps needs to keep maps of `V`.
+impl<V: Clone + AsRef<str> + 'static> TextMap for Map<V> {
+    const ENTRY_BYTES: usize = size_of::<(LeanString, V)>();
+
+    fn holds<K: AsRef<str>, W: AsRef<str>>(&self, entries: &[(K, W)]) -> bool {
+        self.len() == entries.len()
+            && self.iter().zip(entries).all(|((k, v), (key, value))| k == key.as_ref() && v.as_ref() == value.as_ref())
+    }
+}
+
 /// Sorts `entries` by key; of equal keys the last wins.
 fn sort<K: AsRef<str>, W>(entries: &mut Staged<(K, W)>) {
     if !entries.windows(2).all(|w| w[0].0.as_ref() < w[1].0.as_ref()) {
@@ -341,7 +352,7 @@ impl<'de, V: Deserialize<'de>> Visitor<'de> for EntriesVisitor<V> {
         let mut entries = Staged::new();
         // Keys (`app.kubernetes.io/name`, `pod-template-hash`)
         // repeat across objects: they share buffers.
-        while let Some(key) = access.next_key_seed(crate::codec::fields::SharedText)? {
+        while let Some(key) = access.next_key_seed(SharedText)? {
             entries.push((key, access.next_value()?));
         }
         Ok(entries)

@@ -31,7 +31,9 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use thin_vec::ThinVec;
 
+pub use crate::intern::SharedText;
 use crate::map::Map;
+use crate::read::Staged;
 
 /// A generated struct, decoded field by field through this module.
 pub trait DecodeFields: Default {
@@ -227,13 +229,6 @@ trait ReadElements<'de, T> {
     /// Reads the next element onto `items`; `false` at the end of the list.
     fn read_next<A: SeqAccess<'de>>(items: &mut Gathered<T>, seq: &mut A) -> Result<bool, A::Error>;
 }
-
-/// A map or a short list being read: its first elements on the stack. JSON
-/// says nothing of a length up front, and a heap block grown by doubling
-/// and then shrunk would cost a reallocation or two per list and leave the
-/// room it gave back as holes among the objects kept (a pod has about
-/// fifteen lists). Staged first, each gets one block of exactly its size.
-pub(crate) type Staged<T> = smallvec::SmallVec<[T; 6]>;
 
 /// A list's elements as they are read: [`Staged`] while they fit, then in
 /// heap blocks, each twice the size of the one before, which are never
@@ -470,26 +465,6 @@ pub struct Text<'a>(pub &'a mut LeanString);
 /// Seed for an optional string field: `null` clears it; a long string
 /// repeated across objects shares one buffer ([`super::shared`]).
 pub struct OptionText<'a>(pub &'a mut Option<LeanString>);
-
-/// Reads a JSON string as a [`LeanString`] through [`super::shared`].
-pub struct SharedText;
-
-impl<'de> DeserializeSeed<'de> for SharedText {
-    type Value = LeanString;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<LeanString, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for SharedText {
-    type Value = LeanString;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<LeanString, E> {
-        Ok(super::shared::shared(v))
-    }
-}
 
 impl<'de> DeserializeSeed<'de> for Text<'_> {
     type Value = ();

@@ -3,7 +3,7 @@
 //!
 //! The entries are first read as the text the input holds (borrowed from
 //! it where the JSON string has no escapes), and looked up in this thread's
-//! table of recent maps ([`super::recent`]) as that text. Only a map not
+//! table of recent maps ([`crate::intern`]) as that text. Only a map not
 //! found there becomes keys and values of its own. The maps of one
 //! workload's objects are nearly always found, and then cost no
 //! allocation: built first and dropped on a hit, as they were, maps were
@@ -15,12 +15,12 @@ use std::marker::PhantomData;
 use lean_string::LeanString;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
-use super::{Map, recent};
-use crate::codec::fields::Staged;
-use crate::codec::scalar_text::Text;
+use super::Map;
+use crate::intern;
+use crate::read::{self, Staged, Text};
 
-/// A value of the maps the decoder shares (module `recent`): text, such
-/// as a string or a `Quantity`.
+/// A value of the maps the decoder shares with equal maps decoded
+/// recently: text, such as a string or a `Quantity`.
 ///
 /// The runtime implements it for [`LeanString`]; the generated crate for
 /// `Quantity`.
@@ -43,7 +43,7 @@ impl TextValue for LeanString {
 }
 
 /// A map of text read from `deserializer`, sharing the array of an equal
-/// map this thread decoded recently ([`recent`]). The generated decoders
+/// map this thread decoded recently ([`intern::shared_map`]). The generated decoders
 /// read labels, annotations, node selectors and resource quantities so.
 pub(crate) fn deserialize_shared<'de, V, D>(deserializer: D) -> Result<Map<V>, D::Error>
 where
@@ -53,13 +53,13 @@ where
     let mut entries = Staged::new();
     deserializer.deserialize_map(Entries::<V>(&mut entries, PhantomData))?;
     super::sort(&mut entries);
-    Ok(recent::shared(&mut entries, |entries| {
+    Ok(intern::shared_map(&mut entries, |entries| {
         Map::from_sorted(
             entries
                 .drain(..)
                 // Keys (`app.kubernetes.io/name`, `pod-template-hash`)
                 // repeat across objects: they share buffers.
-                .map(|(key, value)| (crate::codec::shared(key.as_ref()), V::from_text(value.as_ref()))),
+                .map(|(key, value)| (intern::shared(key.as_ref()), V::from_text(value.as_ref()))),
         )
     }))
 }
@@ -111,10 +111,6 @@ struct ReadValue<V>(PhantomData<V>);
 impl<'de, V: TextValue> DeserializeSeed<'de> for ReadValue<V> {
     type Value = Text<'de>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Text<'de>, D::Error> {
-        if V::NUMBERS_AS_TEXT {
-            crate::codec::scalar_text::deserialize_string_or_number(d, V::EXPECTING)
-        } else {
-            ReadText.deserialize(d)
-        }
+        if V::NUMBERS_AS_TEXT { read::deserialize_string_or_number(d, V::EXPECTING) } else { ReadText.deserialize(d) }
     }
 }

@@ -81,3 +81,79 @@ proptest! {
         prop_assert_eq!(rebuilt, ours);
     }
 }
+
+/// Maps built through this thread's table of recent maps, as the decoder
+/// builds them.
+mod recent {
+    use crate::intern::shared_map;
+    use crate::read::Staged;
+
+    use super::*;
+
+    /// Entries already decoded, looked up as they are.
+    fn shared<V: Clone + AsRef<str> + 'static>(mut entries: Staged<(LeanString, V)>) -> Map<V> {
+        shared_map(&mut entries, |entries| Map::from_sorted(entries.drain(..)))
+    }
+
+    fn staged(pairs: &[(&str, &str)]) -> Staged<(LeanString, LeanString)> {
+        pairs.iter().map(|&(k, v)| (k.into(), v.into())).collect()
+    }
+
+    #[test]
+    fn an_equal_map_shares_the_array_and_a_different_one_does_not() {
+        let labels = [("app", "web"), ("pod-template-hash", "7d9c8b5f6d")];
+        let a = shared(staged(&labels));
+        let b = shared(staged(&labels));
+        assert_eq!(a, b);
+        assert_eq!(a.entries.as_ptr(), b.entries.as_ptr(), "the second decode reuses the first array");
+        let c = shared(staged(&[("app", "web"), ("pod-template-hash", "5f6d7d9c8b")]));
+        assert_eq!(c.get("pod-template-hash").map(|v| v.as_str()), Some("5f6d7d9c8b"));
+        assert_ne!(c.entries.as_ptr(), a.entries.as_ptr());
+    }
+
+    #[test]
+    fn value_types_have_tables_of_their_own() {
+        #[derive(Clone, PartialEq, Debug)]
+        struct Quantity(LeanString);
+        impl AsRef<str> for Quantity {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+        let text = shared(staged(&[("cpu", "100m")]));
+        let quantity = shared::<Quantity>([("cpu".into(), Quantity("100m".into()))].into_iter().collect());
+        assert_eq!(text["cpu"], "100m");
+        assert_eq!(quantity["cpu"], Quantity("100m".into()));
+        assert_eq!(shared::<Quantity>(staged_quantity()).entries.as_ptr(), quantity.entries.as_ptr());
+
+        fn staged_quantity() -> Staged<(LeanString, Quantity)> {
+            [("cpu".into(), Quantity("100m".into()))].into_iter().collect()
+        }
+    }
+
+    #[test]
+    fn large_maps_are_not_kept() {
+        let long = "x".repeat(512);
+        let big = [("note", long.as_str())];
+        assert_ne!(shared(staged(&big)).entries.as_ptr(), shared(staged(&big)).entries.as_ptr());
+        let keys: Vec<String> = (0..=16).map(|i| format!("k{i:02}")).collect();
+        let many: Vec<(&str, &str)> = keys.iter().map(|k| (k.as_str(), "v")).collect();
+        let (a, b) = (shared(staged(&many)), shared(staged(&many)));
+        assert_eq!(a, b);
+        assert_ne!(a.entries.as_ptr(), b.entries.as_ptr(), "over 16 entries: an array of its own");
+        assert!(shared(staged(&[])).is_empty());
+    }
+
+    #[test]
+    fn a_shared_map_changed_by_its_owner_is_copied_first() {
+        let labels = [("app", "web"), ("tier", "frontend")];
+        let mut mine = shared(staged(&labels));
+        mine.insert("tier".into(), "backend".into());
+        *mine.get_mut("app").unwrap() = "api".into();
+        let theirs = shared(staged(&labels));
+        assert_eq!(theirs["tier"], "frontend", "the table's map is unchanged");
+        assert_eq!(theirs["app"], "web");
+        assert_eq!(mine["tier"], "backend");
+        assert_eq!(mine["app"], "api");
+    }
+}
