@@ -47,7 +47,7 @@ pub use config::Config;
 /// copied on write when shared.
 pub use lean_string::LeanString;
 pub use map::Map;
-pub use object::{DynamicResource, ListMeta, Metadata, Object, ObjectList, Resource, Scope};
+pub use object::{DynamicResource, GroupVersion, ListMeta, Metadata, Object, ObjectList, Resource, Scope};
 pub use rest::{Client, ResourceClient};
 /// The list of generated objects' fields: one pointer (an absent or empty
 /// list costs 8 bytes, not a `Vec`'s 24), with its length and capacity kept

@@ -6,6 +6,7 @@
 //! kind, built in or custom.
 
 use std::borrow::Cow;
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -42,11 +43,60 @@ pub trait Resource {
 
     /// The path prefix of the group/version: `/api/v1` or `/apis/<group>/<version>`.
     fn api_prefix() -> String {
-        if Self::GROUP.is_empty() {
-            format!("/api/{}", Self::VERSION)
-        } else {
-            format!("/apis/{}/{}", Self::GROUP, Self::VERSION)
-        }
+        GroupVersion::new(Self::GROUP, Self::VERSION).api_prefix()
+    }
+}
+
+/// An API group and version, and the two ways of writing them that differ
+/// for the core (legacy) group, whose name is empty: as an object's
+/// `apiVersion` (`apps/v1`, but `v1`) and as the path prefix that serves
+/// them (`/apis/apps/v1`, but `/api/v1`). Every `apiVersion` and prefix the
+/// runtime makes is made here.
+///
+/// [`Display`](fmt::Display) writes the `apiVersion`, without allocating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GroupVersion<'a> {
+    /// API group; empty for the core group.
+    pub group: &'a str,
+    /// API version within the group, e.g. `v1`.
+    pub version: &'a str,
+}
+
+impl<'a> GroupVersion<'a> {
+    /// The version `version` of `group` (`""` for the core group).
+    pub const fn new(group: &'a str, version: &'a str) -> Self {
+        GroupVersion { group, version }
+    }
+
+    /// Reads an `apiVersion`: `apps/v1`, or `v1` of the core group. The
+    /// group is what comes before the last `/`.
+    pub fn parse(api_version: &'a str) -> Self {
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        GroupVersion { group, version }
+    }
+
+    /// Whether this is the core group, served under `/api`.
+    pub fn is_core(&self) -> bool {
+        self.group.is_empty()
+    }
+
+    /// `group/version`, or just `version` for the core group: the
+    /// `apiVersion` of the objects.
+    pub fn api_version(&self) -> String {
+        self.to_string()
+    }
+
+    /// The path prefix of the group/version: `/api/v1`, or
+    /// `/apis/<group>/<version>`.
+    pub fn api_prefix(&self) -> String {
+        let root = if self.is_core() { "/api" } else { "/apis" };
+        format!("{root}/{self}")
+    }
+}
+
+impl fmt::Display for GroupVersion<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_core() { f.write_str(self.version) } else { write!(f, "{}/{}", self.group, self.version) }
     }
 }
 
@@ -234,20 +284,21 @@ impl DynamicResource {
         }
     }
 
+    /// The resource's group and version.
+    pub fn group_version(&self) -> GroupVersion<'_> {
+        GroupVersion::new(&self.group, &self.version)
+    }
+
     /// `group/version`, or just `version` for the core group: an object's
     /// `apiVersion`.
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+        self.group_version().api_version()
     }
 
     /// The path prefix of the group/version: `/api/v1` or
     /// `/apis/<group>/<version>`.
     pub fn api_prefix(&self) -> String {
-        if self.group.is_empty() {
-            format!("/api/{}", self.version)
-        } else {
-            format!("/apis/{}/{}", self.group, self.version)
-        }
+        self.group_version().api_prefix()
     }
 }
 
@@ -270,7 +321,7 @@ impl KindEntry {
     /// `group/version`, or just `version` for the core group: the `apiVersion`
     /// of the kind's objects.
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() { self.version.to_owned() } else { format!("{}/{}", self.group, self.version) }
+        GroupVersion::new(self.group, self.version).api_version()
     }
 }
 
@@ -333,6 +384,48 @@ mod tests {
     fn split_key_round_trips() {
         assert_eq!(split_key("ns/name"), (Some("ns"), "name"));
         assert_eq!(split_key("node-1"), (None, "node-1"));
+    }
+
+    #[test]
+    fn group_versions_are_written_as_the_apiserver_writes_them() {
+        let core = GroupVersion::new("", "v1");
+        let apps = GroupVersion::new("apps", "v1");
+        assert_eq!((core.api_version(), core.api_prefix()), ("v1".into(), "/api/v1".into()));
+        assert_eq!((apps.api_version(), apps.api_prefix()), ("apps/v1".into(), "/apis/apps/v1".into()));
+        assert_eq!(GroupVersion::parse("v1"), core);
+        assert_eq!(GroupVersion::parse("apps/v1"), apps);
+        assert_eq!(GroupVersion::parse("a/b/v2"), GroupVersion::new("a/b", "v2"), "the group ends at the last slash");
+
+        let widgets = DynamicResource {
+            group: "example.io".into(),
+            version: "v1beta1".into(),
+            kind: "Widget".into(),
+            plural: "widgets".into(),
+            namespaced: true,
+        };
+        assert_eq!(
+            (widgets.api_version(), widgets.api_prefix()),
+            ("example.io/v1beta1".into(), "/apis/example.io/v1beta1".into())
+        );
+        let pods = DynamicResource::of::<crate::testing::Pod>();
+        assert_eq!((pods.api_version(), pods.api_prefix()), ("v1".into(), "/api/v1".into()));
+        assert_eq!(<crate::testing::Node as Resource>::api_prefix(), "/apis/example.io/v1beta1");
+        let entry = KindEntry { group: "", version: "v1", kind: "Pod", transcode: transcode::<serde_json::Value> };
+        assert_eq!(entry.api_version(), "v1");
+    }
+
+    proptest::proptest! {
+        /// An `apiVersion` read back is the group and version it was made of,
+        /// and the prefix is the root of its group followed by it.
+        #[test]
+        fn group_versions_round_trip(group in "([a-z0-9.-]{1,20})?", version in "v[0-9]{1,2}([a-z]{1,5}[0-9]{0,2})?") {
+            let gv = GroupVersion::new(&group, &version);
+            let api_version = gv.api_version();
+            proptest::prop_assert_eq!(GroupVersion::parse(&api_version), gv);
+            let root = if group.is_empty() { "/api/" } else { "/apis/" };
+            proptest::prop_assert_eq!(gv.api_prefix(), format!("{root}{api_version}"));
+            proptest::prop_assert_eq!(api_version.contains('/'), !group.is_empty());
+        }
     }
 
     #[test]

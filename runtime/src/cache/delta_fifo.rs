@@ -18,7 +18,7 @@ use smallvec::{SmallVec, smallvec};
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
-use super::store::{KeyFn, Store, ThreadSafeStore};
+use super::store::{Key, KeyFn, Store, ThreadSafeStore};
 use crate::object::Object;
 use crate::object::object_key;
 
@@ -149,10 +149,6 @@ impl<T> Clone for Delta<T> {
 
 /// The changes to one key, oldest first; never empty when popped.
 pub type Deltas<T> = Vec<Delta<T>>;
-
-/// A queued key. The queue, the map of deltas and then the informer's
-/// cache share one buffer per key.
-type Key = Arc<str>;
 
 /// A key's deltas while queued. Most keys have one, kept in the map's own
 /// room: a relist queues thousands of keys at once, and a block per key,

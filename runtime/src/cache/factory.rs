@@ -19,13 +19,11 @@ use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use super::informer::{HasSynced, SharedIndexInformer, wait_for_cache_sync};
-use super::list_watch::FilteredListWatch;
+use super::list_watch::{FilteredListWatch, TweakListOptions};
 use super::lister::Lister;
 use crate::object::Resource;
 use crate::rest::verbs::{List, Watch};
 use crate::rest::{Client, ListOptions, ResourceClient};
-
-type Tweak = Arc<dyn Fn(&mut ListOptions) + Send + Sync>;
 
 struct Entry {
     kind: &'static str,
@@ -65,7 +63,7 @@ pub struct FactoryBuilder {
     client: Client,
     namespace: Option<String>,
     default_resync: Duration,
-    tweak: Option<Tweak>,
+    tweak: Option<TweakListOptions>,
     resync_for: HashMap<TypeId, Duration>,
     transform_for: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     keep_managed_fields: bool,

@@ -57,7 +57,7 @@ use super::lister::Lister;
 use super::reflector::{
     Reflector, ReflectorCounters, ReflectorOptions, ResourceVersionHandle, TransformFn, WatchErrorHandler,
 };
-use super::store::{self, Indexers, Store, Writer};
+use super::store::{self, Indexers, Key, Store, Writer};
 use crate::object::{Metadata as _, Object};
 
 /// Errors of the informer's setup calls.
@@ -155,7 +155,7 @@ struct Core<K> {
 impl<K: Object + Send + Sync + 'static> Core<K> {
     /// client-go `processDeltas` + the informer's `OnAdd/OnUpdate/OnDelete`.
     /// `key` is the queue's key of every delta, shared with the cache.
-    fn process(&mut self, key: &Arc<str>, deltas: &Deltas<K>, is_in_initial_list: bool) {
+    fn process(&mut self, key: &Key, deltas: &Deltas<K>, is_in_initial_list: bool) {
         for d in deltas {
             match (d.delta_type, &d.object) {
                 (DeltaType::Deleted, object) => {

@@ -1,16 +1,38 @@
 //! The client-side cache of informers, as client-go's `tools/cache`.
 //!
-//! The pieces, from the wire inwards:
-//! - [`delta_fifo`]: [`DeltaFifo`] queues what happened to each object
-//!   (added, updated, deleted, relisted) until the informer processes it,
-//!   in order, one key at a time.
+//! A controller normally needs only the first two; the others are the
+//! pieces they are made of, for building informer-like machinery of your
+//! own. From the top down:
+//! - [`factory`]: [`SharedInformerFactory`] hands out one informer per kind
+//!   (through a generated crate's typed accessors, or
+//!   [`informer_for`](SharedInformerFactory::informer_for)), all sharing a
+//!   client, namespace and list-option tweak, started together. Start here.
+//! - [`informer`]: [`SharedIndexInformer`], one watch of a kind feeding an
+//!   indexed cache and notifying [`ResourceEventHandler`]s. Build one
+//!   yourself for a kind outside any factory, or with a [`ListWatch`] of
+//!   your own.
+//! - [`lister`]: [`Lister`], typed reads of an informer's cache (all
+//!   objects, one namespace, one name), never touching the network.
 //! - [`store`]: the indexed in-memory copy of the objects. The informer
 //!   owns the [`Writer`]; controllers and listers read through [`Store`]
 //!   handles, which never block each other. [`ThreadSafeStore`] is the
-//!   keyed map underneath, usable on its own.
-//!
-//! Use these directly only to build your own informer-like machinery; a
-//! controller normally gets a [`Store`] from a shared informer.
+//!   keyed map underneath, usable on its own. [`Key`] is the object key
+//!   they, the queue and the reflector share.
+//! - [`list_watch`]: [`ListWatch`], the two calls a reflector makes to the
+//!   apiserver; a [`ResourceClient`](crate::rest::ResourceClient) is one,
+//!   and [`FilteredListWatch`] adds selectors through a
+//!   [`TweakListOptions`]. Implement it to feed an informer from anything
+//!   else.
+//! - [`reflector`]: [`Reflector`], which lists and watches through a
+//!   [`ListWatch`] and recovers on its own (relists, resumes, backoff),
+//!   writing into a [`ReflectorStore`].
+//! - [`reflector_store`]: [`ReflectorStore`], what a reflector writes to
+//!   (add, update, delete, replace, resync). Implement it to put a queue of
+//!   your own behind a reflector.
+//! - [`delta_fifo`]: [`DeltaFifo`], the informer's [`ReflectorStore`]: it
+//!   queues what happened to each object (added, updated, deleted,
+//!   relisted) until the informer processes it, in order, one key at a
+//!   time. Use it with a reflector to pop changes yourself.
 //!
 //! Each module names its errors `Error`; refer to them by path:
 //! [`store::Error`], [`lister::Error`], [`delta_fifo::Error`],
@@ -41,4 +63,4 @@ pub use reflector::{
     TransformFn, WatchErrorHandler,
 };
 pub use reflector_store::ReflectorStore;
-pub use store::{IndexFn, Indexers, KeyFn, NAMESPACE_INDEX, Store, ThreadSafeStore, Writer, meta_namespace_index};
+pub use store::{IndexFn, Indexers, Key, KeyFn, NAMESPACE_INDEX, Store, ThreadSafeStore, Writer, meta_namespace_index};

@@ -64,6 +64,7 @@ use self::list::{Listed, paged_list, prepare};
 use super::delta_fifo::DeltaFifo;
 use super::list_watch::ListWatch;
 use super::reflector_store::ReflectorStore;
+use super::store::Key;
 use crate::object::{Metadata as _, Object};
 use crate::rest::{self, ListOptions, VersionMatch, WatchEvent, WatchStream};
 
@@ -190,7 +191,7 @@ enum State<K> {
     Start,
     List,
     Watch,
-    InitialEvents { stream: WatchStream<K>, items: HashMap<Arc<str>, Arc<K>>, rv: String, events: u64 },
+    InitialEvents { stream: WatchStream<K>, items: HashMap<Key, Arc<K>>, rv: String, events: u64 },
     Watching { stream: WatchStream<K>, started: Instant, events: u64 },
     Backoff { until: Instant, then: Resume },
 }
@@ -525,7 +526,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
     async fn initial_event(
         &mut self,
         mut stream: WatchStream<K>,
-        mut items: HashMap<Arc<str>, Arc<K>>,
+        mut items: HashMap<Key, Arc<K>>,
         mut rv: String,
         events: u64,
     ) -> State<K> {

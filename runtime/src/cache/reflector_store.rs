@@ -14,6 +14,7 @@
 use std::sync::Arc;
 
 use super::delta_fifo::DeltaFifo;
+use super::store::Key;
 
 /// Where a [`Reflector`](super::Reflector) puts what it lists and watches
 /// (client-go `ReflectorStore`).
@@ -31,7 +32,7 @@ use super::delta_fifo::DeltaFifo;
 pub trait ReflectorStore<T>: Send + Sync {
     /// The key `obj` is filed under, `namespace/name` usually
     /// ([`object_key`](crate::object::object_key)).
-    fn key(&self, obj: &T) -> Arc<str>;
+    fn key(&self, obj: &T) -> Key;
 
     /// A watch's `ADDED` event.
     fn add(&self, obj: Arc<T>);
@@ -45,7 +46,7 @@ pub trait ReflectorStore<T>: Send + Sync {
     /// A full list at `resource_version`, each object with its
     /// [`key`](Self::key): it replaces whatever was known before, so the
     /// objects known but missing from it were deleted meanwhile.
-    fn replace(&self, list: Vec<(Arc<str>, Arc<T>)>, resource_version: &str);
+    fn replace(&self, list: Vec<(Key, Arc<T>)>, resource_version: &str);
 
     /// The periodic resync, asked for every
     /// [`resync_period`](super::ReflectorOptions::resync_period): an
@@ -55,7 +56,7 @@ pub trait ReflectorStore<T>: Send + Sync {
 }
 
 impl<T, Q: ReflectorStore<T> + ?Sized> ReflectorStore<T> for Arc<Q> {
-    fn key(&self, obj: &T) -> Arc<str> {
+    fn key(&self, obj: &T) -> Key {
         (**self).key(obj)
     }
     fn add(&self, obj: Arc<T>) {
@@ -67,7 +68,7 @@ impl<T, Q: ReflectorStore<T> + ?Sized> ReflectorStore<T> for Arc<Q> {
     fn delete(&self, obj: Arc<T>) {
         (**self).delete(obj)
     }
-    fn replace(&self, list: Vec<(Arc<str>, Arc<T>)>, resource_version: &str) {
+    fn replace(&self, list: Vec<(Key, Arc<T>)>, resource_version: &str) {
         (**self).replace(list, resource_version)
     }
     fn resync(&self) {
@@ -80,7 +81,7 @@ impl<T, Q: ReflectorStore<T> + ?Sized> ReflectorStore<T> for Arc<Q> {
 /// tombstones for the keys it lacks ([`DeltaFifo::replace`]); a resync
 /// queues `Sync` deltas for the known objects ([`DeltaFifo::resync`]).
 impl<T: Send + Sync + 'static> ReflectorStore<T> for DeltaFifo<T> {
-    fn key(&self, obj: &T) -> Arc<str> {
+    fn key(&self, obj: &T) -> Key {
         DeltaFifo::key(self, obj)
     }
     fn add(&self, obj: Arc<T>) {
@@ -92,7 +93,7 @@ impl<T: Send + Sync + 'static> ReflectorStore<T> for DeltaFifo<T> {
     fn delete(&self, obj: Arc<T>) {
         DeltaFifo::delete(self, obj)
     }
-    fn replace(&self, list: Vec<(Arc<str>, Arc<T>)>, resource_version: &str) {
+    fn replace(&self, list: Vec<(Key, Arc<T>)>, resource_version: &str) {
         DeltaFifo::replace_keyed(self, list, resource_version)
     }
     fn resync(&self) {

@@ -21,6 +21,13 @@ pub const NAMESPACE_INDEX: &str = "namespace";
 /// Computes the key of an object (client-go `KeyFunc`).
 pub type KeyFn<T> = Arc<dyn Fn(&T) -> String + Send + Sync>;
 
+/// An object's key (what a [`KeyFn`] made, `namespace/name` usually) as the
+/// reflector, the queue and the cache pass it along: one buffer per object,
+/// which the queue's map, the store's map and every index that lists the
+/// object share, so a cached object's key costs one allocation however
+/// many indexes there are (Go's strings share theirs the same way).
+pub type Key = Arc<str>;
+
 /// Computes the values under which an object is indexed (client-go
 /// `IndexFunc`); an object may have no value or several.
 pub type IndexFn<T> = Arc<dyn Fn(&T) -> Vec<String> + Send + Sync>;
@@ -50,11 +57,6 @@ pub enum Error {
 pub fn meta_namespace_index<T: Object>(obj: &T) -> Vec<String> {
     vec![obj.metadata().namespace().unwrap_or_default().to_owned()]
 }
-
-/// A stored key. The map and every index hold the same buffer: a cached
-/// object's key costs one allocation however many indexes there are (Go's
-/// strings share theirs the same way).
-type Key = Arc<str>;
 
 /// Index value → keys of the objects with that value.
 type Index = HashMap<String, HashSet<Key>>;
@@ -429,7 +431,7 @@ impl<T> Writer<T> {
     /// Inserts or replaces `obj` under `key`, which must be what the key
     /// function gives for it: for the informer, whose queue already made
     /// the key and shares its buffer with the store.
-    pub(crate) fn upsert_keyed(&mut self, key: Arc<str>, obj: Arc<T>) -> Option<Arc<T>> {
+    pub(crate) fn upsert_keyed(&mut self, key: Key, obj: Arc<T>) -> Option<Arc<T>> {
         debug_assert_eq!(*key, *self.store.key_of(&obj), "a key that is not the object's own");
         self.store.store.upsert_shared(key, obj)
     }

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::object::DynamicResource;
+use crate::object::{DynamicResource, GroupVersion};
 use crate::rest::{self, Client};
 
 pub use cache::{DEFAULT_TTL, default_cache_dir};
@@ -196,7 +196,7 @@ impl DiscoveryClient {
         for (gv, result) in futures_util::future::join_all(requests).await {
             match result {
                 Ok(resources) => {
-                    let (group, version) = split_group_version(&gv);
+                    let GroupVersion { group, version } = GroupVersion::parse(&gv);
                     if let Some(g) = d.groups.iter_mut().find(|g| g.name == group)
                         && !g.versions.iter().any(|v| v == version)
                     {
@@ -220,10 +220,9 @@ impl DiscoveryClient {
     /// The legacy per-group/version document (`/api/v1`, `/apis/apps/v1`),
     /// which aggregated servers serve too.
     async fn fetch_group_version(&self, gv: &str) -> Result<Vec<ApiResource>, String> {
-        let (group, version) = split_group_version(gv);
-        let path = if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{group}/{version}") };
-        match self.client.get(path).json::<types::ResourceList>().await {
-            Ok(list) => Ok(list.resources.into_iter().map(|r| r.into_resource(group, version)).collect()),
+        let gv = GroupVersion::parse(gv);
+        match self.client.get(gv.api_prefix()).json::<types::ResourceList>().await {
+            Ok(list) => Ok(list.resources.into_iter().map(|r| r.into_resource(gv.group, gv.version)).collect()),
             Err(e) => Err(e.to_string()),
         }
     }
@@ -314,10 +313,6 @@ impl DiscoveryClient {
 }
 
 /// `apps/v1` → (`apps`, `v1`); `v1` → (``, `v1`).
-fn split_group_version(gv: &str) -> (&str, &str) {
-    gv.rsplit_once('/').unwrap_or(("", gv))
-}
-
 fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, Error> {
     crate::codec::decode_json(bytes).map_err(|source| Error::Decode { what: what.to_owned(), source })
 }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::object::DynamicResource;
+use crate::object::{DynamicResource, GroupVersion};
 
 /// `/version`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,7 +45,7 @@ impl ApiGroup {
     /// The `group/version` of `version` in this group (just `version` for the
     /// core group).
     pub fn group_version(&self, version: &str) -> String {
-        if self.name.is_empty() { version.to_owned() } else { format!("{}/{version}", self.name) }
+        GroupVersion::new(&self.name, version).api_version()
     }
 }
 

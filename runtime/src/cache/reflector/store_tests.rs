@@ -47,7 +47,7 @@ fn rv(obj: &Pod) -> String {
 }
 
 impl ReflectorStore<Pod> for Recording {
-    fn key(&self, obj: &Pod) -> Arc<str> {
+    fn key(&self, obj: &Pod) -> Key {
         let meta = &obj.metadata;
         format!("{}@{}", meta.name.as_deref().unwrap_or_default(), meta.namespace.as_deref().unwrap_or_default()).into()
     }
@@ -60,7 +60,7 @@ impl ReflectorStore<Pod> for Recording {
     fn delete(&self, obj: Arc<Pod>) {
         self.record(Call::Delete(self.key(&obj).to_string(), rv(&obj)));
     }
-    fn replace(&self, list: Vec<(Arc<str>, Arc<Pod>)>, resource_version: &str) {
+    fn replace(&self, list: Vec<(Key, Arc<Pod>)>, resource_version: &str) {
         for (key, obj) in &list {
             assert_eq!(*key, self.key(obj), "handed over with the queue's own key");
         }
