@@ -10,6 +10,7 @@ use http::HeaderValue;
 use tokio::time::Instant;
 
 use super::exec::ExecAuth;
+use super::secret::bearer_header;
 use super::{Config, Error, ExecConfig, Secret};
 
 /// How requests authenticate, as configured. Client certificates are in
@@ -62,15 +63,6 @@ struct TokenFile {
     path: PathBuf,
     refresh: Duration,
     cached: Mutex<Option<(HeaderValue, Instant)>>,
-}
-
-pub(super) fn bearer_header(token: &str) -> Result<HeaderValue, Error> {
-    let mut v = HeaderValue::try_from(format!("Bearer {}", token.trim())).map_err(|_| Error::InvalidValue {
-        what: "bearer token",
-        message: "contains characters not allowed in a header".into(),
-    })?;
-    v.set_sensitive(true);
-    Ok(v)
 }
 
 impl Authenticator {

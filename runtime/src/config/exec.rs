@@ -270,7 +270,7 @@ impl ExecAuth {
             None => None,
         };
         let header = match status.token.as_ref().filter(|t| !t.is_empty()) {
-            Some(t) => Some(super::auth::bearer_header(t.expose())?),
+            Some(t) => Some(super::secret::bearer_header(t.expose())?),
             None => None,
         };
         match (&status.client_certificate_data, &status.client_key_data) {

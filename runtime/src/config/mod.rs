@@ -202,6 +202,11 @@ pub const DEFAULT_BURST: u32 = 10;
 /// waiting longer than this only means the connection is dead.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(120);
 
+/// Default of [`Config::max_watch_event_size`], the bound on one watch
+/// event's encoded size (client-go has none; an unbounded buffer would let
+/// a broken server exhaust memory).
+pub const DEFAULT_MAX_EVENT_SIZE: usize = 64 * 1024 * 1024;
+
 /// Default of [`Config::exec_timeout`]: generous, since a plugin may wait
 /// for a browser login or a slow identity provider, yet finite, so a hung
 /// plugin does not stop a controller for good.
@@ -277,7 +282,7 @@ impl Config {
             exec_timeout: DEFAULT_EXEC_TIMEOUT,
             proxy: Proxy::FromEnvironment,
             user_agent: format!("k8s-client-rust/{}", env!("CARGO_PKG_VERSION")),
-            max_watch_event_size: crate::rest::DEFAULT_MAX_EVENT_SIZE,
+            max_watch_event_size: DEFAULT_MAX_EVENT_SIZE,
         }
     }
 

@@ -1,6 +1,9 @@
 use std::fmt;
 
+use http::HeaderValue;
 use serde::{Deserialize, Serialize};
+
+use super::Error;
 
 /// A token, password or private key. `Debug` and `Display` never show it;
 /// call [`Secret::expose`] where the value is really needed.
@@ -45,4 +48,16 @@ impl fmt::Display for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("<redacted>")
     }
+}
+
+/// `Authorization: Bearer <token>` (the token trimmed), marked sensitive
+/// so that HTTP tooling never logs it; a fixed token, a token file's and an
+/// exec plugin's all go through here.
+pub(super) fn bearer_header(token: &str) -> Result<HeaderValue, Error> {
+    let mut v = HeaderValue::try_from(format!("Bearer {}", token.trim())).map_err(|_| Error::InvalidValue {
+        what: "bearer token",
+        message: "contains characters not allowed in a header".into(),
+    })?;
+    v.set_sensitive(true);
+    Ok(v)
 }

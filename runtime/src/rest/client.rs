@@ -14,6 +14,7 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
+use percent_encoding::AsciiSet;
 
 use super::connect::Connector;
 
@@ -21,6 +22,9 @@ use super::error::{Error, Status};
 use super::limiter::RateLimiter;
 use super::watch::ByteStream;
 use crate::config::{self, Authenticator, Config};
+
+/// Characters escaped in `Impersonate-Extra-<key>` header names.
+const HEADER_KEY: &AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
 
 /// client-go's `maxRetries` for 429/5xx answers carrying `Retry-After`.
 pub const MAX_RETRIES: u32 = 10;
@@ -122,7 +126,7 @@ impl Client {
         for (key, values) in &imp.extra {
             // Header names cannot carry every character a key may have;
             // the apiserver unescapes percent-encoding here.
-            let escaped = percent_encoding::utf8_percent_encode(key, super::request::HEADER_KEY).to_string();
+            let escaped = percent_encoding::utf8_percent_encode(key, HEADER_KEY).to_string();
             let name = HeaderName::try_from(format!("impersonate-extra-{escaped}")).map_err(|_| {
                 Error::InvalidRequest { what: "Impersonate-Extra".into(), message: format!("invalid key {key:?}") }
             })?;

@@ -30,9 +30,6 @@ const PATH_SEGMENT: &AsciiSet = &CONTROLS
     .add(b'/')
     .add(b'%');
 
-/// Characters escaped in `Impersonate-Extra-<key>` header names.
-pub(super) const HEADER_KEY: &AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
-
 /// A request being built. Mistakes (an unencodable body, a bad header) are
 /// kept and reported by the method that sends it.
 #[must_use = "a request does nothing until sent"]

@@ -14,9 +14,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::{Error, Status};
 
-/// Default bound on one event's encoded size (client-go has none; an
-/// unbounded buffer would let a broken server exhaust memory).
-pub const DEFAULT_MAX_EVENT_SIZE: usize = 64 * 1024 * 1024;
+pub use crate::config::DEFAULT_MAX_EVENT_SIZE;
 
 /// A body as a stream of byte chunks.
 pub type ByteStream = BoxStream<'static, Result<Bytes, Error>>;

@@ -46,6 +46,7 @@ mod prometheus;
 mod queue;
 mod rate_limiter;
 mod rate_limiting;
+mod waiting;
 
 #[cfg(test)]
 mod tests;

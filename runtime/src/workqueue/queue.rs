@@ -9,8 +9,8 @@ use parking_lot::Mutex;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::delaying::Waiting;
 use super::metrics::{MetricsProvider, QueueMetrics};
+use super::waiting::Waiting;
 use super::{ItemSet, QueueItem};
 
 /// How often the "unfinished work" gauges are refreshed, as client-go.
