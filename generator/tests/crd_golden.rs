@@ -143,12 +143,14 @@ fn scalars_formats_nullable_and_enums() {
         "pub blob: Option<::k8s_client_runtime::codec::ByteString>,",
         // required is plain; required and nullable is an Option written as null
         "pub name: ::k8s_client_runtime::LeanString,",
-        "#[serde(rename = \"nullableButRequired\")]\n    pub nullable_but_required: Option<::k8s_client_runtime::LeanString>,",
+        "pub nullable_but_required: Option<::k8s_client_runtime::LeanString>,",
+        "out.field(\"nullableButRequired\", &self.nullable_but_required)?;",
         // defaults are documented
         "/// Default: `\"30s\"`.",
         // string enums are enums with a fallback; others the plain type
         "pub mode: Option<crate::com::example::features::v1::ScalarsSpecMode>,",
-        "/// Allowed values: `1`, `2`, `3`.\n    #[serde(rename = \"level\", skip_serializing_if = \"Option::is_none\")]\n    pub level: Option<i64>,",
+        "/// Allowed values: `1`, `2`, `3`.\n    pub level: Option<i64>,",
+        "if let ::std::option::Option::Some(value) = &self.level {\n            out.field(\"level\", value)?;",
         "pub flexible: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,",
         "/// Allowed values: `\"a\"`, `1`, `true`.",
         "pub mixed: Option<::serde_json::Value>,",
@@ -216,11 +218,12 @@ fn property_names_are_escaped_by_one_rule() {
         ("foo_bar", "foo_bar_3"),
         ("größe", "gr_u00f6_u00df_e"),
     ] {
-        // The field declared right after the property's `rename`.
-        let attr = format!("rename = \"{wire}\"");
-        let at = n.find(&attr).unwrap_or_else(|| panic!("{wire} missing"));
-        let decl = n[at..].lines().map(str::trim_start).find(|l| l.starts_with("pub ")).unwrap();
-        assert!(decl.starts_with(&format!("pub {rust}: ")), "{wire} is declared as {decl}");
+        // The property is written from the field of that name.
+        let write = format!("out.field({:?}, value)?;", wire);
+        let at = n.find(&write).unwrap_or_else(|| panic!("{wire} missing"));
+        let reads = n[..at].lines().next_back().unwrap().trim();
+        assert_eq!(reads, format!("if let ::std::option::Option::Some(value) = &self.{rust} {{"), "{wire}");
+        assert!(n.contains(&format!("    pub {rust}: ")), "{rust} not declared");
     }
     // Two paths that spell the same name: the shallower keeps it.
     assert!(n.contains("pub nested_inner: Option<\n        ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner>,\n    >,"), "{n}");

@@ -177,17 +177,11 @@ pub mod micro_time {
 
 /// Kinds write `apiVersion`/`kind` when they are the document; embedded in
 /// another object (list items, StatefulSet claim templates) they are written
-/// without, as Go does for an empty TypeMeta. Generated kinds implement this.
+/// without, as Go does for an empty TypeMeta. Every generated struct has it
+/// through [`fields::EncodeFields`].
 pub trait SerializeEmbedded {
     /// Serializes the object without `apiVersion` and `kind`.
     fn serialize_embedded<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error>;
-}
-
-// An optional embedded kind is held in a `Box`.
-impl<T: SerializeEmbedded> SerializeEmbedded for Box<T> {
-    fn serialize_embedded<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (**self).serialize_embedded(s)
-    }
 }
 
 /// Serializes a kind without its TypeMeta.
@@ -205,35 +199,6 @@ pub struct EmbeddedSeq<'a, T>(pub &'a [T]);
 impl<T: SerializeEmbedded> Serialize for EmbeddedSeq<'_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.0.iter().map(EmbeddedRef))
-    }
-}
-
-/// `serialize_with` for a field holding one embedded kind.
-pub fn embedded<T: SerializeEmbedded, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
-    v.serialize_embedded(s)
-}
-
-/// `serialize_with` for an optional embedded kind.
-pub fn embedded_option<T: SerializeEmbedded, S: Serializer>(v: &Option<T>, s: S) -> Result<S::Ok, S::Error> {
-    match v {
-        Some(v) => s.serialize_some(&EmbeddedRef(v)),
-        None => s.serialize_none(),
-    }
-}
-
-/// `serialize_with` for a list of embedded kinds.
-pub fn embedded_vec<T: SerializeEmbedded, S: Serializer>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(v.iter().map(EmbeddedRef))
-}
-
-/// `serialize_with` for an optional list of embedded kinds.
-pub fn embedded_option_vec<T: SerializeEmbedded, S: Serializer>(
-    v: &Option<thin_vec::ThinVec<T>>,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    match v {
-        Some(v) => s.serialize_some(&EmbeddedSeq(v)),
-        None => s.serialize_none(),
     }
 }
 

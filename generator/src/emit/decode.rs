@@ -37,8 +37,9 @@ fn read_field(fp: &FieldPlan) -> TokenStream {
     quote!(map.next_value_seed(::k8s_client_runtime::codec::fields::#seed(#place))?)
 }
 
-/// `Deserialize` and `DecodeFields` for a struct.
-pub fn decode_impls(sp: &StructPlan) -> TokenStream {
+/// `DecodeFields` for a struct (its `Deserialize` comes with its
+/// `Serialize` from the runtime's `impl_codec!`).
+pub fn decode_impl(sp: &StructPlan) -> TokenStream {
     let def = sp.def;
     let name = ident(&def.rust_name);
     let type_name = &def.rust_name;
@@ -98,12 +99,6 @@ pub fn decode_impls(sp: &StructPlan) -> TokenStream {
         }
     });
     quote! {
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-            }
-        }
-
         impl ::k8s_client_runtime::codec::fields::DecodeFields for #name {
             const NAME: &'static str = #type_name;
             #keeps_unknown

@@ -8,6 +8,7 @@
 pub mod clientset;
 pub mod crate_files;
 mod decode;
+mod encode;
 pub mod informers;
 pub mod listers;
 pub mod scheme;

@@ -7,54 +7,25 @@ use quote::quote;
 
 use super::tokens::{doc_attr, ident, rust_type, type_path};
 use crate::ir::{Api, LABEL_SELECTOR, OBJECT_META, Shape, TypeDef, Variant};
-use crate::plan::{Embedding, FieldPlan, KindPlan, Plan, StructPlan};
+use crate::plan::{FieldPlan, KindPlan, Plan, StructPlan};
 
-/// The declaration of a field: its Rust type as the plan holds it, and for
-/// a struct whose `Serialize` is derived, the serde attributes that encode
-/// it as planned.
+/// The declaration of a field: its Rust type as the plan holds it.
 fn field_tokens(api: &Api, sp: &StructPlan, fp: &FieldPlan) -> TokenStream {
     let f = fp.field;
     let name = ident(&f.rust_name);
-    let json = &f.json_name;
     let doc = doc_attr(&f.doc);
-    // A kind's Serialize is written by hand (`serialize_fields`) and every
-    // Deserialize is (`decode`): only a derived Serialize reads attributes.
-    let derives_serialize = sp.type_meta.is_none();
     let mut ty = rust_type(api, &f.ty);
     if fp.boxed {
         ty = quote!(::std::boxed::Box<#ty>);
     }
-    if fp.plain {
-        let ser = match fp.embedding {
-            None => quote!(),
-            Some(Embedding::One) => quote!(, serialize_with = "::k8s_client_runtime::codec::embedded"),
-            Some(Embedding::Many) => quote!(, serialize_with = "::k8s_client_runtime::codec::embedded_vec"),
-        };
-        let attr = derives_serialize.then(|| quote!(#[serde(rename = #json #ser)]));
-        quote! {
-            #doc
-            #attr
-            pub #name: #ty,
-        }
-    } else {
-        let ser = match fp.embedding {
-            None => quote!(),
-            Some(Embedding::One) => quote!(, serialize_with = "::k8s_client_runtime::codec::embedded_option"),
-            Some(Embedding::Many) => quote!(, serialize_with = "::k8s_client_runtime::codec::embedded_option_vec"),
-        };
+    if !fp.plain {
         // `Option` from the prelude, unless a schema of this module takes the name.
-        let (option, is_none) = if sp.option_shadowed {
-            (quote!(::std::option::Option), "::std::option::Option::is_none")
-        } else {
-            (quote!(Option), "Option::is_none")
-        };
-        let skip = (!fp.writes_null).then(|| quote!(, skip_serializing_if = #is_none));
-        let attr = derives_serialize.then(|| quote!(#[serde(rename = #json #skip #ser)]));
-        quote! {
-            #doc
-            #attr
-            pub #name: #option<#ty>,
-        }
+        let option = if sp.option_shadowed { quote!(::std::option::Option) } else { quote!(Option) };
+        ty = quote!(#option<#ty>);
+    }
+    quote! {
+        #doc
+        pub #name: #ty,
     }
 }
 
@@ -64,10 +35,8 @@ fn rest_tokens(sp: &StructPlan) -> Option<TokenStream> {
     let f = sp.rest?;
     let name = ident(&f.rust_name);
     let doc = doc_attr(&f.doc);
-    let attr = sp.type_meta.is_none().then(|| quote!(#[serde(flatten)]));
     Some(quote! {
         #doc
-        #attr
         pub #name: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     })
 }
@@ -93,104 +62,29 @@ fn emit_struct(api: &Api, sp: &StructPlan, resource: Option<&KindPlan>) -> Token
     let doc = doc_attr(&def.doc);
     let field_defs = sp.fields.iter().map(|fp| field_tokens(api, sp, fp));
     let rest_def = rest_tokens(sp);
-    let derive_ser = if sp.type_meta.is_some() { quote!() } else { quote!(, ::serde::Serialize) };
     let mut out = quote! {
         #doc
-        #[derive(Clone, Debug, Default, PartialEq #derive_ser)]
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct #name {
             #(#field_defs)*
             #rest_def
         }
     };
-    out.extend(super::decode::decode_impls(sp));
+    out.extend(super::decode::decode_impl(sp));
+    out.extend(super::encode::encode_impl(sp));
     if let Some(gvk) = sp.type_meta {
-        let api_version = gvk.api_version();
-        let kind_name = &gvk.kind;
-        let struct_name = &def.rust_name;
-        // A kind keeping undeclared fields is written as a map, those fields
-        // after the declared ones; any other as a struct.
-        let put = if sp.rest.is_some() { quote!(serialize_entry) } else { quote!(serialize_field) };
-        let writes = sp.fields.iter().map(|fp| {
-            let n = ident(&fp.field.rust_name);
-            let json = &fp.field.json_name;
-            let wrap = |value: TokenStream| match fp.embedding {
-                None => value,
-                Some(Embedding::One) => quote!(&::k8s_client_runtime::codec::EmbeddedRef(#value)),
-                Some(Embedding::Many) => quote!(&::k8s_client_runtime::codec::EmbeddedSeq(#value)),
-            };
-            if fp.plain || fp.writes_null {
-                let value = wrap(quote!(&self.#n));
-                quote!(state.#put(#json, #value)?;)
-            } else {
-                let value = wrap(quote!(value));
-                quote! {
-                    if let ::std::option::Option::Some(value) = &self.#n {
-                        state.#put(#json, #value)?;
-                    }
-                }
-            }
-        });
-        let rest_writes = sp.rest.map(|f| {
-            let n = ident(&f.rust_name);
-            quote! {
-                for (key, value) in &self.#n {
-                    state.serialize_entry(key, value)?;
-                }
-            }
-        });
-        let plain = sp.fields.iter().filter(|fp| fp.plain || fp.writes_null).count();
-        let optional = sp.fields.iter().filter(|fp| !fp.plain && !fp.writes_null).map(|fp| {
-            let n = ident(&fp.field.rust_name);
-            quote!(+ usize::from(self.#n.is_some()))
-        });
-        let begin = match sp.rest {
-            Some(_) => quote! {
-                use ::serde::ser::SerializeMap as _;
-                let mut state = serializer.serialize_map(::std::option::Option::None)?;
-            },
-            None => quote! {
-                use ::serde::ser::SerializeStruct as _;
-                let len = 2 * usize::from(type_meta) + #plain #(#optional)*;
-                let mut state = serializer.serialize_struct(#struct_name, len)?;
-            },
-        };
         // Served kinds have these constants through the `Resource` trait.
-        let consts = resource.is_none().then(|| {
-            quote! {
-                /// `apiVersion` of this kind.
-                pub const API_VERSION: &'static str = #api_version;
-                /// `kind` of this kind.
-                pub const KIND: &'static str = #kind_name;
-            }
-        });
-        out.extend(quote! {
-            impl #name {
-                #consts
-
-                fn serialize_fields<S: ::serde::Serializer>(&self, serializer: S, type_meta: bool) -> ::std::result::Result<S::Ok, S::Error> {
-                    #begin
-                    if type_meta {
-                        state.#put("apiVersion", #api_version)?;
-                        state.#put("kind", #kind_name)?;
-                    }
-                    #(#writes)*
-                    #rest_writes
-                    state.end()
+        if resource.is_none() {
+            let (api_version, kind_name) = (gvk.api_version(), &gvk.kind);
+            out.extend(quote! {
+                impl #name {
+                    /// `apiVersion` of this kind.
+                    pub const API_VERSION: &'static str = #api_version;
+                    /// `kind` of this kind.
+                    pub const KIND: &'static str = #kind_name;
                 }
-            }
-
-            impl ::serde::Serialize for #name {
-                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                    self.serialize_fields(serializer, true)
-                }
-            }
-
-            impl ::k8s_client_runtime::codec::SerializeEmbedded for #name {
-                fn serialize_embedded<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                    self.serialize_fields(serializer, false)
-                }
-            }
-        });
+            });
+        }
         if let Some(k) = resource {
             out.extend(resource_impls(api, def, k));
         }

@@ -32,8 +32,16 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use thin_vec::ThinVec;
 
 pub use crate::intern::SharedText;
+
+mod encode;
+
+pub use encode::{EncodeFields, FieldWriter, serialize};
+
 use crate::map::Map;
 use crate::read::Staged;
+/// serde, for [`impl_codec!`](crate::impl_codec) to name from any crate.
+#[doc(hidden)]
+pub use serde as __serde;
 
 /// A generated struct, decoded field by field through this module.
 pub trait DecodeFields: Default {

@@ -14,13 +14,6 @@ pub struct ValidatingAdmissionPolicy {
         crate::api::admissionregistration::v1::ValidatingAdmissionPolicyStatus,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for ValidatingAdmissionPolicy {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ValidatingAdmissionPolicy {
     const NAME: &'static str = "ValidatingAdmissionPolicy";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -61,46 +54,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ValidatingAdmissionPo
         ::std::result::Result::Ok(())
     }
 }
-impl ValidatingAdmissionPolicy {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ValidatingAdmissionPolicy {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "admissionregistration.k8s.io/v1",
+        "ValidatingAdmissionPolicy",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some()) + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some())
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("ValidatingAdmissionPolicy", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "admissionregistration.k8s.io/v1")?;
-            state.serialize_field("kind", "ValidatingAdmissionPolicy")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for ValidatingAdmissionPolicy {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for ValidatingAdmissionPolicy {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(ValidatingAdmissionPolicy);
 impl ::k8s_client_runtime::object::Resource for ValidatingAdmissionPolicy {
     const GROUP: &'static str = "admissionregistration.k8s.io";
     const VERSION: &'static str = "v1";

@@ -14,13 +14,6 @@ pub struct ValidatingAdmissionPolicyBinding {
         crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpec,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for ValidatingAdmissionPolicyBinding {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for ValidatingAdmissionPolicyBinding {
     const NAME: &'static str = "ValidatingAdmissionPolicyBinding";
@@ -56,44 +49,27 @@ for ValidatingAdmissionPolicyBinding {
         ::std::result::Result::Ok(())
     }
 }
-impl ValidatingAdmissionPolicyBinding {
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some());
-        let mut state = serializer
-            .serialize_struct("ValidatingAdmissionPolicyBinding", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "admissionregistration.k8s.io/v1")?;
-            state.serialize_field("kind", "ValidatingAdmissionPolicyBinding")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
-        }
-        state.end()
-    }
-}
-impl ::serde::Serialize for ValidatingAdmissionPolicyBinding {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded
+impl ::k8s_client_runtime::codec::fields::EncodeFields
 for ValidatingAdmissionPolicyBinding {
-    fn serialize_embedded<S: ::serde::Serializer>(
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "admissionregistration.k8s.io/v1",
+        "ValidatingAdmissionPolicyBinding",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        if let ::std::option::Option::Some(value) = &self.spec {
+            out.field("spec", value)?;
+        }
+        ::std::result::Result::Ok(())
     }
 }
+::k8s_client_runtime::impl_codec!(ValidatingAdmissionPolicyBinding);
 impl ::k8s_client_runtime::object::Resource for ValidatingAdmissionPolicyBinding {
     const GROUP: &'static str = "admissionregistration.k8s.io";
     const VERSION: &'static str = "v1";

@@ -12,13 +12,6 @@ pub struct ValidatingWebhookConfiguration {
         >,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for ValidatingWebhookConfiguration {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for ValidatingWebhookConfiguration {
     const NAME: &'static str = "ValidatingWebhookConfiguration";
@@ -56,44 +49,27 @@ for ValidatingWebhookConfiguration {
         ::std::result::Result::Ok(())
     }
 }
-impl ValidatingWebhookConfiguration {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ValidatingWebhookConfiguration {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "admissionregistration.k8s.io/v1",
+        "ValidatingWebhookConfiguration",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.webhooks.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.webhooks.is_some());
-        let mut state = serializer
-            .serialize_struct("ValidatingWebhookConfiguration", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "admissionregistration.k8s.io/v1")?;
-            state.serialize_field("kind", "ValidatingWebhookConfiguration")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.webhooks {
-            state.serialize_field("webhooks", value)?;
+            out.field("webhooks", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for ValidatingWebhookConfiguration {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for ValidatingWebhookConfiguration {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(ValidatingWebhookConfiguration);
 impl ::k8s_client_runtime::object::Resource for ValidatingWebhookConfiguration {
     const GROUP: &'static str = "admissionregistration.k8s.io";
     const VERSION: &'static str = "v1";

@@ -14,13 +14,6 @@ pub struct MutatingAdmissionPolicyBinding {
         crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBindingSpec,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for MutatingAdmissionPolicyBinding {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for MutatingAdmissionPolicyBinding {
     const NAME: &'static str = "MutatingAdmissionPolicyBinding";
@@ -56,44 +49,27 @@ for MutatingAdmissionPolicyBinding {
         ::std::result::Result::Ok(())
     }
 }
-impl MutatingAdmissionPolicyBinding {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for MutatingAdmissionPolicyBinding {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "admissionregistration.k8s.io/v1alpha1",
+        "MutatingAdmissionPolicyBinding",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some());
-        let mut state = serializer
-            .serialize_struct("MutatingAdmissionPolicyBinding", len)?;
-        if type_meta {
-            state
-                .serialize_field("apiVersion", "admissionregistration.k8s.io/v1alpha1")?;
-            state.serialize_field("kind", "MutatingAdmissionPolicyBinding")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for MutatingAdmissionPolicyBinding {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for MutatingAdmissionPolicyBinding {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(MutatingAdmissionPolicyBinding);
 impl ::k8s_client_runtime::object::Resource for MutatingAdmissionPolicyBinding {
     const GROUP: &'static str = "admissionregistration.k8s.io";
     const VERSION: &'static str = "v1alpha1";

@@ -10,13 +10,6 @@ pub struct StorageVersion {
     /// API server instances report the version they can decode and the version they encode objects to when persisting objects in the backend.
     pub status: crate::api::apiserverinternal::v1alpha1::StorageVersionStatus,
 }
-impl<'de> ::serde::Deserialize<'de> for StorageVersion {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageVersion {
     const NAME: &'static str = "StorageVersion";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -57,41 +50,25 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageVersion {
         ::std::result::Result::Ok(())
     }
 }
-impl StorageVersion {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersion {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "internal.apiserver.k8s.io/v1alpha1",
+        "StorageVersion",
+    ));
+    fn field_count(&self) -> usize {
+        3usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 3usize;
-        let mut state = serializer.serialize_struct("StorageVersion", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "internal.apiserver.k8s.io/v1alpha1")?;
-            state.serialize_field("kind", "StorageVersion")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
-        state.serialize_field("status", &self.status)?;
-        state.end()
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
+        out.field("status", &self.status)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for StorageVersion {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for StorageVersion {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(StorageVersion);
 impl ::k8s_client_runtime::object::Resource for StorageVersion {
     const GROUP: &'static str = "internal.apiserver.k8s.io";
     const VERSION: &'static str = "v1alpha1";

@@ -10,13 +10,6 @@ pub struct ControllerRevision {
     /// Revision indicates the revision of the state represented by Data.
     pub revision: i64,
 }
-impl<'de> ::serde::Deserialize<'de> for ControllerRevision {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ControllerRevision {
     const NAME: &'static str = "ControllerRevision";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -49,43 +42,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ControllerRevision {
         ::std::result::Result::Ok(())
     }
 }
-impl ControllerRevision {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ControllerRevision {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "apps/v1",
+        "ControllerRevision",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.data.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize + usize::from(self.data.is_some());
-        let mut state = serializer.serialize_struct("ControllerRevision", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "apps/v1")?;
-            state.serialize_field("kind", "ControllerRevision")?;
-        }
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.data {
-            state.serialize_field("data", value)?;
+            out.field("data", value)?;
         }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("revision", &self.revision)?;
-        state.end()
+        out.field("metadata", &self.metadata)?;
+        out.field("revision", &self.revision)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for ControllerRevision {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for ControllerRevision {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(ControllerRevision);
 impl ::k8s_client_runtime::object::Resource for ControllerRevision {
     const GROUP: &'static str = "apps";
     const VERSION: &'static str = "v1";

@@ -8,13 +8,6 @@ pub struct SelfSubjectReview {
     /// Status is filled in by the server with the user attributes.
     pub status: Option<crate::api::authentication::v1::SelfSubjectReviewStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for SelfSubjectReview {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for SelfSubjectReview {
     const NAME: &'static str = "SelfSubjectReview";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -49,43 +42,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SelfSubjectReview {
         ::std::result::Result::Ok(())
     }
 }
-impl SelfSubjectReview {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SelfSubjectReview {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "authentication.k8s.io/v1",
+        "SelfSubjectReview",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("SelfSubjectReview", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "authentication.k8s.io/v1")?;
-            state.serialize_field("kind", "SelfSubjectReview")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for SelfSubjectReview {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for SelfSubjectReview {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(SelfSubjectReview);
 impl ::k8s_client_runtime::object::Resource for SelfSubjectReview {
     const GROUP: &'static str = "authentication.k8s.io";
     const VERSION: &'static str = "v1";

@@ -10,13 +10,6 @@ pub struct TokenRequest {
     /// Status is filled in by the server and indicates whether the token can be authenticated.
     pub status: Option<crate::api::authentication::v1::TokenRequestStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for TokenRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenRequest {
     const NAME: &'static str = "TokenRequest";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -57,45 +50,30 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenRequest {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenRequest {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "authentication.k8s.io/v1",
+        "TokenRequest",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
+        if let ::std::option::Option::Some(value) = &self.status {
+            out.field("status", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(TokenRequest);
 impl TokenRequest {
     /// `apiVersion` of this kind.
     pub const API_VERSION: &'static str = "authentication.k8s.io/v1";
     /// `kind` of this kind.
     pub const KIND: &'static str = "TokenRequest";
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("TokenRequest", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "authentication.k8s.io/v1")?;
-            state.serialize_field("kind", "TokenRequest")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
-        if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
-        }
-        state.end()
-    }
-}
-impl ::serde::Serialize for TokenRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for TokenRequest {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
 }

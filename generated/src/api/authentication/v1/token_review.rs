@@ -10,13 +10,6 @@ pub struct TokenReview {
     /// Status is filled in by the server and indicates whether the request can be authenticated.
     pub status: Option<crate::api::authentication::v1::TokenReviewStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for TokenReview {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenReview {
     const NAME: &'static str = "TokenReview";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -57,44 +50,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenReview {
         ::std::result::Result::Ok(())
     }
 }
-impl TokenReview {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenReview {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "authentication.k8s.io/v1",
+        "TokenReview",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("TokenReview", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "authentication.k8s.io/v1")?;
-            state.serialize_field("kind", "TokenReview")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for TokenReview {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for TokenReview {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(TokenReview);
 impl ::k8s_client_runtime::object::Resource for TokenReview {
     const GROUP: &'static str = "authentication.k8s.io";
     const VERSION: &'static str = "v1";

@@ -10,13 +10,6 @@ pub struct SubjectAccessReview {
     /// Status is filled in by the server and indicates whether the request is allowed or not
     pub status: Option<crate::api::authorization::v1::SubjectAccessReviewStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for SubjectAccessReview {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectAccessReview {
     const NAME: &'static str = "SubjectAccessReview";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -57,44 +50,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectAccessReview {
         ::std::result::Result::Ok(())
     }
 }
-impl SubjectAccessReview {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SubjectAccessReview {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "authorization.k8s.io/v1",
+        "SubjectAccessReview",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("SubjectAccessReview", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "authorization.k8s.io/v1")?;
-            state.serialize_field("kind", "SubjectAccessReview")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for SubjectAccessReview {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for SubjectAccessReview {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(SubjectAccessReview);
 impl ::k8s_client_runtime::object::Resource for SubjectAccessReview {
     const GROUP: &'static str = "authorization.k8s.io";
     const VERSION: &'static str = "v1";

@@ -10,13 +10,6 @@ pub struct Scale {
     /// status is the current status of the scale. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status. Read-only.
     pub status: Option<crate::api::autoscaling::v1::ScaleStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for Scale {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Scale {
     const NAME: &'static str = "Scale";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -57,47 +50,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Scale {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Scale {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "autoscaling/v1",
+        "Scale",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some()) + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        if let ::std::option::Option::Some(value) = &self.spec {
+            out.field("spec", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.status {
+            out.field("status", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(Scale);
 impl Scale {
     /// `apiVersion` of this kind.
     pub const API_VERSION: &'static str = "autoscaling/v1";
     /// `kind` of this kind.
     pub const KIND: &'static str = "Scale";
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some())
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("Scale", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "autoscaling/v1")?;
-            state.serialize_field("kind", "Scale")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
-        }
-        if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
-        }
-        state.end()
-    }
-}
-impl ::serde::Serialize for Scale {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Scale {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
 }

@@ -5,36 +5,22 @@
 /// Scaling Policy Rules are applied after calculating DesiredReplicas from metrics for the HPA. They can limit the scaling velocity by specifying scaling policies. They can prevent flapping by specifying the stabilization window, so that the number of replicas is not set instantly, instead, the safest value from the stabilization window is chosen.
 ///
 /// The tolerance is applied to the metric values and prevents scaling too eagerly for small metric variations. (Note that setting a tolerance requires the beta HPAConfigurableTolerance feature gate to be enabled.)
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HPAScalingRules {
     /// policies is a list of potential scaling polices which can be used during scaling. If not set, use the default values: - For scale up: allow doubling the number of pods, or an absolute change of 4 pods in a 15s window. - For scale down: allow all pods to be removed in a 15s window.
-    #[serde(rename = "policies", skip_serializing_if = "Option::is_none")]
     pub policies: Option<
         ::k8s_client_runtime::ThinVec<crate::api::autoscaling::v2::HPAScalingPolicy>,
     >,
     /// selectPolicy is used to specify which policy should be used. If not set, the default value Max is used.
-    #[serde(rename = "selectPolicy", skip_serializing_if = "Option::is_none")]
     pub select_policy: Option<::k8s_client_runtime::LeanString>,
     /// stabilizationWindowSeconds is the number of seconds for which past recommendations should be considered while scaling up or scaling down. StabilizationWindowSeconds must be greater than or equal to zero and less than or equal to 3600 (one hour). If not set, use the default values: - For scale up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the stabilization window is 300 seconds long).
-    #[serde(
-        rename = "stabilizationWindowSeconds",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub stabilization_window_seconds: Option<i32>,
     /// tolerance is the tolerance on the ratio between the current and desired metric value under which no updates are made to the desired number of replicas (e.g. 0.01 for 1%). Must be greater than or equal to zero. If not set, the default cluster-wide tolerance is applied (by default 10%).
     ///
     /// For example, if autoscaling is configured with a memory consumption target of 100Mi, and scale-down and scale-up tolerances of 5% and 1% respectively, scaling will be triggered when the actual consumption falls below 95Mi or exceeds 101Mi.
     ///
     /// This is an beta field and requires the HPAConfigurableTolerance feature gate to be enabled.
-    #[serde(rename = "tolerance", skip_serializing_if = "Option::is_none")]
     pub tolerance: Option<crate::apimachinery::pkg::api::resource::Quantity>,
-}
-impl<'de> ::serde::Deserialize<'de> for HPAScalingRules {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for HPAScalingRules {
     const NAME: &'static str = "HPAScalingRules";
@@ -78,3 +64,30 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HPAScalingRules {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for HPAScalingRules {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.policies.is_some())
+            + usize::from(self.select_policy.is_some())
+            + usize::from(self.stabilization_window_seconds.is_some())
+            + usize::from(self.tolerance.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.policies {
+            out.field("policies", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.select_policy {
+            out.field("selectPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.stabilization_window_seconds {
+            out.field("stabilizationWindowSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tolerance {
+            out.field("tolerance", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(HPAScalingRules);

@@ -15,13 +15,6 @@ pub struct CertificateSigningRequest {
     /// status contains information about whether the request is approved or denied, and the certificate issued by the signer, or the failure condition indicating signer failure.
     pub status: Option<crate::api::certificates::v1::CertificateSigningRequestStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for CertificateSigningRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for CertificateSigningRequest {
     const NAME: &'static str = "CertificateSigningRequest";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -62,44 +55,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CertificateSigningReq
         ::std::result::Result::Ok(())
     }
 }
-impl CertificateSigningRequest {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CertificateSigningRequest {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "certificates.k8s.io/v1",
+        "CertificateSigningRequest",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("CertificateSigningRequest", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "certificates.k8s.io/v1")?;
-            state.serialize_field("kind", "CertificateSigningRequest")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for CertificateSigningRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for CertificateSigningRequest {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(CertificateSigningRequest);
 impl ::k8s_client_runtime::object::Resource for CertificateSigningRequest {
     const GROUP: &'static str = "certificates.k8s.io";
     const VERSION: &'static str = "v1";

@@ -12,13 +12,6 @@ pub struct ClusterTrustBundle {
     /// spec contains the signer (if any) and trust anchors.
     pub spec: crate::api::certificates::v1alpha1::ClusterTrustBundleSpec,
 }
-impl<'de> ::serde::Deserialize<'de> for ClusterTrustBundle {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ClusterTrustBundle {
     const NAME: &'static str = "ClusterTrustBundle";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -53,40 +46,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ClusterTrustBundle {
         ::std::result::Result::Ok(())
     }
 }
-impl ClusterTrustBundle {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterTrustBundle {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "certificates.k8s.io/v1alpha1",
+        "ClusterTrustBundle",
+    ));
+    fn field_count(&self) -> usize {
+        2usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize;
-        let mut state = serializer.serialize_struct("ClusterTrustBundle", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "certificates.k8s.io/v1alpha1")?;
-            state.serialize_field("kind", "ClusterTrustBundle")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
-        state.end()
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for ClusterTrustBundle {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for ClusterTrustBundle {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(ClusterTrustBundle);
 impl ::k8s_client_runtime::object::Resource for ClusterTrustBundle {
     const GROUP: &'static str = "certificates.k8s.io";
     const VERSION: &'static str = "v1alpha1";

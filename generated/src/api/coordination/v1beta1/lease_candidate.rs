@@ -8,13 +8,6 @@ pub struct LeaseCandidate {
     /// spec contains the specification of the Lease. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
     pub spec: Option<crate::api::coordination::v1beta1::LeaseCandidateSpec>,
 }
-impl<'de> ::serde::Deserialize<'de> for LeaseCandidate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for LeaseCandidate {
     const NAME: &'static str = "LeaseCandidate";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -49,42 +42,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for LeaseCandidate {
         ::std::result::Result::Ok(())
     }
 }
-impl LeaseCandidate {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for LeaseCandidate {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "coordination.k8s.io/v1beta1",
+        "LeaseCandidate",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some());
-        let mut state = serializer.serialize_struct("LeaseCandidate", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "coordination.k8s.io/v1beta1")?;
-            state.serialize_field("kind", "LeaseCandidate")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for LeaseCandidate {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for LeaseCandidate {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(LeaseCandidate);
 impl ::k8s_client_runtime::object::Resource for LeaseCandidate {
     const GROUP: &'static str = "coordination.k8s.io";
     const VERSION: &'static str = "v1beta1";

@@ -8,13 +8,6 @@ pub struct Binding {
     /// The target object that you want to bind to the standard object.
     pub target: crate::api::core::v1::ObjectReference,
 }
-impl<'de> ::serde::Deserialize<'de> for Binding {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Binding {
     const NAME: &'static str = "Binding";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -49,40 +42,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Binding {
         ::std::result::Result::Ok(())
     }
 }
-impl Binding {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Binding {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "Binding",
+    ));
+    fn field_count(&self) -> usize {
+        2usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize;
-        let mut state = serializer.serialize_struct("Binding", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "Binding")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("target", &self.target)?;
-        state.end()
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("target", &self.target)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Binding {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Binding {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Binding);
 impl ::k8s_client_runtime::object::Resource for Binding {
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";

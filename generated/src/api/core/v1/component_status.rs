@@ -10,13 +10,6 @@ pub struct ComponentStatus {
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
 }
-impl<'de> ::serde::Deserialize<'de> for ComponentStatus {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ComponentStatus {
     const NAME: &'static str = "ComponentStatus";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -53,43 +46,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ComponentStatus {
         ::std::result::Result::Ok(())
     }
 }
-impl ComponentStatus {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ComponentStatus {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "ComponentStatus",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.conditions.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.conditions.is_some());
-        let mut state = serializer.serialize_struct("ComponentStatus", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "ComponentStatus")?;
-        }
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.conditions {
-            state.serialize_field("conditions", value)?;
+            out.field("conditions", value)?;
         }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.end()
+        out.field("metadata", &self.metadata)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for ComponentStatus {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for ComponentStatus {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(ComponentStatus);
 impl ::k8s_client_runtime::object::Resource for ComponentStatus {
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";

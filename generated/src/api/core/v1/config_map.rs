@@ -14,13 +14,6 @@ pub struct ConfigMap {
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
 }
-impl<'de> ::serde::Deserialize<'de> for ConfigMap {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ConfigMap {
     const NAME: &'static str = "ConfigMap";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -59,50 +52,33 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ConfigMap {
         ::std::result::Result::Ok(())
     }
 }
-impl ConfigMap {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ConfigMap {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "ConfigMap",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.binary_data.is_some())
+            + usize::from(self.data.is_some()) + usize::from(self.immutable.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.binary_data.is_some()) + usize::from(self.data.is_some())
-            + usize::from(self.immutable.is_some());
-        let mut state = serializer.serialize_struct("ConfigMap", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "ConfigMap")?;
-        }
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.binary_data {
-            state.serialize_field("binaryData", value)?;
+            out.field("binaryData", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.data {
-            state.serialize_field("data", value)?;
+            out.field("data", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.immutable {
-            state.serialize_field("immutable", value)?;
+            out.field("immutable", value)?;
         }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.end()
+        out.field("metadata", &self.metadata)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for ConfigMap {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for ConfigMap {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(ConfigMap);
 impl ::k8s_client_runtime::object::Resource for ConfigMap {
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";

@@ -13,28 +13,18 @@
 /// 	b: [ 10.10.1.1:309, 10.10.2.2:309 ]
 ///
 /// Deprecated: This API is deprecated in v1.33+.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct EndpointSubset {
     /// IP addresses which offer the related ports that are marked as ready. These endpoints should be considered safe for load balancers and clients to utilize.
-    #[serde(rename = "addresses", skip_serializing_if = "Option::is_none")]
     pub addresses: Option<
         ::k8s_client_runtime::ThinVec<crate::api::core::v1::EndpointAddress>,
     >,
     /// IP addresses which offer the related ports but are not currently marked as ready because they have not yet finished starting, have recently failed a readiness check, or have recently failed a liveness check.
-    #[serde(rename = "notReadyAddresses", skip_serializing_if = "Option::is_none")]
     pub not_ready_addresses: Option<
         ::k8s_client_runtime::ThinVec<crate::api::core::v1::EndpointAddress>,
     >,
     /// Port numbers available on the related IP addresses.
-    #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
     pub ports: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::EndpointPort>>,
-}
-impl<'de> ::serde::Deserialize<'de> for EndpointSubset {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointSubset {
     const NAME: &'static str = "EndpointSubset";
@@ -82,3 +72,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointSubset {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointSubset {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.addresses.is_some())
+            + usize::from(self.not_ready_addresses.is_some())
+            + usize::from(self.ports.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.addresses {
+            out.field("addresses", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.not_ready_addresses {
+            out.field("notReadyAddresses", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ports {
+            out.field("ports", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(EndpointSubset);

@@ -26,13 +26,6 @@ pub struct Endpoints {
         ::k8s_client_runtime::ThinVec<crate::api::core::v1::EndpointSubset>,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for Endpoints {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Endpoints {
     const NAME: &'static str = "Endpoints";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -69,43 +62,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Endpoints {
         ::std::result::Result::Ok(())
     }
 }
-impl Endpoints {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Endpoints {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "Endpoints",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.subsets.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.subsets.is_some());
-        let mut state = serializer.serialize_struct("Endpoints", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "Endpoints")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.subsets {
-            state.serialize_field("subsets", value)?;
+            out.field("subsets", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Endpoints {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Endpoints {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Endpoints);
 impl ::k8s_client_runtime::object::Resource for Endpoints {
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";

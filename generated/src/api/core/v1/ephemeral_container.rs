@@ -3,24 +3,19 @@
 /// An EphemeralContainer is a temporary container that you may add to an existing Pod for user-initiated activities such as debugging. Ephemeral containers have no resource or scheduling guarantees, and they will not be restarted when they exit or when a Pod is removed or restarted. The kubelet may evict a Pod if an ephemeral container causes the Pod to exceed its resource allocation.
 ///
 /// To add an ephemeral container, use the ephemeralcontainers subresource of an existing Pod. Ephemeral containers may not be removed or restarted.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct EphemeralContainer {
     /// Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
-    #[serde(rename = "args", skip_serializing_if = "Option::is_none")]
     pub args: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
-    #[serde(rename = "command", skip_serializing_if = "Option::is_none")]
     pub command: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
     /// List of environment variables to set in the container. Cannot be updated.
-    #[serde(rename = "env", skip_serializing_if = "Option::is_none")]
     pub env: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::EnvVar>>,
     /// List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
-    #[serde(rename = "envFrom", skip_serializing_if = "Option::is_none")]
     pub env_from: Option<
         ::k8s_client_runtime::ThinVec<crate::api::core::v1::EnvFromSource>,
     >,
     /// Container image name. More info: https://kubernetes.io/docs/concepts/containers/images
-    #[serde(rename = "image", skip_serializing_if = "Option::is_none")]
     pub image: Option<::k8s_client_runtime::LeanString>,
     /// Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
     ///
@@ -28,96 +23,65 @@ pub struct EphemeralContainer {
     ///  - `"Always"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.
     ///  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
     ///  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
-    #[serde(rename = "imagePullPolicy", skip_serializing_if = "Option::is_none")]
     pub image_pull_policy: Option<::k8s_client_runtime::LeanString>,
     /// Lifecycle is not allowed for ephemeral containers.
-    #[serde(rename = "lifecycle", skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<::std::boxed::Box<crate::api::core::v1::Lifecycle>>,
     /// Probes are not allowed for ephemeral containers.
-    #[serde(rename = "livenessProbe", skip_serializing_if = "Option::is_none")]
     pub liveness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers.
-    #[serde(rename = "name")]
     pub name: ::k8s_client_runtime::LeanString,
     /// Ports are not allowed for ephemeral containers.
-    #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
     pub ports: Option<
         ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerPort>,
     >,
     /// Probes are not allowed for ephemeral containers.
-    #[serde(rename = "readinessProbe", skip_serializing_if = "Option::is_none")]
     pub readiness_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Resources resize policy for the container.
-    #[serde(rename = "resizePolicy", skip_serializing_if = "Option::is_none")]
     pub resize_policy: Option<
         ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerResizePolicy>,
     >,
     /// Resources are not allowed for ephemeral containers. Ephemeral containers use spare resources already allocated to the pod.
-    #[serde(rename = "resources", skip_serializing_if = "Option::is_none")]
     pub resources: Option<::std::boxed::Box<crate::api::core::v1::ResourceRequirements>>,
     /// Restart policy for the container to manage the restart behavior of each container within a pod. You cannot set this field on ephemeral containers.
-    #[serde(rename = "restartPolicy", skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<::k8s_client_runtime::LeanString>,
     /// Represents a list of rules to be checked to determine if the container should be restarted on exit. You cannot set this field on ephemeral containers.
-    #[serde(rename = "restartPolicyRules", skip_serializing_if = "Option::is_none")]
     pub restart_policy_rules: Option<
         ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerRestartRule>,
     >,
     /// Optional: SecurityContext defines the security options the ephemeral container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext.
-    #[serde(rename = "securityContext", skip_serializing_if = "Option::is_none")]
     pub security_context: Option<
         ::std::boxed::Box<crate::api::core::v1::SecurityContext>,
     >,
     /// Probes are not allowed for ephemeral containers.
-    #[serde(rename = "startupProbe", skip_serializing_if = "Option::is_none")]
     pub startup_probe: Option<::std::boxed::Box<crate::api::core::v1::Probe>>,
     /// Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.
-    #[serde(rename = "stdin", skip_serializing_if = "Option::is_none")]
     pub stdin: Option<bool>,
     /// Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false
-    #[serde(rename = "stdinOnce", skip_serializing_if = "Option::is_none")]
     pub stdin_once: Option<bool>,
     /// If set, the name of the container from PodSpec that this ephemeral container targets. The ephemeral container will be run in the namespaces (IPC, PID, etc) of this container. If not set then the ephemeral container uses the namespaces configured in the Pod spec.
     ///
     /// The container runtime must implement support for this feature. If the runtime does not support namespace targeting then the result of setting this field is undefined.
-    #[serde(rename = "targetContainerName", skip_serializing_if = "Option::is_none")]
     pub target_container_name: Option<::k8s_client_runtime::LeanString>,
     /// Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
-    #[serde(rename = "terminationMessagePath", skip_serializing_if = "Option::is_none")]
     pub termination_message_path: Option<::k8s_client_runtime::LeanString>,
     /// Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
     ///
     /// Possible enum values:
     ///  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
     ///  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
-    #[serde(
-        rename = "terminationMessagePolicy",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub termination_message_policy: Option<::k8s_client_runtime::LeanString>,
     /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
-    #[serde(rename = "tty", skip_serializing_if = "Option::is_none")]
     pub tty: Option<bool>,
     /// volumeDevices is the list of block devices to be used by the container.
-    #[serde(rename = "volumeDevices", skip_serializing_if = "Option::is_none")]
     pub volume_devices: Option<
         ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeDevice>,
     >,
     /// Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated.
-    #[serde(rename = "volumeMounts", skip_serializing_if = "Option::is_none")]
     pub volume_mounts: Option<
         ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeMount>,
     >,
     /// Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
-    #[serde(rename = "workingDir", skip_serializing_if = "Option::is_none")]
     pub working_dir: Option<::k8s_client_runtime::LeanString>,
-}
-impl<'de> ::serde::Deserialize<'de> for EphemeralContainer {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
     const NAME: &'static str = "EphemeralContainer";
@@ -317,3 +281,112 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EphemeralContainer {
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.args.is_some()) + usize::from(self.command.is_some())
+            + usize::from(self.env.is_some()) + usize::from(self.env_from.is_some())
+            + usize::from(self.image.is_some())
+            + usize::from(self.image_pull_policy.is_some())
+            + usize::from(self.lifecycle.is_some())
+            + usize::from(self.liveness_probe.is_some())
+            + usize::from(self.ports.is_some())
+            + usize::from(self.readiness_probe.is_some())
+            + usize::from(self.resize_policy.is_some())
+            + usize::from(self.resources.is_some())
+            + usize::from(self.restart_policy.is_some())
+            + usize::from(self.restart_policy_rules.is_some())
+            + usize::from(self.security_context.is_some())
+            + usize::from(self.startup_probe.is_some())
+            + usize::from(self.stdin.is_some()) + usize::from(self.stdin_once.is_some())
+            + usize::from(self.target_container_name.is_some())
+            + usize::from(self.termination_message_path.is_some())
+            + usize::from(self.termination_message_policy.is_some())
+            + usize::from(self.tty.is_some())
+            + usize::from(self.volume_devices.is_some())
+            + usize::from(self.volume_mounts.is_some())
+            + usize::from(self.working_dir.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.args {
+            out.field("args", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.command {
+            out.field("command", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.env {
+            out.field("env", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.env_from {
+            out.field("envFrom", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.image {
+            out.field("image", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.image_pull_policy {
+            out.field("imagePullPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.lifecycle {
+            out.field("lifecycle", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.liveness_probe {
+            out.field("livenessProbe", value)?;
+        }
+        out.field("name", &self.name)?;
+        if let ::std::option::Option::Some(value) = &self.ports {
+            out.field("ports", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.readiness_probe {
+            out.field("readinessProbe", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resize_policy {
+            out.field("resizePolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resources {
+            out.field("resources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.restart_policy {
+            out.field("restartPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.restart_policy_rules {
+            out.field("restartPolicyRules", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.security_context {
+            out.field("securityContext", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.startup_probe {
+            out.field("startupProbe", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.stdin {
+            out.field("stdin", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.stdin_once {
+            out.field("stdinOnce", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.target_container_name {
+            out.field("targetContainerName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.termination_message_path {
+            out.field("terminationMessagePath", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.termination_message_policy {
+            out.field("terminationMessagePolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tty {
+            out.field("tty", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_devices {
+            out.field("volumeDevices", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_mounts {
+            out.field("volumeMounts", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.working_dir {
+            out.field("workingDir", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(EphemeralContainer);

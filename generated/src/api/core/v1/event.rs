@@ -34,13 +34,6 @@ pub struct Event {
     /// Type of this event (Normal, Warning), new types could be added in the future
     pub type_: Option<::k8s_client_runtime::LeanString>,
 }
-impl<'de> ::serde::Deserialize<'de> for Event {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
     const NAME: &'static str = "Event";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -143,15 +136,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
         ::std::result::Result::Ok(())
     }
 }
-impl Event {
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.action.is_some()) + usize::from(self.count.is_some())
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Event {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "Event",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.action.is_some()) + usize::from(self.count.is_some())
             + usize::from(self.event_time.is_some())
             + usize::from(self.first_timestamp.is_some())
             + usize::from(self.last_timestamp.is_some())
@@ -160,72 +151,57 @@ impl Event {
             + usize::from(self.reporting_component.is_some())
             + usize::from(self.reporting_instance.is_some())
             + usize::from(self.series.is_some()) + usize::from(self.source.is_some())
-            + usize::from(self.type_.is_some());
-        let mut state = serializer.serialize_struct("Event", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "Event")?;
-        }
+            + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.action {
-            state.serialize_field("action", value)?;
+            out.field("action", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.count {
-            state.serialize_field("count", value)?;
+            out.field("count", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.event_time {
-            state.serialize_field("eventTime", value)?;
+            out.field("eventTime", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.first_timestamp {
-            state.serialize_field("firstTimestamp", value)?;
+            out.field("firstTimestamp", value)?;
         }
-        state.serialize_field("involvedObject", &self.involved_object)?;
+        out.field("involvedObject", &self.involved_object)?;
         if let ::std::option::Option::Some(value) = &self.last_timestamp {
-            state.serialize_field("lastTimestamp", value)?;
+            out.field("lastTimestamp", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.message {
-            state.serialize_field("message", value)?;
+            out.field("message", value)?;
         }
-        state.serialize_field("metadata", &self.metadata)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.reason {
-            state.serialize_field("reason", value)?;
+            out.field("reason", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.related {
-            state.serialize_field("related", value)?;
+            out.field("related", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.reporting_component {
-            state.serialize_field("reportingComponent", value)?;
+            out.field("reportingComponent", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.reporting_instance {
-            state.serialize_field("reportingInstance", value)?;
+            out.field("reportingInstance", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.series {
-            state.serialize_field("series", value)?;
+            out.field("series", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.source {
-            state.serialize_field("source", value)?;
+            out.field("source", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.type_ {
-            state.serialize_field("type", value)?;
+            out.field("type", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Event {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Event {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Event);
 impl ::k8s_client_runtime::object::Resource for Event {
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";

@@ -3,24 +3,14 @@
 /// Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.
 ///
 /// DEPRECATED: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct GitRepoVolumeSource {
     /// directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name.
-    #[serde(rename = "directory", skip_serializing_if = "Option::is_none")]
     pub directory: Option<::k8s_client_runtime::LeanString>,
     /// repository is the URL
-    #[serde(rename = "repository")]
     pub repository: ::k8s_client_runtime::LeanString,
     /// revision is the commit hash for the specified revision.
-    #[serde(rename = "revision", skip_serializing_if = "Option::is_none")]
     pub revision: Option<::k8s_client_runtime::LeanString>,
-}
-impl<'de> ::serde::Deserialize<'de> for GitRepoVolumeSource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for GitRepoVolumeSource {
     const NAME: &'static str = "GitRepoVolumeSource";
@@ -62,3 +52,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for GitRepoVolumeSource {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for GitRepoVolumeSource {
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.directory.is_some())
+            + usize::from(self.revision.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.directory {
+            out.field("directory", value)?;
+        }
+        out.field("repository", &self.repository)?;
+        if let ::std::option::Option::Some(value) = &self.revision {
+            out.field("revision", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(GitRepoVolumeSource);

@@ -8,13 +8,6 @@ pub struct NamespaceList {
     /// Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }
-impl<'de> ::serde::Deserialize<'de> for NamespaceList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for NamespaceList {
     const NAME: &'static str = "NamespaceList";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -49,45 +42,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NamespaceList {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NamespaceList {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "NamespaceList",
+    ));
+    fn field_count(&self) -> usize {
+        2usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("items", &::k8s_client_runtime::codec::EmbeddedSeq(&self.items))?;
+        out.field("metadata", &self.metadata)?;
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(NamespaceList);
 impl NamespaceList {
     /// `apiVersion` of this kind.
     pub const API_VERSION: &'static str = "v1";
     /// `kind` of this kind.
     pub const KIND: &'static str = "NamespaceList";
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize;
-        let mut state = serializer.serialize_struct("NamespaceList", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "NamespaceList")?;
-        }
-        state
-            .serialize_field(
-                "items",
-                &::k8s_client_runtime::codec::EmbeddedSeq(&self.items),
-            )?;
-        state.serialize_field("metadata", &self.metadata)?;
-        state.end()
-    }
-}
-impl ::serde::Serialize for NamespaceList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for NamespaceList {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
 }

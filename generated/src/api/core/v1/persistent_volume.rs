@@ -10,13 +10,6 @@ pub struct PersistentVolume {
     /// status represents the current information/status for the persistent volume. Populated by the system. Read-only. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistent-volumes
     pub status: Option<crate::api::core::v1::PersistentVolumeStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for PersistentVolume {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolume {
     const NAME: &'static str = "PersistentVolume";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -57,46 +50,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolume {
         ::std::result::Result::Ok(())
     }
 }
-impl PersistentVolume {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolume {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "PersistentVolume",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some()) + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some())
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("PersistentVolume", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "PersistentVolume")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for PersistentVolume {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for PersistentVolume {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(PersistentVolume);
 impl ::k8s_client_runtime::object::Resource for PersistentVolume {
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";

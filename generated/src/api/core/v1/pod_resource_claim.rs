@@ -3,15 +3,13 @@
 /// PodResourceClaim references exactly one ResourceClaim, either directly or by naming a ResourceClaimTemplate which is then turned into a ResourceClaim for the pod.
 ///
 /// It adds a name to it that uniquely identifies the ResourceClaim inside the Pod. Containers that need access to the ResourceClaim reference it with this name.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PodResourceClaim {
     /// Name uniquely identifies this resource claim inside the pod. This must be a DNS_LABEL.
-    #[serde(rename = "name")]
     pub name: ::k8s_client_runtime::LeanString,
     /// ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod.
     ///
     /// Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
-    #[serde(rename = "resourceClaimName", skip_serializing_if = "Option::is_none")]
     pub resource_claim_name: Option<::k8s_client_runtime::LeanString>,
     /// ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.
     ///
@@ -20,18 +18,7 @@ pub struct PodResourceClaim {
     /// This field is immutable and no changes will be made to the corresponding ResourceClaim by the control plane after creating the ResourceClaim.
     ///
     /// Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
-    #[serde(
-        rename = "resourceClaimTemplateName",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub resource_claim_template_name: Option<::k8s_client_runtime::LeanString>,
-}
-impl<'de> ::serde::Deserialize<'de> for PodResourceClaim {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for PodResourceClaim {
     const NAME: &'static str = "PodResourceClaim";
@@ -77,3 +64,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodResourceClaim {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodResourceClaim {
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.resource_claim_name.is_some())
+            + usize::from(self.resource_claim_template_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("name", &self.name)?;
+        if let ::std::option::Option::Some(value) = &self.resource_claim_name {
+            out.field("resourceClaimName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_claim_template_name {
+            out.field("resourceClaimTemplateName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(PodResourceClaim);

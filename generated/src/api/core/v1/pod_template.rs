@@ -8,13 +8,6 @@ pub struct PodTemplate {
     /// Template defines the pods that will be created from this pod template. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
     pub template: Option<::std::boxed::Box<crate::api::core::v1::PodTemplateSpec>>,
 }
-impl<'de> ::serde::Deserialize<'de> for PodTemplate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for PodTemplate {
     const NAME: &'static str = "PodTemplate";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -49,43 +42,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodTemplate {
         ::std::result::Result::Ok(())
     }
 }
-impl PodTemplate {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodTemplate {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "PodTemplate",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.template.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.template.is_some());
-        let mut state = serializer.serialize_struct("PodTemplate", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "PodTemplate")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.template {
-            state.serialize_field("template", value)?;
+            out.field("template", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for PodTemplate {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for PodTemplate {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(PodTemplate);
 impl ::k8s_client_runtime::object::Resource for PodTemplate {
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";

@@ -14,13 +14,6 @@ pub struct Secret {
     /// Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types
     pub type_: Option<::k8s_client_runtime::LeanString>,
 }
-impl<'de> ::serde::Deserialize<'de> for Secret {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Secret {
     const NAME: &'static str = "Secret";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -67,54 +60,36 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Secret {
         ::std::result::Result::Ok(())
     }
 }
-impl Secret {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Secret {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "Secret",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.data.is_some()) + usize::from(self.immutable.is_some())
+            + usize::from(self.string_data.is_some()) + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.data.is_some())
-            + usize::from(self.immutable.is_some())
-            + usize::from(self.string_data.is_some())
-            + usize::from(self.type_.is_some());
-        let mut state = serializer.serialize_struct("Secret", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "Secret")?;
-        }
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.data {
-            state.serialize_field("data", value)?;
+            out.field("data", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.immutable {
-            state.serialize_field("immutable", value)?;
+            out.field("immutable", value)?;
         }
-        state.serialize_field("metadata", &self.metadata)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.string_data {
-            state.serialize_field("stringData", value)?;
+            out.field("stringData", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.type_ {
-            state.serialize_field("type", value)?;
+            out.field("type", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Secret {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Secret {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Secret);
 impl ::k8s_client_runtime::object::Resource for Secret {
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";

@@ -16,13 +16,6 @@ pub struct ServiceAccount {
         ::k8s_client_runtime::ThinVec<crate::api::core::v1::ObjectReference>,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for ServiceAccount {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceAccount {
     const NAME: &'static str = "ServiceAccount";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -69,52 +62,35 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceAccount {
         ::std::result::Result::Ok(())
     }
 }
-impl ServiceAccount {
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.automount_service_account_token.is_some())
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceAccount {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "ServiceAccount",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.automount_service_account_token.is_some())
             + usize::from(self.image_pull_secrets.is_some())
-            + usize::from(self.secrets.is_some());
-        let mut state = serializer.serialize_struct("ServiceAccount", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "ServiceAccount")?;
-        }
+            + usize::from(self.secrets.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.automount_service_account_token
         {
-            state.serialize_field("automountServiceAccountToken", value)?;
+            out.field("automountServiceAccountToken", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.image_pull_secrets {
-            state.serialize_field("imagePullSecrets", value)?;
+            out.field("imagePullSecrets", value)?;
         }
-        state.serialize_field("metadata", &self.metadata)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.secrets {
-            state.serialize_field("secrets", value)?;
+            out.field("secrets", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for ServiceAccount {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for ServiceAccount {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(ServiceAccount);
 impl ::k8s_client_runtime::object::Resource for ServiceAccount {
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";

@@ -19,13 +19,6 @@ pub struct EndpointSlice {
         ::k8s_client_runtime::ThinVec<crate::api::discovery::v1::EndpointPort>,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for EndpointSlice {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointSlice {
     const NAME: &'static str = "EndpointSlice";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -74,45 +67,28 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointSlice {
         ::std::result::Result::Ok(())
     }
 }
-impl EndpointSlice {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointSlice {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "discovery.k8s.io/v1",
+        "EndpointSlice",
+    ));
+    fn field_count(&self) -> usize {
+        3usize + usize::from(self.ports.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 3usize
-            + usize::from(self.ports.is_some());
-        let mut state = serializer.serialize_struct("EndpointSlice", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "discovery.k8s.io/v1")?;
-            state.serialize_field("kind", "EndpointSlice")?;
-        }
-        state.serialize_field("addressType", &self.address_type)?;
-        state.serialize_field("endpoints", &self.endpoints)?;
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("addressType", &self.address_type)?;
+        out.field("endpoints", &self.endpoints)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.ports {
-            state.serialize_field("ports", value)?;
+            out.field("ports", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for EndpointSlice {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for EndpointSlice {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(EndpointSlice);
 impl ::k8s_client_runtime::object::Resource for EndpointSlice {
     const GROUP: &'static str = "discovery.k8s.io";
     const VERSION: &'static str = "v1";

@@ -38,13 +38,6 @@ pub struct Event {
     /// type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.
     pub type_: Option<::k8s_client_runtime::LeanString>,
 }
-impl<'de> ::serde::Deserialize<'de> for Event {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
     const NAME: &'static str = "Event";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -147,15 +140,13 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
         ::std::result::Result::Ok(())
     }
 }
-impl Event {
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.action.is_some())
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Event {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "events.k8s.io/v1",
+        "Event",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.action.is_some())
             + usize::from(self.deprecated_count.is_some())
             + usize::from(self.deprecated_first_timestamp.is_some())
             + usize::from(self.deprecated_last_timestamp.is_some())
@@ -164,72 +155,57 @@ impl Event {
             + usize::from(self.regarding.is_some()) + usize::from(self.related.is_some())
             + usize::from(self.reporting_controller.is_some())
             + usize::from(self.reporting_instance.is_some())
-            + usize::from(self.series.is_some()) + usize::from(self.type_.is_some());
-        let mut state = serializer.serialize_struct("Event", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "events.k8s.io/v1")?;
-            state.serialize_field("kind", "Event")?;
-        }
+            + usize::from(self.series.is_some()) + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.action {
-            state.serialize_field("action", value)?;
+            out.field("action", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.deprecated_count {
-            state.serialize_field("deprecatedCount", value)?;
+            out.field("deprecatedCount", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.deprecated_first_timestamp {
-            state.serialize_field("deprecatedFirstTimestamp", value)?;
+            out.field("deprecatedFirstTimestamp", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.deprecated_last_timestamp {
-            state.serialize_field("deprecatedLastTimestamp", value)?;
+            out.field("deprecatedLastTimestamp", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.deprecated_source {
-            state.serialize_field("deprecatedSource", value)?;
+            out.field("deprecatedSource", value)?;
         }
-        state.serialize_field("eventTime", &self.event_time)?;
-        state.serialize_field("metadata", &self.metadata)?;
+        out.field("eventTime", &self.event_time)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.note {
-            state.serialize_field("note", value)?;
+            out.field("note", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.reason {
-            state.serialize_field("reason", value)?;
+            out.field("reason", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.regarding {
-            state.serialize_field("regarding", value)?;
+            out.field("regarding", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.related {
-            state.serialize_field("related", value)?;
+            out.field("related", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.reporting_controller {
-            state.serialize_field("reportingController", value)?;
+            out.field("reportingController", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.reporting_instance {
-            state.serialize_field("reportingInstance", value)?;
+            out.field("reportingInstance", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.series {
-            state.serialize_field("series", value)?;
+            out.field("series", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.type_ {
-            state.serialize_field("type", value)?;
+            out.field("type", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Event {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Event {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Event);
 impl ::k8s_client_runtime::object::Resource for Event {
     const GROUP: &'static str = "events.k8s.io";
     const VERSION: &'static str = "v1";

@@ -3,22 +3,19 @@
 /// LimitedPriorityLevelConfiguration specifies how to handle requests that are subject to limits. It addresses two issues:
 ///   - How are requests for this priority level limited?
 ///   - What should be done with requests that exceed the limit?
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LimitedPriorityLevelConfiguration {
     /// `borrowingLimitPercent`, if present, configures a limit on how many seats this priority level can borrow from other priority levels. The limit is known as this level's BorrowingConcurrencyLimit (BorrowingCL) and is a limit on the total number of seats that this level may borrow at any one time. This field holds the ratio of that limit to the level's nominal concurrency limit. When this field is non-nil, it must hold a non-negative integer and the limit is calculated as follows.
     ///
     /// BorrowingCL(i) = round( NominalCL(i) * borrowingLimitPercent(i)/100.0 )
     ///
     /// The value of this field can be more than 100, implying that this priority level can borrow a number of seats that is greater than its own nominal concurrency limit (NominalCL). When this field is left `nil`, the limit is effectively infinite.
-    #[serde(rename = "borrowingLimitPercent", skip_serializing_if = "Option::is_none")]
     pub borrowing_limit_percent: Option<i32>,
     /// `lendablePercent` prescribes the fraction of the level's NominalCL that can be borrowed by other priority levels. The value of this field must be between 0 and 100, inclusive, and it defaults to 0. The number of seats that other levels can borrow from this level, known as this level's LendableConcurrencyLimit (LendableCL), is defined as follows.
     ///
     /// LendableCL(i) = round( NominalCL(i) * lendablePercent(i)/100.0 )
-    #[serde(rename = "lendablePercent", skip_serializing_if = "Option::is_none")]
     pub lendable_percent: Option<i32>,
     /// `limitResponse` indicates what to do with requests that can not be executed right now
-    #[serde(rename = "limitResponse", skip_serializing_if = "Option::is_none")]
     pub limit_response: Option<
         ::std::boxed::Box<crate::api::flowcontrol::v1::LimitResponse>,
     >,
@@ -31,18 +28,7 @@ pub struct LimitedPriorityLevelConfiguration {
     /// If not specified, this field defaults to a value of 30.
     ///
     /// Setting this field to zero supports the construction of a "jail" for this priority level that is used to hold some request(s)
-    #[serde(
-        rename = "nominalConcurrencyShares",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub nominal_concurrency_shares: Option<i32>,
-}
-impl<'de> ::serde::Deserialize<'de> for LimitedPriorityLevelConfiguration {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for LimitedPriorityLevelConfiguration {
@@ -81,3 +67,31 @@ for LimitedPriorityLevelConfiguration {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for LimitedPriorityLevelConfiguration {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.borrowing_limit_percent.is_some())
+            + usize::from(self.lendable_percent.is_some())
+            + usize::from(self.limit_response.is_some())
+            + usize::from(self.nominal_concurrency_shares.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.borrowing_limit_percent {
+            out.field("borrowingLimitPercent", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.lendable_percent {
+            out.field("lendablePercent", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.limit_response {
+            out.field("limitResponse", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.nominal_concurrency_shares {
+            out.field("nominalConcurrencyShares", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(LimitedPriorityLevelConfiguration);

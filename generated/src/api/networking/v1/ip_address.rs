@@ -8,13 +8,6 @@ pub struct IPAddress {
     /// spec is the desired state of the IPAddress. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
     pub spec: Option<crate::api::networking::v1::IPAddressSpec>,
 }
-impl<'de> ::serde::Deserialize<'de> for IPAddress {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for IPAddress {
     const NAME: &'static str = "IPAddress";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -49,42 +42,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IPAddress {
         ::std::result::Result::Ok(())
     }
 }
-impl IPAddress {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for IPAddress {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "networking.k8s.io/v1",
+        "IPAddress",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some());
-        let mut state = serializer.serialize_struct("IPAddress", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "networking.k8s.io/v1")?;
-            state.serialize_field("kind", "IPAddress")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for IPAddress {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for IPAddress {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(IPAddress);
 impl ::k8s_client_runtime::object::Resource for IPAddress {
     const GROUP: &'static str = "networking.k8s.io";
     const VERSION: &'static str = "v1";

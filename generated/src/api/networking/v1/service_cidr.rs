@@ -10,13 +10,6 @@ pub struct ServiceCIDR {
     /// status represents the current state of the ServiceCIDR. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
     pub status: Option<crate::api::networking::v1::ServiceCIDRStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for ServiceCIDR {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceCIDR {
     const NAME: &'static str = "ServiceCIDR";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -57,46 +50,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceCIDR {
         ::std::result::Result::Ok(())
     }
 }
-impl ServiceCIDR {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceCIDR {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "networking.k8s.io/v1",
+        "ServiceCIDR",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some()) + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some())
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("ServiceCIDR", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "networking.k8s.io/v1")?;
-            state.serialize_field("kind", "ServiceCIDR")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for ServiceCIDR {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for ServiceCIDR {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(ServiceCIDR);
 impl ::k8s_client_runtime::object::Resource for ServiceCIDR {
     const GROUP: &'static str = "networking.k8s.io";
     const VERSION: &'static str = "v1";

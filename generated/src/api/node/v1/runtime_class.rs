@@ -13,13 +13,6 @@ pub struct RuntimeClass {
     /// scheduling holds the scheduling constraints to ensure that pods running with this RuntimeClass are scheduled to nodes that support it. If scheduling is nil, this RuntimeClass is assumed to be supported by all nodes.
     pub scheduling: Option<::std::boxed::Box<crate::api::node::v1::Scheduling>>,
 }
-impl<'de> ::serde::Deserialize<'de> for RuntimeClass {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for RuntimeClass {
     const NAME: &'static str = "RuntimeClass";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -66,48 +59,31 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for RuntimeClass {
         ::std::result::Result::Ok(())
     }
 }
-impl RuntimeClass {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for RuntimeClass {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "node.k8s.io/v1",
+        "RuntimeClass",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.overhead.is_some())
+            + usize::from(self.scheduling.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.overhead.is_some())
-            + usize::from(self.scheduling.is_some());
-        let mut state = serializer.serialize_struct("RuntimeClass", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "node.k8s.io/v1")?;
-            state.serialize_field("kind", "RuntimeClass")?;
-        }
-        state.serialize_field("handler", &self.handler)?;
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("handler", &self.handler)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.overhead {
-            state.serialize_field("overhead", value)?;
+            out.field("overhead", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.scheduling {
-            state.serialize_field("scheduling", value)?;
+            out.field("scheduling", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for RuntimeClass {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for RuntimeClass {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(RuntimeClass);
 impl ::k8s_client_runtime::object::Resource for RuntimeClass {
     const GROUP: &'static str = "node.k8s.io";
     const VERSION: &'static str = "v1";

@@ -10,13 +10,6 @@ pub struct Eviction {
     /// ObjectMeta describes the pod that is being evicted.
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
 }
-impl<'de> ::serde::Deserialize<'de> for Eviction {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Eviction {
     const NAME: &'static str = "Eviction";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -53,44 +46,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Eviction {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Eviction {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "policy/v1",
+        "Eviction",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.delete_options.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.delete_options {
+            out.field("deleteOptions", value)?;
+        }
+        out.field("metadata", &self.metadata)?;
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(Eviction);
 impl Eviction {
     /// `apiVersion` of this kind.
     pub const API_VERSION: &'static str = "policy/v1";
     /// `kind` of this kind.
     pub const KIND: &'static str = "Eviction";
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.delete_options.is_some());
-        let mut state = serializer.serialize_struct("Eviction", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "policy/v1")?;
-            state.serialize_field("kind", "Eviction")?;
-        }
-        if let ::std::option::Option::Some(value) = &self.delete_options {
-            state.serialize_field("deleteOptions", value)?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.end()
-    }
-}
-impl ::serde::Serialize for Eviction {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Eviction {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
 }

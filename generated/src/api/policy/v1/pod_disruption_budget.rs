@@ -10,13 +10,6 @@ pub struct PodDisruptionBudget {
     /// Most recently observed status of the PodDisruptionBudget.
     pub status: Option<crate::api::policy::v1::PodDisruptionBudgetStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for PodDisruptionBudget {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for PodDisruptionBudget {
     const NAME: &'static str = "PodDisruptionBudget";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -57,46 +50,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodDisruptionBudget {
         ::std::result::Result::Ok(())
     }
 }
-impl PodDisruptionBudget {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodDisruptionBudget {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "policy/v1",
+        "PodDisruptionBudget",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some()) + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some())
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("PodDisruptionBudget", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "policy/v1")?;
-            state.serialize_field("kind", "PodDisruptionBudget")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for PodDisruptionBudget {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for PodDisruptionBudget {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(PodDisruptionBudget);
 impl ::k8s_client_runtime::object::Resource for PodDisruptionBudget {
     const GROUP: &'static str = "policy";
     const VERSION: &'static str = "v1";

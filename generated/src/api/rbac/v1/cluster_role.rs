@@ -12,13 +12,6 @@ pub struct ClusterRole {
     /// Rules holds all the PolicyRules for this ClusterRole
     pub rules: Option<::k8s_client_runtime::ThinVec<crate::api::rbac::v1::PolicyRule>>,
 }
-impl<'de> ::serde::Deserialize<'de> for ClusterRole {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ClusterRole {
     const NAME: &'static str = "ClusterRole";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -63,47 +56,30 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ClusterRole {
         ::std::result::Result::Ok(())
     }
 }
-impl ClusterRole {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterRole {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRole",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.aggregation_rule.is_some())
+            + usize::from(self.rules.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.aggregation_rule.is_some())
-            + usize::from(self.rules.is_some());
-        let mut state = serializer.serialize_struct("ClusterRole", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "rbac.authorization.k8s.io/v1")?;
-            state.serialize_field("kind", "ClusterRole")?;
-        }
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.aggregation_rule {
-            state.serialize_field("aggregationRule", value)?;
+            out.field("aggregationRule", value)?;
         }
-        state.serialize_field("metadata", &self.metadata)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.rules {
-            state.serialize_field("rules", value)?;
+            out.field("rules", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for ClusterRole {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for ClusterRole {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(ClusterRole);
 impl ::k8s_client_runtime::object::Resource for ClusterRole {
     const GROUP: &'static str = "rbac.authorization.k8s.io";
     const VERSION: &'static str = "v1";

@@ -10,13 +10,6 @@ pub struct RoleBinding {
     /// Subjects holds references to the objects the role applies to.
     pub subjects: Option<::k8s_client_runtime::ThinVec<crate::api::rbac::v1::Subject>>,
 }
-impl<'de> ::serde::Deserialize<'de> for RoleBinding {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for RoleBinding {
     const NAME: &'static str = "RoleBinding";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -59,44 +52,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for RoleBinding {
         ::std::result::Result::Ok(())
     }
 }
-impl RoleBinding {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for RoleBinding {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "rbac.authorization.k8s.io/v1",
+        "RoleBinding",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.subjects.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.subjects.is_some());
-        let mut state = serializer.serialize_struct("RoleBinding", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "rbac.authorization.k8s.io/v1")?;
-            state.serialize_field("kind", "RoleBinding")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("roleRef", &self.role_ref)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("roleRef", &self.role_ref)?;
         if let ::std::option::Option::Some(value) = &self.subjects {
-            state.serialize_field("subjects", value)?;
+            out.field("subjects", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for RoleBinding {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for RoleBinding {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(RoleBinding);
 impl ::k8s_client_runtime::object::Resource for RoleBinding {
     const GROUP: &'static str = "rbac.authorization.k8s.io";
     const VERSION: &'static str = "v1";

@@ -8,30 +8,20 @@
 ///   - If Step is not set, the requested amount is used as-is if it falls within the range Min to Max (if set).
 ///   - If the requested or rounded amount exceeds Max (if set), the request does not satisfy the policy,
 ///     and the device cannot be allocated.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CapacityRequestPolicyRange {
     /// Max defines the upper limit for capacity that can be requested.
     ///
     /// Max must be less than or equal to the capacity value. Min and requestPolicy.default must be less than or equal to the maximum.
-    #[serde(rename = "max", skip_serializing_if = "Option::is_none")]
     pub max: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// Min specifies the minimum capacity allowed for a consumption request.
     ///
     /// Min must be greater than or equal to zero, and less than or equal to the capacity value. requestPolicy.default must be more than or equal to the minimum.
-    #[serde(rename = "min")]
     pub min: crate::apimachinery::pkg::api::resource::Quantity,
     /// Step defines the step size between valid capacity amounts within the range.
     ///
     /// Max (if set) and requestPolicy.default must be a multiple of Step. Min + Step must be less than or equal to the capacity value.
-    #[serde(rename = "step", skip_serializing_if = "Option::is_none")]
     pub step: Option<crate::apimachinery::pkg::api::resource::Quantity>,
-}
-impl<'de> ::serde::Deserialize<'de> for CapacityRequestPolicyRange {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for CapacityRequestPolicyRange {
     const NAME: &'static str = "CapacityRequestPolicyRange";
@@ -61,3 +51,22 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CapacityRequestPolicy
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CapacityRequestPolicyRange {
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.max.is_some()) + usize::from(self.step.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.max {
+            out.field("max", value)?;
+        }
+        out.field("min", &self.min)?;
+        if let ::std::option::Option::Some(value) = &self.step {
+            out.field("step", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(CapacityRequestPolicyRange);

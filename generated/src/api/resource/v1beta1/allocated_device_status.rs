@@ -3,12 +3,11 @@
 /// AllocatedDeviceStatus contains the status of an allocated device, if the driver chooses to report it. This may include driver-specific information.
 ///
 /// The combination of Driver, Pool, Device, and ShareID must match the corresponding key in Status.Allocation.Devices.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AllocatedDeviceStatus {
     /// Conditions contains the latest observation of the device's state. If the device has been configured according to the class and claim config references, the `Ready` condition should be True.
     ///
     /// Must not contain more than 8 entries.
-    #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
         ::k8s_client_runtime::ThinVec<
             crate::apimachinery::pkg::apis::meta::v1::Condition,
@@ -17,36 +16,23 @@ pub struct AllocatedDeviceStatus {
     /// Data contains arbitrary driver-specific data.
     ///
     /// The length of the raw data must be smaller or equal to 10 Ki.
-    #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
     pub data: Option<crate::apimachinery::pkg::runtime::RawExtension>,
     /// Device references one device instance via its name in the driver's resource pool. It must be a DNS label.
-    #[serde(rename = "device")]
     pub device: ::k8s_client_runtime::LeanString,
     /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to process the allocation once the claim is needed on a node.
     ///
     /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters.
-    #[serde(rename = "driver")]
     pub driver: ::k8s_client_runtime::LeanString,
     /// NetworkData contains network-related information specific to the device.
-    #[serde(rename = "networkData", skip_serializing_if = "Option::is_none")]
     pub network_data: Option<
         ::std::boxed::Box<crate::api::resource::v1beta1::NetworkDeviceData>,
     >,
     /// This name together with the driver name and the device name field identify which device was allocated (`<driver name>/<pool name>/<device name>`).
     ///
     /// Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes.
-    #[serde(rename = "pool")]
     pub pool: ::k8s_client_runtime::LeanString,
     /// ShareID uniquely identifies an individual allocation share of the device.
-    #[serde(rename = "shareID", skip_serializing_if = "Option::is_none")]
     pub share_id: Option<::k8s_client_runtime::LeanString>,
-}
-impl<'de> ::serde::Deserialize<'de> for AllocatedDeviceStatus {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for AllocatedDeviceStatus {
     const NAME: &'static str = "AllocatedDeviceStatus";
@@ -112,3 +98,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AllocatedDeviceStatus
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for AllocatedDeviceStatus {
+    fn field_count(&self) -> usize {
+        3usize + usize::from(self.conditions.is_some())
+            + usize::from(self.data.is_some()) + usize::from(self.network_data.is_some())
+            + usize::from(self.share_id.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.data {
+            out.field("data", value)?;
+        }
+        out.field("device", &self.device)?;
+        out.field("driver", &self.driver)?;
+        if let ::std::option::Option::Some(value) = &self.network_data {
+            out.field("networkData", value)?;
+        }
+        out.field("pool", &self.pool)?;
+        if let ::std::option::Option::Some(value) = &self.share_id {
+            out.field("shareID", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(AllocatedDeviceStatus);

@@ -3,10 +3,9 @@
 /// CapacityRequestPolicy defines how requests consume device capacity.
 ///
 /// Must not set more than one ValidRequestValues.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CapacityRequestPolicy {
     /// Default specifies how much of this capacity is consumed by a request that does not contain an entry for it in DeviceRequest's Capacity.
-    #[serde(rename = "default", skip_serializing_if = "Option::is_none")]
     pub default: Option<crate::apimachinery::pkg::api::resource::Quantity>,
     /// ValidRange defines an acceptable quantity value range in consuming requests.
     ///
@@ -15,7 +14,6 @@ pub struct CapacityRequestPolicy {
     /// If the requested amount does not fall within the defined range, the request violates the policy, and this device cannot be allocated.
     ///
     /// If the request doesn't contain this capacity entry, Default value is used.
-    #[serde(rename = "validRange", skip_serializing_if = "Option::is_none")]
     pub valid_range: Option<
         ::std::boxed::Box<crate::api::resource::v1beta1::CapacityRequestPolicyRange>,
     >,
@@ -28,17 +26,9 @@ pub struct CapacityRequestPolicy {
     /// If the requested amount does not match any valid value but smaller than some valid values, the scheduler calculates the smallest valid value that is greater than or equal to the request. That is: min(ceil(requestedValue) ∈ validValues), where requestedValue ≤ max(validValues).
     ///
     /// If the requested amount exceeds all valid values, the request violates the policy, and this device cannot be allocated.
-    #[serde(rename = "validValues", skip_serializing_if = "Option::is_none")]
     pub valid_values: Option<
         ::k8s_client_runtime::ThinVec<crate::apimachinery::pkg::api::resource::Quantity>,
     >,
-}
-impl<'de> ::serde::Deserialize<'de> for CapacityRequestPolicy {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for CapacityRequestPolicy {
     const NAME: &'static str = "CapacityRequestPolicy";
@@ -78,3 +68,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CapacityRequestPolicy
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CapacityRequestPolicy {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.default.is_some())
+            + usize::from(self.valid_range.is_some())
+            + usize::from(self.valid_values.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.default {
+            out.field("default", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.valid_range {
+            out.field("validRange", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.valid_values {
+            out.field("validValues", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(CapacityRequestPolicy);

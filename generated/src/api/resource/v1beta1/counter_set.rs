@@ -3,23 +3,14 @@
 /// CounterSet defines a named set of counters that are available to be used by devices defined in the ResourcePool.
 ///
 /// The counters are not allocatable by themselves, but can be referenced by devices. When a device is allocated, the portion of counters it uses will no longer be available for use by other devices.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CounterSet {
     /// Counters defines the set of counters for this CounterSet The name of each counter must be unique in that set and must be a DNS label.
     ///
     /// The maximum number of counters is 32.
-    #[serde(rename = "counters")]
     pub counters: ::k8s_client_runtime::Map<crate::api::resource::v1beta1::Counter>,
     /// Name defines the name of the counter set. It must be a DNS label.
-    #[serde(rename = "name")]
     pub name: ::k8s_client_runtime::LeanString,
-}
-impl<'de> ::serde::Deserialize<'de> for CounterSet {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for CounterSet {
     const NAME: &'static str = "CounterSet";
@@ -51,3 +42,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CounterSet {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CounterSet {
+    fn field_count(&self) -> usize {
+        2usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("counters", &self.counters)?;
+        out.field("name", &self.name)?;
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(CounterSet);

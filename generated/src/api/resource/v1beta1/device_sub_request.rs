@@ -3,7 +3,7 @@
 /// DeviceSubRequest describes a request for device provided in the claim.spec.devices.requests[].firstAvailable array. Each is typically a request for a single resource like a device, but can also ask for several identical devices.
 ///
 /// DeviceSubRequest is similar to Request, but doesn't expose the AdminAccess or FirstAvailable fields, as those can only be set on the top-level request. AdminAccess is not supported for requests with a prioritized list, and recursive FirstAvailable fields are not supported.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeviceSubRequest {
     /// AllocationMode and its related fields define how devices are allocated to satisfy this subrequest. Supported values are:
     ///
@@ -23,34 +23,28 @@ pub struct DeviceSubRequest {
     /// Possible enum values:
     ///  - `"All"`
     ///  - `"ExactCount"`
-    #[serde(rename = "allocationMode", skip_serializing_if = "Option::is_none")]
     pub allocation_mode: Option<::k8s_client_runtime::LeanString>,
     /// Capacity define resource requirements against each capacity.
     ///
     /// If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
     ///
     /// Applies to each device allocation. If Count > 1, the request fails if there aren't enough devices that meet the requirements. If AllocationMode is set to All, the request fails if there are devices that otherwise match the request, and have this capacity, with a value >= the requested amount, but which cannot be allocated to this request.
-    #[serde(rename = "capacity", skip_serializing_if = "Option::is_none")]
     pub capacity: Option<
         ::std::boxed::Box<crate::api::resource::v1beta1::CapacityRequirements>,
     >,
     /// Count is used only when the count mode is "ExactCount". Must be greater than zero. If AllocationMode is ExactCount and this field is not specified, the default is one.
-    #[serde(rename = "count", skip_serializing_if = "Option::is_none")]
     pub count: Option<i64>,
     /// DeviceClassName references a specific DeviceClass, which can define additional configuration and selectors to be inherited by this subrequest.
     ///
     /// A class is required. Which classes are available depends on the cluster.
     ///
     /// Administrators may use this to restrict which devices may get requested by only installing classes with selectors for permitted devices. If users are free to request anything without restrictions, then administrators can create an empty DeviceClass for users to reference.
-    #[serde(rename = "deviceClassName")]
     pub device_class_name: ::k8s_client_runtime::LeanString,
     /// Name can be used to reference this subrequest in the list of constraints or the list of configurations for the claim. References must use the format <main request>/<subrequest>.
     ///
     /// Must be a DNS label.
-    #[serde(rename = "name")]
     pub name: ::k8s_client_runtime::LeanString,
     /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this subrequest. All selectors must be satisfied for a device to be considered.
-    #[serde(rename = "selectors", skip_serializing_if = "Option::is_none")]
     pub selectors: Option<
         ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta1::DeviceSelector>,
     >,
@@ -63,17 +57,9 @@ pub struct DeviceSubRequest {
     /// The maximum number of tolerations is 16.
     ///
     /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
-    #[serde(rename = "tolerations", skip_serializing_if = "Option::is_none")]
     pub tolerations: Option<
         ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta1::DeviceToleration>,
     >,
-}
-impl<'de> ::serde::Deserialize<'de> for DeviceSubRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceSubRequest {
     const NAME: &'static str = "DeviceSubRequest";
@@ -143,3 +129,35 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceSubRequest {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceSubRequest {
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.allocation_mode.is_some())
+            + usize::from(self.capacity.is_some()) + usize::from(self.count.is_some())
+            + usize::from(self.selectors.is_some())
+            + usize::from(self.tolerations.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.allocation_mode {
+            out.field("allocationMode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.capacity {
+            out.field("capacity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.count {
+            out.field("count", value)?;
+        }
+        out.field("deviceClassName", &self.device_class_name)?;
+        out.field("name", &self.name)?;
+        if let ::std::option::Option::Some(value) = &self.selectors {
+            out.field("selectors", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tolerations {
+            out.field("tolerations", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeviceSubRequest);

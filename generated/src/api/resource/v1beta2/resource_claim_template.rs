@@ -12,13 +12,6 @@ pub struct ResourceClaimTemplate {
     /// This field is immutable. A ResourceClaim will get created by the control plane for a Pod when needed and then not get updated anymore.
     pub spec: crate::api::resource::v1beta2::ResourceClaimTemplateSpec,
 }
-impl<'de> ::serde::Deserialize<'de> for ResourceClaimTemplate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceClaimTemplate {
     const NAME: &'static str = "ResourceClaimTemplate";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -53,40 +46,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceClaimTemplate
         ::std::result::Result::Ok(())
     }
 }
-impl ResourceClaimTemplate {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaimTemplate {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "resource.k8s.io/v1beta2",
+        "ResourceClaimTemplate",
+    ));
+    fn field_count(&self) -> usize {
+        2usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize;
-        let mut state = serializer.serialize_struct("ResourceClaimTemplate", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "resource.k8s.io/v1beta2")?;
-            state.serialize_field("kind", "ResourceClaimTemplate")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
-        state.end()
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for ResourceClaimTemplate {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for ResourceClaimTemplate {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(ResourceClaimTemplate);
 impl ::k8s_client_runtime::object::Resource for ResourceClaimTemplate {
     const GROUP: &'static str = "resource.k8s.io";
     const VERSION: &'static str = "v1beta2";

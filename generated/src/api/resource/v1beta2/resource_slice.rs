@@ -20,13 +20,6 @@ pub struct ResourceSlice {
     /// Changing the spec automatically increments the metadata.generation number.
     pub spec: crate::api::resource::v1beta2::ResourceSliceSpec,
 }
-impl<'de> ::serde::Deserialize<'de> for ResourceSlice {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceSlice {
     const NAME: &'static str = "ResourceSlice";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -61,40 +54,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceSlice {
         ::std::result::Result::Ok(())
     }
 }
-impl ResourceSlice {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceSlice {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "resource.k8s.io/v1beta2",
+        "ResourceSlice",
+    ));
+    fn field_count(&self) -> usize {
+        2usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize;
-        let mut state = serializer.serialize_struct("ResourceSlice", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "resource.k8s.io/v1beta2")?;
-            state.serialize_field("kind", "ResourceSlice")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
-        state.end()
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for ResourceSlice {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for ResourceSlice {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(ResourceSlice);
 impl ::k8s_client_runtime::object::Resource for ResourceSlice {
     const GROUP: &'static str = "resource.k8s.io";
     const VERSION: &'static str = "v1beta2";

@@ -18,13 +18,6 @@ pub struct PriorityClass {
     /// value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.
     pub value: i32,
 }
-impl<'de> ::serde::Deserialize<'de> for PriorityClass {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for PriorityClass {
     const NAME: &'static str = "PriorityClass";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -73,52 +66,35 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PriorityClass {
         ::std::result::Result::Ok(())
     }
 }
-impl PriorityClass {
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.description.is_some())
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PriorityClass {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "scheduling.k8s.io/v1",
+        "PriorityClass",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.description.is_some())
             + usize::from(self.global_default.is_some())
-            + usize::from(self.preemption_policy.is_some());
-        let mut state = serializer.serialize_struct("PriorityClass", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "scheduling.k8s.io/v1")?;
-            state.serialize_field("kind", "PriorityClass")?;
-        }
+            + usize::from(self.preemption_policy.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.description {
-            state.serialize_field("description", value)?;
+            out.field("description", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.global_default {
-            state.serialize_field("globalDefault", value)?;
+            out.field("globalDefault", value)?;
         }
-        state.serialize_field("metadata", &self.metadata)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.preemption_policy {
-            state.serialize_field("preemptionPolicy", value)?;
+            out.field("preemptionPolicy", value)?;
         }
-        state.serialize_field("value", &self.value)?;
-        state.end()
+        out.field("value", &self.value)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for PriorityClass {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for PriorityClass {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(PriorityClass);
 impl ::k8s_client_runtime::object::Resource for PriorityClass {
     const GROUP: &'static str = "scheduling.k8s.io";
     const VERSION: &'static str = "v1";

@@ -8,13 +8,6 @@ pub struct Workload {
     /// Spec defines the desired behavior of a Workload.
     pub spec: crate::api::scheduling::v1alpha1::WorkloadSpec,
 }
-impl<'de> ::serde::Deserialize<'de> for Workload {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Workload {
     const NAME: &'static str = "Workload";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -49,40 +42,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Workload {
         ::std::result::Result::Ok(())
     }
 }
-impl Workload {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Workload {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "scheduling.k8s.io/v1alpha1",
+        "Workload",
+    ));
+    fn field_count(&self) -> usize {
+        2usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize;
-        let mut state = serializer.serialize_struct("Workload", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "scheduling.k8s.io/v1alpha1")?;
-            state.serialize_field("kind", "Workload")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
-        state.end()
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Workload {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Workload {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Workload);
 impl ::k8s_client_runtime::object::Resource for Workload {
     const GROUP: &'static str = "scheduling.k8s.io";
     const VERSION: &'static str = "v1alpha1";

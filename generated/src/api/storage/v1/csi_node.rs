@@ -8,13 +8,6 @@ pub struct CSINode {
     /// spec is the specification of CSINode
     pub spec: crate::api::storage::v1::CSINodeSpec,
 }
-impl<'de> ::serde::Deserialize<'de> for CSINode {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for CSINode {
     const NAME: &'static str = "CSINode";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -49,40 +42,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSINode {
         ::std::result::Result::Ok(())
     }
 }
-impl CSINode {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CSINode {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "storage.k8s.io/v1",
+        "CSINode",
+    ));
+    fn field_count(&self) -> usize {
+        2usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize;
-        let mut state = serializer.serialize_struct("CSINode", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "storage.k8s.io/v1")?;
-            state.serialize_field("kind", "CSINode")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
-        state.end()
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for CSINode {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for CSINode {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(CSINode);
 impl ::k8s_client_runtime::object::Resource for CSINode {
     const GROUP: &'static str = "storage.k8s.io";
     const VERSION: &'static str = "v1";

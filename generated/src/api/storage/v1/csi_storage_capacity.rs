@@ -32,13 +32,6 @@ pub struct CSIStorageCapacity {
     /// storageClassName represents the name of the StorageClass that the reported capacity applies to. It must meet the same requirements as the name of a StorageClass object (non-empty, DNS subdomain). If that object no longer exists, the CSIStorageCapacity object is obsolete and should be removed by its creator. This field is immutable.
     pub storage_class_name: ::k8s_client_runtime::LeanString,
 }
-impl<'de> ::serde::Deserialize<'de> for CSIStorageCapacity {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIStorageCapacity {
     const NAME: &'static str = "CSIStorageCapacity";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -87,52 +80,35 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIStorageCapacity {
         ::std::result::Result::Ok(())
     }
 }
-impl CSIStorageCapacity {
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.capacity.is_some())
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIStorageCapacity {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "storage.k8s.io/v1",
+        "CSIStorageCapacity",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.capacity.is_some())
             + usize::from(self.maximum_volume_size.is_some())
-            + usize::from(self.node_topology.is_some());
-        let mut state = serializer.serialize_struct("CSIStorageCapacity", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "storage.k8s.io/v1")?;
-            state.serialize_field("kind", "CSIStorageCapacity")?;
-        }
+            + usize::from(self.node_topology.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.capacity {
-            state.serialize_field("capacity", value)?;
+            out.field("capacity", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.maximum_volume_size {
-            state.serialize_field("maximumVolumeSize", value)?;
+            out.field("maximumVolumeSize", value)?;
         }
-        state.serialize_field("metadata", &self.metadata)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.node_topology {
-            state.serialize_field("nodeTopology", value)?;
+            out.field("nodeTopology", value)?;
         }
-        state.serialize_field("storageClassName", &self.storage_class_name)?;
-        state.end()
+        out.field("storageClassName", &self.storage_class_name)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for CSIStorageCapacity {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for CSIStorageCapacity {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(CSIStorageCapacity);
 impl ::k8s_client_runtime::object::Resource for CSIStorageCapacity {
     const GROUP: &'static str = "storage.k8s.io";
     const VERSION: &'static str = "v1";

@@ -35,13 +35,6 @@ pub struct StorageClass {
     ///  - `"WaitForFirstConsumer"` indicates that PersistentVolumeClaims should not be provisioned and bound until the first Pod is created that references the PeristentVolumeClaim. The volume provisioning and binding will occur during Pod scheduing.
     pub volume_binding_mode: Option<::k8s_client_runtime::LeanString>,
 }
-impl<'de> ::serde::Deserialize<'de> for StorageClass {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageClass {
     const NAME: &'static str = "StorageClass";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -118,64 +111,47 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageClass {
         ::std::result::Result::Ok(())
     }
 }
-impl StorageClass {
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.allow_volume_expansion.is_some())
+impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageClass {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "storage.k8s.io/v1",
+        "StorageClass",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.allow_volume_expansion.is_some())
             + usize::from(self.allowed_topologies.is_some())
             + usize::from(self.mount_options.is_some())
             + usize::from(self.parameters.is_some())
             + usize::from(self.reclaim_policy.is_some())
-            + usize::from(self.volume_binding_mode.is_some());
-        let mut state = serializer.serialize_struct("StorageClass", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "storage.k8s.io/v1")?;
-            state.serialize_field("kind", "StorageClass")?;
-        }
+            + usize::from(self.volume_binding_mode.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.allow_volume_expansion {
-            state.serialize_field("allowVolumeExpansion", value)?;
+            out.field("allowVolumeExpansion", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.allowed_topologies {
-            state.serialize_field("allowedTopologies", value)?;
+            out.field("allowedTopologies", value)?;
         }
-        state.serialize_field("metadata", &self.metadata)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.mount_options {
-            state.serialize_field("mountOptions", value)?;
+            out.field("mountOptions", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.parameters {
-            state.serialize_field("parameters", value)?;
+            out.field("parameters", value)?;
         }
-        state.serialize_field("provisioner", &self.provisioner)?;
+        out.field("provisioner", &self.provisioner)?;
         if let ::std::option::Option::Some(value) = &self.reclaim_policy {
-            state.serialize_field("reclaimPolicy", value)?;
+            out.field("reclaimPolicy", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.volume_binding_mode {
-            state.serialize_field("volumeBindingMode", value)?;
+            out.field("volumeBindingMode", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for StorageClass {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for StorageClass {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(StorageClass);
 impl ::k8s_client_runtime::object::Resource for StorageClass {
     const GROUP: &'static str = "storage.k8s.io";
     const VERSION: &'static str = "v1";

@@ -12,13 +12,6 @@ pub struct VolumeAttachment {
     /// status represents status of the VolumeAttachment request. Populated by the entity completing the attach or detach operation, i.e. the external-attacher.
     pub status: Option<crate::api::storage::v1::VolumeAttachmentStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for VolumeAttachment {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttachment {
     const NAME: &'static str = "VolumeAttachment";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -59,44 +52,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttachment {
         ::std::result::Result::Ok(())
     }
 }
-impl VolumeAttachment {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttachment {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "storage.k8s.io/v1",
+        "VolumeAttachment",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("VolumeAttachment", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "storage.k8s.io/v1")?;
-            state.serialize_field("kind", "VolumeAttachment")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for VolumeAttachment {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for VolumeAttachment {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(VolumeAttachment);
 impl ::k8s_client_runtime::object::Resource for VolumeAttachment {
     const GROUP: &'static str = "storage.k8s.io";
     const VERSION: &'static str = "v1";

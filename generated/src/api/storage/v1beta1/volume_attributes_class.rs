@@ -12,13 +12,6 @@ pub struct VolumeAttributesClass {
     /// This field is required and must contain at least one key/value pair. The keys cannot be empty, and the maximum number of parameters is 512, with a cumulative max size of 256K. If the CSI driver rejects invalid parameters, the target PersistentVolumeClaim will be set to an "Infeasible" state in the modifyVolumeStatus field.
     pub parameters: Option<::k8s_client_runtime::Map>,
 }
-impl<'de> ::serde::Deserialize<'de> for VolumeAttributesClass {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttributesClass {
     const NAME: &'static str = "VolumeAttributesClass";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -61,44 +54,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttributesClass
         ::std::result::Result::Ok(())
     }
 }
-impl VolumeAttributesClass {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttributesClass {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "storage.k8s.io/v1beta1",
+        "VolumeAttributesClass",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.parameters.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.parameters.is_some());
-        let mut state = serializer.serialize_struct("VolumeAttributesClass", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "storage.k8s.io/v1beta1")?;
-            state.serialize_field("kind", "VolumeAttributesClass")?;
-        }
-        state.serialize_field("driverName", &self.driver_name)?;
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("driverName", &self.driver_name)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.parameters {
-            state.serialize_field("parameters", value)?;
+            out.field("parameters", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for VolumeAttributesClass {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for VolumeAttributesClass {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(VolumeAttributesClass);
 impl ::k8s_client_runtime::object::Resource for VolumeAttributesClass {
     const GROUP: &'static str = "storage.k8s.io";
     const VERSION: &'static str = "v1beta1";

@@ -12,13 +12,6 @@ pub struct StorageVersionMigration {
         crate::api::storagemigration::v1beta1::StorageVersionMigrationStatus,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for StorageVersionMigration {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageVersionMigration {
     const NAME: &'static str = "StorageVersionMigration";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -59,46 +52,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageVersionMigrati
         ::std::result::Result::Ok(())
     }
 }
-impl StorageVersionMigration {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersionMigration {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "storagemigration.k8s.io/v1beta1",
+        "StorageVersionMigration",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some()) + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some())
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("StorageVersionMigration", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "storagemigration.k8s.io/v1beta1")?;
-            state.serialize_field("kind", "StorageVersionMigration")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for StorageVersionMigration {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for StorageVersionMigration {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(StorageVersionMigration);
 impl ::k8s_client_runtime::object::Resource for StorageVersionMigration {
     const GROUP: &'static str = "storagemigration.k8s.io";
     const VERSION: &'static str = "v1beta1";

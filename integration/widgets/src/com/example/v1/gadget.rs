@@ -9,13 +9,6 @@ pub struct Gadget {
     /// Fields the schema does not declare, kept as received (`x-kubernetes-preserve-unknown-fields`).
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
-impl<'de> ::serde::Deserialize<'de> for Gadget {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Gadget {
     const NAME: &'static str = "Gadget";
     const KEEPS_UNKNOWN: bool = true;
@@ -60,44 +53,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Gadget {
         ::std::result::Result::Ok(())
     }
 }
-impl Gadget {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Gadget {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "example.com/v1",
+        "Gadget",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut state = serializer.serialize_map(::std::option::Option::None)?;
-        if type_meta {
-            state.serialize_entry("apiVersion", "example.com/v1")?;
-            state.serialize_entry("kind", "Gadget")?;
-        }
-        state.serialize_entry("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_entry("spec", value)?;
+            out.field("spec", value)?;
         }
         for (key, value) in &self.extra {
-            state.serialize_entry(key, value)?;
+            out.entry(key, value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Gadget {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Gadget {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Gadget);
 impl ::k8s_client_runtime::object::Resource for Gadget {
     const GROUP: &'static str = "example.com";
     const VERSION: &'static str = "v1";
@@ -130,17 +108,9 @@ impl ::k8s_client_runtime::object::Object for Gadget {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct GadgetSpec {
-    #[serde(rename = "size", skip_serializing_if = "Option::is_none")]
     pub size: Option<i32>,
-}
-impl<'de> ::serde::Deserialize<'de> for GadgetSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for GadgetSpec {
     const NAME: &'static str = "GadgetSpec";
@@ -166,3 +136,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for GadgetSpec {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for GadgetSpec {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.size.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.size {
+            out.field("size", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(GadgetSpec);

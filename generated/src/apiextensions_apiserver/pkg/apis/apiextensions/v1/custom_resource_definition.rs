@@ -12,13 +12,6 @@ pub struct CustomResourceDefinition {
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatus,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for CustomResourceDefinition {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for CustomResourceDefinition {
     const NAME: &'static str = "CustomResourceDefinition";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -59,44 +52,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CustomResourceDefinit
         ::std::result::Result::Ok(())
     }
 }
-impl CustomResourceDefinition {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CustomResourceDefinition {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "apiextensions.k8s.io/v1",
+        "CustomResourceDefinition",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("CustomResourceDefinition", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "apiextensions.k8s.io/v1")?;
-            state.serialize_field("kind", "CustomResourceDefinition")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for CustomResourceDefinition {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for CustomResourceDefinition {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(CustomResourceDefinition);
 impl ::k8s_client_runtime::object::Resource for CustomResourceDefinition {
     const GROUP: &'static str = "apiextensions.k8s.io";
     const VERSION: &'static str = "v1";

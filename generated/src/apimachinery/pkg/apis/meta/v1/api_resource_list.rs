@@ -10,13 +10,6 @@ pub struct APIResourceList {
         crate::apimachinery::pkg::apis::meta::v1::APIResource,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for APIResourceList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for APIResourceList {
     const NAME: &'static str = "APIResourceList";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -51,41 +44,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIResourceList {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIResourceList {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "APIResourceList",
+    ));
+    fn field_count(&self) -> usize {
+        2usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("groupVersion", &self.group_version)?;
+        out.field("resources", &self.resources)?;
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(APIResourceList);
 impl APIResourceList {
     /// `apiVersion` of this kind.
     pub const API_VERSION: &'static str = "v1";
     /// `kind` of this kind.
     pub const KIND: &'static str = "APIResourceList";
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize;
-        let mut state = serializer.serialize_struct("APIResourceList", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "APIResourceList")?;
-        }
-        state.serialize_field("groupVersion", &self.group_version)?;
-        state.serialize_field("resources", &self.resources)?;
-        state.end()
-    }
-}
-impl ::serde::Serialize for APIResourceList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for APIResourceList {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
 }

@@ -18,13 +18,6 @@ pub struct Status {
     /// Status of the operation. One of: "Success" or "Failure". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
     pub status: Option<::k8s_client_runtime::LeanString>,
 }
-impl<'de> ::serde::Deserialize<'de> for Status {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Status {
     const NAME: &'static str = "Status";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -79,57 +72,43 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Status {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Status {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "Status",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.code.is_some()) + usize::from(self.details.is_some())
+            + usize::from(self.message.is_some()) + usize::from(self.reason.is_some())
+            + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.code {
+            out.field("code", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.details {
+            out.field("details", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.message {
+            out.field("message", value)?;
+        }
+        out.field("metadata", &self.metadata)?;
+        if let ::std::option::Option::Some(value) = &self.reason {
+            out.field("reason", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.status {
+            out.field("status", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(Status);
 impl Status {
     /// `apiVersion` of this kind.
     pub const API_VERSION: &'static str = "v1";
     /// `kind` of this kind.
     pub const KIND: &'static str = "Status";
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.code.is_some())
-            + usize::from(self.details.is_some()) + usize::from(self.message.is_some())
-            + usize::from(self.reason.is_some()) + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("Status", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "Status")?;
-        }
-        if let ::std::option::Option::Some(value) = &self.code {
-            state.serialize_field("code", value)?;
-        }
-        if let ::std::option::Option::Some(value) = &self.details {
-            state.serialize_field("details", value)?;
-        }
-        if let ::std::option::Option::Some(value) = &self.message {
-            state.serialize_field("message", value)?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        if let ::std::option::Option::Some(value) = &self.reason {
-            state.serialize_field("reason", value)?;
-        }
-        if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
-        }
-        state.end()
-    }
-}
-impl ::serde::Serialize for Status {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Status {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
 }

@@ -8,13 +8,6 @@ pub struct Autoscaler {
     pub spec: Option<crate::com::example::autoscaling::v1::AutoscalerSpec>,
     pub status: Option<crate::com::example::autoscaling::v1::AutoscalerStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for Autoscaler {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Autoscaler {
     const NAME: &'static str = "Autoscaler";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -55,46 +48,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Autoscaler {
         ::std::result::Result::Ok(())
     }
 }
-impl Autoscaler {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Autoscaler {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "autoscaling.example.com/v1",
+        "Autoscaler",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some()) + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some())
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("Autoscaler", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "autoscaling.example.com/v1")?;
-            state.serialize_field("kind", "Autoscaler")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Autoscaler {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Autoscaler {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Autoscaler);
 impl ::k8s_client_runtime::object::Resource for Autoscaler {
     const GROUP: &'static str = "autoscaling.example.com";
     const VERSION: &'static str = "v1";
@@ -127,19 +103,10 @@ impl ::k8s_client_runtime::object::Object for Autoscaler {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct AutoscalerSpec {
-    #[serde(rename = "minReplicas", skip_serializing_if = "Option::is_none")]
     pub min_replicas: Option<i32>,
-    #[serde(rename = "target", skip_serializing_if = "Option::is_none")]
     pub target: Option<::k8s_client_runtime::LeanString>,
-}
-impl<'de> ::serde::Deserialize<'de> for AutoscalerSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for AutoscalerSpec {
     const NAME: &'static str = "AutoscalerSpec";
@@ -171,17 +138,28 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AutoscalerSpec {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
-pub struct AutoscalerStatus {
-    #[serde(rename = "recommendation", skip_serializing_if = "Option::is_none")]
-    pub recommendation: Option<i32>,
-}
-impl<'de> ::serde::Deserialize<'de> for AutoscalerStatus {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+impl ::k8s_client_runtime::codec::fields::EncodeFields for AutoscalerSpec {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.min_replicas.is_some())
+            + usize::from(self.target.is_some())
     }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.min_replicas {
+            out.field("minReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.target {
+            out.field("target", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(AutoscalerSpec);
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AutoscalerStatus {
+    pub recommendation: Option<i32>,
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for AutoscalerStatus {
     const NAME: &'static str = "AutoscalerStatus";
@@ -207,3 +185,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AutoscalerStatus {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for AutoscalerStatus {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.recommendation.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.recommendation {
+            out.field("recommendation", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(AutoscalerStatus);

@@ -9,13 +9,6 @@ pub struct Postgresql {
     pub spec: crate::do_::zalan::acid::v1::PostgresqlSpec,
     pub status: Option<::k8s_client_runtime::Map>,
 }
-impl<'de> ::serde::Deserialize<'de> for Postgresql {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Postgresql {
     const NAME: &'static str = "Postgresql";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -58,44 +51,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Postgresql {
         ::std::result::Result::Ok(())
     }
 }
-impl Postgresql {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Postgresql {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "acid.zalan.do/v1",
+        "postgresql",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("Postgresql", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "acid.zalan.do/v1")?;
-            state.serialize_field("kind", "postgresql")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Postgresql {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Postgresql {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Postgresql);
 impl ::k8s_client_runtime::object::Resource for Postgresql {
     const GROUP: &'static str = "acid.zalan.do";
     const VERSION: &'static str = "v1";
@@ -128,19 +104,10 @@ impl ::k8s_client_runtime::object::Object for Postgresql {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PostgresqlSpec {
-    #[serde(rename = "numberOfInstances")]
     pub number_of_instances: i32,
-    #[serde(rename = "teamId")]
     pub team_id: ::k8s_client_runtime::LeanString,
-}
-impl<'de> ::serde::Deserialize<'de> for PostgresqlSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for PostgresqlSpec {
     const NAME: &'static str = "PostgresqlSpec";
@@ -172,3 +139,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PostgresqlSpec {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PostgresqlSpec {
+    fn field_count(&self) -> usize {
+        2usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("numberOfInstances", &self.number_of_instances)?;
+        out.field("teamId", &self.team_id)?;
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(PostgresqlSpec);

@@ -18,13 +18,6 @@ pub struct Widget {
     pub spec: crate::com::example::v1::WidgetSpec,
     pub status: Option<crate::com::example::v1::WidgetStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for Widget {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Widget {
     const NAME: &'static str = "Widget";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -65,44 +58,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Widget {
         ::std::result::Result::Ok(())
     }
 }
-impl Widget {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Widget {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "example.com/v1",
+        "Widget",
+    ));
+    fn field_count(&self) -> usize {
+        2usize + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("Widget", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "example.com/v1")?;
-            state.serialize_field("kind", "Widget")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.serialize_field("spec", &self.spec)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        out.field("spec", &self.spec)?;
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Widget {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Widget {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Widget);
 impl ::k8s_client_runtime::object::Resource for Widget {
     const GROUP: &'static str = "example.com";
     const VERSION: &'static str = "v1";
@@ -136,23 +112,14 @@ impl ::k8s_client_runtime::object::Object for Widget {
     }
 }
 /// What the widget should be.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetSpec {
     /// The widget's color.
-    #[serde(rename = "color", skip_serializing_if = "Option::is_none")]
     pub color: Option<crate::com::example::v1::WidgetSpecColor>,
     /// Desired number of widget replicas.
     ///
     /// Default: `1`.
-    #[serde(rename = "replicas")]
     pub replicas: i32,
-}
-impl<'de> ::serde::Deserialize<'de> for WidgetSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
     const NAME: &'static str = "WidgetSpec";
@@ -180,6 +147,22 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpec {
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.color.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.color {
+            out.field("color", value)?;
+        }
+        out.field("replicas", &self.replicas)?;
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(WidgetSpec);
 /// The widget's color.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WidgetSpecColor {
@@ -242,26 +225,16 @@ impl<'de> ::serde::Deserialize<'de> for WidgetSpecColor {
         )
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetStatus {
     /// Conditions as metav1.Condition, taken from k8s-client.
-    #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
         ::k8s_client_runtime::ThinVec<
             ::k8s_client::apimachinery::pkg::apis::meta::v1::Condition,
         >,
     >,
-    #[serde(rename = "replicas", skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
-    #[serde(rename = "selector", skip_serializing_if = "Option::is_none")]
     pub selector: Option<::k8s_client_runtime::LeanString>,
-}
-impl<'de> ::serde::Deserialize<'de> for WidgetStatus {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetStatus {
     const NAME: &'static str = "WidgetStatus";
@@ -301,3 +274,25 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetStatus {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetStatus {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.conditions.is_some())
+            + usize::from(self.replicas.is_some()) + usize::from(self.selector.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(WidgetStatus);

@@ -11,13 +11,6 @@ pub struct Widget {
     pub spec: Option<crate::com::example::v1beta1::WidgetSpec>,
     pub status: Option<crate::com::example::v1beta1::WidgetStatus>,
 }
-impl<'de> ::serde::Deserialize<'de> for Widget {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Widget {
     const NAME: &'static str = "Widget";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -58,46 +51,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Widget {
         ::std::result::Result::Ok(())
     }
 }
-impl Widget {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Widget {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "example.com/v1beta1",
+        "Widget",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some()) + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some())
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("Widget", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "example.com/v1beta1")?;
-            state.serialize_field("kind", "Widget")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Widget {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Widget {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Widget);
 impl ::k8s_client_runtime::object::Resource for Widget {
     const GROUP: &'static str = "example.com";
     const VERSION: &'static str = "v1beta1";
@@ -130,17 +106,9 @@ impl ::k8s_client_runtime::object::Object for Widget {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetSpec {
-    #[serde(rename = "size", skip_serializing_if = "Option::is_none")]
     pub size: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for WidgetSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
     const NAME: &'static str = "WidgetSpec";
@@ -166,17 +134,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
-pub struct WidgetStatus {
-    #[serde(rename = "ready", skip_serializing_if = "Option::is_none")]
-    pub ready: Option<bool>,
-}
-impl<'de> ::serde::Deserialize<'de> for WidgetStatus {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpec {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.size.is_some())
     }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.size {
+            out.field("size", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(WidgetSpec);
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WidgetStatus {
+    pub ready: Option<bool>,
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetStatus {
     const NAME: &'static str = "WidgetStatus";
@@ -202,3 +177,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetStatus {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetStatus {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.ready.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.ready {
+            out.field("ready", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(WidgetStatus);

@@ -7,13 +7,6 @@ pub struct APIcast {
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     pub spec: Option<crate::net::_3scale::v1alpha1::APIcastSpec>,
 }
-impl<'de> ::serde::Deserialize<'de> for APIcast {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcast {
     const NAME: &'static str = "APIcast";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -48,42 +41,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcast {
         ::std::result::Result::Ok(())
     }
 }
-impl APIcast {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcast {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "3scale.net/v1alpha1",
+        "APIcast",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some());
-        let mut state = serializer.serialize_struct("APIcast", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "3scale.net/v1alpha1")?;
-            state.serialize_field("kind", "APIcast")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for APIcast {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for APIcast {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(APIcast);
 impl ::k8s_client_runtime::object::Resource for APIcast {
     const GROUP: &'static str = "3scale.net";
     const VERSION: &'static str = "v1alpha1";
@@ -116,55 +93,30 @@ impl ::k8s_client_runtime::object::Object for APIcast {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastSpec {
-    #[serde(rename = "$", skip_serializing_if = "Option::is_none")]
     pub dollar: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "$ref", skip_serializing_if = "Option::is_none")]
     pub ref_path: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "-", skip_serializing_if = "Option::is_none")]
     pub dash: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "3d", skip_serializing_if = "Option::is_none")]
     pub _3d: Option<bool>,
-    #[serde(rename = "FooBar", skip_serializing_if = "Option::is_none")]
     pub foo_bar: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "Self", skip_serializing_if = "Option::is_none")]
     pub self_: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "_", skip_serializing_if = "Option::is_none")]
     pub underscore: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "a.b", skip_serializing_if = "Option::is_none")]
     pub a_b: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "example.com/weight", skip_serializing_if = "Option::is_none")]
     pub example_com_weight: Option<i64>,
-    #[serde(rename = "fooBar", skip_serializing_if = "Option::is_none")]
     pub foo_bar_2: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "foo_bar", skip_serializing_if = "Option::is_none")]
     pub foo_bar_3: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "größe", skip_serializing_if = "Option::is_none")]
     pub gr_u00f6_u00df_e: Option<i64>,
-    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
     pub match_: Option<bool>,
-    #[serde(rename = "nested", skip_serializing_if = "Option::is_none")]
     pub nested: Option<
         ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNested>,
     >,
-    #[serde(rename = "nestedInner", skip_serializing_if = "Option::is_none")]
     pub nested_inner: Option<
         ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner>,
     >,
-    #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
     pub self_2: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "x-forwarded-for", skip_serializing_if = "Option::is_none")]
     pub x_forwarded_for: Option<::k8s_client_runtime::LeanString>,
-}
-impl<'de> ::serde::Deserialize<'de> for APIcastSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpec {
     const NAME: &'static str = "APIcastSpec";
@@ -284,19 +236,89 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpec {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpec {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.dollar.is_some())
+            + usize::from(self.ref_path.is_some()) + usize::from(self.dash.is_some())
+            + usize::from(self._3d.is_some()) + usize::from(self.foo_bar.is_some())
+            + usize::from(self.self_.is_some()) + usize::from(self.underscore.is_some())
+            + usize::from(self.a_b.is_some())
+            + usize::from(self.example_com_weight.is_some())
+            + usize::from(self.foo_bar_2.is_some())
+            + usize::from(self.foo_bar_3.is_some())
+            + usize::from(self.gr_u00f6_u00df_e.is_some())
+            + usize::from(self.match_.is_some()) + usize::from(self.nested.is_some())
+            + usize::from(self.nested_inner.is_some())
+            + usize::from(self.self_2.is_some()) + usize::from(self.type_.is_some())
+            + usize::from(self.x_forwarded_for.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.dollar {
+            out.field("$", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ref_path {
+            out.field("$ref", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.dash {
+            out.field("-", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self._3d {
+            out.field("3d", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.foo_bar {
+            out.field("FooBar", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.self_ {
+            out.field("Self", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.underscore {
+            out.field("_", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.a_b {
+            out.field("a.b", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.example_com_weight {
+            out.field("example.com/weight", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.foo_bar_2 {
+            out.field("fooBar", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.foo_bar_3 {
+            out.field("foo_bar", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.gr_u00f6_u00df_e {
+            out.field("größe", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_ {
+            out.field("match", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.nested {
+            out.field("nested", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.nested_inner {
+            out.field("nestedInner", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.self_2 {
+            out.field("self", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.x_forwarded_for {
+            out.field("x-forwarded-for", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(APIcastSpec);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastSpecNested {
-    #[serde(rename = "inner", skip_serializing_if = "Option::is_none")]
     pub inner: Option<
         ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner_2>,
     >,
-}
-impl<'de> ::serde::Deserialize<'de> for APIcastSpecNested {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNested {
     const NAME: &'static str = "APIcastSpecNested";
@@ -326,17 +348,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNested {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
-pub struct APIcastSpecNestedInner_2 {
-    #[serde(rename = "value", skip_serializing_if = "Option::is_none")]
-    pub value: Option<::k8s_client_runtime::LeanString>,
-}
-impl<'de> ::serde::Deserialize<'de> for APIcastSpecNestedInner_2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpecNested {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.inner.is_some())
     }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.inner {
+            out.field("inner", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(APIcastSpecNested);
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct APIcastSpecNestedInner_2 {
+    pub value: Option<::k8s_client_runtime::LeanString>,
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNestedInner_2 {
     const NAME: &'static str = "APIcastSpecNestedInner_2";
@@ -366,17 +395,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNestedInne
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
-pub struct APIcastSpecNestedInner {
-    #[serde(rename = "other", skip_serializing_if = "Option::is_none")]
-    pub other: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for APIcastSpecNestedInner {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpecNestedInner_2 {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.value.is_some())
     }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.value {
+            out.field("value", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(APIcastSpecNestedInner_2);
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct APIcastSpecNestedInner {
+    pub other: Option<i64>,
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNestedInner {
     const NAME: &'static str = "APIcastSpecNestedInner";
@@ -402,3 +438,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNestedInne
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpecNestedInner {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.other.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.other {
+            out.field("other", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(APIcastSpecNestedInner);

@@ -8,13 +8,6 @@ pub struct Hub {
     pub spec: Option<crate::com::example::aliases::v1::HubSpec>,
     pub status: Option<crate::com::example::aliases::v1::HubStatus_2>,
 }
-impl<'de> ::serde::Deserialize<'de> for Hub {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Hub {
     const NAME: &'static str = "Hub";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -55,46 +48,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Hub {
         ::std::result::Result::Ok(())
     }
 }
-impl Hub {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Hub {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "aliases.example.com/v1",
+        "Hub",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some()) + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some())
-            + usize::from(self.status.is_some());
-        let mut state = serializer.serialize_struct("Hub", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "aliases.example.com/v1")?;
-            state.serialize_field("kind", "Hub")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.status {
-            state.serialize_field("status", value)?;
+            out.field("status", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Hub {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Hub {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Hub);
 impl ::k8s_client_runtime::object::Resource for Hub {
     const GROUP: &'static str = "aliases.example.com";
     const VERSION: &'static str = "v1";
@@ -127,17 +103,9 @@ impl ::k8s_client_runtime::object::Object for Hub {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HubSpec {
-    #[serde(rename = "size", skip_serializing_if = "Option::is_none")]
     pub size: Option<i32>,
-}
-impl<'de> ::serde::Deserialize<'de> for HubSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for HubSpec {
     const NAME: &'static str = "HubSpec";
@@ -163,17 +131,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HubSpec {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
-pub struct HubStatus_2 {
-    #[serde(rename = "ready", skip_serializing_if = "Option::is_none")]
-    pub ready: Option<bool>,
-}
-impl<'de> ::serde::Deserialize<'de> for HubStatus_2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+impl ::k8s_client_runtime::codec::fields::EncodeFields for HubSpec {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.size.is_some())
     }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.size {
+            out.field("size", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(HubSpec);
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HubStatus_2 {
+    pub ready: Option<bool>,
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for HubStatus_2 {
     const NAME: &'static str = "HubStatus_2";
@@ -199,3 +174,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HubStatus_2 {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for HubStatus_2 {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.ready.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.ready {
+            out.field("ready", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(HubStatus_2);

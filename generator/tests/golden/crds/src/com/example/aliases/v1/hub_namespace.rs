@@ -7,13 +7,6 @@ pub struct HubNamespace {
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     pub spec: Option<crate::com::example::aliases::v1::HubNamespaceSpec>,
 }
-impl<'de> ::serde::Deserialize<'de> for HubNamespace {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for HubNamespace {
     const NAME: &'static str = "HubNamespace";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -48,42 +41,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HubNamespace {
         ::std::result::Result::Ok(())
     }
 }
-impl HubNamespace {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for HubNamespace {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "aliases.example.com/v1",
+        "HubNamespace",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some());
-        let mut state = serializer.serialize_struct("HubNamespace", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "aliases.example.com/v1")?;
-            state.serialize_field("kind", "HubNamespace")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for HubNamespace {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for HubNamespace {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(HubNamespace);
 impl ::k8s_client_runtime::object::Resource for HubNamespace {
     const GROUP: &'static str = "aliases.example.com";
     const VERSION: &'static str = "v1";
@@ -116,17 +93,9 @@ impl ::k8s_client_runtime::object::Object for HubNamespace {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HubNamespaceSpec {
-    #[serde(rename = "hub", skip_serializing_if = "Option::is_none")]
     pub hub: Option<::k8s_client_runtime::LeanString>,
-}
-impl<'de> ::serde::Deserialize<'de> for HubNamespaceSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for HubNamespaceSpec {
     const NAME: &'static str = "HubNamespaceSpec";
@@ -156,3 +125,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HubNamespaceSpec {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for HubNamespaceSpec {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.hub.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.hub {
+            out.field("hub", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(HubNamespaceSpec);

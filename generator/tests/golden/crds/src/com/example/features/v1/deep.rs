@@ -7,13 +7,6 @@ pub struct Deep {
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     pub spec: Option<crate::com::example::features::v1::DeepSpec>,
 }
-impl<'de> ::serde::Deserialize<'de> for Deep {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Deep {
     const NAME: &'static str = "Deep";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -48,42 +41,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Deep {
         ::std::result::Result::Ok(())
     }
 }
-impl Deep {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Deep {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "features.example.com/v1",
+        "Deep",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some());
-        let mut state = serializer.serialize_struct("Deep", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "features.example.com/v1")?;
-            state.serialize_field("kind", "Deep")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Deep {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Deep {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Deep);
 impl ::k8s_client_runtime::object::Resource for Deep {
     const GROUP: &'static str = "features.example.com";
     const VERSION: &'static str = "v1";
@@ -116,19 +93,10 @@ impl ::k8s_client_runtime::object::Object for Deep {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpec {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<::std::boxed::Box<crate::com::example::features::v1::DeepSpecNext>>,
-    #[serde(rename = "value0", skip_serializing_if = "Option::is_none")]
     pub value0: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for DeepSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpec {
     const NAME: &'static str = "DeepSpec";
@@ -160,21 +128,30 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpec {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpec {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value0.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value0 {
+            out.field("value0", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpec);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<crate::com::example::features::v1::DeepSpecNextNext>,
     >,
-    #[serde(rename = "value1", skip_serializing_if = "Option::is_none")]
     pub value1: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for DeepSpecNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNext {
     const NAME: &'static str = "DeepSpecNext";
@@ -206,21 +183,30 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value1.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value1 {
+            out.field("value1", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpecNext);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<crate::com::example::features::v1::DeepSpecNextNextNext>,
     >,
-    #[serde(rename = "value2", skip_serializing_if = "Option::is_none")]
     pub value2: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for DeepSpecNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNext {
     const NAME: &'static str = "DeepSpecNextNext";
@@ -252,21 +238,30 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value2.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value2 {
+            out.field("value2", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpecNextNext);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<crate::com::example::features::v1::DeepSpecNextNextNextNext>,
     >,
-    #[serde(rename = "value3", skip_serializing_if = "Option::is_none")]
     pub value3: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for DeepSpecNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNextNext {
     const NAME: &'static str = "DeepSpecNextNextNext";
@@ -298,23 +293,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNextNext 
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value3.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value3 {
+            out.field("value3", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNext);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value4", skip_serializing_if = "Option::is_none")]
     pub value4: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for DeepSpecNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNextNextNext {
     const NAME: &'static str = "DeepSpecNextNextNextNext";
@@ -346,23 +350,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNextNextN
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value4.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value4 {
+            out.field("value4", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNext);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value5", skip_serializing_if = "Option::is_none")]
     pub value5: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for DeepSpecNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNextNextNextNext {
     const NAME: &'static str = "DeepSpecNextNextNextNextNext";
@@ -394,23 +407,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNextNextN
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value5.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value5 {
+            out.field("value5", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNext);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value6", skip_serializing_if = "Option::is_none")]
     pub value6: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for DeepSpecNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNext {
@@ -443,23 +465,33 @@ for DeepSpecNextNextNextNextNextNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value6.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value6 {
+            out.field("value6", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNext);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value7", skip_serializing_if = "Option::is_none")]
     pub value7: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for DeepSpecNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNext {
@@ -492,23 +524,33 @@ for DeepSpecNextNextNextNextNextNextNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value7.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value7 {
+            out.field("value7", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNext);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value8", skip_serializing_if = "Option::is_none")]
     pub value8: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for DeepSpecNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNext {
@@ -541,23 +583,33 @@ for DeepSpecNextNextNextNextNextNextNextNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value8.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value8 {
+            out.field("value8", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNextNext);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value9", skip_serializing_if = "Option::is_none")]
     pub value9: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for DeepSpecNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNext {
@@ -590,24 +642,33 @@ for DeepSpecNextNextNextNextNextNextNextNextNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value9.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value9 {
+            out.field("value9", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNextNextNext);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value10", skip_serializing_if = "Option::is_none")]
     pub value10: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNext {
@@ -640,24 +701,33 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value10.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value10 {
+            out.field("value10", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNextNextNextNext);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value11", skip_serializing_if = "Option::is_none")]
     pub value11: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
@@ -690,24 +760,33 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value11.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value11 {
+            out.field("value11", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNextNextNextNextNext);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value12", skip_serializing_if = "Option::is_none")]
     pub value12: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -740,24 +819,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value12.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value12 {
+            out.field("value12", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value13", skip_serializing_if = "Option::is_none")]
     pub value13: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -790,24 +880,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value13.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value13 {
+            out.field("value13", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value14", skip_serializing_if = "Option::is_none")]
     pub value14: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -840,24 +941,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value14.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value14 {
+            out.field("value14", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value15", skip_serializing_if = "Option::is_none")]
     pub value15: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -890,24 +1002,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value15.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value15 {
+            out.field("value15", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value16", skip_serializing_if = "Option::is_none")]
     pub value16: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -940,24 +1063,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value16.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value16 {
+            out.field("value16", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value17", skip_serializing_if = "Option::is_none")]
     pub value17: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -990,24 +1124,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value17.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value17 {
+            out.field("value17", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value18", skip_serializing_if = "Option::is_none")]
     pub value18: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1040,24 +1185,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value18.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value18 {
+            out.field("value18", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value19", skip_serializing_if = "Option::is_none")]
     pub value19: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1090,24 +1246,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value19.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value19 {
+            out.field("value19", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value20", skip_serializing_if = "Option::is_none")]
     pub value20: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1140,24 +1307,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value20.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value20 {
+            out.field("value20", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value21", skip_serializing_if = "Option::is_none")]
     pub value21: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1190,22 +1368,33 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value21.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value21 {
+            out.field("value21", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<crate::com::example::features::v1::DeepSpecNextNext_2>,
     >,
-    #[serde(rename = "value22", skip_serializing_if = "Option::is_none")]
     pub value22: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1238,23 +1427,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value22.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value22 {
+            out.field("value22", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNext_2 {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value23", skip_serializing_if = "Option::is_none")]
     pub value23: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for DeepSpecNextNext_2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNext_2 {
     const NAME: &'static str = "DeepSpecNextNext_2";
@@ -1286,24 +1487,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNext_2 {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNext_2 {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value23.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value23 {
+            out.field("value23", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(DeepSpecNextNext_2);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value24", skip_serializing_if = "Option::is_none")]
     pub value24: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1336,24 +1545,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value24.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value24 {
+            out.field("value24", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value25", skip_serializing_if = "Option::is_none")]
     pub value25: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1386,24 +1606,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value25.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value25 {
+            out.field("value25", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value26", skip_serializing_if = "Option::is_none")]
     pub value26: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1436,24 +1667,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value26.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value26 {
+            out.field("value26", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value27", skip_serializing_if = "Option::is_none")]
     pub value27: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1486,24 +1728,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value27.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value27 {
+            out.field("value27", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value28", skip_serializing_if = "Option::is_none")]
     pub value28: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1536,24 +1789,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value28.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value28 {
+            out.field("value28", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value29", skip_serializing_if = "Option::is_none")]
     pub value29: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1586,24 +1850,35 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value29.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value29 {
+            out.field("value29", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
     pub next: Option<
         ::std::boxed::Box<
             crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext,
         >,
     >,
-    #[serde(rename = "value30", skip_serializing_if = "Option::is_none")]
     pub value30: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1636,20 +1911,31 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
-pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    #[serde(rename = "next", skip_serializing_if = "Option::is_none")]
-    pub next: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "value31", skip_serializing_if = "Option::is_none")]
-    pub value31: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de>
-for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value30.is_some())
     }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value30 {
+            out.field("value30", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    pub next: Option<::k8s_client_runtime::LeanString>,
+    pub value31: Option<i64>,
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
@@ -1682,3 +1968,24 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value31.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value31 {
+            out.field("value31", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
+);

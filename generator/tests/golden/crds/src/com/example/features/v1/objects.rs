@@ -7,13 +7,6 @@ pub struct Objects {
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     pub spec: Option<crate::com::example::features::v1::ObjectsSpec>,
 }
-impl<'de> ::serde::Deserialize<'de> for Objects {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Objects {
     const NAME: &'static str = "Objects";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -48,42 +41,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Objects {
         ::std::result::Result::Ok(())
     }
 }
-impl Objects {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Objects {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "features.example.com/v1",
+        "Objects",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some());
-        let mut state = serializer.serialize_struct("Objects", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "features.example.com/v1")?;
-            state.serialize_field("kind", "Objects")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Objects {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Objects {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Objects);
 impl ::k8s_client_runtime::object::Resource for Objects {
     const GROUP: &'static str = "features.example.com";
     const VERSION: &'static str = "v1";
@@ -116,29 +93,22 @@ impl ::k8s_client_runtime::object::Object for Objects {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectsSpec {
-    #[serde(rename = "annotationsAny", skip_serializing_if = "Option::is_none")]
     pub annotations_any: Option<::k8s_client_runtime::Map<::serde_json::Value>>,
     /// Kept as received.
-    #[serde(rename = "anything", skip_serializing_if = "Option::is_none")]
     pub anything: Option<::serde_json::Value>,
-    #[serde(rename = "choice", skip_serializing_if = "Option::is_none")]
     pub choice: Option<::serde_json::Value>,
     /// Known fields, and any others.
     ///
     /// Raw JSON, keeping unknown fields; known fields: `known`.
-    #[serde(rename = "config", skip_serializing_if = "Option::is_none")]
     pub config: Option<::serde_json::Value>,
-    #[serde(rename = "empty", skip_serializing_if = "Option::is_none")]
     pub empty: Option<::serde_json::Value>,
-    #[serde(rename = "entries", skip_serializing_if = "Option::is_none")]
     pub entries: Option<
         ::k8s_client_runtime::ThinVec<
             crate::com::example::features::v1::ObjectsSpecEntries,
         >,
     >,
-    #[serde(rename = "grid", skip_serializing_if = "Option::is_none")]
     pub grid: Option<
         ::k8s_client_runtime::ThinVec<
             ::k8s_client_runtime::ThinVec<
@@ -146,37 +116,23 @@ pub struct ObjectsSpec {
             >,
         >,
     >,
-    #[serde(rename = "hosts", skip_serializing_if = "Option::is_none")]
     pub hosts: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
-    #[serde(rename = "labels", skip_serializing_if = "Option::is_none")]
     pub labels: Option<::k8s_client_runtime::Map>,
-    #[serde(rename = "matrix", skip_serializing_if = "Option::is_none")]
     pub matrix: Option<
         ::k8s_client_runtime::ThinVec<::k8s_client_runtime::ThinVec<i64>>,
     >,
-    #[serde(rename = "ports", skip_serializing_if = "Option::is_none")]
     pub ports: Option<
         ::k8s_client_runtime::Map<crate::com::example::features::v1::ObjectsSpecPorts>,
     >,
     /// A metav1.LabelSelector, taken from k8s-client.
-    #[serde(rename = "selector", skip_serializing_if = "Option::is_none")]
     pub selector: Option<
         ::std::boxed::Box<::k8s_client::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     >,
     /// A whole Kubernetes object.
-    #[serde(rename = "template", skip_serializing_if = "Option::is_none")]
     pub template: Option<::serde_json::Value>,
-    #[serde(rename = "typedTemplate", skip_serializing_if = "Option::is_none")]
     pub typed_template: Option<
         ::std::boxed::Box<crate::com::example::features::v1::ObjectsSpecTypedTemplate>,
     >,
-}
-impl<'de> ::serde::Deserialize<'de> for ObjectsSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpec {
     const NAME: &'static str = "ObjectsSpec";
@@ -262,19 +218,71 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpec {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
-pub struct ObjectsSpecEntries {
-    #[serde(rename = "name")]
-    pub name: ::k8s_client_runtime::LeanString,
-    #[serde(rename = "value", skip_serializing_if = "Option::is_none")]
-    pub value: Option<::k8s_client_runtime::LeanString>,
-}
-impl<'de> ::serde::Deserialize<'de> for ObjectsSpecEntries {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpec {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.annotations_any.is_some())
+            + usize::from(self.anything.is_some()) + usize::from(self.choice.is_some())
+            + usize::from(self.config.is_some()) + usize::from(self.empty.is_some())
+            + usize::from(self.entries.is_some()) + usize::from(self.grid.is_some())
+            + usize::from(self.hosts.is_some()) + usize::from(self.labels.is_some())
+            + usize::from(self.matrix.is_some()) + usize::from(self.ports.is_some())
+            + usize::from(self.selector.is_some()) + usize::from(self.template.is_some())
+            + usize::from(self.typed_template.is_some())
     }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.annotations_any {
+            out.field("annotationsAny", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.anything {
+            out.field("anything", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.choice {
+            out.field("choice", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.config {
+            out.field("config", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.empty {
+            out.field("empty", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.entries {
+            out.field("entries", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.grid {
+            out.field("grid", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.hosts {
+            out.field("hosts", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.labels {
+            out.field("labels", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.matrix {
+            out.field("matrix", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ports {
+            out.field("ports", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.template {
+            out.field("template", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.typed_template {
+            out.field("typedTemplate", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(ObjectsSpec);
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectsSpecEntries {
+    pub name: ::k8s_client_runtime::LeanString,
+    pub value: Option<::k8s_client_runtime::LeanString>,
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecEntries {
     const NAME: &'static str = "ObjectsSpecEntries";
@@ -310,19 +318,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecEntries {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
-pub struct ObjectsSpecGrid {
-    #[serde(rename = "x", skip_serializing_if = "Option::is_none")]
-    pub x: Option<i64>,
-    #[serde(rename = "y", skip_serializing_if = "Option::is_none")]
-    pub y: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for ObjectsSpecGrid {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecEntries {
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.value.is_some())
     }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("name", &self.name)?;
+        if let ::std::option::Option::Some(value) = &self.value {
+            out.field("value", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(ObjectsSpecEntries);
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectsSpecGrid {
+    pub x: Option<i64>,
+    pub y: Option<i64>,
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecGrid {
     const NAME: &'static str = "ObjectsSpecGrid";
@@ -350,19 +365,28 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecGrid {
         ::std::result::Result::Ok(())
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
-pub struct ObjectsSpecPorts {
-    #[serde(rename = "number")]
-    pub number: i32,
-    #[serde(rename = "protocol", skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<crate::com::example::features::v1::ObjectsSpecPortsProtocol>,
-}
-impl<'de> ::serde::Deserialize<'de> for ObjectsSpecPorts {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecGrid {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.x.is_some()) + usize::from(self.y.is_some())
     }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.x {
+            out.field("x", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.y {
+            out.field("y", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(ObjectsSpecGrid);
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectsSpecPorts {
+    pub number: i32,
+    pub protocol: Option<crate::com::example::features::v1::ObjectsSpecPortsProtocol>,
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecPorts {
     const NAME: &'static str = "ObjectsSpecPorts";
@@ -390,6 +414,22 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecPorts {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecPorts {
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.protocol.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("number", &self.number)?;
+        if let ::std::option::Option::Some(value) = &self.protocol {
+            out.field("protocol", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(ObjectsSpecPorts);
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ObjectsSpecPortsProtocol {
     /// `"TCP"`
@@ -447,25 +487,14 @@ impl<'de> ::serde::Deserialize<'de> for ObjectsSpecPortsProtocol {
         )
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectsSpecTypedTemplate {
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
     pub data: Option<::k8s_client_runtime::Map>,
-    #[serde(rename = "kind", skip_serializing_if = "Option::is_none")]
     pub kind: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "metadata", skip_serializing_if = "Option::is_none")]
     pub metadata: Option<
         ::std::boxed::Box<::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     >,
-}
-impl<'de> ::serde::Deserialize<'de> for ObjectsSpecTypedTemplate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecTypedTemplate {
     const NAME: &'static str = "ObjectsSpecTypedTemplate";
@@ -515,3 +544,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecTypedTempl
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecTypedTemplate {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.api_version.is_some())
+            + usize::from(self.data.is_some()) + usize::from(self.kind.is_some())
+            + usize::from(self.metadata.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.api_version {
+            out.field("apiVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.data {
+            out.field("data", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.kind {
+            out.field("kind", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.metadata {
+            out.field("metadata", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(ObjectsSpecTypedTemplate);

@@ -13,13 +13,6 @@ pub struct Open {
         ::serde_json::Value,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for Open {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Open {
     const NAME: &'static str = "Open";
     const KEEPS_UNKNOWN: bool = true;
@@ -70,47 +63,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Open {
         ::std::result::Result::Ok(())
     }
 }
-impl Open {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Open {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "features.example.com/v1",
+        "Open",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.extra.is_some()) + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeMap as _;
-        let mut state = serializer.serialize_map(::std::option::Option::None)?;
-        if type_meta {
-            state.serialize_entry("apiVersion", "features.example.com/v1")?;
-            state.serialize_entry("kind", "Open")?;
-        }
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.extra {
-            state.serialize_entry("extra", value)?;
+            out.field("extra", value)?;
         }
-        state.serialize_entry("metadata", &self.metadata)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_entry("spec", value)?;
+            out.field("spec", value)?;
         }
         for (key, value) in &self.extra_2 {
-            state.serialize_entry(key, value)?;
+            out.entry(key, value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Open {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Open {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Open);
 impl ::k8s_client_runtime::object::Resource for Open {
     const GROUP: &'static str = "features.example.com";
     const VERSION: &'static str = "v1";
@@ -143,17 +121,9 @@ impl ::k8s_client_runtime::object::Object for Open {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct OpenSpec {
-    #[serde(rename = "size", skip_serializing_if = "Option::is_none")]
     pub size: Option<i64>,
-}
-impl<'de> ::serde::Deserialize<'de> for OpenSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for OpenSpec {
     const NAME: &'static str = "OpenSpec";
@@ -179,3 +149,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for OpenSpec {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for OpenSpec {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.size.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.size {
+            out.field("size", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(OpenSpec);

@@ -7,13 +7,6 @@ pub struct Scalars {
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     pub spec: Option<crate::com::example::features::v1::ScalarsSpec>,
 }
-impl<'de> ::serde::Deserialize<'de> for Scalars {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Scalars {
     const NAME: &'static str = "Scalars";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -48,42 +41,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Scalars {
         ::std::result::Result::Ok(())
     }
 }
-impl Scalars {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Scalars {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "features.example.com/v1",
+        "Scalars",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some());
-        let mut state = serializer.serialize_struct("Scalars", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "features.example.com/v1")?;
-            state.serialize_field("kind", "Scalars")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Scalars {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Scalars {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Scalars);
 impl ::k8s_client_runtime::object::Resource for Scalars {
     const GROUP: &'static str = "features.example.com";
     const VERSION: &'static str = "v1";
@@ -116,63 +93,35 @@ impl ::k8s_client_runtime::object::Object for Scalars {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScalarsSpec {
-    #[serde(rename = "big", skip_serializing_if = "Option::is_none")]
     pub big: Option<i64>,
-    #[serde(rename = "blob", skip_serializing_if = "Option::is_none")]
     pub blob: Option<::k8s_client_runtime::codec::ByteString>,
-    #[serde(rename = "createdAt", skip_serializing_if = "Option::is_none")]
     pub created_at: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::Time>,
-    #[serde(rename = "day", skip_serializing_if = "Option::is_none")]
     pub day: Option<::k8s_client_runtime::LeanString>,
     /// Default: `false`.
-    #[serde(rename = "flag", skip_serializing_if = "Option::is_none")]
     pub flag: Option<bool>,
     /// Allowed values: `1`, `"auto"`.
-    #[serde(rename = "flexible", skip_serializing_if = "Option::is_none")]
     pub flexible: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,
-    #[serde(rename = "fraction", skip_serializing_if = "Option::is_none")]
     pub fraction: Option<f64>,
     /// Allowed values: `1`, `2`, `3`.
-    #[serde(rename = "level", skip_serializing_if = "Option::is_none")]
     pub level: Option<i64>,
-    #[serde(rename = "maxSurge", skip_serializing_if = "Option::is_none")]
     pub max_surge: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,
-    #[serde(rename = "maybe", skip_serializing_if = "Option::is_none")]
     pub maybe: Option<::k8s_client_runtime::LeanString>,
     /// Allowed values: `"a"`, `1`, `true`.
-    #[serde(rename = "mixed", skip_serializing_if = "Option::is_none")]
     pub mixed: Option<::serde_json::Value>,
-    #[serde(rename = "mode", skip_serializing_if = "Option::is_none")]
     pub mode: Option<crate::com::example::features::v1::ScalarsSpecMode>,
-    #[serde(rename = "name")]
     pub name: ::k8s_client_runtime::LeanString,
-    #[serde(rename = "nullableButRequired")]
     pub nullable_but_required: Option<::k8s_client_runtime::LeanString>,
-    #[serde(rename = "plain", skip_serializing_if = "Option::is_none")]
     pub plain: Option<i64>,
-    #[serde(rename = "port")]
     pub port: ::k8s_client::apimachinery::pkg::util::intstr::IntOrString,
-    #[serde(rename = "ratio", skip_serializing_if = "Option::is_none")]
     pub ratio: Option<f64>,
-    #[serde(rename = "small", skip_serializing_if = "Option::is_none")]
     pub small: Option<i32>,
     /// Default: `"30s"`.
-    #[serde(rename = "timeout", skip_serializing_if = "Option::is_none")]
     pub timeout: Option<::k8s_client_runtime::LeanString>,
     /// Allowed values: `true`.
-    #[serde(rename = "toggles", skip_serializing_if = "Option::is_none")]
     pub toggles: Option<bool>,
-    #[serde(rename = "withNull", skip_serializing_if = "Option::is_none")]
     pub with_null: Option<crate::com::example::features::v1::ScalarsSpecWithNull>,
-}
-impl<'de> ::serde::Deserialize<'de> for ScalarsSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for ScalarsSpec {
     const NAME: &'static str = "ScalarsSpec";
@@ -260,6 +209,83 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ScalarsSpec {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ScalarsSpec {
+    fn field_count(&self) -> usize {
+        3usize + usize::from(self.big.is_some()) + usize::from(self.blob.is_some())
+            + usize::from(self.created_at.is_some()) + usize::from(self.day.is_some())
+            + usize::from(self.flag.is_some()) + usize::from(self.flexible.is_some())
+            + usize::from(self.fraction.is_some()) + usize::from(self.level.is_some())
+            + usize::from(self.max_surge.is_some()) + usize::from(self.maybe.is_some())
+            + usize::from(self.mixed.is_some()) + usize::from(self.mode.is_some())
+            + usize::from(self.plain.is_some()) + usize::from(self.ratio.is_some())
+            + usize::from(self.small.is_some()) + usize::from(self.timeout.is_some())
+            + usize::from(self.toggles.is_some()) + usize::from(self.with_null.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.big {
+            out.field("big", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.blob {
+            out.field("blob", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.created_at {
+            out.field("createdAt", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.day {
+            out.field("day", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.flag {
+            out.field("flag", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.flexible {
+            out.field("flexible", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fraction {
+            out.field("fraction", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.level {
+            out.field("level", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.max_surge {
+            out.field("maxSurge", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.maybe {
+            out.field("maybe", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.mixed {
+            out.field("mixed", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.mode {
+            out.field("mode", value)?;
+        }
+        out.field("name", &self.name)?;
+        out.field("nullableButRequired", &self.nullable_but_required)?;
+        if let ::std::option::Option::Some(value) = &self.plain {
+            out.field("plain", value)?;
+        }
+        out.field("port", &self.port)?;
+        if let ::std::option::Option::Some(value) = &self.ratio {
+            out.field("ratio", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.small {
+            out.field("small", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.timeout {
+            out.field("timeout", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.toggles {
+            out.field("toggles", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.with_null {
+            out.field("withNull", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(ScalarsSpec);
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScalarsSpecMode {
     /// `"Fast"`

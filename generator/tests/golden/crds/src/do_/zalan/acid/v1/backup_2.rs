@@ -7,13 +7,6 @@ pub struct Backup_2 {
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     pub spec: Option<crate::do_::zalan::acid::v1::Backup_2Spec>,
 }
-impl<'de> ::serde::Deserialize<'de> for Backup_2 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Backup_2 {
     const NAME: &'static str = "Backup_2";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -48,42 +41,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Backup_2 {
         ::std::result::Result::Ok(())
     }
 }
-impl Backup_2 {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Backup_2 {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "acid.zalan.do/v1",
+        "backup",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some());
-        let mut state = serializer.serialize_struct("Backup_2", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "acid.zalan.do/v1")?;
-            state.serialize_field("kind", "backup")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Backup_2 {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Backup_2 {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Backup_2);
 impl ::k8s_client_runtime::object::Resource for Backup_2 {
     const GROUP: &'static str = "acid.zalan.do";
     const VERSION: &'static str = "v1";
@@ -116,17 +93,9 @@ impl ::k8s_client_runtime::object::Object for Backup_2 {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Backup_2Spec {
-    #[serde(rename = "cluster", skip_serializing_if = "Option::is_none")]
     pub cluster: Option<::k8s_client_runtime::LeanString>,
-}
-impl<'de> ::serde::Deserialize<'de> for Backup_2Spec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Backup_2Spec {
     const NAME: &'static str = "Backup_2Spec";
@@ -156,3 +125,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Backup_2Spec {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Backup_2Spec {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.cluster.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.cluster {
+            out.field("cluster", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(Backup_2Spec);

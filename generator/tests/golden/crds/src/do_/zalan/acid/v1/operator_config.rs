@@ -7,13 +7,6 @@ pub struct OperatorConfig {
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,
 }
-impl<'de> ::serde::Deserialize<'de> for OperatorConfig {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for OperatorConfig {
     const NAME: &'static str = "OperatorConfig";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -44,43 +37,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for OperatorConfig {
         ::std::result::Result::Ok(())
     }
 }
-impl OperatorConfig {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for OperatorConfig {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "acid.zalan.do/v1",
+        "operator-config",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.configuration.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.configuration.is_some());
-        let mut state = serializer.serialize_struct("OperatorConfig", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "acid.zalan.do/v1")?;
-            state.serialize_field("kind", "operator-config")?;
-        }
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.configuration {
-            state.serialize_field("configuration", value)?;
+            out.field("configuration", value)?;
         }
-        state.serialize_field("metadata", &self.metadata)?;
-        state.end()
+        out.field("metadata", &self.metadata)?;
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for OperatorConfig {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for OperatorConfig {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(OperatorConfig);
 impl ::k8s_client_runtime::object::Resource for OperatorConfig {
     const GROUP: &'static str = "acid.zalan.do";
     const VERSION: &'static str = "v1";

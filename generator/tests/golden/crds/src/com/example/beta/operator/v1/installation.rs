@@ -7,13 +7,6 @@ pub struct Installation {
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     pub spec: Option<crate::com::example::beta::operator::v1::InstallationSpec>,
 }
-impl<'de> ::serde::Deserialize<'de> for Installation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Installation {
     const NAME: &'static str = "Installation";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -48,42 +41,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Installation {
         ::std::result::Result::Ok(())
     }
 }
-impl Installation {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Installation {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "operator.beta.example.com/v1",
+        "Installation",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some());
-        let mut state = serializer.serialize_struct("Installation", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "operator.beta.example.com/v1")?;
-            state.serialize_field("kind", "Installation")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Installation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Installation {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Installation);
 impl ::k8s_client_runtime::object::Resource for Installation {
     const GROUP: &'static str = "operator.beta.example.com";
     const VERSION: &'static str = "v1";
@@ -116,17 +93,9 @@ impl ::k8s_client_runtime::object::Object for Installation {
         ))
     }
 }
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct InstallationSpec {
-    #[serde(rename = "replicas", skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
-}
-impl<'de> ::serde::Deserialize<'de> for InstallationSpec {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for InstallationSpec {
     const NAME: &'static str = "InstallationSpec";
@@ -152,3 +121,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for InstallationSpec {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for InstallationSpec {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.replicas.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(InstallationSpec);
