@@ -1,42 +1,26 @@
-//! One crate holding as many operators at once as can coexist, built with
+//! One crate holding every operator's accepted CRDs at once, built with
 //! `cargo build`.
 //!
-//! Two kinds of clash keep an operator out, as long as the generator names
-//! group/versions by their first label (`operator.tigera.io/v1` and
-//! `operator.victoriametrics.com/v1` are both `operator_v1`):
-//! * a group/version named like one of the Kubernetes crate's
-//!   (`autoscaling.k8s.io/v1` is `autoscaling_v1`);
-//! * a group/version named like another group's already in the crate.
-//!
-//! A kind that another operator in the crate already defines (the same CRD
-//! shipped twice) keeps the later operator out too, and so does a kind in
-//! lower case (Zalando's `postgresql`), whose type and module would share
-//! one name. Operators are taken in
-//! corpus order; [`clashes`] lists every clash of the whole corpus, whether
-//! or not the order met it.
+//! A custom group is named by its whole name, so operators' group/versions
+//! never clash with each other's or with the built-in crate's, and nothing
+//! is left out for its name. The one thing [`select`] drops is a CRD whose
+//! `metadata.name` an earlier operator of the corpus already ships (Gateway
+//! API's CRDs come with more than one operator): a cluster holds a CRD
+//! once, so the crate takes the first copy and the summary names the
+//! others. Should the generator still refuse the whole set, the run fails
+//! with its error; the crate never leaves an operator out to get by.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use k8s_client_gen::naming::{file_name, group_version_method};
+use crate::corpus::{Body, Crd};
 
-use crate::corpus::Crd;
-
-/// Writing or building the crate.
+/// Writing the crate's input or building it.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The Kubernetes crate's ClientSet directory cannot be read.
-    #[error("{}: cannot list the built-in group/versions: {source}", path.display())]
-    Builtin {
-        /// The directory.
-        path: PathBuf,
-        /// Why it failed.
-        #[source]
-        source: std::io::Error,
-    },
-    /// Cargo.lock cannot be copied in, or cargo cannot be started.
+    /// A file cannot be copied, or cargo cannot be started.
     #[error("{what}: {source}")]
     Io {
         /// What was being done.
@@ -47,131 +31,72 @@ pub enum Error {
     },
 }
 
-/// An operator the crate could not take, and why.
+/// A CRD left out of the crate because an earlier operator ships one of
+/// the same name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Excluded {
-    /// The operator.
-    pub operator: String,
-    /// The clash that keeps it out.
-    pub reason: String,
+pub struct Duplicate {
+    /// The CRD's `metadata.name`.
+    pub name: String,
+    /// Where the copy left out ships.
+    pub origin: String,
+    /// Where the copy in the crate ships.
+    pub kept: String,
+    /// Whether both copies have the same `spec` (else they are different
+    /// releases of the CRD).
+    pub same_spec: bool,
 }
 
-/// One group/version and the ClientSet accessor (and file) it gets.
-fn accessors(crds: &[&Crd]) -> BTreeMap<String, BTreeSet<String>> {
-    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for crd in crds {
-        for version in &crd.served {
-            out.entry(group_version_method(&crd.group, version))
-                .or_default()
-                .insert(format!("{}/{version}", crd.group));
-        }
-    }
-    out
-}
-
-/// The accessors of the Kubernetes crate: its ClientSet's module files.
-pub fn builtin_accessors(client_crate: &Path) -> Result<BTreeSet<String>, Error> {
-    let dir = client_crate.join("src/clientset");
-    let err = |source| Error::Builtin { path: dir.clone(), source };
-    let mut out = BTreeSet::new();
-    for entry in std::fs::read_dir(&dir).map_err(err)? {
-        let path = entry.map_err(err)?.path();
-        match path.file_stem().and_then(|s| s.to_str()) {
-            Some(stem) if stem != "mod" && path.extension().is_some_and(|e| e == "rs") => {
-                out.insert(stem.to_owned());
-            }
-            _ => {}
-        }
-    }
-    Ok(out)
-}
-
-/// Every clash in the corpus: with the built-in crate (one operator), and
-/// between the group/versions of two operators or of one.
-pub fn clashes(operators: &[(String, Vec<&Crd>)], builtin: &BTreeSet<String>) -> Vec<String> {
-    let mut out = Vec::new();
-    let named: Vec<(&String, BTreeMap<String, BTreeSet<String>>)> =
-        operators.iter().map(|(name, crds)| (name, accessors(crds))).collect();
-    for (i, (name, own)) in named.iter().enumerate() {
-        if let Some(kind) = lower_case_kind(&operators[i].1) {
-            out.push(format!("{name}: {kind}"));
-        }
-        for (accessor, gvs) in own {
-            if builtin.contains(accessor) {
-                out.push(format!("{name}: {} is `{accessor}`, as the built-in crate's", join(gvs)));
-            }
-            if gvs.len() > 1 {
-                out.push(format!("{name}: {} are all `{accessor}`", join(gvs)));
-            }
-        }
-        for (other, theirs) in &named[i + 1..] {
-            for (accessor, gvs) in own {
-                if let Some(their_gvs) = theirs.get(accessor).filter(|t| *t != gvs) {
-                    out.push(format!("{name} + {other}: {} and {} are both `{accessor}`", join(gvs), join(their_gvs)));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// A kind whose type would have its own module's name.
-fn lower_case_kind(crds: &[&Crd]) -> Option<String> {
-    crds.iter()
-        .find(|c| file_name(&c.kind) == c.kind)
-        .map(|c| format!("{}/{} is in lower case: its type and its module would share one name", c.group, c.kind))
-}
-
-fn join(set: &BTreeSet<String>) -> String {
-    set.iter().map(String::as_str).collect::<Vec<_>>().join(", ")
-}
-
-/// The operators (in the given order) that can share one crate, and those
-/// left out with the clash that keeps each out.
-pub fn choose(operators: &[(String, Vec<&Crd>)], builtin: &BTreeSet<String>) -> (Vec<String>, Vec<Excluded>) {
-    let mut taken: BTreeMap<String, (String, BTreeSet<String>)> = BTreeMap::new();
-    let mut kinds: BTreeMap<(String, String), String> = BTreeMap::new();
-    let (mut members, mut excluded) = (Vec::new(), Vec::new());
-    for (name, crds) in operators {
-        let own = accessors(crds);
-        let clash = own.iter().find_map(|(accessor, gvs)| {
-            if builtin.contains(accessor) {
-                return Some(format!("{} is `{accessor}`, as the built-in crate's", join(gvs)));
-            }
-            if gvs.len() > 1 {
-                return Some(format!("{} are all `{accessor}`", join(gvs)));
-            }
-            match taken.get(accessor) {
-                Some((other, theirs)) if theirs != gvs => {
-                    Some(format!("{} and {other}'s {} are both `{accessor}`", join(gvs), join(theirs)))
-                }
-                _ => None,
-            }
-        });
-        let clash = clash.or_else(|| lower_case_kind(crds)).or_else(|| {
-            crds.iter().find_map(|c| {
-                kinds
-                    .get(&(c.group.clone(), c.kind.clone()))
-                    .map(|other| format!("{}/{} is {other}'s too", c.group, c.kind))
-            })
-        });
-        match clash {
-            Some(reason) => excluded.push(Excluded { operator: name.clone(), reason }),
+/// The CRDs (in the given order) the crate takes: the first of each
+/// `metadata.name` across operators, and every later one from another
+/// operator named as a [`Duplicate`]. One operator shipping a name twice
+/// keeps both: that is the generator's error to give ("defined twice").
+pub fn select<'a>(crds: &[&'a Crd]) -> (Vec<&'a Crd>, Vec<Duplicate>) {
+    let mut first: BTreeMap<&str, &Crd> = BTreeMap::new();
+    let (mut taken, mut duplicates) = (Vec::new(), Vec::new());
+    for &crd in crds {
+        match first.get(crd.name.as_str()) {
+            Some(kept) if kept.operator != crd.operator => duplicates.push(Duplicate {
+                name: crd.name.clone(),
+                origin: crd.origin.clone(),
+                kept: kept.origin.clone(),
+                same_spec: spec(kept).is_some() && spec(kept) == spec(crd),
+            }),
+            Some(_) => taken.push(crd),
             None => {
-                for (accessor, gvs) in own {
-                    taken.insert(accessor, (name.clone(), gvs));
-                }
-                for c in crds {
-                    kinds.insert((c.group.clone(), c.kind.clone()), name.clone());
-                }
-                members.push(name.clone());
+                first.insert(&crd.name, crd);
+                taken.push(crd);
             }
         }
     }
-    (members, excluded)
+    (taken, duplicates)
 }
 
-/// What `cargo build` of the crate gave.
+fn spec(crd: &Crd) -> Option<&serde_json::Value> {
+    match &crd.body {
+        Body::Object(doc) => doc.get("spec"),
+        Body::Unreadable { .. } => None,
+    }
+}
+
+/// Copies the per-CRD files of `crds` (as [`crate::corpus::write_alone`]
+/// wrote them below `from`) to `to`, one directory per operator, replacing
+/// whatever `to` held: the generator's one input for the crate.
+pub fn write_input(crds: &[&Crd], from: &Path, to: &Path) -> Result<(), Error> {
+    let io = |what: String| move |source| Error::Io { what, source };
+    if to.exists() {
+        std::fs::remove_dir_all(to).map_err(io(format!("removing {}", to.display())))?;
+    }
+    for crd in crds {
+        let (source, target) = (crd.file_in(from), crd.file_in(to));
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+        }
+        std::fs::copy(&source, &target).map_err(io(format!("copying {} to {}", source.display(), target.display())))?;
+    }
+    Ok(())
+}
+
+/// What `cargo build` of a crate gave.
 #[derive(Debug)]
 pub struct Build {
     /// Whether it built.
@@ -182,15 +107,41 @@ pub struct Build {
     pub errors: String,
 }
 
-/// Builds the crate in `dir` with the workspace's `lockfile` (so it builds
-/// offline with the workspace's versions) into `target_dir`.
-pub fn build(dir: &Path, lockfile: &Path, target_dir: &Path) -> Result<Build, Error> {
+/// Makes `dir` the root of a workspace of `members` (directories below it)
+/// that builds with the workspace's `lockfile`, so offline with the
+/// workspace's versions. Members of one workspace share their build
+/// artifacts: a path package's artifacts are named after its path from the
+/// workspace root, so the program beside the built-in crate reuses the
+/// many-operator crate's build only when both have one root.
+pub fn write_workspace(dir: &Path, members: &[&str], lockfile: &Path) -> Result<(), Error> {
+    let members: Vec<String> = members.iter().map(|m| format!("{m:?}")).collect();
+    let manifest = format!(
+        "# Written by check-public-crds: the many-operator crate and the program\n\
+         # using it beside the built-in crate, sharing one build.\n\
+         [workspace]\nmembers = [{}]\nresolver = \"3\"\n",
+        members.join(", ")
+    );
+    let path = dir.join("Cargo.toml");
+    std::fs::write(&path, manifest)
+        .map_err(|source| Error::Io { what: format!("writing {}", path.display()), source })?;
     std::fs::copy(lockfile, dir.join("Cargo.lock"))
         .map_err(|source| Error::Io { what: format!("copying {}", lockfile.display()), source })?;
+    Ok(())
+}
+
+/// Builds the workspace member in `dir` (see [`write_workspace`]) into
+/// `target_dir`, with `features` on (`k8s-client/networking`: the
+/// side-by-side program's features of the built-in crate, so that the
+/// program's build finds every artifact this one made).
+pub fn build(dir: &Path, target_dir: &Path, features: &[String]) -> Result<Build, Error> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command.args(["build", "--quiet", "--offline", "--message-format", "short"]);
+    if !features.is_empty() {
+        command.arg("--features").arg(features.join(","));
+    }
     let start = Instant::now();
-    let output = Command::new(cargo)
-        .args(["build", "--quiet", "--offline", "--message-format", "short"])
+    let output = command
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target_dir)
         // Incremental state of a crate this size is gigabytes of disk and
@@ -207,71 +158,118 @@ pub fn build(dir: &Path, lockfile: &Path, target_dir: &Path) -> Result<Build, Er
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::Body;
+    use serde_json::json;
 
-    fn crd(operator: &str, group: &str, kind: &str, versions: &[&str]) -> Crd {
+    fn crd(operator: &str, name: &str, spec: serde_json::Value) -> Crd {
+        let stem = name.replace('.', "_");
         Crd {
             operator: operator.into(),
-            origin: format!("{operator}/{kind}.yaml"),
-            stem: kind.into(),
-            name: format!("{kind}.{group}"),
-            group: group.into(),
-            kind: kind.into(),
-            served: versions.iter().map(|v| (*v).to_owned()).collect(),
-            body: Body::Object(serde_json::Value::Null),
+            origin: format!("{operator}/{stem}.yaml"),
+            stem,
+            name: name.into(),
+            group: name.split_once('.').map(|(_, g)| g.to_owned()).unwrap_or_default(),
+            kind: "Thing".into(),
+            served: vec!["v1".into()],
+            body: Body::Object(json!({ "metadata": { "name": name }, "spec": spec })),
         }
     }
 
     #[test]
-    fn clashing_operators_are_left_out_with_the_reason() {
-        let tigera = crd("tigera", "operator.tigera.io", "Installation", &["v1"]);
-        let vm = crd("vm", "operator.victoriametrics.com", "VMAgent", &["v1", "v1beta1"]);
-        let vpa = crd("vpa", "autoscaling.k8s.io", "VerticalPodAutoscaler", &["v1"]);
-        let again = crd("again", "operator.tigera.io", "Installation", &["v1"]);
-        let fine = crd("fine", "fine.io", "Thing", &["v1"]);
-        let lower = crd("lower", "acid.zalan.do", "postgresql", &["v1"]);
-        let operators = vec![
-            ("tigera".to_owned(), vec![&tigera]),
-            ("vm".to_owned(), vec![&vm]),
-            ("vpa".to_owned(), vec![&vpa]),
-            ("again".to_owned(), vec![&again]),
-            ("fine".to_owned(), vec![&fine]),
-            ("lower".to_owned(), vec![&lower]),
-        ];
-        let builtin = BTreeSet::from(["autoscaling_v1".to_owned()]);
-        let (members, excluded) = choose(&operators, &builtin);
-        assert_eq!(members, ["tigera", "fine"]);
-        let reasons: Vec<(&str, &str)> = excluded.iter().map(|e| (e.operator.as_str(), e.reason.as_str())).collect();
+    fn a_crd_another_operator_already_ships_is_left_out_with_the_kept_copy_named() {
+        let gateway = crd("gateway-api", "gateways.gateway.networking.k8s.io", json!({ "v": 1 }));
+        let istio = crd("istio", "virtualservices.networking.istio.io", json!({}));
+        let again = crd("istio", "gateways.gateway.networking.k8s.io", json!({ "v": 1 }));
+        let older = crd("knative", "gateways.gateway.networking.k8s.io", json!({ "v": 0 }));
+        let (taken, duplicates) = select(&[&gateway, &istio, &again, &older]);
+        let taken: Vec<&str> = taken.iter().map(|c| c.origin.as_str()).collect();
+        assert_eq!(taken, [gateway.origin.as_str(), istio.origin.as_str()]);
         assert_eq!(
-            reasons,
+            duplicates,
             [
-                ("vm", "operator.victoriametrics.com/v1 and tigera's operator.tigera.io/v1 are both `operator_v1`"),
-                ("vpa", "autoscaling.k8s.io/v1 is `autoscaling_v1`, as the built-in crate's"),
-                ("again", "operator.tigera.io/Installation is tigera's too"),
-                ("lower", "acid.zalan.do/postgresql is in lower case: its type and its module would share one name"),
-            ]
-        );
-        let all = clashes(&operators, &builtin);
-        assert_eq!(
-            all,
-            [
-                "tigera + vm: operator.tigera.io/v1 and operator.victoriametrics.com/v1 are both `operator_v1`",
-                "vm + again: operator.victoriametrics.com/v1 and operator.tigera.io/v1 are both `operator_v1`",
-                "vpa: autoscaling.k8s.io/v1 is `autoscaling_v1`, as the built-in crate's",
-                "lower: acid.zalan.do/postgresql is in lower case: its type and its module would share one name",
+                Duplicate {
+                    name: again.name.clone(),
+                    origin: again.origin.clone(),
+                    kept: gateway.origin.clone(),
+                    same_spec: true
+                },
+                Duplicate {
+                    name: older.name.clone(),
+                    origin: older.origin.clone(),
+                    kept: gateway.origin.clone(),
+                    same_spec: false
+                },
             ]
         );
     }
 
     #[test]
-    fn builtin_accessors_are_the_clientset_modules() {
+    fn one_operator_shipping_a_name_twice_keeps_both_for_the_generator_to_refuse() {
+        let a = crd("op", "things.a.io", json!({}));
+        let mut b = crd("op", "things.a.io", json!({}));
+        b.origin = "op/other.yaml".into();
+        let (taken, duplicates) = select(&[&a, &b]);
+        assert_eq!(taken.len(), 2);
+        assert!(duplicates.is_empty());
+    }
+
+    proptest::proptest! {
+        /// Every CRD is taken or named as a duplicate, each name's copies
+        /// in the crate are one operator's (the first to ship it), and each
+        /// duplicate names a copy in the crate.
+        #[test]
+        fn each_name_is_in_the_crate_from_its_first_operator_only(
+            shipped in proptest::collection::vec((0..4usize, 0..5usize), 0..24)
+        ) {
+            let crds: Vec<Crd> = shipped
+                .iter()
+                .enumerate()
+                .map(|(i, (op, name))| {
+                    let mut c = crd(&format!("op{op}"), &format!("n{name}.a.io"), json!({ "i": i }));
+                    c.origin = format!("op{op}/{i}.yaml");
+                    c
+                })
+                .collect();
+            let refs: Vec<&Crd> = crds.iter().collect();
+            let (taken, duplicates) = select(&refs);
+            proptest::prop_assert_eq!(taken.len() + duplicates.len(), crds.len());
+            for c in &taken {
+                let first = crds.iter().find(|f| f.name == c.name).unwrap();
+                proptest::prop_assert_eq!(&c.operator, &first.operator);
+            }
+            for d in &duplicates {
+                let first = crds.iter().find(|f| f.name == d.name).unwrap();
+                proptest::prop_assert_eq!(&d.kept, &first.origin);
+                proptest::prop_assert!(taken.iter().any(|t| t.origin == d.kept));
+                proptest::prop_assert!(!taken.iter().any(|t| t.origin == d.origin));
+            }
+        }
+    }
+
+    #[test]
+    fn the_workspace_lists_its_members_and_takes_the_lock_file() {
         let dir = tempfile::tempdir().unwrap();
-        let clientset = dir.path().join("src/clientset");
-        std::fs::create_dir_all(&clientset).unwrap();
-        for f in ["mod.rs", "apps_v1.rs", "core_v1.rs", "notes.txt"] {
-            std::fs::write(clientset.join(f), "").unwrap();
+        let lock = dir.path().join("workspace.lock");
+        std::fs::write(&lock, "# lock\n").unwrap();
+        write_workspace(dir.path(), &["crate", "side-by-side"], &lock).unwrap();
+        let manifest = std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap();
+        assert!(manifest.contains("[workspace]\nmembers = [\"crate\", \"side-by-side\"]\n"), "{manifest}");
+        assert_eq!(std::fs::read_to_string(dir.path().join("Cargo.lock")).unwrap(), "# lock\n");
+    }
+
+    #[test]
+    fn the_input_holds_the_taken_copies_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("accepted"), dir.path().join("crate-crds"));
+        let a = crd("a", "things.a.io", json!({}));
+        let b = crd("b", "things.a.io", json!({}));
+        for c in [&a, &b] {
+            std::fs::create_dir_all(c.file_in(&from).parent().unwrap()).unwrap();
+            std::fs::write(c.file_in(&from), &c.operator).unwrap();
         }
-        let found = builtin_accessors(dir.path()).unwrap();
-        assert_eq!(found, BTreeSet::from(["apps_v1".to_owned(), "core_v1".to_owned()]));
+        std::fs::create_dir_all(to.join("stale")).unwrap();
+        write_input(&[&a], &from, &to).unwrap();
+        assert_eq!(std::fs::read_to_string(a.file_in(&to)).unwrap(), "a");
+        assert!(!b.file_in(&to).exists());
+        assert!(!to.join("stale").exists());
     }
 }

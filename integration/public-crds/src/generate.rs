@@ -51,6 +51,7 @@ pub fn check_options() -> Options {
         source_label: String::new(),
         sources_in_label: false,
         client_path: "../generated".into(),
+        group_names: Default::default(),
     }
 }
 

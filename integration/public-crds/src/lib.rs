@@ -1,8 +1,9 @@
 //! The pieces of `check-public-crds` (see its `main.rs` and `make
 //! check-public-crds`): [`corpus`] reads the operators' CRDs, [`apiserver`]
 //! asks a real apiserver about each, [`generate`] runs the generator on
-//! them, [`bigcrate`] builds one crate of many operators, [`known`] reads
-//! the failures being fixed elsewhere, and [`report`] tells what happened.
+//! them, [`bigcrate`] builds one crate of every operator, [`side_by_side`]
+//! builds a program using it beside the built-in crate, [`known`] reads the
+//! failures being fixed elsewhere, and [`report`] tells what happened.
 
 pub mod apiserver;
 pub mod bigcrate;
@@ -10,6 +11,7 @@ pub mod corpus;
 pub mod generate;
 pub mod known;
 pub mod report;
+pub mod side_by_side;
 
 use std::path::PathBuf;
 
@@ -39,10 +41,11 @@ pub struct Checked<'a> {
 pub struct ManyOperatorCrate {
     /// The operators in it.
     pub members: Vec<String>,
-    /// Those left out, and why.
-    pub excluded: Vec<bigcrate::Excluded>,
-    /// Every group/version clash of the corpus.
-    pub clashes: Vec<String>,
+    /// Operators with accepted CRDs whose own set does not generate (a
+    /// failure of the run already), so not in it.
+    pub not_generating: Vec<String>,
+    /// CRDs left out because an earlier operator ships one of the same name.
+    pub duplicates: Vec<bigcrate::Duplicate>,
     /// CRDs in it.
     pub crds: usize,
     /// Types it defines.
@@ -53,4 +56,17 @@ pub struct ManyOperatorCrate {
     pub build: Option<bigcrate::Build>,
     /// The generator's failure on the whole set, if it failed.
     pub failure: Option<String>,
+    /// The program using it beside the built-in crate, once planned.
+    pub side_by_side: Option<SideBySide>,
+}
+
+/// The program using the many-operator crate beside the built-in crate.
+#[derive(Debug)]
+pub struct SideBySide {
+    /// What it calls.
+    pub program: side_by_side::Program,
+    /// Where it was written.
+    pub dir: PathBuf,
+    /// Its build, once the many-operator crate built.
+    pub build: Option<bigcrate::Build>,
 }

@@ -1,12 +1,13 @@
 //! `check-public-crds`: the public operators' CRDs (laid out by
 //! `scripts/public-crds/fetch.sh`) against the real kube-apiserver and the
-//! generator, then one crate holding as many operators as can coexist,
-//! built with cargo. `make check-public-crds` runs it; the summary goes to
-//! stdout, the details to `<work>/report.md` and `<work>/results.tsv`.
+//! generator, then one crate holding every operator at once, built with
+//! cargo, and a program using it beside the built-in crate. `make
+//! check-public-crds` runs it; the summary goes to stdout, the details to
+//! `<work>/report.md` and `<work>/results.tsv`.
 //!
 //! It requires that every CRD the apiserver accepts generates, that every
 //! CRD it refuses is a generator error naming the file and the pointer,
-//! and that the crate builds; it exits 1 otherwise.
+//! and that the crate and the program build; it exits 1 otherwise.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,7 +18,14 @@ use clap::Parser;
 use k8s_client_public_crds::apiserver::{self, Verdict};
 use k8s_client_public_crds::corpus::{self, Crd};
 use k8s_client_public_crds::generate::{self, Failure};
-use k8s_client_public_crds::{Checked, ManyOperatorCrate, bigcrate, known, report};
+use k8s_client_public_crds::{Checked, ManyOperatorCrate, SideBySide, bigcrate, known, report, side_by_side};
+
+/// The package name of the many-operator crate.
+const CRATE_NAME: &str = "k8s-public-crds";
+/// Its directory in the work directory, the root of its workspace.
+const CRATE_DIR: &str = "crate";
+/// The directory of the program using it beside the built-in crate.
+const PROGRAM_DIR: &str = "side-by-side";
 
 /// Checks the public CRD corpus against the apiserver and the generator.
 #[derive(Parser, Debug)]
@@ -47,7 +55,8 @@ struct Cli {
     /// Failures known and being fixed elsewhere (`<origin> <why>` lines).
     #[arg(long)]
     known_failures: Option<PathBuf>,
-    /// Generate the many-operator crate but do not build it.
+    /// Generate the many-operator crate and the program beside the
+    /// built-in crate, but build neither.
     #[arg(long)]
     no_build: bool,
 }
@@ -168,6 +177,9 @@ fn ask_apiserver(cli: &Cli, crds: &[&Crd]) -> Result<Vec<Verdict>, Box<dyn std::
     Ok(verdicts)
 }
 
+/// Generates the crate of every operator's accepted CRDs (a duplicate of
+/// an earlier operator's CRD aside), builds it, then builds the program
+/// that uses it beside the built-in crate.
 fn many_operator_crate(
     cli: &Cli,
     operators: &[corpus::Operator],
@@ -175,41 +187,69 @@ fn many_operator_crate(
     generated_sets: &[String],
     accepted_dir: &Path,
 ) -> Result<ManyOperatorCrate, Box<dyn std::error::Error>> {
-    let builtin = bigcrate::builtin_accessors(&cli.client_path)?;
     let accepted = |name: &str| -> Vec<&Crd> {
         checked.iter().filter(|c| c.crd.operator == name && c.verdict == Verdict::Accepted).map(|c| c.crd).collect()
     };
-    let all: Vec<(String, Vec<&Crd>)> = operators.iter().map(|o| (o.name.clone(), accepted(&o.name))).collect();
-    let candidates: Vec<(String, Vec<&Crd>)> =
-        all.iter().filter(|(name, _)| generated_sets.contains(name)).cloned().collect();
-    let (members, excluded) = bigcrate::choose(&candidates, &builtin);
+    let (mut candidates, mut not_generating) = (Vec::new(), Vec::new());
+    for operator in operators {
+        let crds = accepted(&operator.name);
+        if generated_sets.contains(&operator.name) {
+            candidates.extend(crds);
+        } else if !crds.is_empty() {
+            not_generating.push(operator.name.clone());
+        }
+    }
+    let (taken, duplicates) = bigcrate::select(&candidates);
+    let mut members: Vec<String> = taken.iter().map(|c| c.operator.clone()).collect();
+    members.dedup();
     let mut out = ManyOperatorCrate {
-        clashes: bigcrate::clashes(&all, &builtin),
-        crds: members.iter().map(|m| accepted(m).len()).sum(),
-        dir: cli.work.join("crate"),
         members,
-        excluded,
+        not_generating,
+        duplicates,
+        crds: taken.len(),
+        dir: cli.work.join(CRATE_DIR),
         ..ManyOperatorCrate::default()
     };
-    let inputs: Vec<PathBuf> = out.members.iter().map(|m| accepted_dir.join(m)).collect();
-    let absolute = |p: &Path| std::path::absolute(p).map(|p| p.display().to_string());
+    let input = cli.work.join("crate-crds");
+    bigcrate::write_input(&taken, accepted_dir, &input)?;
+    let absolute = |p: &Path| std::path::absolute(p);
+    let client_path = absolute(&cli.client_path)?;
     let options = k8s_client_gen::emit::Options {
-        crate_name: "k8s-public-crds".into(),
-        runtime_path: absolute(&cli.runtime_path)?,
-        standalone: true,
-        source_label: k8s_client_gen::crd_label(&inputs),
+        crate_name: CRATE_NAME.into(),
+        runtime_path: absolute(&cli.runtime_path)?.display().to_string(),
+        // A member of the workspace of `<work>/Cargo.toml`.
+        standalone: false,
+        source_label: String::new(),
         sources_in_label: false,
-        client_path: absolute(&cli.client_path)?,
+        client_path: client_path.display().to_string(),
+        group_names: Default::default(),
     };
-    match generate::run(&inputs, &options) {
-        Ok(generated) => {
-            out.types = generated.api.types.values().filter(|d| !d.external).count();
-            k8s_client_gen::emit::write(&generated.output, &out.dir)?;
-            if !cli.no_build {
-                out.build = Some(bigcrate::build(&out.dir, &cli.lockfile, &std::path::absolute(&cli.target_dir)?)?);
-            }
+    let generated = match generate::run(std::slice::from_ref(&input), &options) {
+        Ok(generated) => generated,
+        Err(f) => {
+            out.failure = Some(describe(&f));
+            return Ok(out);
         }
-        Err(f) => out.failure = Some(describe(&f)),
+    };
+    out.types = generated.api.types.values().filter(|d| !d.external).count();
+    k8s_client_gen::emit::write(&generated.output, &out.dir)?;
+    let plan = k8s_client_gen::plan::plan(&generated.api, &options.group_names)?;
+    let builtin = side_by_side::builtin_accessors(&cli.client_path)?;
+    let program = side_by_side::Program::new(side_by_side::custom_group_versions(&plan), &builtin);
+    // The builds need none of the generator's memory.
+    drop(plan);
+    drop(generated);
+    let mut side = SideBySide { program, dir: cli.work.join(PROGRAM_DIR), build: None };
+    side.program.write(&side.dir, &client_path, CRATE_NAME, &absolute(&out.dir)?)?;
+    bigcrate::write_workspace(&cli.work, &[CRATE_DIR, PROGRAM_DIR], &cli.lockfile)?;
+    if !cli.no_build {
+        let target_dir = absolute(&cli.target_dir)?;
+        let build = bigcrate::build(&out.dir, &target_dir, &side.program.cargo_features())?;
+        if build.ok {
+            side.build = Some(bigcrate::build(&side.dir, &target_dir, &[])?);
+        }
+        out.build = Some(build);
     }
+    out.side_by_side = Some(side);
     Ok(out)
 }

@@ -1,6 +1,7 @@
 //! The summary printed at the end, and the details written beside it:
 //! `report.md` (per operator, every refusal with the apiserver's reason and
-//! the generator's error, every failure, the clashes) and `results.tsv`
+//! the generator's error, every failure, the duplicate CRDs left out of the
+//! many-operator crate) and `results.tsv`
 //! (one line per CRD).
 
 use std::fmt::Write as _;
@@ -8,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::apiserver::Verdict;
+use crate::bigcrate::{Build, Duplicate};
 use crate::corpus::Operator;
 use crate::known::Known;
 use crate::{Checked, ManyOperatorCrate};
@@ -70,8 +72,11 @@ impl Report<'_> {
             out.push(format!("many-operator crate: the generator fails on the whole set: {f}"));
         }
         if let Some(b) = self.many.build.as_ref().filter(|b| !b.ok) {
-            let errors: String = b.errors.lines().map(|l| format!("\n      {l}")).collect();
-            out.push(format!("many-operator crate: cargo build fails:{errors}"));
+            out.push(format!("many-operator crate: cargo build fails:{}", indented(&b.errors)));
+        }
+        let side = self.many.side_by_side.as_ref();
+        if let Some(b) = side.and_then(|s| s.build.as_ref()).filter(|b| !b.ok) {
+            out.push(format!("beside the built-in crate: cargo build fails:{}", indented(&b.errors)));
         }
         out
     }
@@ -101,21 +106,38 @@ impl Report<'_> {
             secs(self.generate_time)
         );
         let m = self.many;
-        let build = match &m.build {
-            Some(b) if b.ok => format!("cargo build {}", secs(b.time)),
-            Some(b) => format!("cargo build FAILED after {}", secs(b.time)),
-            None if m.failure.is_some() => "not generated".into(),
-            None => "not built".into(),
-        };
         let _ = writeln!(
             s,
-            "  many-operator crate: {} operators, {} CRDs, {} types; {build}",
+            "  many-operator crate: {} operators, {} CRDs, {} types; {}",
             m.members.len(),
             m.crds,
-            m.types
+            m.types,
+            build_text(m.build.as_ref(), m.failure.is_some())
         );
-        for e in &m.excluded {
-            let _ = writeln!(s, "    left out {}: {}", e.operator, e.reason);
+        if !m.not_generating.is_empty() {
+            let _ = writeln!(s, "    not in it (their own CRDs do not generate): {}", m.not_generating.join(", "));
+        }
+        let _ = writeln!(s, "    duplicate CRDs left out (an earlier operator's copy is in): {}", m.duplicates.len());
+        for d in &m.duplicates {
+            let _ = writeln!(s, "      {}", duplicate_text(d));
+        }
+        if let Some(side) = &m.side_by_side {
+            let p = &side.program;
+            let built = if m.build.as_ref().is_some_and(|b| !b.ok) {
+                "not built".to_owned()
+            } else {
+                build_text(side.build.as_ref(), false)
+            };
+            let _ = writeln!(
+                s,
+                "  beside the built-in crate: {} group/versions, {} of them beside a built-in group of their first label; {built}",
+                p.pairs.len() + p.alone.len(),
+                p.pairs.len(),
+            );
+            let pairs: Vec<String> = p.pairs.iter().map(|p| format!("{} + {}", p.custom.accessor, p.builtin)).collect();
+            if !pairs.is_empty() {
+                let _ = writeln!(s, "    {}", pairs.join(", "));
+            }
         }
         let known = self.known_failures();
         let _ = writeln!(s, "  known failures (fixed elsewhere, listed in known-failures.txt): {}", known.len());
@@ -193,21 +215,44 @@ impl Report<'_> {
         for f in self.known_failures() {
             let _ = writeln!(s, "- {f}");
         }
-        s.push_str("\n## Group/version clashes (left for the generator's naming)\n\n");
-        for c in &self.many.clashes {
-            let _ = writeln!(s, "- {c}");
-        }
         let _ = writeln!(
             s,
-            "\n## The many-operator crate\n\n`{}`: {}\n",
+            "\n## The many-operator crate\n\n`{}`: {}\n\nDuplicate CRDs left out:\n",
             self.many.dir.display(),
             self.many.members.join(", ")
         );
-        for e in &self.many.excluded {
-            let _ = writeln!(s, "- left out {}: {}", e.operator, e.reason);
+        for d in &self.many.duplicates {
+            let _ = writeln!(s, "- {}", duplicate_text(d));
+        }
+        if self.many.duplicates.is_empty() {
+            s.push_str("- none\n");
+        }
+        if let Some(side) = &self.many.side_by_side {
+            let _ = writeln!(s, "\n## Beside the built-in crate\n\n`{}`:\n", side.dir.display());
+            for p in &side.program.pairs {
+                let _ = writeln!(s, "- `{}()` ({}) beside `{}()`", p.custom.accessor, p.custom.api_version, p.builtin);
+            }
         }
         s
     }
+}
+
+fn indented(lines: &str) -> String {
+    lines.lines().map(|l| format!("\n      {l}")).collect()
+}
+
+fn build_text(build: Option<&Build>, not_generated: bool) -> String {
+    match build {
+        Some(b) if b.ok => format!("cargo build {}", secs(b.time)),
+        Some(b) => format!("cargo build FAILED after {}", secs(b.time)),
+        None if not_generated => "not generated".into(),
+        None => "not built".into(),
+    }
+}
+
+fn duplicate_text(d: &Duplicate) -> String {
+    let how = if d.same_spec { "the same spec as" } else { "a different spec from" };
+    format!("{} ({}): {how} {}", d.origin, d.name, d.kept)
 }
 
 fn secs(d: Duration) -> String {
@@ -221,12 +266,54 @@ fn secs(d: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::secs;
-    use std::time::Duration;
+    use super::*;
 
     #[test]
     fn durations_read_as_minutes_past_one() {
         assert_eq!(secs(Duration::from_millis(4_250)), "4.2s");
         assert_eq!(secs(Duration::from_secs(125)), "2m05s");
+    }
+
+    #[test]
+    fn a_program_beside_the_builtin_crate_that_does_not_build_fails_the_run() {
+        let failed =
+            || Build { ok: false, time: Duration::ZERO, errors: "error[E0034]: multiple applicable items".into() };
+        let program = crate::side_by_side::Program::new(Vec::new(), &Default::default());
+        let many = ManyOperatorCrate {
+            build: Some(Build { ok: true, time: Duration::ZERO, errors: String::new() }),
+            side_by_side: Some(crate::SideBySide { program, dir: "side-by-side".into(), build: Some(failed()) }),
+            ..ManyOperatorCrate::default()
+        };
+        let known = Known::default();
+        let report = Report {
+            operators: &[],
+            checked: &[],
+            operator_failures: &[],
+            known: &known,
+            many: &many,
+            apiserver_time: Duration::ZERO,
+            generate_time: Duration::ZERO,
+            total_time: Duration::ZERO,
+        };
+        assert_eq!(
+            report.failures(),
+            ["beside the built-in crate: cargo build fails:\n      error[E0034]: multiple applicable items"]
+        );
+        assert!(!report.passed());
+        assert!(report.summary().contains("cargo build FAILED after 0.0s\n"), "{}", report.summary());
+    }
+
+    #[test]
+    fn a_duplicate_names_both_copies_and_whether_they_differ() {
+        let d = Duplicate {
+            name: "gateways.gateway.networking.k8s.io".into(),
+            origin: "istio/gateway.yaml".into(),
+            kept: "gateway-api/gateway.yaml".into(),
+            same_spec: false,
+        };
+        assert_eq!(
+            duplicate_text(&d),
+            "istio/gateway.yaml (gateways.gateway.networking.k8s.io): a different spec from gateway-api/gateway.yaml"
+        );
     }
 }
