@@ -221,7 +221,7 @@ fn property_names_are_escaped_by_one_rule() {
         // The property is written from the field of that name.
         let write = format!("out.field({wire:?}, value)?;");
         let at = n.find(&write).unwrap_or_else(|| panic!("{wire} missing"));
-        let reads = n[..at].lines().next_back().unwrap().trim();
+        let reads = n[..at].trim_end().lines().next_back().unwrap().trim();
         assert_eq!(reads, format!("if let ::std::option::Option::Some(value) = &self.{rust} {{"), "{wire}");
         assert!(n.contains(&format!("    pub {rust}: ")), "{rust} not declared");
     }

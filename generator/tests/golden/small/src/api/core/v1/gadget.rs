@@ -8,13 +8,6 @@ pub struct Gadget {
         ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
     >,
 }
-impl<'de> ::serde::Deserialize<'de> for Gadget {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Gadget {
     const NAME: &'static str = "Gadget";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -49,43 +42,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Gadget {
         ::std::result::Result::Ok(())
     }
 }
-impl Gadget {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Gadget {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "Gadget",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.pod_cidrs.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.pod_cidrs.is_some());
-        let mut state = serializer.serialize_struct("Gadget", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "Gadget")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.pod_cidrs {
-            state.serialize_field("podCIDRs", value)?;
+            out.field("podCIDRs", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Gadget {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Gadget {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Gadget);
 impl ::k8s_client_runtime::object::Resource for Gadget {
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";

@@ -6,13 +6,6 @@ pub struct Widget {
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     pub spec: Option<crate::api::core::v1::WidgetSpec>,
 }
-impl<'de> ::serde::Deserialize<'de> for Widget {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Widget {
     const NAME: &'static str = "Widget";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -47,42 +40,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Widget {
         ::std::result::Result::Ok(())
     }
 }
-impl Widget {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Widget {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "Widget",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize + usize::from(self.spec.is_some());
-        let mut state = serializer.serialize_struct("Widget", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "Widget")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.spec {
-            state.serialize_field("spec", value)?;
+            out.field("spec", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Widget {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Widget {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Widget);
 impl ::k8s_client_runtime::object::Resource for Widget {
     const GROUP: &'static str = "";
     const VERSION: &'static str = "v1";

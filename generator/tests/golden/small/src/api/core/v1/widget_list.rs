@@ -5,13 +5,6 @@ pub struct WidgetList {
     pub items: ::k8s_client_runtime::ThinVec<crate::api::core::v1::Widget>,
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }
-impl<'de> ::serde::Deserialize<'de> for WidgetList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetList {
     const NAME: &'static str = "WidgetList";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -46,45 +39,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetList {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetList {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "WidgetList",
+    ));
+    fn field_count(&self) -> usize {
+        2usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("items", &::k8s_client_runtime::codec::EmbeddedSeq(&self.items))?;
+        out.field("metadata", &self.metadata)?;
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(WidgetList);
 impl WidgetList {
     /// `apiVersion` of this kind.
     pub const API_VERSION: &'static str = "v1";
     /// `kind` of this kind.
     pub const KIND: &'static str = "WidgetList";
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize;
-        let mut state = serializer.serialize_struct("WidgetList", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "v1")?;
-            state.serialize_field("kind", "WidgetList")?;
-        }
-        state
-            .serialize_field(
-                "items",
-                &::k8s_client_runtime::codec::EmbeddedSeq(&self.items),
-            )?;
-        state.serialize_field("metadata", &self.metadata)?;
-        state.end()
-    }
-}
-impl ::serde::Serialize for WidgetList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for WidgetList {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
 }

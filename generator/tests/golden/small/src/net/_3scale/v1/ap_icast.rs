@@ -15,13 +15,6 @@ pub struct APIcast {
     pub mode_2: Option<::k8s_client_runtime::LeanString>,
     pub self_: Option<bool>,
 }
-impl<'de> ::serde::Deserialize<'de> for APIcast {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcast {
     const NAME: &'static str = "APIcast";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -82,68 +75,51 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcast {
         ::std::result::Result::Ok(())
     }
 }
-impl APIcast {
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.dollar.is_some()) + usize::from(self.dash.is_some())
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcast {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "3scale.net/v1",
+        "APIcast",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.dollar.is_some()) + usize::from(self.dash.is_some())
             + usize::from(self._3d.is_some()) + usize::from(self.mode.is_some())
             + usize::from(self.underscore.is_some())
             + usize::from(self.gr_u00f6_u00df_e.is_some())
-            + usize::from(self.mode_2.is_some()) + usize::from(self.self_.is_some());
-        let mut state = serializer.serialize_struct("APIcast", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "3scale.net/v1")?;
-            state.serialize_field("kind", "APIcast")?;
-        }
+            + usize::from(self.mode_2.is_some()) + usize::from(self.self_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
         if let ::std::option::Option::Some(value) = &self.dollar {
-            state.serialize_field("$", value)?;
+            out.field("$", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.dash {
-            state.serialize_field("-", value)?;
+            out.field("-", value)?;
         }
         if let ::std::option::Option::Some(value) = &self._3d {
-            state.serialize_field("3d", value)?;
+            out.field("3d", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.mode {
-            state.serialize_field("Mode", value)?;
+            out.field("Mode", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.underscore {
-            state.serialize_field("_", value)?;
+            out.field("_", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.gr_u00f6_u00df_e {
-            state.serialize_field("größe", value)?;
+            out.field("größe", value)?;
         }
-        state.serialize_field("metadata", &self.metadata)?;
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.mode_2 {
-            state.serialize_field("mode", value)?;
+            out.field("mode", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.self_ {
-            state.serialize_field("self", value)?;
+            out.field("self", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for APIcast {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for APIcast {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(APIcast);
 impl ::k8s_client_runtime::object::Resource for APIcast {
     const GROUP: &'static str = "3scale.net";
     const VERSION: &'static str = "v1";

@@ -5,13 +5,6 @@ pub struct APIcastList {
     pub items: ::k8s_client_runtime::ThinVec<crate::net::_3scale::v1::APIcast>,
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ListMeta,
 }
-impl<'de> ::serde::Deserialize<'de> for APIcastList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastList {
     const NAME: &'static str = "APIcastList";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -46,45 +39,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastList {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastList {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "3scale.net/v1",
+        "APIcastList",
+    ));
+    fn field_count(&self) -> usize {
+        2usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("items", &::k8s_client_runtime::codec::EmbeddedSeq(&self.items))?;
+        out.field("metadata", &self.metadata)?;
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(APIcastList);
 impl APIcastList {
     /// `apiVersion` of this kind.
     pub const API_VERSION: &'static str = "3scale.net/v1";
     /// `kind` of this kind.
     pub const KIND: &'static str = "APIcastList";
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 2usize;
-        let mut state = serializer.serialize_struct("APIcastList", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "3scale.net/v1")?;
-            state.serialize_field("kind", "APIcastList")?;
-        }
-        state
-            .serialize_field(
-                "items",
-                &::k8s_client_runtime::codec::EmbeddedSeq(&self.items),
-            )?;
-        state.serialize_field("metadata", &self.metadata)?;
-        state.end()
-    }
-}
-impl ::serde::Serialize for APIcastList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for APIcastList {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
 }

@@ -5,13 +5,6 @@ pub struct Scale {
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     pub replicas: Option<i32>,
 }
-impl<'de> ::serde::Deserialize<'de> for Scale {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Scale {
     const NAME: &'static str = "Scale";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -42,44 +35,29 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Scale {
         ::std::result::Result::Ok(())
     }
 }
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Scale {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "fancy-stuff.example.io/v1beta1",
+        "Scale",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.replicas.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+::k8s_client_runtime::impl_codec!(Scale);
 impl Scale {
     /// `apiVersion` of this kind.
     pub const API_VERSION: &'static str = "fancy-stuff.example.io/v1beta1";
     /// `kind` of this kind.
     pub const KIND: &'static str = "Scale";
-    fn serialize_fields<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.replicas.is_some());
-        let mut state = serializer.serialize_struct("Scale", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "fancy-stuff.example.io/v1beta1")?;
-            state.serialize_field("kind", "Scale")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
-        if let ::std::option::Option::Some(value) = &self.replicas {
-            state.serialize_field("replicas", value)?;
-        }
-        state.end()
-    }
-}
-impl ::serde::Serialize for Scale {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Scale {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
 }

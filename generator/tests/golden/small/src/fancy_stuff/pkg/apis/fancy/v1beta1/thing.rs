@@ -6,13 +6,6 @@ pub struct Thing {
     pub metadata: crate::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     pub widget: Option<::std::boxed::Box<crate::api::core::v1::WidgetSpec>>,
 }
-impl<'de> ::serde::Deserialize<'de> for Thing {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        ::k8s_client_runtime::codec::fields::deserialize(deserializer)
-    }
-}
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Thing {
     const NAME: &'static str = "Thing";
     fn field_index(key: &str) -> ::std::option::Option<u16> {
@@ -47,43 +40,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Thing {
         ::std::result::Result::Ok(())
     }
 }
-impl Thing {
-    fn serialize_fields<S: ::serde::Serializer>(
+impl ::k8s_client_runtime::codec::fields::EncodeFields for Thing {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "fancy-stuff.example.io/v1beta1",
+        "Thing",
+    ));
+    fn field_count(&self) -> usize {
+        1usize + usize::from(self.widget.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
-        serializer: S,
-        type_meta: bool,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        use ::serde::ser::SerializeStruct as _;
-        let len = 2 * usize::from(type_meta) + 1usize
-            + usize::from(self.widget.is_some());
-        let mut state = serializer.serialize_struct("Thing", len)?;
-        if type_meta {
-            state.serialize_field("apiVersion", "fancy-stuff.example.io/v1beta1")?;
-            state.serialize_field("kind", "Thing")?;
-        }
-        state.serialize_field("metadata", &self.metadata)?;
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        out.field("metadata", &self.metadata)?;
         if let ::std::option::Option::Some(value) = &self.widget {
-            state.serialize_field("widget", value)?;
+            out.field("widget", value)?;
         }
-        state.end()
+        ::std::result::Result::Ok(())
     }
 }
-impl ::serde::Serialize for Thing {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, true)
-    }
-}
-impl ::k8s_client_runtime::codec::SerializeEmbedded for Thing {
-    fn serialize_embedded<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        self.serialize_fields(serializer, false)
-    }
-}
+::k8s_client_runtime::impl_codec!(Thing);
 impl ::k8s_client_runtime::object::Resource for Thing {
     const GROUP: &'static str = "fancy-stuff.example.io";
     const VERSION: &'static str = "v1beta1";
