@@ -22,6 +22,7 @@ pub mod codec;
 pub mod config;
 pub mod discovery;
 pub mod dynamic;
+mod error_chain;
 mod intern;
 pub mod leaderelection;
 pub mod map;
@@ -36,6 +37,7 @@ pub mod workqueue;
 pub(crate) mod testing;
 
 pub use config::Config;
+pub use error_chain::ErrorChain;
 /// The string of generated objects' fields: 16 bytes, as a Go string (an
 /// absent `Option<LeanString>` too). Up to 16 bytes of text are held inline,
 /// without an allocation, which most of a Kubernetes object's strings fit

@@ -21,12 +21,15 @@ use tokio_util::sync::CancellationToken;
 use super::informer::{HasSynced, SharedIndexInformer, wait_for_cache_sync};
 use super::list_watch::{FilteredListWatch, TweakListOptions};
 use super::lister::Lister;
-use crate::object::Resource;
+use super::reflector::ReflectorCounters;
+use crate::object::{DynamicResource, Resource};
 use crate::rest::verbs::{List, Watch};
 use crate::rest::{Client, ListOptions, ResourceClient};
 
 struct Entry {
-    kind: &'static str,
+    resource: DynamicResource,
+    /// The informer's reflector's counters, for the last list/watch error.
+    counters: ReflectorCounters,
     /// `SharedIndexInformer<K>` for the `TypeId` of `K`.
     informer: Box<dyn Any + Send + Sync>,
     synced: Arc<dyn HasSynced + Send + Sync>,
@@ -163,7 +166,8 @@ impl SharedInformerFactory {
             let informer = self.new_informer::<K>();
             let to_start = informer.clone();
             Entry {
-                kind: K::KIND,
+                resource: DynamicResource::of::<K>(),
+                counters: informer.reflector_counters(),
                 synced: Arc::new(informer.clone()),
                 informer: Box::new(informer),
                 start: Box::new(move |cancel| {
@@ -224,16 +228,70 @@ impl SharedInformerFactory {
     }
 
     /// Waits until every started informer has synced or the factory is shut
-    /// down; reports per kind (client-go `WaitForCacheSync`).
+    /// down; reports per resource (client-go `WaitForCacheSync`). It waits
+    /// for ever if an informer cannot list (a CRD not installed, a 403):
+    /// prefer [`wait_for_cache_sync_within`](Self::wait_for_cache_sync_within),
+    /// which says why.
     ///
     /// # Cancel safety
     /// Cancel safe: it only observes the informers.
-    pub async fn wait_for_cache_sync(&self) -> BTreeMap<&'static str, bool> {
-        let entries: Vec<(&'static str, Arc<dyn HasSynced + Send + Sync>)> =
-            self.inner.informers.lock().values().filter(|e| e.started).map(|e| (e.kind, e.synced.clone())).collect();
-        let refs: Vec<&dyn HasSynced> = entries.iter().map(|(_, s)| s.as_ref() as &dyn HasSynced).collect();
+    pub async fn wait_for_cache_sync(&self) -> BTreeMap<DynamicResource, bool> {
+        let entries = self.started_entries();
+        let refs: Vec<&(dyn HasSynced + Sync)> =
+            entries.iter().map(|e| e.synced.as_ref() as &(dyn HasSynced + Sync)).collect();
         wait_for_cache_sync(&self.inner.cancel, &refs).await;
-        entries.iter().map(|(kind, s)| (*kind, s.has_synced())).collect()
+        entries.into_iter().map(|e| (e.resource, e.synced.has_synced())).collect()
+    }
+
+    /// Waits until every started informer has synced, for at most
+    /// `timeout`. The error names each resource not synced with its last
+    /// list/watch failure (`listing failed: apiserver: widgets.example.com
+    /// is forbidden: …`), or says that the factory was shut down.
+    ///
+    /// A controller calls this after [`start`](Self::start) and before its
+    /// workers, and exits with the error if the caches do not fill:
+    /// ```no_run
+    /// # async fn f(factory: k8s_client_runtime::cache::SharedInformerFactory)
+    /// #     -> Result<(), k8s_client_runtime::cache::CacheSyncError> {
+    /// factory.start();
+    /// factory.wait_for_cache_sync_within(std::time::Duration::from_secs(60)).await?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Cancel safety
+    /// Cancel safe: it only observes the informers.
+    pub async fn wait_for_cache_sync_within(&self, timeout: Duration) -> Result<(), CacheSyncError> {
+        let entries = self.started_entries();
+        let refs: Vec<&(dyn HasSynced + Sync)> =
+            entries.iter().map(|e| e.synced.as_ref() as &(dyn HasSynced + Sync)).collect();
+        let finished = tokio::time::timeout(timeout, wait_for_cache_sync(&self.inner.cancel, &refs)).await;
+        let not_synced: Vec<NotSynced> = entries
+            .into_iter()
+            .filter(|e| !e.synced.has_synced())
+            .map(|e| NotSynced { resource: e.resource, last_error: e.counters.last_error() })
+            .collect();
+        if not_synced.is_empty() {
+            return Ok(());
+        }
+        let reason = if finished.is_ok() { SyncStopped::ShutDown } else { SyncStopped::Timeout(timeout) };
+        Err(CacheSyncError { reason, not_synced })
+    }
+
+    fn started_entries(&self) -> Vec<StartedEntry> {
+        let mut entries: Vec<StartedEntry> = self
+            .inner
+            .informers
+            .lock()
+            .values()
+            .filter(|e| e.started)
+            .map(|e| StartedEntry {
+                resource: e.resource.clone(),
+                synced: Arc::clone(&e.synced),
+                counters: e.counters.clone(),
+            })
+            .collect();
+        entries.sort_by(|a, b| a.resource.cmp(&b.resource));
+        entries
     }
 
     /// Stops every informer of this factory (client-go `Shutdown`).
@@ -244,6 +302,64 @@ impl SharedInformerFactory {
     /// The token that stops this factory's informers, to tie them to other work.
     pub fn cancellation(&self) -> CancellationToken {
         self.inner.cancel.clone()
+    }
+}
+
+struct StartedEntry {
+    resource: DynamicResource,
+    synced: Arc<dyn HasSynced + Send + Sync>,
+    counters: ReflectorCounters,
+}
+
+/// Informers of a [`SharedInformerFactory`] whose caches did not sync:
+/// which, and why as far as their reflectors know. Its message names them
+/// all, e.g. `caches not synced within 30s: example.com/v1 widgets (last
+/// list/watch error: listing failed: apiserver: the server could not find
+/// the requested resource)`.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{reason}: {}", DisplayNotSynced(not_synced))]
+pub struct CacheSyncError {
+    /// Why the wait ended.
+    pub reason: SyncStopped,
+    /// The informers not synced, in the order of their resources.
+    pub not_synced: Vec<NotSynced>,
+}
+
+/// Why [`SharedInformerFactory::wait_for_cache_sync_within`] stopped waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SyncStopped {
+    /// The deadline passed.
+    #[error("caches not synced within {0:?}")]
+    Timeout(Duration),
+    /// The factory was shut down first.
+    #[error("informer factory shut down before its caches synced")]
+    ShutDown,
+}
+
+/// One informer whose cache has not synced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotSynced {
+    /// Its resource.
+    pub resource: DynamicResource,
+    /// Its reflector's last list or watch failure with its causes, if any.
+    pub last_error: Option<String>,
+}
+
+struct DisplayNotSynced<'a>(&'a [NotSynced]);
+
+impl fmt::Display for DisplayNotSynced<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, n) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{} {}", n.resource.api_version(), n.resource.plural)?;
+            match &n.last_error {
+                Some(e) => write!(f, " (last list/watch error: {e})")?,
+                None => f.write_str(" (no list/watch error yet)")?,
+            }
+        }
+        Ok(())
     }
 }
 

@@ -49,7 +49,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-pub use self::handler::{FilteringResourceEventHandler, ResourceEventHandler, ResourceEventHandlerFuncs};
+pub use self::handler::{EnqueueKeys, FilteringResourceEventHandler, ResourceEventHandler, ResourceEventHandlerFuncs};
 use self::processor::{ListenerSync, MINIMUM_RESYNC_PERIOD, Notification, Processor};
 use super::delta_fifo::{self, DeltaFifo, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects};
 use super::list_watch::ListWatch;
@@ -97,7 +97,7 @@ pub trait HasSynced {
 /// # Cancel safety
 /// Cancel safe: it only reads.
 #[doc(alias = "WaitForCacheSync")]
-pub async fn wait_for_cache_sync(cancel: &CancellationToken, synced: &[&dyn HasSynced]) -> bool {
+pub async fn wait_for_cache_sync(cancel: &CancellationToken, synced: &[&(dyn HasSynced + Sync)]) -> bool {
     let mut poll = tokio::time::interval(Duration::from_millis(100));
     loop {
         if synced.iter().all(|s| s.has_synced()) {

@@ -6,9 +6,12 @@
 //! - [`factory`]: [`SharedInformerFactory`] hands out one informer per kind
 //!   (through a generated crate's typed accessors, or
 //!   [`informer_for`](SharedInformerFactory::informer_for)), all sharing a
-//!   client, namespace and list-option tweak, started together. Start here.
+//!   client, namespace and list-option tweak, started together; its
+//!   [`wait_for_cache_sync_within`](SharedInformerFactory::wait_for_cache_sync_within)
+//!   says which caches did not fill, and why. Start here.
 //! - [`informer`]: [`SharedIndexInformer`], one watch of a kind feeding an
-//!   indexed cache and notifying [`ResourceEventHandler`]s. Build one
+//!   indexed cache and notifying [`ResourceEventHandler`]s
+//!   ([`EnqueueKeys`] feeds a controller's workqueue). Build one
 //!   yourself for a kind outside any factory, or with a [`ListWatch`] of
 //!   your own.
 //! - [`lister`]: [`Lister`], typed reads of an informer's cache (all
@@ -51,9 +54,9 @@ pub use delta_fifo::{
     DeletedFinalStateUnknown, Delta, DeltaFifo, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects,
     ProcessError,
 };
-pub use factory::{FactoryBuilder, SharedInformerFactory, TypedInformer};
+pub use factory::{CacheSyncError, FactoryBuilder, NotSynced, SharedInformerFactory, SyncStopped, TypedInformer};
 pub use informer::{
-    FilteringResourceEventHandler, HandlerRegistration, HasSynced, InformerBuilder, ResourceEventHandler,
+    EnqueueKeys, FilteringResourceEventHandler, HandlerRegistration, HasSynced, InformerBuilder, ResourceEventHandler,
     ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
 };
 pub use list_watch::{FilteredListWatch, ListWatch, TweakListOptions};

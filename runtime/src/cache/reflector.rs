@@ -54,7 +54,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -65,6 +65,7 @@ use super::delta_fifo::DeltaFifo;
 use super::list_watch::ListWatch;
 use super::reflector_store::ReflectorStore;
 use super::store::Key;
+use crate::ErrorChain;
 use crate::object::{Metadata as _, Object};
 use crate::rest::{self, ListOptions, VersionMatch, WatchEvent, WatchStream};
 
@@ -212,7 +213,8 @@ impl ResourceVersionHandle {
     }
 }
 
-/// How many lists and watches a reflector started, readable while it runs.
+/// How many lists and watches a reflector started, and its last failure,
+/// readable while it runs.
 ///
 /// A healthy reflector loads the whole state once (one list or one
 /// watch-list) and then only re-watches: after the server ends a watch and
@@ -228,6 +230,7 @@ struct Counts {
     lists: AtomicU64,
     watch_lists: AtomicU64,
     watches: AtomicU64,
+    last_error: Mutex<Option<String>>,
 }
 
 impl ReflectorCounters {
@@ -249,6 +252,18 @@ impl ReflectorCounters {
     /// Loads of the whole state: lists plus watch-lists.
     pub fn full_loads(&self) -> u64 {
         self.lists() + self.watch_lists()
+    }
+
+    /// The last list or watch failure, with its causes
+    /// ([`ErrorChain`]); an expired resourceVersion (410), which the
+    /// reflector handles by relisting, is not one. Kept after the reflector
+    /// recovers: read it when the cache has not synced, to say why.
+    pub fn last_error(&self) -> Option<String> {
+        self.0.last_error.lock().clone()
+    }
+
+    fn set_last_error(&self, err: &Error) {
+        *self.0.last_error.lock() = Some(ErrorChain(err).to_string());
     }
 
     fn count(counter: &AtomicU64) {
@@ -442,15 +457,17 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
     }
 
     fn report(&self, err: Error) {
+        let expired = err.rest_error().is_some_and(is_expired);
+        if !expired {
+            self.counters.set_last_error(&err);
+        }
         match &self.error_handler {
             Some(handler) => handler(&err),
+            None if expired => {
+                tracing::debug!(reflector = %self.options.name, error = %ErrorChain(&err), "watch closed");
+            }
             None => {
-                let expired = err.rest_error().is_some_and(is_expired);
-                if expired {
-                    tracing::debug!(reflector = %self.options.name, error = %err, source = ?err.rest_error(), "watch closed");
-                } else {
-                    tracing::warn!(reflector = %self.options.name, error = %err, source = ?err.rest_error(), "list/watch failed");
-                }
+                tracing::warn!(reflector = %self.options.name, error = %ErrorChain(&err), "list/watch failed");
             }
         }
     }

@@ -192,8 +192,10 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
-    /// Connecting or sending failed.
-    #[error("{verb} {url}: {source}")]
+    /// Connecting or sending failed. The message names the root cause
+    /// (`connection refused`, `invalid peer certificate: UnknownIssuer`, a
+    /// DNS failure), not only the client's `client error (Connect)`.
+    #[error("{verb} {url}: {}", crate::ErrorChain(source))]
     Transport {
         /// The HTTP method.
         verb: String,

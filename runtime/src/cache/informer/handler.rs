@@ -4,6 +4,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::cache::delta_fifo::DeltaObject;
+use crate::object::{Object, object_key};
+use crate::workqueue::Queue;
 
 /// Receives an informer's notifications (client-go `ResourceEventHandler`).
 ///
@@ -163,5 +165,83 @@ impl<K: 'static, H: ResourceEventHandler<K>> ResourceEventHandler<K> for Filteri
         if obj.object().is_none_or(|o| (self.filter)(o)) {
             self.handler.on_delete(obj);
         }
+    }
+}
+
+/// Adds the key (`namespace/name`) of every object added, updated or
+/// deleted to a workqueue, a deletion missed while the watch was down
+/// (a tombstone) included: what a controller registers on its informers
+/// (client-go's `AddFunc: c.enqueue` with
+/// `cache.DeletionHandlingMetaNamespaceKeyFunc`). Workers then take keys
+/// from the queue and read the object from a lister; a key whose object
+/// is gone means it was deleted.
+///
+/// ```no_run
+/// # use k8s_client_runtime::cache::{EnqueueKeys, SharedIndexInformer};
+/// # use k8s_client_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
+/// # fn f<K: k8s_client_runtime::Object + Send + Sync + 'static>(informer: SharedIndexInformer<K>)
+/// #     -> Result<(), k8s_client_runtime::cache::informer::Error> {
+/// let queue = RateLimitingQueue::<String>::new(default_controller_rate_limiter());
+/// informer.add_event_handler(EnqueueKeys::new(&queue))?;
+/// # Ok(()) }
+/// ```
+#[doc(alias = "DeletionHandlingMetaNamespaceKeyFunc")]
+#[derive(Debug, Clone)]
+pub struct EnqueueKeys {
+    queue: Queue<String>,
+}
+
+impl EnqueueKeys {
+    /// Adds keys to `queue` (any workqueue: a `RateLimitingQueue` or a
+    /// `DelayingQueue` is one through `Deref`). The handler holds a clone of
+    /// the queue, which is the same queue.
+    pub fn new(queue: &Queue<String>) -> Self {
+        EnqueueKeys { queue: queue.clone() }
+    }
+}
+
+impl<K: Object + 'static> ResourceEventHandler<K> for EnqueueKeys {
+    fn on_add(&self, obj: &Arc<K>, _is_in_initial_list: bool) {
+        self.queue.add(object_key(&**obj));
+    }
+    fn on_update(&self, _old: &Arc<K>, new: &Arc<K>) {
+        self.queue.add(object_key(&**new));
+    }
+    fn on_delete(&self, obj: &DeltaObject<K>) {
+        match obj {
+            DeltaObject::Object(obj) => self.queue.add(object_key(&**obj)),
+            DeltaObject::DeletedFinalStateUnknown(tombstone) => self.queue.add(tombstone.key.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{EnqueueKeys, ResourceEventHandler};
+    use crate::cache::delta_fifo::{DeletedFinalStateUnknown, DeltaObject};
+    use crate::testing::{Pod, pod};
+    use crate::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
+
+    #[tokio::test]
+    async fn every_notification_enqueues_the_objects_key_tombstones_included() {
+        let queue = RateLimitingQueue::<String>::new(default_controller_rate_limiter());
+        let handler = EnqueueKeys::new(&queue);
+        let a = Arc::new(pod("ns", "a", "node"));
+        ResourceEventHandler::<Pod>::on_add(&handler, &a, true);
+        ResourceEventHandler::<Pod>::on_update(&handler, &a, &Arc::new(pod("ns", "b", "node")));
+        ResourceEventHandler::<Pod>::on_delete(&handler, &DeltaObject::Object(Arc::new(pod("other", "c", "node"))));
+        let tombstone = DeletedFinalStateUnknown { key: "gone/d".to_owned(), obj: None };
+        ResourceEventHandler::<Pod>::on_delete(&handler, &DeltaObject::DeletedFinalStateUnknown(tombstone));
+        // A key already waiting is queued once, as client-go's queue does.
+        ResourceEventHandler::<Pod>::on_add(&handler, &a, false);
+        let mut keys = Vec::new();
+        while !queue.is_empty() {
+            let key = queue.get().await.unwrap();
+            queue.done(&key);
+            keys.push(key);
+        }
+        assert_eq!(keys, ["ns/a", "ns/b", "other/c", "gone/d"]);
     }
 }

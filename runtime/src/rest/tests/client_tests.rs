@@ -246,3 +246,19 @@ async fn unparsable_environment_proxy_is_warned_about_once() {
     assert!(warnings[0].contains("HTTP_PROXY") && warnings[0].contains("user:xxxxx@proxy"), "{text}");
     assert!(!text.contains("s3cr3t"), "{text}");
 }
+
+#[tokio::test]
+async fn a_refused_connection_says_so_in_the_message() {
+    // A port that was just free: nothing listens on it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut config = Config::new(format!("http://127.0.0.1:{port}").parse().unwrap());
+    config.qps = 0.0;
+    let err = Client::new(config).unwrap().get("/api").bytes().await.unwrap_err();
+    assert!(matches!(err, Error::Transport { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(message.starts_with(&format!("GET http://127.0.0.1:{port}/api: ")), "{message}");
+    assert!(message.to_lowercase().contains("connection refused"), "{message}");
+    // Printed with its causes, the root cause is not repeated.
+    let chain = crate::ErrorChain(&err).to_string();
+    assert_eq!(chain.matches("onnection refused").count(), 1, "{chain}");
+}

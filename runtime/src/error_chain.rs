@@ -1,0 +1,87 @@
+//! One line for an error and its causes, for logs and for `main`.
+
+use std::error::Error;
+use std::fmt;
+
+/// Shows an error followed by each of its causes (`source()`), joined by
+/// `": "`, leaving out a cause whose text is already written: `GET https://10.0.0.1:6443/api/v1/pods: client error (Connect):
+/// tcp connect error: Connection refused (os error 111)`.
+///
+/// Use it where an error is reported rather than handled: a log line
+/// (`tracing::warn!(error = %ErrorChain(&err))`), the text of a failure
+/// kept for later, or the error a program's `main` prints. An error's own
+/// `Display` names only its own layer, as Rust errors do; this names the
+/// root cause as well.
+#[derive(Clone, Copy)]
+pub struct ErrorChain<'a>(pub &'a (dyn Error + 'static));
+
+impl fmt::Display for ErrorChain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Compared with all that is written so far: a layer may quote a
+        // cause from further down, not only its own.
+        let mut written = self.0.to_string();
+        let mut cause = self.0.source();
+        while let Some(err) = cause {
+            let text = err.to_string();
+            if !text.is_empty() && !written.contains(&text) {
+                written.push_str(": ");
+                written.push_str(&text);
+            }
+            cause = err.source();
+        }
+        f.write_str(&written)
+    }
+}
+
+impl fmt::Debug for ErrorChain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorChain;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("{message}")]
+    struct Layer {
+        message: String,
+        #[source]
+        source: Option<Box<Layer>>,
+    }
+
+    fn layers(messages: &[&str]) -> Layer {
+        let mut source = None;
+        for message in messages.iter().rev() {
+            source = Some(Box::new(Layer { message: (*message).to_owned(), source }));
+        }
+        *source.expect("at least one layer")
+    }
+
+    #[test]
+    fn every_cause_is_named_once_in_order() {
+        let err = layers(&["listing failed", "GET /api/v1/pods", "connection refused"]);
+        assert_eq!(ErrorChain(&err).to_string(), "listing failed: GET /api/v1/pods: connection refused");
+    }
+
+    #[test]
+    fn a_cause_the_message_already_holds_is_left_out() {
+        let err = layers(&["GET /api/v1/pods: client error (Connect)", "client error (Connect)", "tcp connect error"]);
+        assert_eq!(ErrorChain(&err).to_string(), "GET /api/v1/pods: client error (Connect): tcp connect error");
+    }
+
+    #[test]
+    fn a_cause_quoted_two_layers_up_is_left_out() {
+        let err =
+            layers(&["GET /x: tcp connect error: refused", "client error (Connect)", "tcp connect error: refused"]);
+        assert_eq!(ErrorChain(&err).to_string(), "GET /x: tcp connect error: refused: client error (Connect)");
+    }
+
+    #[test]
+    fn an_error_without_causes_is_its_message() {
+        let err = layers(&["watch failed"]);
+        assert_eq!(ErrorChain(&err).to_string(), "watch failed");
+        assert_eq!(format!("{:?}", ErrorChain(&err)), "watch failed");
+    }
+}
