@@ -31,10 +31,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let replica_sets = factory.apps_v1().replica_sets().lister();
     let pods = factory.core_v1().pods().lister();
     factory.start();
-    let synced = tokio::time::timeout(Duration::from_secs(60), factory.wait_for_cache_sync()).await?;
-    if synced.values().any(|s| !s) {
-        return Err(format!("caches did not sync: {synced:?}").into());
-    }
+    factory.wait_for_cache_sync_within(Duration::from_secs(60)).await?;
 
     let mut list = deployments.namespace(namespace).list(&LabelSelector::everything());
     list.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));

@@ -32,8 +32,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }),
     )?;
     factory.start();
-    let synced = factory.wait_for_cache_sync().await;
-    eprintln!("synced: {synced:?}");
+    factory.wait_for_cache_sync_within(Duration::from_secs(60)).await?;
+    eprintln!("synced");
     match run_for() {
         Some(d) => tokio::select! {
             _ = tokio::time::sleep(d) => {}

@@ -1,10 +1,10 @@
-//! A controller in the style of client-go's sample-controller: a ConfigMap
-//! informer feeds keys into a rate-limited workqueue; two workers reconcile
-//! each ConfigMap annotated `example.com/greet: <name>` by making sure a
-//! ConfigMap `<name>-greeting` exists with `greeting: hello <name>`, owned by
-//! it, and record an Event. Errors are retried with backoff. Runs until
-//! Ctrl-C, or for `--for <seconds>`.
-
+//! A controller in the style of client-go's sample-controller, the one the
+//! README's "Writing a controller" walks through: for each ConfigMap
+//! annotated `example.com/greet: <name>` it makes sure a ConfigMap
+//! `<name>-greeting` exists with `greeting: hello <name>`, owned by the
+//! first, and records an Event. Runs until Ctrl-C, or for `--for <seconds>`.
+use std::error::Error;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,39 +14,40 @@ use k8s_client::clientset::Clientset;
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::listers::core_v1::ConfigMapLister;
 use k8s_client::prelude::*;
-use k8s_client_runtime::cache::{DeltaObject, ResourceEventHandlerFuncs};
-use k8s_client_runtime::object::{object_key, split_key};
+use k8s_client_runtime::cache::EnqueueKeys;
+use k8s_client_runtime::object::split_key;
 use k8s_client_runtime::record::{EventBroadcaster, EventRecorder, EventType};
-use k8s_client_runtime::rest::{Client, CreateOptions, GetOptions};
+use k8s_client_runtime::rest::{Client, CreateOptions};
 use k8s_client_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
-use k8s_client_runtime::{Map, thin_vec};
+use k8s_client_runtime::{ErrorChain, Map, thin_vec};
+
+type BoxError = Box<dyn Error + Send + Sync>;
 
 const ANNOTATION: &str = "example.com/greet";
-const MAX_RETRIES: u32 = 5;
 
 struct Controller {
     clientset: Clientset,
-    lister: ConfigMapLister,
+    configmaps: ConfigMapLister,
     queue: RateLimitingQueue<String>,
     recorder: EventRecorder,
 }
 
 impl Controller {
-    async fn reconcile(&self, key: &str) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    /// Brings one ConfigMap's greeting to what its annotation asks for.
+    async fn reconcile(&self, key: &str) -> Result<(), BoxError> {
         let (namespace, name) = split_key(key);
-        let namespace = namespace.unwrap_or("default");
-        let cm = match self.lister.namespace(namespace).get(name) {
+        let namespace = namespace.unwrap_or_default();
+        let cm = match self.configmaps.namespace(namespace).get(name) {
             Ok(cm) => cm,
-            Err(e) if e.is_not_found() => return Ok(()), // deleted meanwhile; owned objects are garbage-collected
+            Err(e) if e.is_not_found() => return Ok(()), // deleted; what it owned is garbage-collected
             Err(e) => return Err(e.into()),
         };
-        let Some(who) = cm.metadata.annotations.as_ref().and_then(|a| a.get(ANNOTATION)) else { return Ok(()) };
+        let Some(who) = cm.metadata.annotations.as_ref().and_then(|a| a.get(ANNOTATION)) else {
+            return Ok(());
+        };
         let greeting_name = format!("{name}-greeting");
-        let configmaps = self.clientset.core_v1().config_maps(namespace);
-        match configmaps.get(&greeting_name, &GetOptions::default()).await {
-            Ok(_) => return Ok(()),
-            Err(e) if e.is_not_found() => {}
-            Err(e) => return Err(e.into()),
+        if self.configmaps.namespace(namespace).get(&greeting_name).is_ok() {
+            return Ok(());
         }
         let greeting = ConfigMap {
             metadata: ObjectMeta {
@@ -64,24 +65,28 @@ impl Controller {
             data: Some(Map::from([("greeting", format!("hello {who}"))])),
             ..Default::default()
         };
-        configmaps.create(&greeting, &CreateOptions::default()).await?;
+        let configmaps = self.clientset.core_v1().config_maps(namespace);
+        match configmaps.create(&greeting, &CreateOptions::default()).await {
+            Ok(_) => {}
+            Err(e) if e.is_already_exists() => return Ok(()), // the cache had not seen it yet
+            Err(e) => return Err(e.into()),
+        }
         self.recorder.eventf(&cm, EventType::Normal, "Greeted", format_args!("created {greeting_name}"));
         Ok(())
     }
 
+    /// Takes keys from the queue until it shuts down; a failed key is
+    /// retried with backoff, at most five times.
     async fn run_worker(self: Arc<Self>) {
         while let Some(key) = self.queue.get().await {
             match self.reconcile(&key).await {
-                Ok(()) => {
-                    self.queue.forget(&key);
-                    println!("reconciled {key}");
-                }
-                Err(e) if self.queue.num_requeues(&key) < MAX_RETRIES => {
-                    eprintln!("error reconciling {key}, retrying: {e}");
+                Ok(()) => self.queue.forget(&key),
+                Err(e) if self.queue.num_requeues(&key) < 5 => {
+                    tracing::warn!(%key, error = %ErrorChain(&*e), "reconcile failed, retrying");
                     self.queue.add_rate_limited(key.clone());
                 }
                 Err(e) => {
-                    eprintln!("dropping {key} after {MAX_RETRIES} retries: {e}");
+                    tracing::error!(%key, error = %ErrorChain(&*e), "reconcile failed, dropping the key");
                     self.queue.forget(&key);
                 }
             }
@@ -90,56 +95,50 @@ impl Controller {
     }
 }
 
-fn run_for() -> Option<Duration> {
-    let args: Vec<String> = std::env::args().collect();
-    let at = args.iter().position(|a| a == "--for")?;
-    Some(Duration::from_secs_f64(args.get(at + 1)?.parse().ok()?))
+/// Runs the controller with two workers until `stop` completes.
+pub async fn run(client: Client, stop: impl Future<Output = ()>) -> Result<(), BoxError> {
+    let factory = SharedInformerFactory::new(client.clone(), Duration::from_secs(300));
+    let configmaps = factory.core_v1().config_maps();
+    let events = EventBroadcaster::with_client(client.clone())?;
+    let controller = Arc::new(Controller {
+        clientset: Clientset::new(client),
+        configmaps: configmaps.lister(),
+        queue: RateLimitingQueue::new(default_controller_rate_limiter()),
+        recorder: events.new_recorder("greeting-controller"),
+    });
+    configmaps.informer().add_event_handler(EnqueueKeys::new(&controller.queue))?;
+
+    factory.start();
+    factory.wait_for_cache_sync_within(Duration::from_secs(60)).await?;
+    let workers: Vec<_> = (0..2).map(|_| tokio::spawn(controller.clone().run_worker())).collect();
+    stop.await;
+
+    controller.queue.shut_down_with_drain().await;
+    for worker in workers {
+        worker.await?;
+    }
+    factory.shutdown();
+    events.drain().await;
+    Ok(())
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let client = Client::try_default()?;
-    let factory = SharedInformerFactory::new(client.clone(), Duration::from_secs(300));
-    let informer = factory.core_v1().config_maps();
-    let broadcaster = EventBroadcaster::with_client(client.clone())?;
-    let controller = Arc::new(Controller {
-        clientset: Clientset::new(client),
-        lister: informer.lister(),
-        queue: RateLimitingQueue::new(default_controller_rate_limiter()),
-        recorder: broadcaster.new_recorder("greeting-controller"),
-    });
-
-    let enqueue = {
-        let queue = controller.queue.clone();
-        move |cm: &ConfigMap| queue.add(object_key(cm))
+async fn main() {
+    tracing_subscriber::fmt::init(); // log lines on stderr
+    let stop = async {
+        match std::env::args().skip_while(|a| a != "--for").nth(1).and_then(|s| s.parse().ok()) {
+            Some(seconds) => tokio::time::sleep(Duration::from_secs_f64(seconds)).await,
+            None => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
     };
-    let (on_add, on_update) = (enqueue.clone(), enqueue.clone());
-    let queue = controller.queue.clone();
-    informer.informer().add_event_handler(
-        ResourceEventHandlerFuncs::new()
-            .on_add(move |cm: &Arc<ConfigMap>, _| on_add(cm))
-            .on_update(move |_, cm: &Arc<ConfigMap>| on_update(cm))
-            .on_delete(move |d: &DeltaObject<ConfigMap>| match d {
-                DeltaObject::Object(cm) => queue.add(object_key(cm)),
-                DeltaObject::DeletedFinalStateUnknown(t) => queue.add(t.key.clone()),
-            }),
-    )?;
-    factory.start();
-    factory.wait_for_cache_sync().await;
-    let workers: Vec<_> = (0..2).map(|_| tokio::spawn(controller.clone().run_worker())).collect();
-
-    match run_for() {
-        Some(d) => tokio::select! {
-            _ = tokio::time::sleep(d) => {}
-            _ = tokio::signal::ctrl_c() => {}
-        },
-        None => tokio::signal::ctrl_c().await?,
+    let result = match Client::try_default() {
+        Ok(client) => run(client, stop).await,
+        Err(e) => Err(e.into()),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {}", ErrorChain(&*e));
+        std::process::exit(1);
     }
-    controller.queue.shut_down_with_drain().await;
-    for w in workers {
-        w.await?;
-    }
-    factory.shutdown();
-    broadcaster.drain().await;
-    Ok(())
 }
