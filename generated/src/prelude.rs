@@ -3,7 +3,7 @@
 //! `use <crate>::prelude::*;` brings the generated extension traits
 //! into scope: the informer accessors of the shared informer factory
 //! (`factory.apps_v1()`) and the methods of irregular subresources
-//! (`pods.create_eviction(..)`, `pods.log(..)`).
+//! (`pods.log(..)`).
 pub use crate::informers::InformerGroups as _;
 #[cfg(feature = "core")]
 pub use crate::clientset::core_v1::NamespaceClientExt as _;

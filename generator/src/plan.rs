@@ -78,6 +78,51 @@ impl GroupVersionPlan<'_> {
     }
 }
 
+impl Plan<'_> {
+    /// The group/version and informable resource a crate's own docs show in
+    /// examples (`apps_v1().deployments(..)` where the crate has them, else
+    /// its first), so every generated text names what the crate holds.
+    pub fn doc_example(&self) -> Option<DocExample<'_>> {
+        fn informable<'g, 'a>(gv: &'g GroupVersionPlan<'a>, method: Option<&str>) -> Option<&'g ClientPlan<'a>> {
+            gv.clients.iter().find(|c| c.informable && method.is_none_or(|m| c.method == m))
+        }
+        let (gv, client) = self
+            .group_versions
+            .values()
+            .find(|gv| gv.module == "apps_v1")
+            .and_then(|gv| Some((gv, informable(gv, Some("deployments"))?)))
+            .or_else(|| self.group_versions.values().find_map(|gv| Some((gv, informable(gv, None)?))))?;
+        let clients = || self.group_versions.values().flat_map(|gv| &gv.clients);
+        // Pod logs are the one everybody knows.
+        let pod_logs = clients()
+            .filter(|c| c.method == "pods")
+            .find_map(|c| c.extensions.iter().find(|e| e.item.name == "log").map(|e| (c, e)));
+        let extension = pod_logs
+            .or_else(|| clients().find_map(|c| Some((c, c.extensions.first()?))))
+            .map(|(c, e)| (c.method.as_str(), e.item.name.as_str()));
+        Some(DocExample {
+            module: &gv.module,
+            resources: &client.method,
+            namespaced: client.resource.namespaced,
+            extension,
+        })
+    }
+}
+
+/// What generated docs show as an example; see [`Plan::doc_example`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocExample<'p> {
+    /// The group/version accessor (`apps_v1`).
+    pub module: &'p str,
+    /// The resource accessor (`deployments`).
+    pub resources: &'p str,
+    /// Whether the resource accessor takes a namespace.
+    pub namespaced: bool,
+    /// A resource accessor and one of its irregular subresource methods
+    /// (`pods`, `create_eviction`), if the crate has any.
+    pub extension: Option<(&'p str, &'p str)>,
+}
+
 /// One resource with a typed client.
 #[derive(Debug)]
 pub struct ClientPlan<'a> {

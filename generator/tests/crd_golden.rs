@@ -338,3 +338,37 @@ fn aliases_of_kinds_named_like_each_others_items_stay_apart() {
         assert_eq!(clients.matches(&format!("pub type {alias} =")).count(), 1, "{alias}");
     }
 }
+
+#[test]
+fn every_generated_text_names_what_the_crate_has() {
+    let files = &generated().output.files;
+    let crate_text: String = files.values().map(String::as_str).collect();
+    // Every accessor a comment shows (`factory.x()`, `clientset.x()`,
+    // `.y(..)`) is a function of this crate.
+    let mut shown = 0;
+    for (rel, text) in files {
+        for line in text.lines().filter(|l| l.trim_start().starts_with("//")) {
+            for code in line.split('`').skip(1).step_by(2) {
+                for call in code.split('.').skip(1) {
+                    let Some((name, _)) = call.split_once('(') else { continue };
+                    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                        continue;
+                    }
+                    if ["list", "informer", "start"].contains(&name) {
+                        continue; // the runtime's
+                    }
+                    shown += 1;
+                    assert!(
+                        crate_text.contains(&format!("fn {name}(")),
+                        "{}: `{code}` names `{name}`, which the crate lacks",
+                        rel.display()
+                    );
+                }
+            }
+        }
+    }
+    assert!(shown >= 4, "only {shown} accessors shown in comments");
+    // Without group features, Cargo.toml does not speak of them.
+    let cargo = file(&generated().output, "Cargo.toml");
+    assert!(cargo.contains("default = []") && !cargo.contains("Every API group is on by default"), "{cargo}");
+}

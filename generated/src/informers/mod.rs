@@ -2,7 +2,7 @@
 
 //! Shared informers (client-go's `informers`): one informer per kind,
 //! `factory.apps_v1().deployments().informer()`, then `start()` and
-//! `wait_for_cache_sync()`. Bring the accessors into scope with
+//! `wait_for_cache_sync_within(..)`. Bring the accessors into scope with
 //! `use <crate>::prelude::*`.
 pub use ::k8s_client_runtime::cache::SharedInformerFactory;
 #[cfg(feature = "core")]

@@ -287,9 +287,15 @@ pub fn emit_clientset(plan: &Plan) -> TokenStream {
             list.join("\n")
         ))
     };
+    let mut doc = String::from("The typed ClientSet (client-go's `kubernetes.Clientset`)");
+    if let Some(e) = plan.doc_example() {
+        let namespace = if e.namespaced { "\"ns\"" } else { "" };
+        doc.push_str(&format!(":\n`clientset.{}().{}({namespace}).list(&opts)`", e.module, e.resources));
+    }
+    doc.push('.');
+    let doc = text::inner_doc(&doc);
     quote! {
-        //! The typed ClientSet (client-go's `kubernetes.Clientset`):
-        //! `clientset.apps_v1().deployments("ns").list(&opts)`.
+        #doc
 
         #(#mods)*
 

@@ -249,11 +249,19 @@ pub fn prelude(plan: &Plan) -> TokenStream {
             quote!(#g pub use crate::clientset::#module::#name as _;)
         })
     });
+    let mut doc = String::from(
+        "`use <crate>::prelude::*;` brings the generated extension traits\ninto scope: the informer accessors of the shared informer factory",
+    );
+    if let Some(example) = plan.doc_example() {
+        doc.push_str(&format!("\n(`factory.{}()`)", example.module));
+        if let Some((resources, method)) = example.extension {
+            doc.push_str(&format!(" and the methods of irregular subresources\n(`{resources}.{method}(..)`)"));
+        }
+    }
+    doc.push('.');
+    let doc = text::inner_doc(&doc);
     quote! {
-        //! `use <crate>::prelude::*;` brings the generated extension traits
-        //! into scope: the informer accessors of the shared informer factory
-        //! (`factory.apps_v1()`) and the methods of irregular subresources
-        //! (`pods.create_eviction(..)`, `pods.log(..)`).
+        #doc
 
         pub use crate::informers::InformerGroups as _;
         #(#exts)*

@@ -78,11 +78,15 @@ pub fn emit_root(plan: &Plan) -> TokenStream {
             }
         });
     }
+    let example = match plan.doc_example() {
+        Some(e) => format!("`factory.{}().{}().informer()`", e.module, e.resources),
+        None => "`factory.<group>_<version>().<resources>().informer()`".to_owned(),
+    };
+    let doc = text::inner_doc(&format!(
+        "Shared informers (client-go's `informers`): one informer per kind,\n{example}, then `start()` and\n`wait_for_cache_sync_within(..)`. Bring the accessors into scope with\n`use <crate>::prelude::*`."
+    ));
     quote! {
-        //! Shared informers (client-go's `informers`): one informer per kind,
-        //! `factory.apps_v1().deployments().informer()`, then `start()` and
-        //! `wait_for_cache_sync()`. Bring the accessors into scope with
-        //! `use <crate>::prelude::*`.
+        #doc
 
         pub use ::k8s_client_runtime::cache::SharedInformerFactory;
 

@@ -2,6 +2,5 @@
 
 //! `use <crate>::prelude::*;` brings the generated extension traits
 //! into scope: the informer accessors of the shared informer factory
-//! (`factory.apps_v1()`) and the methods of irregular subresources
-//! (`pods.create_eviction(..)`, `pods.log(..)`).
+//! (`factory.acid_zalan_do_v1()`).
 pub use crate::informers::InformerGroups as _;

@@ -2,8 +2,8 @@
 
 //! `use <crate>::prelude::*;` brings the generated extension traits
 //! into scope: the informer accessors of the shared informer factory
-//! (`factory.apps_v1()`) and the methods of irregular subresources
-//! (`pods.create_eviction(..)`, `pods.log(..)`).
+//! (`factory.core_v1()`) and the methods of irregular subresources
+//! (`things.get_scale(..)`).
 pub use crate::informers::InformerGroups as _;
 #[cfg(feature = "fancy")]
 pub use crate::clientset::fancy_stuff_example_io_v1beta1::ThingClientExt as _;
