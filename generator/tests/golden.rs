@@ -84,6 +84,22 @@ fn scope_and_hyphenated_groups() {
 }
 
 #[test]
+fn struct_seeds_carry_the_decode_options() {
+    let out = fixture_output();
+    let widget = file(&out, "src/api/core/v1/widget.rs");
+    assert!(widget.contains("        options: ::k8s_client_runtime::codec::DecodeOptions,\n"), "{widget}");
+    for (seed, field) in [("Struct", "metadata"), ("OptionStruct", "spec")] {
+        let read = format!(
+            "::k8s_client_runtime::codec::fields::{seed}(\n                        &mut self.{field},\n                        options,\n"
+        );
+        assert!(widget.contains(&read), "{read} not in\n{widget}");
+    }
+    // A struct without struct-valued fields has no use for them.
+    let list_meta = file(&out, "src/apimachinery/pkg/apis/meta/v1/list_meta.rs");
+    assert!(list_meta.contains("        _options: ::k8s_client_runtime::codec::DecodeOptions,\n"), "{list_meta}");
+}
+
+#[test]
 fn every_file_has_the_generated_header() {
     for (rel, text) in &fixture_output().files {
         let first = text.lines().next().unwrap_or_default();

@@ -1,7 +1,8 @@
 //! Informers against the real apiserver: the cache ends equal to the server
 //! after many changes, survives watch cuts without relisting, relists after
 //! compaction makes its resourceVersion too old (410), recovers from an
-//! apiserver restart; late handlers and wait_for_cache_sync.
+//! apiserver restart; late handlers and wait_for_cache_sync; managedFields
+//! decoded only by informers that keep them.
 
 mod support;
 
@@ -17,10 +18,14 @@ use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_client::clientset::Clientset;
 use k8s_client_runtime::Map;
 use k8s_client_runtime::cache::{
-    ListWatch, ReflectorOptions, ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
+    ListWatch, ReflectorOptions, ResourceEventHandlerFuncs, SharedIndexInformer, SharedInformerFactory,
+    wait_for_cache_sync,
 };
+use k8s_client_runtime::codec::DecodeOptions;
 use k8s_client_runtime::object::ObjectList;
-use k8s_client_runtime::rest::{self, Client, CreateOptions, DeleteOptions, ListOptions, ResourceClient, WatchStream};
+use k8s_client_runtime::rest::{
+    self, Client, CreateOptions, DeleteOptions, ListOptions, ResourceClient, WatchEvent, WatchStream,
+};
 use k8s_client_testenv::TestEnv;
 use tokio_util::sync::CancellationToken;
 
@@ -228,4 +233,109 @@ async fn restart_recovers_and_compaction_forces_a_relist() {
     let names: BTreeSet<String> = support::cache_state(&informer).into_keys().collect();
     assert!(names.contains("after-compaction") && !names.contains("a-1") && !names.contains("a-0"));
     cancel.cancel();
+}
+
+/// A client's list/watch that notes, for every object the client decoded,
+/// whether it held managedFields: what reached the informer before its
+/// transform.
+#[derive(Clone)]
+struct Peeking {
+    inner: ResourceClient<ConfigMap>,
+    decoded: Arc<Mutex<Vec<bool>>>,
+}
+
+impl Peeking {
+    fn note(&self, cm: &ConfigMap) {
+        self.decoded.lock().unwrap().push(cm.metadata.managed_fields.is_some());
+    }
+}
+
+impl ListWatch<ConfigMap> for Peeking {
+    fn list<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<ObjectList<ConfigMap>, rest::Error>> {
+        self.list_with(opts, DecodeOptions::default())
+    }
+    fn watch<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<ConfigMap>, rest::Error>> {
+        self.watch_with(opts, DecodeOptions::default())
+    }
+    fn list_with<'a>(
+        &'a self,
+        opts: &'a ListOptions,
+        decode: DecodeOptions,
+    ) -> BoxFuture<'a, Result<ObjectList<ConfigMap>, rest::Error>> {
+        Box::pin(async move {
+            let list = ListWatch::list_with(&self.inner, opts, decode).await?;
+            list.items.iter().for_each(|cm| self.note(cm));
+            Ok(list)
+        })
+    }
+    fn watch_with<'a>(
+        &'a self,
+        opts: &'a ListOptions,
+        decode: DecodeOptions,
+    ) -> BoxFuture<'a, Result<WatchStream<ConfigMap>, rest::Error>> {
+        Box::pin(async move {
+            let stream = ListWatch::watch_with(&self.inner, opts, decode).await?;
+            let this = self.clone();
+            Ok(stream
+                .inspect(move |event| {
+                    if let Ok(WatchEvent::Added(cm) | WatchEvent::Modified(cm) | WatchEvent::Deleted(cm)) = event {
+                        this.note(cm);
+                    }
+                })
+                .boxed())
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn informers_decode_managed_fields_only_when_they_keep_them() {
+    let ns = support::namespace("informer-mf");
+    let cms = ResourceClient::<ConfigMap>::namespaced(support::client(), &ns);
+    cms.create(&cm("listed", "1"), &CreateOptions::default()).await.unwrap();
+    // Through a watch-list and through a list, then a watch.
+    for (keep, watch_list) in [(false, true), (false, false), (true, true), (true, false)] {
+        let lw = Peeking { inner: cms.clone(), decoded: Arc::default() };
+        let options = ReflectorOptions { use_watch_list: watch_list, ..ReflectorOptions::default() };
+        let mut builder = SharedIndexInformer::builder(lw.clone()).reflector_options(options);
+        if keep {
+            builder = builder.keep_managed_fields();
+        }
+        let informer = builder.build().unwrap();
+        let cancel = CancellationToken::new();
+        informer.start(cancel.clone());
+        synced(&informer, &cancel).await;
+        cms.create(&cm(&format!("watched-{keep}-{watch_list}"), "1"), &CreateOptions::default()).await.unwrap();
+        support::cache_converges(&informer, &cms).await;
+        cancel.cancel();
+
+        let case = format!("keep {keep}, watch-list {watch_list}");
+        let decoded = lw.decoded.lock().unwrap().clone();
+        let stored = informer.store().list();
+        assert!(decoded.len() >= stored.len(), "{case}: decoded {decoded:?} for {} stored", stored.len());
+        assert!(decoded.iter().all(|&had| had == keep), "{case}: {decoded:?}");
+        assert!(stored.iter().all(|c| c.metadata.managed_fields.as_ref().is_some_and(|m| !m.is_empty()) == keep));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn factory_informers_keep_managed_fields_only_when_asked() {
+    let ns = support::namespace("factory-mf");
+    let cms = ResourceClient::<ConfigMap>::namespaced(support::client(), &ns);
+    cms.create(&cm("a", "1"), &CreateOptions::default()).await.unwrap();
+    for keep in [false, true] {
+        let mut builder = SharedInformerFactory::builder(support::client()).namespace(ns.clone());
+        if keep {
+            builder = builder.keep_managed_fields();
+        }
+        let factory = builder.build();
+        let informer = factory.informer_for::<ConfigMap>();
+        factory.start();
+        let synced = tokio::time::timeout(Duration::from_secs(60), factory.wait_for_cache_sync()).await.unwrap();
+        assert_eq!(synced.values().collect::<Vec<_>>(), [&true]);
+        support::cache_converges(&informer, &cms).await;
+        let stored = informer.store().list();
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].metadata.managed_fields.is_some(), keep);
+        factory.shutdown();
+    }
 }

@@ -17,7 +17,7 @@ use std::fmt;
 
 use base64::Engine as _;
 use lean_string::LeanString;
-use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
 
 use crate::read;
@@ -26,14 +26,17 @@ pub use jiff::Timestamp;
 
 mod compact_time;
 pub mod fields;
+mod options;
 mod rfc3339;
 
 pub use crate::intern::shared;
 pub use compact_time::CompactTimestamp;
+pub use options::{DecodeOptions, DecodeWith, ManagedFieldsMode, WithOptions};
 pub use rfc3339::TimeError;
 
 /// Decodes a JSON body or frame, as every response and watch event the
-/// runtime reads is decoded.
+/// runtime reads is decoded, with the default [`DecodeOptions`] (everything
+/// kept).
 ///
 /// The text's UTF-8 is checked once, as a whole, and then read as `str`:
 /// reading bytes, serde_json checks each string again as it meets it, and a
@@ -44,25 +47,35 @@ pub use rfc3339::TimeError;
 /// the decode 1–2% slower with it. Text that is not UTF-8 is read as bytes
 /// instead, so the error says where it fails.
 pub fn decode_json<T: serde::de::DeserializeOwned>(json: &[u8]) -> Result<T, serde_json::Error> {
-    match simdutf8::basic::from_utf8(json) {
-        Ok(text) => serde_json::from_str(text),
-        Err(_) => serde_json::from_slice(json),
-    }
+    decode_json_seed(json, std::marker::PhantomData::<T>)
 }
 
-/// `T` decoded with every `metadata.managedFields` skipped rather than read:
-/// for a cache that would drop them (informers do, by default). Skipping
-/// spares the decoding and the allocations, and the holes that freeing them
-/// would leave among the cached objects.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WithoutManagedFields<T>(pub T);
+/// [`decode_json`] leaving out what `options` say (e.g. every
+/// `metadata.managedFields`), for a [`DecodeWith`] type: a generated struct,
+/// an [`ObjectList`](crate::object::ObjectList) of them, a dynamic object.
+pub fn decode_json_with<T: DecodeWith>(json: &[u8], options: DecodeOptions) -> Result<T, serde_json::Error> {
+    decode_json_seed(json, WithOptions::<T>::new(options))
+}
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for WithoutManagedFields<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        // Decoding is synchronous: the flag is this thread's for exactly
-        // the duration of the call, and restored however it ends.
-        let _skipping = fields::SkippingManagedFields::enter();
-        T::deserialize(d).map(WithoutManagedFields)
+/// The whole of `json` read through `seed`: as text when it is UTF-8 (see
+/// [`decode_json`]), else as bytes.
+pub(crate) fn decode_json_seed<T, S: for<'de> DeserializeSeed<'de, Value = T>>(
+    json: &[u8],
+    seed: S,
+) -> Result<T, serde_json::Error> {
+    /// What `serde_json::from_str` does, with a seed.
+    fn read_all<'de, R: serde_json::de::Read<'de>, S: DeserializeSeed<'de>>(
+        read: R,
+        seed: S,
+    ) -> Result<S::Value, serde_json::Error> {
+        let mut deserializer = serde_json::Deserializer::new(read);
+        let value = seed.deserialize(&mut deserializer)?;
+        deserializer.end()?;
+        Ok(value)
+    }
+    match simdutf8::basic::from_utf8(json) {
+        Ok(text) => read_all(serde_json::de::StrRead::new(text), seed),
+        Err(_) => read_all(serde_json::de::SliceRead::new(json), seed),
     }
 }
 

@@ -177,6 +177,17 @@ impl Object for DynamicObject {
     }
 }
 
+/// Decoded whole, then trimmed: its `managedFields` are raw JSON among the
+/// metadata, cleared afterwards when the options skip them.
+impl crate::codec::DecodeWith for DynamicObject {
+    fn deserialize_with<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        options: crate::codec::DecodeOptions,
+    ) -> Result<Self, D::Error> {
+        crate::object::deserialize_then_apply(deserializer, options)
+    }
+}
+
 impl DynamicObject {
     /// An empty object of `resource`'s kind named `name`.
     pub fn new(resource: &DynamicResource, name: &str) -> Self {

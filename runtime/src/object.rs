@@ -8,9 +8,13 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use std::marker::PhantomData;
+
+use serde::de::Deserializer;
 use serde::{Deserialize, Serialize};
 
 use crate::Map;
+use crate::codec::{DecodeOptions, DecodeWith, WithOptions};
 
 /// Whether a resource lives in a namespace or at cluster level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -356,24 +360,155 @@ pub struct ListMeta {
 }
 
 /// Any `<Kind>List` decoded generically: the list metadata and the items.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(bound(deserialize = "T: Deserialize<'de>", serialize = "T: Serialize"))]
+///
+/// `Deserialize` reads the items with their own `Deserialize`;
+/// [`DecodeWith`] hands the decode's options on to each item.
+#[derive(Debug, Clone, Serialize)]
+#[serde(bound(serialize = "T: Serialize"))]
 pub struct ObjectList<T> {
     /// The list's metadata: resourceVersion and continue token.
-    #[serde(default)]
     pub metadata: ListMeta,
     /// The objects; the apiserver may leave out their `apiVersion` and `kind`
     /// (see [`Object::set_type_meta`]).
-    #[serde(default = "Vec::new", deserialize_with = "nullable_vec")]
     pub items: Vec<T>,
 }
 
-fn nullable_vec<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectList<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(list::ListVisitor(PhantomData::<T>))
+    }
+}
+
+impl<T: DecodeWith> DecodeWith for ObjectList<T> {
+    fn deserialize_with<'de, D: Deserializer<'de>>(deserializer: D, options: DecodeOptions) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(list::ListVisitor(WithOptions::<T>::new(options)))
+    }
+}
+
+/// [`DecodeWith`] of a kind decoded by its own `Deserialize` (the dynamic
+/// object, a hand-written kind): the object is decoded whole, then what
+/// `options` leave out is cleared from it (`metadata.managedFields`).
+/// Generated kinds skip those parts unread instead.
+///
+/// ```
+/// # use k8s_client_runtime::codec::{DecodeOptions, DecodeWith};
+/// # use k8s_client_runtime::dynamic::DynamicMeta;
+/// # use k8s_client_runtime::object::Object;
+/// #[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
+/// struct Review {
+///     metadata: DynamicMeta,
+/// }
+/// # impl Object for Review {
+/// #     type Meta = DynamicMeta;
+/// #     fn metadata(&self) -> &DynamicMeta { &self.metadata }
+/// #     fn metadata_mut(&mut self) -> &mut DynamicMeta { &mut self.metadata }
+/// # }
+/// impl DecodeWith for Review {
+///     fn deserialize_with<'de, D: serde::Deserializer<'de>>(d: D, options: DecodeOptions) -> Result<Self, D::Error> {
+///         k8s_client_runtime::object::deserialize_then_apply(d, options)
+///     }
+/// }
+/// ```
+pub fn deserialize_then_apply<'de, K, D>(deserializer: D, options: DecodeOptions) -> Result<K, D::Error>
 where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
+    K: Object + Deserialize<'de>,
+    D: Deserializer<'de>,
 {
-    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+    let mut object = K::deserialize(deserializer)?;
+    if options.skips_managed_fields() {
+        object.metadata_mut().clear_managed_fields();
+    }
+    Ok(object)
+}
+
+mod list {
+    //! One reading of an [`ObjectList`], whatever reads its items.
+
+    use std::fmt;
+
+    use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    use super::{ListMeta, ObjectList};
+
+    /// Reads a list whose items the seed `S` reads: `metadata` and `items`
+    /// (`null` or absent: none), every other key (`apiVersion`, `kind`)
+    /// skipped, a key given twice an error.
+    pub(super) struct ListVisitor<S>(pub(super) S);
+
+    impl<'de, S: DeserializeSeed<'de> + Copy> Visitor<'de> for ListVisitor<S> {
+        type Value = ObjectList<S::Value>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("struct ObjectList")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut metadata: Option<ListMeta> = None;
+            let mut items: Option<Vec<S::Value>> = None;
+            while let Some(key) = map.next_key::<Field>()? {
+                match key {
+                    Field::Metadata if metadata.is_some() => return Err(de::Error::duplicate_field("metadata")),
+                    Field::Metadata => metadata = Some(map.next_value()?),
+                    Field::Items if items.is_some() => return Err(de::Error::duplicate_field("items")),
+                    Field::Items => items = Some(map.next_value_seed(Items(self.0))?),
+                    Field::Other => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(ObjectList { metadata: metadata.unwrap_or_default(), items: items.unwrap_or_default() })
+        }
+    }
+
+    /// The keys of a list.
+    enum Field {
+        Metadata,
+        Items,
+        Other,
+    }
+
+    impl<'de> de::Deserialize<'de> for Field {
+        fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
+            crate::codec::deserialize_str_as(d, |key| match key {
+                "metadata" => Field::Metadata,
+                "items" => Field::Items,
+                _ => Field::Other,
+            })
+        }
+    }
+
+    /// `items`: `null`, or a list of what `S` reads.
+    struct Items<S>(S);
+
+    impl<'de, S: DeserializeSeed<'de> + Copy> DeserializeSeed<'de> for Items<S> {
+        type Value = Vec<S::Value>;
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_option(self)
+        }
+    }
+
+    impl<'de, S: DeserializeSeed<'de> + Copy> Visitor<'de> for Items<S> {
+        type Value = Vec<S::Value>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of objects or null")
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_seq(self)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element_seed(self.0)? {
+                items.push(item);
+            }
+            Ok(items)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -426,6 +561,52 @@ mod tests {
             proptest::prop_assert_eq!(gv.api_prefix(), format!("{root}{api_version}"));
             proptest::prop_assert_eq!(api_version.contains('/'), !group.is_empty());
         }
+    }
+
+    #[test]
+    fn object_lists_decode_their_items_with_the_options() {
+        use crate::codec::{DecodeOptions, decode_json_with};
+        use crate::dynamic::DynamicObject;
+        let json = br#"{"apiVersion": "v1", "kind": "PodList", "metadata": {"resourceVersion": "9"},
+            "items": [{"metadata": {"name": "a", "managedFields": [{"manager": "kubectl"}], "uid": "u"}}, {}]}"#;
+        let plain: ObjectList<crate::testing::Pod> = crate::codec::decode_json(json).unwrap();
+        let kept: ObjectList<crate::testing::Pod> = decode_json_with(json, DecodeOptions::KEEP_ALL).unwrap();
+        let skipped: ObjectList<crate::testing::Pod> =
+            decode_json_with(json, DecodeOptions::WITHOUT_MANAGED_FIELDS).unwrap();
+        assert_eq!((plain.items.len(), plain.metadata.resource_version.as_deref()), (2, Some("9")));
+        assert_eq!(kept.items, plain.items);
+        assert!(plain.items[0].metadata.managed_fields.is_some());
+        let mut expected = plain.items.clone();
+        expected[0].metadata.managed_fields = None;
+        assert_eq!(skipped.items, expected);
+        assert_eq!(skipped.metadata, plain.metadata);
+
+        // The dynamic object drops them after decoding, keeping the rest.
+        let dynamic: ObjectList<DynamicObject> = decode_json_with(json, DecodeOptions::WITHOUT_MANAGED_FIELDS).unwrap();
+        assert_eq!(dynamic.items[0].metadata.managed_fields, None);
+        assert_eq!(dynamic.items[0].metadata.uid.as_deref(), Some("u"));
+        let dynamic: ObjectList<DynamicObject> = decode_json_with(json, DecodeOptions::KEEP_ALL).unwrap();
+        assert!(dynamic.items[0].metadata.managed_fields.is_some());
+    }
+
+    #[test]
+    fn object_lists_read_null_absent_and_repeated_keys_as_before() {
+        use crate::codec::{DecodeOptions, decode_json_with};
+        let skip = DecodeOptions::WITHOUT_MANAGED_FIELDS;
+        for json in [&br#"{"items": null}"#[..], br#"{"metadata": {}}"#, br#"{}"#] {
+            let list: ObjectList<crate::testing::Pod> = decode_json_with(json, skip).unwrap();
+            assert!(list.items.is_empty());
+            let list: ObjectList<serde_json::Value> = crate::codec::decode_json(json).unwrap();
+            assert!(list.items.is_empty());
+        }
+        for json in [&br#"{"items": [], "items": []}"#[..], br#"{"metadata": {}, "metadata": {}}"#] {
+            let err = decode_json_with::<ObjectList<crate::testing::Pod>>(json, skip).unwrap_err();
+            assert!(err.to_string().contains("duplicate field"), "{err}");
+        }
+        let err = crate::codec::decode_json::<ObjectList<serde_json::Value>>(br#"{"items": {}}"#).unwrap_err();
+        assert!(err.to_string().contains("a list of objects or null"), "{err}");
+        let err = crate::codec::decode_json::<ObjectList<serde_json::Value>>(b"[]").unwrap_err();
+        assert!(err.to_string().contains("struct ObjectList"), "{err}");
     }
 
     #[test]

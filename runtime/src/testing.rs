@@ -52,6 +52,15 @@ macro_rules! test_kind {
             }
         }
 
+        impl crate::codec::DecodeWith for $kind {
+            fn deserialize_with<'de, D: serde::Deserializer<'de>>(
+                deserializer: D,
+                options: crate::codec::DecodeOptions,
+            ) -> Result<Self, D::Error> {
+                crate::object::deserialize_then_apply(deserializer, options)
+            }
+        }
+
         crate::impl_verbs!($kind: Get, List, Watch, Create, Update, Patch, Delete, DeleteCollection);
     };
 }

@@ -5,7 +5,9 @@
 //! plain list or map read as empty, as Go clients do; strings through the
 //! runtime's table of recent strings, and maps of text (labels,
 //! annotations, quantities) through its table of recent maps, to share
-//! repeated ones.
+//! repeated ones. The decode's options (`DecodeOptions`: whether
+//! `managedFields` are skipped) go to every seed of a struct-valued field,
+//! so they reach every nested struct.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -34,7 +36,11 @@ fn read_field(fp: &FieldPlan) -> TokenStream {
         Seed::OrDefault => return quote!(self.#name = ::k8s_client_runtime::codec::fields::or_default(map)?),
         Seed::Value => return quote!(self.#name = map.next_value()?),
     };
-    quote!(map.next_value_seed(::k8s_client_runtime::codec::fields::#seed(#place))?)
+    if fp.seed.takes_options() {
+        quote!(map.next_value_seed(::k8s_client_runtime::codec::fields::#seed(#place, options))?)
+    } else {
+        quote!(map.next_value_seed(::k8s_client_runtime::codec::fields::#seed(#place))?)
+    }
 }
 
 /// `DecodeFields` for a struct (its `Deserialize` comes with its
@@ -70,6 +76,8 @@ pub fn decode_impl(sp: &StructPlan) -> TokenStream {
         }
     };
     let index_param = if declared.is_empty() { quote!(_index) } else { quote!(index) };
+    let options_param =
+        if declared.iter().any(|fp| fp.seed.takes_options()) { quote!(options) } else { quote!(_options) };
     let body = if declared.is_empty() {
         quote! {
             map.next_value::<::serde::de::IgnoredAny>()?;
@@ -103,7 +111,7 @@ pub fn decode_impl(sp: &StructPlan) -> TokenStream {
             const NAME: &'static str = #type_name;
             #keeps_unknown
             #field_index
-            fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(&mut self, #index_param: u16, map: &mut A) -> ::std::result::Result<(), A::Error> {
+            fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(&mut self, #index_param: u16, map: &mut A, #options_param: ::k8s_client_runtime::codec::DecodeOptions) -> ::std::result::Result<(), A::Error> {
                 #body
                 ::std::result::Result::Ok(())
             }

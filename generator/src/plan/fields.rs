@@ -89,11 +89,34 @@ pub enum Seed {
     OptionText,
     /// An optional map of strings or quantities.
     OptionSharedMap,
-    /// `ObjectMeta.managedFields`: skipped unread where the caller decodes
-    /// for a cache that drops them.
+    /// `ObjectMeta.managedFields`: skipped unread when the decode's options
+    /// say so (an informer's cache, which drops them).
     ManagedFields,
     /// Anything else, through its own `Deserialize`.
     Value,
+}
+
+impl Seed {
+    /// Whether the runtime's seed takes the decode's options: those of
+    /// struct-valued fields, which hand them to the struct's own fields.
+    pub fn takes_options(self) -> bool {
+        match self {
+            Seed::Struct
+            | Seed::StructList
+            | Seed::OptionBox
+            | Seed::OptionStruct
+            | Seed::OptionStructList
+            | Seed::ManagedFields => true,
+            Seed::List
+            | Seed::SharedMap
+            | Seed::OrDefault
+            | Seed::Text
+            | Seed::OptionList
+            | Seed::OptionText
+            | Seed::OptionSharedMap
+            | Seed::Value => false,
+        }
+    }
 }
 
 /// The plan of every generated (not external) struct, by schema name.

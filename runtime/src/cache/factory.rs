@@ -112,7 +112,8 @@ impl FactoryBuilder {
         self
     }
 
-    /// Keep `managedFields` in the caches (they are dropped by default).
+    /// Keep `managedFields` in the caches (by default they are dropped, and
+    /// so not even decoded: see [`InformerBuilder`](super::InformerBuilder)).
     #[must_use]
     pub fn keep_managed_fields(mut self) -> Self {
         self.keep_managed_fields = true;
@@ -191,11 +192,7 @@ impl SharedInformerFactory {
             .get(&TypeId::of::<K>())
             .and_then(|t| t.downcast_ref::<Arc<dyn Fn(&mut K) + Send + Sync>>())
             .cloned();
-        let mut resources = ResourceClient::<K>::new(options.client.clone(), options.namespace.as_deref());
-        // The default transform would drop them: not read at all, then.
-        if !options.keep_managed_fields && transform.is_none() {
-            resources = resources.without_managed_fields();
-        }
+        let resources = ResourceClient::<K>::new(options.client.clone(), options.namespace.as_deref());
         let tweak = options.tweak.clone();
         let lw = FilteredListWatch::new(resources, move |opts: &mut ListOptions| {
             if let Some(tweak) = &tweak {
@@ -203,6 +200,7 @@ impl SharedInformerFactory {
             }
         });
         let resync = options.resync_for.get(&TypeId::of::<K>()).copied().unwrap_or(options.default_resync);
+        // The builder decides from these whether managedFields are decoded.
         let mut builder = SharedIndexInformer::builder(lw).resync_period(resync);
         if options.keep_managed_fields {
             builder = builder.keep_managed_fields();

@@ -24,11 +24,19 @@
 //! Objects are decoded once and shared as `Arc<K>` by the queue, the cache
 //! and every handler. Before that, a transform may change them; the default
 //! one drops `managedFields`, which are big and rarely read
-//! ([`InformerBuilder::keep_managed_fields`] turns that off). Informers of
-//! the `SharedInformerFactory` also skip them while decoding
-//! ([`ResourceClient::without_managed_fields`](crate::rest::ResourceClient::without_managed_fields)),
-//! so they are never read; an informer built on a [`ListWatch`] of your
-//! own drops them after decoding unless that does the same.
+//! ([`InformerBuilder::keep_managed_fields`] turns that off).
+//!
+//! Whether `managedFields` are decoded at all is decided here, once, when
+//! the informer is built (`Stored::decode_options`): with the default
+//! transform its reflector asks the [`ListWatch`] to skip them
+//! ([`DecodeOptions::WITHOUT_MANAGED_FIELDS`], through
+//! [`ListWatch::list_with`]/[`ListWatch::watch_with`]), so a
+//! [`ResourceClient`](crate::rest::ResourceClient) never reads them; kept,
+//! or given a transform of your own (which may read them), they are
+//! decoded. A [`ListWatch`] of your own that ignores the options still has
+//! them dropped by the default transform. The
+//! [`SharedInformerFactory`](super::SharedInformerFactory) only forwards
+//! its `keep_managed_fields` and transforms to the builder.
 //!
 //! Cancellation is a [`CancellationToken`] (`tokio-util`): the same token
 //! can stop many informers, and a child token stops one.
@@ -58,7 +66,40 @@ use super::reflector::{
     Reflector, ReflectorCounters, ReflectorOptions, ResourceVersionHandle, TransformFn, WatchErrorHandler,
 };
 use super::store::{self, Indexers, Key, Store, Writer};
+use crate::codec::DecodeOptions;
 use crate::object::{Metadata as _, Object};
+
+/// What an informer does to objects before it stores them, which decides
+/// how they are decoded.
+enum Stored<K> {
+    /// The default: without `managedFields`.
+    WithoutManagedFields,
+    /// As they were received.
+    AsReceived,
+    /// Through a transform of the caller's, which may read anything.
+    Transformed(TransformFn<K>),
+}
+
+impl<K: Object> Stored<K> {
+    /// The one place that decides whether an informer's objects are
+    /// decoded with their `managedFields`: not when they would be dropped.
+    fn decode_options(&self) -> DecodeOptions {
+        match self {
+            Stored::WithoutManagedFields => DecodeOptions::WITHOUT_MANAGED_FIELDS,
+            Stored::AsReceived | Stored::Transformed(_) => DecodeOptions::KEEP_ALL,
+        }
+    }
+
+    /// The transform run on each object: dropping `managedFields` too,
+    /// for a [`ListWatch`] that decoded them all the same.
+    fn transform(self) -> Option<TransformFn<K>> {
+        match self {
+            Stored::WithoutManagedFields => Some(Arc::new(|obj: &mut K| obj.metadata_mut().clear_managed_fields())),
+            Stored::AsReceived => None,
+            Stored::Transformed(transform) => Some(transform),
+        }
+    }
+}
 
 /// Errors of the informer's setup calls.
 #[derive(Debug, thiserror::Error)]
@@ -186,6 +227,8 @@ struct Inner<K> {
     fifo: DeltaFifo<K>,
     core: Mutex<Core<K>>,
     default_resync: Duration,
+    /// How the reflector decodes objects, from what is stored ([`Stored`]).
+    decode: DecodeOptions,
     transform: Option<TransformFn<K>>,
     error_handler: Mutex<Option<WatchErrorHandler>>,
     reflector_options: ReflectorOptions,
@@ -225,7 +268,7 @@ impl<K> fmt::Debug for SharedIndexInformer<K> {
 pub struct InformerBuilder<K> {
     lw: Arc<dyn ListWatch<K>>,
     resync: Duration,
-    transform: Option<TransformFn<K>>,
+    stored: Stored<K>,
     indexers: Indexers<K>,
     reflector: ReflectorOptions,
     error_handler: Option<WatchErrorHandler>,
@@ -241,17 +284,18 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
     }
 
     /// Runs `transform` on each object before it is stored, instead of the
-    /// default (dropping `managedFields`).
+    /// default (dropping `managedFields`); objects are then decoded with
+    /// their `managedFields`, for `transform` to read.
     #[must_use]
     pub fn transform(mut self, transform: impl Fn(&mut K) + Send + Sync + 'static) -> Self {
-        self.transform = Some(Arc::new(transform));
+        self.stored = Stored::Transformed(Arc::new(transform));
         self
     }
 
-    /// Stores objects as received, `managedFields` included.
+    /// Stores objects as received, `managedFields` included (decoded, then).
     #[must_use]
     pub fn keep_managed_fields(mut self) -> Self {
-        self.transform = None;
+        self.stored = Stored::AsReceived;
         self
     }
 
@@ -311,7 +355,8 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
                 fifo,
                 core: Mutex::new(Core { writer, processor: Processor::new(), resync_check_period: self.resync }),
                 default_resync: self.resync,
-                transform: self.transform,
+                decode: self.stored.decode_options(),
+                transform: self.stored.transform(),
                 error_handler: Mutex::new(self.error_handler),
                 reflector_options: self.reflector,
                 last_rv: ResourceVersionHandle::default(),
@@ -332,7 +377,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         InformerBuilder {
             lw: Arc::new(lw),
             resync: Duration::ZERO,
-            transform: Some(Arc::new(|obj: &mut K| obj.metadata_mut().clear_managed_fields())),
+            stored: Stored::WithoutManagedFields,
             indexers: Indexers::new(),
             reflector: ReflectorOptions {
                 name: crate::object::short_type_name::<K>().to_owned(),
@@ -508,7 +553,8 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
             .should_resync(should_resync)
             .after_replace(after_replace)
             .resource_version_handle_from(inner.last_rv.clone())
-            .counters_from(inner.counters.clone());
+            .counters_from(inner.counters.clone())
+            .decode_options(inner.decode);
         if let Some(t) = &inner.transform {
             reflector = reflector.transform(Arc::clone(t));
         }

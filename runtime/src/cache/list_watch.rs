@@ -9,6 +9,13 @@
 //! - Implement [`ListWatch`] yourself to feed a reflector from anything
 //!   else (tests script it this way).
 //!
+//! A reflector calls [`list_with`](ListWatch::list_with) and
+//! [`watch_with`](ListWatch::watch_with), passing the [`DecodeOptions`] its
+//! informer chose (skip `managedFields` unless they are kept): a
+//! [`ResourceClient`] and a [`FilteredListWatch`] over one decode with them;
+//! an implementation of your own may ignore them (the default does), since
+//! the informer's transform drops what they would have skipped anyway.
+//!
 //! The methods return boxed futures so the trait stays object safe: an
 //! informer holds an `Arc<dyn ListWatch<K>>` and its type does not depend
 //! on where the objects come from. One allocation per list/watch call is
@@ -19,6 +26,7 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 
+use crate::codec::DecodeOptions;
 use crate::object::ObjectList;
 use crate::rest::{self, ListOptions, ResourceClient, WatchStream};
 
@@ -37,14 +45,59 @@ pub trait ListWatch<K>: Send + Sync {
     /// # Cancel safety
     /// Dropping the future abandons the call; nothing was changed.
     fn watch<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>>;
+
+    /// [`list`](Self::list), the objects decoded with `decode` where the
+    /// source decodes them; the default ignores `decode`.
+    ///
+    /// # Cancel safety
+    /// As [`list`](Self::list).
+    fn list_with<'a>(
+        &'a self,
+        opts: &'a ListOptions,
+        decode: DecodeOptions,
+    ) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
+        let _ = decode;
+        self.list(opts)
+    }
+
+    /// [`watch`](Self::watch), the objects decoded with `decode` where the
+    /// source decodes them; the default ignores `decode`.
+    ///
+    /// # Cancel safety
+    /// As [`watch`](Self::watch).
+    fn watch_with<'a>(
+        &'a self,
+        opts: &'a ListOptions,
+        decode: DecodeOptions,
+    ) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
+        let _ = decode;
+        self.watch(opts)
+    }
 }
 
+/// Lists and watches with the client's own
+/// [`decode_options`](ResourceClient::decode_options); given options as
+/// well, it leaves out what either leaves out.
 impl<K: crate::rest::verbs::List + crate::rest::verbs::Watch> ListWatch<K> for ResourceClient<K> {
     fn list<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
         Box::pin(ResourceClient::list(self, opts))
     }
     fn watch<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
         Box::pin(ResourceClient::watch(self, opts))
+    }
+    fn list_with<'a>(
+        &'a self,
+        opts: &'a ListOptions,
+        decode: DecodeOptions,
+    ) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
+        Box::pin(ResourceClient::list_with(self, opts, self.decode_options().skipping_also(decode)))
+    }
+    fn watch_with<'a>(
+        &'a self,
+        opts: &'a ListOptions,
+        decode: DecodeOptions,
+    ) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
+        Box::pin(ResourceClient::watch_with(self, opts, self.decode_options().skipping_also(decode)))
     }
 }
 
@@ -54,6 +107,20 @@ impl<K, L: ListWatch<K> + ?Sized> ListWatch<K> for Arc<L> {
     }
     fn watch<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
         (**self).watch(opts)
+    }
+    fn list_with<'a>(
+        &'a self,
+        opts: &'a ListOptions,
+        decode: DecodeOptions,
+    ) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
+        (**self).list_with(opts, decode)
+    }
+    fn watch_with<'a>(
+        &'a self,
+        opts: &'a ListOptions,
+        decode: DecodeOptions,
+    ) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
+        (**self).watch_with(opts, decode)
     }
 }
 
@@ -104,6 +171,24 @@ impl<K, L: ListWatch<K>> ListWatch<K> for FilteredListWatch<L> {
         (self.tweak)(&mut opts);
         Box::pin(async move { self.inner.watch(&opts).await })
     }
+    fn list_with<'a>(
+        &'a self,
+        opts: &'a ListOptions,
+        decode: DecodeOptions,
+    ) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
+        let mut opts = opts.clone();
+        (self.tweak)(&mut opts);
+        Box::pin(async move { self.inner.list_with(&opts, decode).await })
+    }
+    fn watch_with<'a>(
+        &'a self,
+        opts: &'a ListOptions,
+        decode: DecodeOptions,
+    ) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
+        let mut opts = opts.clone();
+        (self.tweak)(&mut opts);
+        Box::pin(async move { self.inner.watch_with(&opts, decode).await })
+    }
 }
 
 /// A [`ListWatch`] that plays back scripted answers and records every
@@ -131,6 +216,9 @@ pub(crate) mod scripted {
     pub struct Call {
         pub verb: Verb,
         pub opts: ListOptions,
+        /// The decode options the caller passed (the default through
+        /// `list`/`watch`).
+        pub decode: DecodeOptions,
         pub at: Instant,
     }
 
@@ -166,14 +254,24 @@ pub(crate) mod scripted {
         pub fn calls(&self) -> Vec<Call> {
             self.calls.lock().clone()
         }
-        fn record(&self, verb: Verb, opts: &ListOptions) {
-            self.calls.lock().push(Call { verb, opts: opts.clone(), at: Instant::now() });
+        fn record(&self, verb: Verb, opts: &ListOptions, decode: DecodeOptions) {
+            self.calls.lock().push(Call { verb, opts: opts.clone(), decode, at: Instant::now() });
         }
     }
 
     impl<K: Send + Sync + 'static> ListWatch<K> for Scripted<K> {
         fn list<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
-            self.record(Verb::List, opts);
+            self.list_with(opts, DecodeOptions::default())
+        }
+        fn watch<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
+            self.watch_with(opts, DecodeOptions::default())
+        }
+        fn list_with<'a>(
+            &'a self,
+            opts: &'a ListOptions,
+            decode: DecodeOptions,
+        ) -> BoxFuture<'a, Result<ObjectList<K>, rest::Error>> {
+            self.record(Verb::List, opts, decode);
             let answer = self.lists.lock().pop_front();
             Box::pin(async move {
                 match answer {
@@ -183,8 +281,12 @@ pub(crate) mod scripted {
                 }
             })
         }
-        fn watch<'a>(&'a self, opts: &'a ListOptions) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
-            self.record(Verb::Watch, opts);
+        fn watch_with<'a>(
+            &'a self,
+            opts: &'a ListOptions,
+            decode: DecodeOptions,
+        ) -> BoxFuture<'a, Result<WatchStream<K>, rest::Error>> {
+            self.record(Verb::Watch, opts, decode);
             let answer = self.watches.lock().pop_front();
             Box::pin(async move {
                 match answer {
@@ -239,6 +341,23 @@ mod tests {
         for c in calls {
             assert_eq!(c.opts.label_selector.as_deref(), Some("app=web"));
             assert_eq!(c.opts.resource_version.as_deref(), Some("0"));
+            assert_eq!(c.decode, DecodeOptions::KEEP_ALL);
         }
+    }
+
+    #[tokio::test]
+    async fn filtered_list_watch_passes_the_decode_options_on() {
+        let inner = Arc::new(Scripted::<Pod>::default());
+        inner.push_list(Ok(page(vec![], "1", None)));
+        inner.push_watch(vec![], false);
+        let lw = FilteredListWatch::new(Arc::clone(&inner), |o: &mut ListOptions| o.limit = Some(7));
+        let skip = DecodeOptions::WITHOUT_MANAGED_FIELDS;
+        lw.list_with(&ListOptions::default(), skip).await.unwrap();
+        let _ = lw.watch_with(&ListOptions::default(), skip).await.unwrap();
+        let calls = inner.calls();
+        assert_eq!(
+            calls.iter().map(|c| (c.verb, c.decode, c.opts.limit)).collect::<Vec<_>>(),
+            [(Verb::List, skip, Some(7)), (Verb::Watch, skip, Some(7))]
+        );
     }
 }

@@ -37,6 +37,11 @@
 //!   a random `timeoutSeconds` between 5 and 10 minutes so many clients do
 //!   not reconnect in step. Bookmarks only advance the version.
 //!
+//! Every list and watch goes through [`ListWatch::list_with`] and
+//! [`ListWatch::watch_with`] with the reflector's
+//! [`decode_options`](Reflector::decode_options) (by default, keep
+//! everything; an informer sets them).
+//!
 //! The reflector is an explicit state machine ([`Phase`]): each step does
 //! one call or handles one event, which is what the unit tests drive.
 
@@ -66,6 +71,7 @@ use super::list_watch::ListWatch;
 use super::reflector_store::ReflectorStore;
 use super::store::Key;
 use crate::ErrorChain;
+use crate::codec::DecodeOptions;
 use crate::object::{Metadata as _, Object};
 use crate::rest::{self, ListOptions, VersionMatch, WatchEvent, WatchStream};
 
@@ -282,6 +288,8 @@ pub struct Reflector<K, Q = DeltaFifo<K>> {
     lw: Arc<dyn ListWatch<K>>,
     queue: Q,
     options: ReflectorOptions,
+    /// Passed to every list and watch.
+    decode: DecodeOptions,
     transform: Option<TransformFn<K>>,
     error_handler: Option<WatchErrorHandler>,
     should_resync: Option<ShouldResync>,
@@ -339,6 +347,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
             queue,
             backoff: Backoff::new(options.backoff),
             options,
+            decode: DecodeOptions::default(),
             transform: None,
             error_handler: None,
             should_resync: None,
@@ -350,6 +359,15 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
             watch_list_disabled: false,
             state: State::Start,
         }
+    }
+
+    /// Lists and watches ask the [`ListWatch`] to decode objects with
+    /// `decode` (e.g. without `managedFields`, which a transform would drop
+    /// anyway); the default keeps everything.
+    #[must_use]
+    pub fn decode_options(mut self, decode: DecodeOptions) -> Self {
+        self.decode = decode;
+        self
     }
 
     /// Runs `transform` on every object before it is queued.
@@ -520,7 +538,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
             ..ListOptions::default()
         };
         ReflectorCounters::count(&self.counters.0.watch_lists);
-        match self.lw.watch(&opts).await {
+        match self.lw.watch_with(&opts, self.decode).await {
             Ok(stream) => State::InitialEvents { stream, items: HashMap::new(), rv: String::new(), events: 0 },
             Err(e) => {
                 if is_rejection(&e) {
@@ -629,7 +647,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
         };
         let lw = Arc::clone(&self.lw);
         let transform = self.transform.clone();
-        paged_list(lw, transform, rv.to_owned(), limit)
+        paged_list(lw, self.decode, transform, rv.to_owned(), limit)
     }
 }
 
@@ -642,7 +660,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
             ..ListOptions::default()
         };
         ReflectorCounters::count(&self.counters.0.watches);
-        match self.lw.watch(&opts).await {
+        match self.lw.watch_with(&opts, self.decode).await {
             Ok(stream) => State::Watching { stream, started: Instant::now(), events: 0 },
             Err(e) => {
                 // Overload or a refused connection: the version is still good,

@@ -21,6 +21,14 @@
 //! default, unknown keys are skipped (or kept, for kinds that preserve
 //! unknown fields), and a key given twice is read twice, the later value
 //! winning (objects are merged, as Go does).
+//!
+//! Every struct seed carries the decode's [`DecodeOptions`], from where the
+//! decode started ([`DecodeWith`] for a generated struct, default options
+//! for its `Deserialize`) down to each [`DecodeFields::decode_field`], which
+//! hands them to the seeds of its own fields; [`ManagedFields`] reads them
+//! to keep or skip `metadata.managedFields`. A field a struct reads through
+//! its own `Deserialize` (a map of structs, say) is decoded with the
+//! default options.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -37,6 +45,7 @@ mod encode;
 
 pub use encode::{EncodeFields, FieldWriter, serialize};
 
+use super::{DecodeOptions, DecodeWith};
 use crate::map::Map;
 use crate::read::Staged;
 /// serde, for [`impl_codec!`](crate::impl_codec) to name from any crate.
@@ -53,8 +62,14 @@ pub trait DecodeFields: Default {
     fn field_index(key: &str) -> Option<u16>;
 
     /// Reads the value of field `index` (from [`field_index`](Self::field_index))
-    /// out of `map`, into `self`. Must read exactly one value.
-    fn decode_field<'de, A: MapAccess<'de>>(&mut self, index: u16, map: &mut A) -> Result<(), A::Error>;
+    /// out of `map`, into `self`, with the decode's `options` (passed on to
+    /// the seeds of struct-valued fields). Must read exactly one value.
+    fn decode_field<'de, A: MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: DecodeOptions,
+    ) -> Result<(), A::Error>;
 
     /// Whether keys the type does not declare go to
     /// [`decode_unknown`](Self::decode_unknown) (a kind preserving unknown
@@ -69,16 +84,23 @@ pub trait DecodeFields: Default {
     }
 }
 
-/// `Deserialize::deserialize` of a generated struct.
+/// `Deserialize::deserialize` of a generated struct: decoded with the
+/// default [`DecodeOptions`] (everything kept).
 pub fn deserialize<'de, T: DecodeFields, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
-    let mut out = T::default();
-    deserializer.deserialize_map(FillVisitor(&mut out))?;
-    Ok(out)
+    T::deserialize_with(deserializer, DecodeOptions::default())
+}
+
+impl<T: DecodeFields> DecodeWith for T {
+    fn deserialize_with<'de, D: Deserializer<'de>>(deserializer: D, options: DecodeOptions) -> Result<T, D::Error> {
+        let mut out = T::default();
+        deserializer.deserialize_map(FillVisitor(&mut out, options))?;
+        Ok(out)
+    }
 }
 
 /// Reads a JSON object into `place`, field by field, over what it holds
 /// (a `Default` value, or an earlier value of a repeated key).
-struct FillVisitor<'a, T>(&'a mut T);
+struct FillVisitor<'a, T>(&'a mut T, DecodeOptions);
 
 impl<'de, T: DecodeFields> Visitor<'de> for FillVisitor<'_, T> {
     type Value = ();
@@ -91,7 +113,7 @@ impl<'de, T: DecodeFields> Visitor<'de> for FillVisitor<'_, T> {
         let seed = KeySeed::<T>(PhantomData);
         while let Some(key) = map.next_key_seed(seed)? {
             match key {
-                Key::Field(index) => self.0.decode_field(index, &mut map)?,
+                Key::Field(index) => self.0.decode_field(index, &mut map, self.1)?,
                 Key::Unknown(Some(name)) => self.0.decode_unknown(name.into_owned(), &mut map)?,
                 Key::Unknown(None) => {
                     map.next_value::<IgnoredAny>()?;
@@ -159,36 +181,36 @@ impl<'de, T: DecodeFields> Visitor<'de> for KeySeed<T> {
     }
 }
 
-/// Seed for a plain struct-valued field: decodes into the field in place.
-/// `null` is an error, as it is for the derive.
-pub struct Struct<'a, T>(pub &'a mut T);
+/// Seed for a plain struct-valued field: decodes into the field in place,
+/// with the decode's options. `null` is an error, as it is for the derive.
+pub struct Struct<'a, T>(pub &'a mut T, pub DecodeOptions);
 
 impl<'de, T: DecodeFields> DeserializeSeed<'de> for Struct<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(FillVisitor(self.0))
+        d.deserialize_map(FillVisitor(self.0, self.1))
     }
 }
 
 /// Seed for an optional struct-valued field: `null` clears it, an object is
-/// decoded in place.
-pub struct OptionStruct<'a, T>(pub &'a mut Option<T>);
+/// decoded in place, with the decode's options.
+pub struct OptionStruct<'a, T>(pub &'a mut Option<T>, pub DecodeOptions);
 
 /// Seed for an optional boxed struct-valued field: `null` clears it, an
-/// object is decoded in place, in a new box.
-pub struct OptionBox<'a, T>(pub &'a mut Option<Box<T>>);
+/// object is decoded in place, in a new box, with the decode's options.
+pub struct OptionBox<'a, T>(pub &'a mut Option<Box<T>>, pub DecodeOptions);
 
 impl<'de, T: DecodeFields> DeserializeSeed<'de> for OptionStruct<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_option(OptionFill { place: self.0, target: |t| t })
+        d.deserialize_option(OptionFill { place: self.0, target: |t| t, options: self.1 })
     }
 }
 
 impl<'de, T: DecodeFields> DeserializeSeed<'de> for OptionBox<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_option(OptionFill { place: self.0, target: |b| &mut **b })
+        d.deserialize_option(OptionFill { place: self.0, target: |b| &mut **b, options: self.1 })
     }
 }
 
@@ -196,6 +218,7 @@ impl<'de, T: DecodeFields> DeserializeSeed<'de> for OptionBox<'_, T> {
 struct OptionFill<'a, P, T> {
     place: &'a mut Option<P>,
     target: fn(&mut P) -> &mut T,
+    options: DecodeOptions,
 }
 
 impl<'de, P: Default, T: DecodeFields> Visitor<'de> for OptionFill<'_, P, T> {
@@ -212,7 +235,7 @@ impl<'de, P: Default, T: DecodeFields> Visitor<'de> for OptionFill<'_, P, T> {
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let target = (self.target)(self.place.get_or_insert_with(P::default));
-        d.deserialize_map(FillVisitor(target))
+        d.deserialize_map(FillVisitor(target, self.options))
     }
 }
 
@@ -225,17 +248,17 @@ pub struct List<'a, T>(pub &'a mut ThinVec<T>);
 pub struct OptionList<'a, T>(pub &'a mut Option<ThinVec<T>>);
 
 /// Seed for a plain list of structs: exactly sized, `null` read as empty,
-/// each element decoded in place.
-pub struct StructList<'a, T>(pub &'a mut ThinVec<T>);
+/// each element decoded in place, with the decode's options.
+pub struct StructList<'a, T>(pub &'a mut ThinVec<T>, pub DecodeOptions);
 
 /// Seed for an optional list of structs: exactly sized, `null` clears it,
-/// each element decoded in place.
-pub struct OptionStructList<'a, T>(pub &'a mut Option<ThinVec<T>>);
+/// each element decoded in place, with the decode's options.
+pub struct OptionStructList<'a, T>(pub &'a mut Option<ThinVec<T>>, pub DecodeOptions);
 
 /// How a list's elements are read: [`ByValue`] or [`InPlace`].
-trait ReadElements<'de, T> {
+trait ReadElements<'de, T>: Copy {
     /// Reads the next element onto `items`; `false` at the end of the list.
-    fn read_next<A: SeqAccess<'de>>(items: &mut Gathered<T>, seq: &mut A) -> Result<bool, A::Error>;
+    fn read_next<A: SeqAccess<'de>>(self, items: &mut Gathered<T>, seq: &mut A) -> Result<bool, A::Error>;
 }
 
 /// A list's elements as they are read: [`Staged`] while they fit, then in
@@ -307,19 +330,35 @@ impl<T> Gathered<T> {
 }
 
 /// Elements read by value.
-struct ByValue<T>(PhantomData<T>);
-/// Elements decoded in place.
-struct InPlace<T>(PhantomData<T>);
+struct ByValue<T>(PhantomData<fn() -> T>);
+/// Elements decoded in place, with the decode's options.
+struct InPlace<T>(DecodeOptions, PhantomData<fn() -> T>);
+
+impl<T> Clone for ByValue<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for ByValue<T> {}
+
+impl<T> Clone for InPlace<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for InPlace<T> {}
 
 /// Reads a JSON list into `items`, replacing what they held, in a block of
 /// exactly its size (see [`Gathered`]).
 struct ListVisitor<'a, T, R> {
     items: &'a mut ThinVec<T>,
-    read: PhantomData<R>,
+    read: R,
 }
 
 impl<'de, T: Deserialize<'de>> ReadElements<'de, T> for ByValue<T> {
-    fn read_next<A: SeqAccess<'de>>(items: &mut Gathered<T>, seq: &mut A) -> Result<bool, A::Error> {
+    fn read_next<A: SeqAccess<'de>>(self, items: &mut Gathered<T>, seq: &mut A) -> Result<bool, A::Error> {
         let Some(item) = seq.next_element()? else { return Ok(false) };
         items.push(item);
         Ok(true)
@@ -327,19 +366,19 @@ impl<'de, T: Deserialize<'de>> ReadElements<'de, T> for ByValue<T> {
 }
 
 impl<'de, T: DecodeFields> ReadElements<'de, T> for InPlace<T> {
-    fn read_next<A: SeqAccess<'de>>(items: &mut Gathered<T>, seq: &mut A) -> Result<bool, A::Error> {
-        Ok(seq.next_element_seed(PushInPlace(items))?.is_some())
+    fn read_next<A: SeqAccess<'de>>(self, items: &mut Gathered<T>, seq: &mut A) -> Result<bool, A::Error> {
+        Ok(seq.next_element_seed(PushInPlace(items, self.0))?.is_some())
     }
 }
 
 /// Seed for one element of a list of structs: its room is made only once
 /// the JSON has one more element, and it is decoded there.
-struct PushInPlace<'a, T>(&'a mut Gathered<T>);
+struct PushInPlace<'a, T>(&'a mut Gathered<T>, DecodeOptions);
 
 impl<'de, T: DecodeFields> DeserializeSeed<'de> for PushInPlace<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        Struct(self.0.push(T::default())).deserialize(d)
+        Struct(self.0.push(T::default()), self.1).deserialize(d)
     }
 }
 
@@ -350,7 +389,7 @@ impl<'de, T, R: ReadElements<'de, T>> Visitor<'de> for ListVisitor<'_, T, R> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut items = Gathered::Staged(Staged::new());
-        while R::read_next(&mut items, &mut seq)? {}
+        while self.read.read_next(&mut items, &mut seq)? {}
         *self.items = items.take_list();
         Ok(())
     }
@@ -360,7 +399,7 @@ impl<'de, T, R: ReadElements<'de, T>> Visitor<'de> for ListVisitor<'_, T, R> {
 /// (`null` clears it).
 struct NullableList<'a, T, R> {
     items: &'a mut Option<ThinVec<T>>,
-    read: PhantomData<R>,
+    read: R,
 }
 
 impl<'de, T, R: ReadElements<'de, T>> Visitor<'de> for NullableList<'_, T, R> {
@@ -377,18 +416,19 @@ impl<'de, T, R: ReadElements<'de, T>> Visitor<'de> for NullableList<'_, T, R> {
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         let items = self.items.get_or_insert_with(ThinVec::new);
-        d.deserialize_seq(ListVisitor::<T, R> { items, read: PhantomData })
+        d.deserialize_seq(ListVisitor { items, read: self.read })
     }
 }
 
 fn read_list<'de, T, R: ReadElements<'de, T>, D: Deserializer<'de>>(
     d: D,
     items: &mut ThinVec<T>,
+    read: R,
 ) -> Result<(), D::Error> {
     // `null` empties a plain list: read into an `Option` that starts as the
     // list itself, and take it back.
     let mut held = Some(std::mem::take(items));
-    let result = d.deserialize_option(NullableList::<T, R> { items: &mut held, read: PhantomData });
+    let result = d.deserialize_option(NullableList { items: &mut held, read });
     *items = held.unwrap_or_default();
     result
 }
@@ -396,73 +436,54 @@ fn read_list<'de, T, R: ReadElements<'de, T>, D: Deserializer<'de>>(
 fn read_option_list<'de, T, R: ReadElements<'de, T>, D: Deserializer<'de>>(
     d: D,
     items: &mut Option<ThinVec<T>>,
+    read: R,
 ) -> Result<(), D::Error> {
-    d.deserialize_option(NullableList::<T, R> { items, read: PhantomData })
+    d.deserialize_option(NullableList { items, read })
 }
 
 impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for List<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        read_list::<T, ByValue<T>, D>(d, self.0)
+        read_list(d, self.0, ByValue(PhantomData))
     }
 }
 
 impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for OptionList<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        read_option_list::<T, ByValue<T>, D>(d, self.0)
+        read_option_list(d, self.0, ByValue(PhantomData))
     }
 }
 
 impl<'de, T: DecodeFields> DeserializeSeed<'de> for StructList<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        read_list::<T, InPlace<T>, D>(d, self.0)
+        read_list(d, self.0, InPlace(self.1, PhantomData))
     }
 }
 
 impl<'de, T: DecodeFields> DeserializeSeed<'de> for OptionStructList<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        read_option_list::<T, InPlace<T>, D>(d, self.0)
+        read_option_list(d, self.0, InPlace(self.1, PhantomData))
     }
 }
 
-thread_local! {
-    /// Set while a [`super::WithoutManagedFields`] decodes.
-    static SKIP_MANAGED_FIELDS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// While alive, `metadata.managedFields` read on this thread are skipped.
-pub(super) struct SkippingManagedFields {
-    before: bool,
-}
-
-impl SkippingManagedFields {
-    pub(super) fn enter() -> Self {
-        SkippingManagedFields { before: SKIP_MANAGED_FIELDS.replace(true) }
-    }
-}
-
-impl Drop for SkippingManagedFields {
-    fn drop(&mut self) {
-        SKIP_MANAGED_FIELDS.set(self.before);
-    }
-}
-
-/// Seed for `ObjectMeta.managedFields`: an optional list of structs, or
-/// skipped unread (left `None`) inside a [`super::WithoutManagedFields`].
-pub struct ManagedFields<'a, T>(pub &'a mut Option<ThinVec<T>>);
+/// Seed for `ObjectMeta.managedFields`: an optional list of structs, read
+/// as [`OptionStructList`] reads it, or, when the decode's options
+/// [skip them](DecodeOptions::skips_managed_fields), checked to be JSON and
+/// left `None`.
+pub struct ManagedFields<'a, T>(pub &'a mut Option<ThinVec<T>>, pub DecodeOptions);
 
 impl<'de, T: DecodeFields> DeserializeSeed<'de> for ManagedFields<'_, T> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        if SKIP_MANAGED_FIELDS.get() {
+        if self.1.skips_managed_fields() {
             IgnoredAny::deserialize(d)?;
             *self.0 = None;
             return Ok(());
         }
-        OptionStructList(self.0).deserialize(d)
+        OptionStructList(self.0, self.1).deserialize(d)
     }
 }
 

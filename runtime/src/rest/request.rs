@@ -14,7 +14,8 @@ use serde::de::DeserializeOwned;
 
 use super::client::{Client, Prepared, body_stream};
 use super::error::Error;
-use super::watch::{ByteStream, WatchStream, watch_stream};
+use super::watch::{ByteStream, WatchStream, watch_stream, watch_stream_with};
+use crate::codec::{DecodeOptions, DecodeWith};
 
 /// Characters escaped in a path segment (names may come from users).
 const PATH_SEGMENT: &AsciiSet = &CONTROLS
@@ -305,6 +306,17 @@ impl Request {
         crate::codec::decode_json(&bytes).map_err(|source| Error::Decode { what, source })
     }
 
+    /// The body decoded from JSON with `options` (e.g. without any
+    /// `metadata.managedFields`).
+    ///
+    /// # Cancel safety
+    /// As [`Request::send`].
+    pub async fn json_with<T: DecodeWith>(self, options: DecodeOptions) -> Result<T, Error> {
+        let what = format!("{} {} response", self.method, self.path_and_query());
+        let bytes = self.bytes().await?;
+        crate::codec::decode_json_with(&bytes, options).map_err(|source| Error::Decode { what, source })
+    }
+
     /// The body as it arrives (logs with `follow=true`, exec output). The
     /// timeout bounds getting the response headers only.
     ///
@@ -325,6 +337,19 @@ impl Request {
         let max = self.client.inner.max_watch_event_size;
         let body = self.no_timeout().stream().await?;
         Ok(watch_stream(body, max))
+    }
+
+    /// [`watch`](Self::watch), each object decoded with `options`.
+    ///
+    /// # Cancel safety
+    /// As [`Request::stream`].
+    pub async fn watch_with<T: DecodeWith + Send + 'static>(
+        self,
+        options: DecodeOptions,
+    ) -> Result<WatchStream<T>, Error> {
+        let max = self.client.inner.max_watch_event_size;
+        let body = self.no_timeout().stream().await?;
+        Ok(watch_stream_with(body, max, options))
     }
 }
 

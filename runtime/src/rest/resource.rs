@@ -21,12 +21,15 @@ use super::options::{
 use super::target::Target;
 use super::verbs;
 use super::watch::{WatchEvent, WatchStream};
-use crate::codec::WithoutManagedFields;
+use crate::codec::{DecodeOptions, DecodeWith};
 use crate::object::{DynamicResource, Metadata as _, Object, ObjectList, Resource};
 
-/// Bounds every object type used with [`ResourceClient`] meets.
-pub trait ClientObject: Object + Serialize + DeserializeOwned + Clone + Send + Sync + 'static {}
-impl<K: Object + Serialize + DeserializeOwned + Clone + Send + Sync + 'static> ClientObject for K {}
+/// Bounds every object type used with [`ResourceClient`] meets. Lists and
+/// watches decode objects with [`DecodeOptions`] ([`DecodeWith`]): generated
+/// kinds and the dynamic object have it; a hand-written kind gets it from
+/// [`deserialize_then_apply`](crate::object::deserialize_then_apply).
+pub trait ClientObject: Object + Serialize + DeserializeOwned + DecodeWith + Clone + Send + Sync + 'static {}
+impl<K: Object + Serialize + DeserializeOwned + DecodeWith + Clone + Send + Sync + 'static> ClientObject for K {}
 
 /// What `delete` returns: the apiserver answers with the object when it is
 /// not gone yet (finalizers, graceful deletion; some resources always do)
@@ -67,18 +70,15 @@ impl<K> DeleteResult<K> {
 /// the request; a write may or may not have reached the server.
 pub struct ResourceClient<K> {
     pub(super) target: Target,
-    /// `list` and `watch` skip `metadata.managedFields` while decoding.
-    skip_managed_fields: bool,
+    /// What [`list`](Self::list), [`list_all`](Self::list_all) and
+    /// [`watch`](Self::watch) leave out while decoding.
+    decode: DecodeOptions,
     _kind: PhantomData<fn() -> K>,
 }
 
 impl<K> Clone for ResourceClient<K> {
     fn clone(&self) -> Self {
-        ResourceClient {
-            target: self.target.clone(),
-            skip_managed_fields: self.skip_managed_fields,
-            _kind: PhantomData,
-        }
+        ResourceClient { target: self.target.clone(), decode: self.decode, _kind: PhantomData }
     }
 }
 
@@ -123,7 +123,7 @@ impl<K: ClientObject> ResourceClient<K> {
     pub fn for_resource(client: Client, resource: &DynamicResource, namespace: Option<&str>) -> Self {
         ResourceClient {
             target: Target::new(client, resource.clone(), namespace),
-            skip_managed_fields: false,
+            decode: DecodeOptions::default(),
             _kind: PhantomData,
         }
     }
@@ -131,12 +131,20 @@ impl<K: ClientObject> ResourceClient<K> {
     /// This client's [`list`](Self::list), [`list_all`](Self::list_all) and
     /// [`watch`](Self::watch) skip every object's `metadata.managedFields`
     /// while decoding, leaving them `None`: for a cache that would drop
-    /// them (the informer factory's informers, by default), the time and
-    /// memory of reading them are spared.
+    /// them, the time and memory of reading them are spared. (Informers
+    /// need not be given such a client: they ask for it themselves, see
+    /// [`InformerBuilder`](crate::cache::InformerBuilder).)
     #[must_use]
     pub fn without_managed_fields(mut self) -> Self {
-        self.skip_managed_fields = true;
+        self.decode = self.decode.skipping_also(DecodeOptions::WITHOUT_MANAGED_FIELDS);
         self
+    }
+
+    /// What this client's [`list`](Self::list), [`list_all`](Self::list_all)
+    /// and [`watch`](Self::watch) leave out while decoding (the default:
+    /// nothing).
+    pub fn decode_options(&self) -> DecodeOptions {
+        self.decode
     }
 
     /// The client of `resource` in `namespace`.
@@ -199,11 +207,14 @@ impl<K: verbs::List> ResourceClient<K> {
     /// One page (or all, without `limit`) of objects; follow
     /// `metadata.continue_` for the next page, or use [`list_all`](Self::list_all).
     pub async fn list(&self, opts: &ListOptions) -> Result<ObjectList<K>, Error> {
-        let mut list: ObjectList<K> = if self.skip_managed_fields {
-            self.list_as::<WithoutManagedFields<ObjectList<K>>>(opts).await?.0
-        } else {
-            self.list_as(opts).await?
-        };
+        self.list_with(opts, self.decode).await
+    }
+
+    /// [`list`](Self::list), the objects decoded with `decode` instead of
+    /// the client's own [`decode_options`](Self::decode_options).
+    pub async fn list_with(&self, opts: &ListOptions, decode: DecodeOptions) -> Result<ObjectList<K>, Error> {
+        let request = self.target.collection(http::Method::GET, None).params(opts.query_pairs(false));
+        let mut list: ObjectList<K> = request.json_with(decode).await?;
         if !list.items.is_empty() {
             let api_version = self.target.resource.api_version();
             for item in &mut list.items {
@@ -255,14 +266,15 @@ impl<K: verbs::Watch> ResourceClient<K> {
     /// Watch events from `opts.resource_version` on. No client-side timeout;
     /// use `opts.timeout_seconds` to bound it server-side.
     pub async fn watch(&self, opts: &ListOptions) -> Result<WatchStream<K>, Error> {
+        self.watch_with(opts, self.decode).await
+    }
+
+    /// [`watch`](Self::watch), the objects decoded with `decode` instead of
+    /// the client's own [`decode_options`](Self::decode_options).
+    pub async fn watch_with(&self, opts: &ListOptions, decode: DecodeOptions) -> Result<WatchStream<K>, Error> {
         use futures_util::StreamExt as _;
         let request = self.target.collection(http::Method::GET, None).params(opts.query_pairs(true));
-        let stream: WatchStream<K> = if self.skip_managed_fields {
-            let skipping: WatchStream<WithoutManagedFields<K>> = request.watch().await?;
-            skipping.map(|event| event.map(|e| e.map(|WithoutManagedFields(o)| o))).boxed()
-        } else {
-            request.watch().await?
-        };
+        let stream: WatchStream<K> = request.watch_with(decode).await?;
         let this = self.clone();
         Ok(stream
             .map(move |event| {

@@ -27,6 +27,14 @@
 //! #     fn metadata(&self) -> &DynamicMeta { &self.metadata }
 //! #     fn metadata_mut(&mut self) -> &mut DynamicMeta { &mut self.metadata }
 //! # }
+//! # impl k8s_client_runtime::codec::DecodeWith for TokenReview {
+//! #     fn deserialize_with<'de, D: serde::Deserializer<'de>>(
+//! #         d: D,
+//! #         options: k8s_client_runtime::codec::DecodeOptions,
+//! #     ) -> Result<Self, D::Error> {
+//! #         k8s_client_runtime::object::deserialize_then_apply(d, options)
+//! #     }
+//! # }
 //! k8s_client_runtime::impl_verbs!(TokenReview: Create);
 //!
 //! async fn review(reviews: k8s_client_runtime::rest::ResourceClient<TokenReview>) {
@@ -51,6 +59,14 @@
 //! #     type Meta = DynamicMeta;
 //! #     fn metadata(&self) -> &DynamicMeta { &self.metadata }
 //! #     fn metadata_mut(&mut self) -> &mut DynamicMeta { &mut self.metadata }
+//! # }
+//! # impl k8s_client_runtime::codec::DecodeWith for TokenReview {
+//! #     fn deserialize_with<'de, D: serde::Deserializer<'de>>(
+//! #         d: D,
+//! #         options: k8s_client_runtime::codec::DecodeOptions,
+//! #     ) -> Result<Self, D::Error> {
+//! #         k8s_client_runtime::object::deserialize_then_apply(d, options)
+//! #     }
 //! # }
 //! k8s_client_runtime::impl_verbs!(TokenReview: Create);
 //!

@@ -3,8 +3,14 @@
 //! newline-separated. [`WatchDecoder`] cuts the byte stream into events
 //! without any I/O so it can be tested and fuzzed on its own;
 //! [`watch_stream`] glues it to a response body.
+//!
+//! [`decode_event`] and [`watch_stream`] decode objects with their own
+//! `Deserialize`; [`decode_event_with`] and [`watch_stream_with`] decode
+//! them with [`DecodeOptions`] (skipping `managedFields`, say), which the
+//! options travel with from the frame down to each object's fields.
 
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt as _;
@@ -13,6 +19,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::error::{Error, Status};
+use crate::codec::{DecodeOptions, DecodeWith, WithOptions};
 
 pub use crate::config::DEFAULT_MAX_EVENT_SIZE;
 
@@ -240,17 +247,29 @@ struct BookmarkMeta {
 /// what the type says in the same pass over the frame; an object before its
 /// type is held as raw JSON and decoded once the type is known.
 pub fn decode_event<T: DeserializeOwned>(frame: &[u8]) -> Result<WatchEvent<T>, Error> {
+    decode_event_seed(frame, PhantomData::<T>)
+}
+
+/// [`decode_event`], the object decoded with `options` (e.g. without its
+/// `metadata.managedFields`).
+pub fn decode_event_with<T: DecodeWith>(frame: &[u8], options: DecodeOptions) -> Result<WatchEvent<T>, Error> {
+    decode_event_seed(frame, WithOptions::<T>::new(options))
+}
+
+/// A frame whose object `object` reads.
+fn decode_event_seed<T, S: frame::ObjectReader<T>>(frame: &[u8], object: S) -> Result<WatchEvent<T>, Error> {
     let decode_err = |what: &str, source| Error::Decode { what: what.to_owned(), source };
-    let event = crate::codec::decode_json::<frame::Event<T>>(frame).map_err(|e| decode_err("watch event", e))?;
-    let (kind, object) = match event {
+    let event =
+        crate::codec::decode_json_seed(frame, frame::EventSeed(object)).map_err(|e| decode_err("watch event", e))?;
+    let (kind, raw) = match event {
         frame::Event::Decoded(event) => return event,
-        frame::Event::Raw(kind, object) => (kind, object),
+        frame::Event::Raw(kind, raw) => (kind, raw),
     };
     if let frame::Kind::Unknown(kind) = kind {
         return Err(Error::UnknownWatchEventType(kind));
     }
-    let object = object.ok_or_else(|| Error::Watch(format!("{kind} event without an object")))?;
-    frame::decode_object(&kind, object.get()).map_err(|e| decode_err(&kind.object_what(), e))?
+    let raw = raw.ok_or_else(|| Error::Watch(format!("{kind} event without an object")))?;
+    frame::decode_object(&kind, raw.get(), object).map_err(|e| decode_err(&kind.object_what(), e))?
 }
 
 mod frame {
@@ -258,13 +277,19 @@ mod frame {
     //! decoded as what the type says.
 
     use std::fmt;
-    use std::marker::PhantomData;
 
     use serde::Deserialize;
-    use serde::de::{self, DeserializeOwned, IgnoredAny, MapAccess, Visitor};
+    use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
     use serde_json::value::RawValue;
 
     use super::{Bookmark, BookmarkObject, Error, Status, WatchEvent};
+
+    /// How an event's object is read: by its `Deserialize`
+    /// (`PhantomData<T>`) or with decode options
+    /// ([`WithOptions`](crate::codec::WithOptions)).
+    pub(super) trait ObjectReader<T>: for<'de> DeserializeSeed<'de, Value = T> + Copy {}
+
+    impl<T, S: for<'de> DeserializeSeed<'de, Value = T> + Copy> ObjectReader<T> for S {}
 
     /// An event's `type`.
     #[derive(Debug)]
@@ -341,25 +366,27 @@ mod frame {
         Raw(Kind, Option<Box<RawValue>>),
     }
 
-    /// The object of a `kind` event.
-    pub(super) fn decode_object<T: DeserializeOwned>(
+    /// The object of a `kind` event, read by `reader`.
+    pub(super) fn decode_object<T, S: ObjectReader<T>>(
         kind: &Kind,
         json: &str,
+        reader: S,
     ) -> Result<Result<WatchEvent<T>, Error>, serde_json::Error> {
         let mut d = serde_json::Deserializer::from_str(json);
-        let event = object(kind, &mut d)?;
+        let event = object(kind, &mut d, reader)?;
         d.end()?;
         Ok(event)
     }
 
-    fn object<'de, T: DeserializeOwned, D: de::Deserializer<'de>>(
+    fn object<'de, S: DeserializeSeed<'de>, D: de::Deserializer<'de>>(
         kind: &Kind,
         d: D,
-    ) -> Result<Result<WatchEvent<T>, Error>, D::Error> {
+        reader: S,
+    ) -> Result<Result<WatchEvent<S::Value>, Error>, D::Error> {
         Ok(match kind {
-            Kind::Added => Ok(WatchEvent::Added(T::deserialize(d)?)),
-            Kind::Modified => Ok(WatchEvent::Modified(T::deserialize(d)?)),
-            Kind::Deleted => Ok(WatchEvent::Deleted(T::deserialize(d)?)),
+            Kind::Added => Ok(WatchEvent::Added(reader.deserialize(d)?)),
+            Kind::Modified => Ok(WatchEvent::Modified(reader.deserialize(d)?)),
+            Kind::Deleted => Ok(WatchEvent::Deleted(reader.deserialize(d)?)),
             Kind::Bookmark => {
                 let b = BookmarkObject::deserialize(d)?;
                 Ok(WatchEvent::Bookmark(Bookmark {
@@ -375,34 +402,36 @@ mod frame {
         })
     }
 
-    /// The object as a map value, decoded as what `kind` says.
-    struct ObjectSeed<'k, T>(&'k Kind, PhantomData<T>);
+    /// The object as a map value, decoded as what `kind` says, by `reader`.
+    struct ObjectSeed<'k, S>(&'k Kind, S);
 
-    impl<'de, T: DeserializeOwned> de::DeserializeSeed<'de> for ObjectSeed<'_, T> {
-        type Value = Result<WatchEvent<T>, Error>;
+    impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for ObjectSeed<'_, S> {
+        type Value = Result<WatchEvent<S::Value>, Error>;
         fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-            object(self.0, d)
+            object(self.0, d, self.1)
         }
     }
 
-    impl<'de, T: DeserializeOwned> Deserialize<'de> for Event<T> {
-        fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Event<T>, D::Error> {
-            struct V<T>(PhantomData<T>);
-            impl<'de, T: DeserializeOwned> Visitor<'de> for V<T> {
-                type Value = Event<T>;
+    /// A whole event, its object read by `S`.
+    pub(super) struct EventSeed<S>(pub(super) S);
+
+    impl<'de, S: DeserializeSeed<'de> + Copy> DeserializeSeed<'de> for EventSeed<S> {
+        type Value = Event<S::Value>;
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            struct V<S>(S);
+            impl<'de, S: DeserializeSeed<'de> + Copy> Visitor<'de> for V<S> {
+                type Value = Event<S::Value>;
                 fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                     f.write_str("a watch event")
                 }
-                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Event<T>, A::Error> {
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                     let mut kind: Option<Kind> = None;
                     let mut decoded = None;
                     let mut raw: Option<Box<RawValue>> = None;
                     while let Some(field) = map.next_key::<Field>()? {
                         match (field, &kind) {
                             (Field::Type, _) => kind = Some(map.next_value()?),
-                            (Field::Object, Some(k)) => {
-                                decoded = Some(map.next_value_seed(ObjectSeed(k, PhantomData))?)
-                            }
+                            (Field::Object, Some(k)) => decoded = Some(map.next_value_seed(ObjectSeed(k, self.0))?),
                             (Field::Object, None) => raw = Some(map.next_value()?),
                             (Field::Other, _) => {
                                 map.next_value::<IgnoredAny>()?;
@@ -416,7 +445,7 @@ mod frame {
                     })
                 }
             }
-            d.deserialize_map(V(PhantomData))
+            d.deserialize_map(V(self.0))
         }
     }
 }
@@ -438,20 +467,39 @@ pub fn watch_stream<T>(body: ByteStream, max_event_size: usize) -> WatchStream<T
 where
     T: DeserializeOwned + Send + 'static,
 {
+    watch_stream_seed(body, max_event_size, PhantomData::<T>)
+}
+
+/// [`watch_stream`], each object decoded with `options` (e.g. without its
+/// `metadata.managedFields`).
+#[must_use = "a watch stream does nothing unless polled"]
+pub fn watch_stream_with<T>(body: ByteStream, max_event_size: usize, options: DecodeOptions) -> WatchStream<T>
+where
+    T: DecodeWith + Send + 'static,
+{
+    watch_stream_seed(body, max_event_size, WithOptions::<T>::new(options))
+}
+
+/// The events of `body`, each object read by `reader`.
+fn watch_stream_seed<T, S>(body: ByteStream, max_event_size: usize, reader: S) -> WatchStream<T>
+where
+    T: Send + 'static,
+    S: frame::ObjectReader<T> + Send + 'static,
+{
     struct State {
         body: ByteStream,
         decoder: WatchDecoder,
         done: bool,
     }
     let state = State { body, decoder: WatchDecoder::new(max_event_size), done: false };
-    futures_util::stream::unfold(state, |mut st| async move {
+    futures_util::stream::unfold(state, move |mut st| async move {
         if st.done {
             return None;
         }
         loop {
             match st.decoder.next_frame() {
                 Ok(Some(frame)) => {
-                    let event = decode_event::<T>(&frame);
+                    let event = decode_event_seed(&frame, reader);
                     if let Err(Error::UnknownWatchEventType(kind)) = &event {
                         tracing::warn!(event_type = %kind.escape_debug(), "watch stream: skipped an event of unknown type");
                         continue;

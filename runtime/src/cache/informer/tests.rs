@@ -320,13 +320,25 @@ fn managed(name: &str) -> Pod {
     m
 }
 
-async fn stored_managed_fields(keep: bool) -> Vec<usize> {
+/// How a test informer is told to store objects.
+#[derive(Debug, Clone, Copy)]
+enum Storing {
+    Default,
+    Kept,
+    Transformed,
+}
+
+/// How many `managedFields` each stored object holds, and the decode
+/// options each list and watch call was given.
+async fn stored_managed_fields(storing: Storing) -> (Vec<usize>, Vec<DecodeOptions>) {
     let lw = Arc::new(Scripted::default());
     lw.push_list(Ok(page(vec![managed("a")], "10", None)));
     lw.push_watch(vec![Ok(WatchEvent::Added(managed("b")))], true);
     let mut builder = SharedIndexInformer::builder(Arc::clone(&lw)).reflector_options(options());
-    if keep {
-        builder = builder.keep_managed_fields();
+    match storing {
+        Storing::Default => {}
+        Storing::Kept => builder = builder.keep_managed_fields(),
+        Storing::Transformed => builder = builder.transform(|p: &mut Pod| p.node = "transformed".into()),
     }
     let inf = builder.build().unwrap();
     let cancel = CancellationToken::new();
@@ -341,13 +353,17 @@ async fn stored_managed_fields(keep: bool) -> Vec<usize> {
         .map(|m| m.metadata.managed_fields.as_ref().and_then(|f| f.as_array()).map_or(0, Vec::len))
         .collect();
     counts.sort();
-    counts
+    (counts, lw.calls().iter().map(|c| c.decode).collect())
 }
 
 #[tokio::test(start_paused = true)]
 async fn managed_fields_are_dropped_unless_kept() {
-    assert_eq!(stored_managed_fields(false).await, [0, 0]);
-    assert_eq!(stored_managed_fields(true).await, [2, 2]);
+    // The scripted list/watch ignores the options: the default transform
+    // still drops what it was asked to skip.
+    let (skip, keep) = (DecodeOptions::WITHOUT_MANAGED_FIELDS, DecodeOptions::KEEP_ALL);
+    assert_eq!(stored_managed_fields(Storing::Default).await, (vec![0, 0], vec![skip, skip]));
+    assert_eq!(stored_managed_fields(Storing::Kept).await, (vec![2, 2], vec![keep, keep]));
+    assert_eq!(stored_managed_fields(Storing::Transformed).await, (vec![2, 2], vec![keep, keep]));
 }
 
 #[tokio::test(start_paused = true)]

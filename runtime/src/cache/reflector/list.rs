@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::TransformFn;
 use crate::cache::list_watch::ListWatch;
+use crate::codec::DecodeOptions;
 use crate::object::Object;
 use crate::rest::{self, ListOptions};
 
@@ -25,10 +26,11 @@ pub(super) fn prepare<K>(transform: Option<&TransformFn<K>>, mut obj: K) -> Arc<
     Arc::new(obj)
 }
 
-/// Lists at `rv`, `limit` objects a page (`None`: one page), each object
-/// through `transform`.
+/// Lists at `rv`, `limit` objects a page (`None`: one page), decoded with
+/// `decode`, each object through `transform`.
 pub(super) async fn paged_list<K: Object + Send + Sync + 'static>(
     lw: Arc<dyn ListWatch<K>>,
+    decode: DecodeOptions,
     transform: Option<TransformFn<K>>,
     rv: String,
     limit: Option<u32>,
@@ -39,7 +41,7 @@ pub(super) async fn paged_list<K: Object + Send + Sync + 'static>(
     let mut items = Vec::new();
     let mut paginated = false;
     loop {
-        match lw.list(&opts).await {
+        match lw.list_with(&opts, decode).await {
             Ok(page) => {
                 items.extend(page.items.into_iter().map(prepare));
                 match page.metadata.continue_.filter(|c| !c.is_empty()) {
@@ -59,7 +61,7 @@ pub(super) async fn paged_list<K: Object + Send + Sync + 'static>(
                 // The snapshot was compacted between pages: start over
                 // with one unpaged list (client-go `FullListIfExpired`).
                 let full = ListOptions { limit: None, ..first };
-                let page = lw.list(&full).await?;
+                let page = lw.list_with(&full, decode).await?;
                 let items = page.items.into_iter().map(prepare).collect();
                 let rv = page.metadata.resource_version.unwrap_or_default();
                 return Ok(Listed { items, rv, paginated });

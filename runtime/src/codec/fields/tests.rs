@@ -22,7 +22,12 @@ impl DecodeFields for Port {
             _ => return None,
         })
     }
-    fn decode_field<'de, A: MapAccess<'de>>(&mut self, index: u16, map: &mut A) -> Result<(), A::Error> {
+    fn decode_field<'de, A: MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: DecodeOptions,
+    ) -> Result<(), A::Error> {
         match index {
             0 => self.number = map.next_value()?,
             1 => self.name = map.next_value()?,
@@ -100,13 +105,18 @@ impl DecodeFields for Thing {
             _ => return None,
         })
     }
-    fn decode_field<'de, A: MapAccess<'de>>(&mut self, index: u16, map: &mut A) -> Result<(), A::Error> {
+    fn decode_field<'de, A: MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: DecodeOptions,
+    ) -> Result<(), A::Error> {
         match index {
-            0 => map.next_value_seed(Struct(&mut self.port))?,
-            1 => map.next_value_seed(OptionStruct(&mut self.spare))?,
-            2 => map.next_value_seed(OptionBox(&mut self.boxed))?,
-            3 => map.next_value_seed(StructList(&mut self.ports))?,
-            4 => map.next_value_seed(OptionStructList(&mut self.more_ports))?,
+            0 => map.next_value_seed(Struct(&mut self.port, options))?,
+            1 => map.next_value_seed(OptionStruct(&mut self.spare, options))?,
+            2 => map.next_value_seed(OptionBox(&mut self.boxed, options))?,
+            3 => map.next_value_seed(StructList(&mut self.ports, options))?,
+            4 => map.next_value_seed(OptionStructList(&mut self.more_ports, options))?,
             5 => map.next_value_seed(List(&mut self.tags))?,
             6 => map.next_value_seed(OptionList(&mut self.aliases))?,
             7 => self.labels = or_default(map)?,
@@ -144,7 +154,12 @@ impl DecodeFields for Open {
             _ => None,
         }
     }
-    fn decode_field<'de, A: MapAccess<'de>>(&mut self, index: u16, map: &mut A) -> Result<(), A::Error> {
+    fn decode_field<'de, A: MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: DecodeOptions,
+    ) -> Result<(), A::Error> {
         match index {
             0 => self.size = map.next_value()?,
             _ => {
@@ -322,7 +337,12 @@ impl DecodeFields for Mount {
             _ => return None,
         })
     }
-    fn decode_field<'de, A: MapAccess<'de>>(&mut self, index: u16, map: &mut A) -> Result<(), A::Error> {
+    fn decode_field<'de, A: MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: DecodeOptions,
+    ) -> Result<(), A::Error> {
         match index {
             0 => map.next_value_seed(Text(&mut self.path))?,
             1 => map.next_value_seed(OptionText(&mut self.sub_path))?,
@@ -379,10 +399,15 @@ impl DecodeFields for Meta {
             _ => return None,
         })
     }
-    fn decode_field<'de, A: MapAccess<'de>>(&mut self, index: u16, map: &mut A) -> Result<(), A::Error> {
+    fn decode_field<'de, A: MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: DecodeOptions,
+    ) -> Result<(), A::Error> {
         match index {
             0 => map.next_value_seed(OptionText(&mut self.name))?,
-            1 => map.next_value_seed(ManagedFields(&mut self.managed))?,
+            1 => map.next_value_seed(ManagedFields(&mut self.managed, options))?,
             _ => {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -397,20 +422,135 @@ impl<'de> Deserialize<'de> for Meta {
     }
 }
 
+/// [`Meta`] behind every seed that carries the decode's options.
+#[derive(Debug, Default, PartialEq)]
+struct Holder {
+    one: Meta,
+    spare: Option<Meta>,
+    boxed: Option<Box<Meta>>,
+    list: ThinVec<Meta>,
+    more: Option<ThinVec<Meta>>,
+}
+
+impl DecodeFields for Holder {
+    const NAME: &'static str = "Holder";
+    fn field_index(key: &str) -> Option<u16> {
+        Some(match key {
+            "one" => 0,
+            "spare" => 1,
+            "boxed" => 2,
+            "list" => 3,
+            "more" => 4,
+            _ => return None,
+        })
+    }
+    fn decode_field<'de, A: MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: DecodeOptions,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(Struct(&mut self.one, options))?,
+            1 => map.next_value_seed(OptionStruct(&mut self.spare, options))?,
+            2 => map.next_value_seed(OptionBox(&mut self.boxed, options))?,
+            3 => map.next_value_seed(StructList(&mut self.list, options))?,
+            4 => map.next_value_seed(OptionStructList(&mut self.more, options))?,
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for Holder {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize(d)
+    }
+}
+
+impl Holder {
+    /// Every `Meta` it holds, to change.
+    fn metas(&mut self) -> impl Iterator<Item = &mut Meta> {
+        let Holder { one, spare, boxed, list, more } = self;
+        std::iter::once(one)
+            .chain(spare.as_mut())
+            .chain(boxed.as_deref_mut())
+            .chain(list.iter_mut())
+            .chain(more.iter_mut().flatten())
+    }
+}
+
+fn decode_holder(json: &str, options: DecodeOptions) -> Result<Holder, serde_json::Error> {
+    crate::codec::decode_json_with(json.as_bytes(), options)
+}
+
 #[test]
-fn managed_fields_are_skipped_only_inside_without_managed_fields() {
-    use crate::codec::WithoutManagedFields;
-    let json = r#"[{"name": "a", "managedFields": [{"number": 1, "name": "kubectl"}]}, {"managedFields": null}]"#;
-    let kept: Vec<Meta> = serde_json::from_str(json).unwrap();
-    assert_eq!(kept[0].managed, Some(thin_vec![port(1, Some("kubectl"))]));
-    let WithoutManagedFields(skipped) = serde_json::from_str::<WithoutManagedFields<Vec<Meta>>>(json).unwrap();
-    assert_eq!(skipped, [Meta { name: Some("a".into()), managed: None }, Meta::default()]);
-    // A skipped list is still checked to be JSON.
-    let bad = r#"[{"managedFields": [1, }]"#;
-    assert!(serde_json::from_str::<WithoutManagedFields<Vec<Meta>>>(bad).is_err());
-    // The failed decode left this thread reading managedFields again.
-    let again: Vec<Meta> = serde_json::from_str(json).unwrap();
-    assert_eq!(again[0].managed, kept[0].managed);
+fn managed_fields_are_skipped_at_every_depth_only_when_the_options_say_so() {
+    let meta = r#"{"name": "a", "managedFields": [{"number": 1, "name": "kubectl"}]}"#;
+    let json = format!(
+        r#"{{"one": {meta}, "spare": {meta}, "boxed": {meta}, "list": [{meta}, {{"managedFields": null}}], "more": [{meta}]}}"#
+    );
+    let kept_meta = Meta { name: Some("a".into()), managed: Some(thin_vec![port(1, Some("kubectl"))]) };
+    let plain: Holder = serde_json::from_str(&json).unwrap();
+    let mut kept = decode_holder(&json, DecodeOptions::KEEP_ALL).unwrap();
+    assert_eq!(kept, plain, "Deserialize decodes with the default options");
+    assert_eq!(kept.metas().count(), 6);
+    assert!(kept.metas().filter(|m| m.name.is_some()).all(|m| *m == kept_meta));
+
+    let mut skipped = decode_holder(&json, DecodeOptions::WITHOUT_MANAGED_FIELDS).unwrap();
+    assert_eq!(skipped.metas().count(), 6);
+    assert!(skipped.metas().all(|m| m.managed.is_none()), "{skipped:?}");
+    kept.metas().for_each(|m| m.managed = None);
+    assert_eq!(skipped, kept, "everything else reads the same");
+
+    // A skipped list is still checked to be JSON, and the error placed.
+    let bad = r#"{"one": {"managedFields": [1, }}"#;
+    let err = decode_holder(bad, DecodeOptions::WITHOUT_MANAGED_FIELDS).unwrap_err();
+    assert_eq!(err.line(), 1, "{err}");
+    // Options belong to one decode: the next one reads them again.
+    assert_eq!(serde_json::from_str::<Holder>(&json).unwrap(), plain);
+}
+
+/// A `managedFields` list of [`Port`]s, as `(number, name)`.
+type ManagedPorts = Vec<(i32, Option<String>)>;
+
+/// A [`Meta`] as the property test writes it: its name and managed fields.
+type MetaParts = (Option<String>, Option<ManagedPorts>);
+
+/// A `managedFields` list of [`Port`]s.
+fn managed_fields() -> impl proptest::strategy::Strategy<Value = ManagedPorts> {
+    proptest::collection::vec((0..9i32, proptest::option::of("[a-z]{0,3}")), 0..3)
+}
+
+proptest::proptest! {
+    /// Skipping managedFields gives what keeping them and then clearing
+    /// them gives, wherever the metadata sits and whatever it holds.
+    #[test]
+    fn skipping_managed_fields_is_keeping_then_clearing_them(
+        metas in proptest::collection::vec((proptest::option::of("[a-z]{0,5}"), proptest::option::of(managed_fields())), 5),
+        list_len in 0..3usize,
+    ) {
+        let meta = |(name, managed): &MetaParts| {
+            let managed = managed.as_ref().map(|m| {
+                m.iter().map(|(number, name)| serde_json::json!({"number": number, "name": name})).collect::<Vec<_>>()
+            });
+            serde_json::json!({"name": name, "managedFields": managed})
+        };
+        let json = serde_json::json!({
+            "one": meta(&metas[0]),
+            "spare": meta(&metas[1]),
+            "boxed": meta(&metas[2]),
+            "list": std::iter::repeat_n(meta(&metas[3]), list_len).collect::<Vec<_>>(),
+            "more": [meta(&metas[4])],
+        })
+        .to_string();
+        let mut kept = decode_holder(&json, DecodeOptions::KEEP_ALL).unwrap();
+        let skipped = decode_holder(&json, DecodeOptions::WITHOUT_MANAGED_FIELDS).unwrap();
+        kept.metas().for_each(|m| m.managed = None);
+        proptest::prop_assert_eq!(skipped, kept);
+    }
 }
 
 #[test]

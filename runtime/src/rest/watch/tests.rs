@@ -242,3 +242,210 @@ async fn stream_skips_events_of_unknown_type_and_goes_on() {
     let err = decode_event::<Value>(br#"{"type":"FUTURE"}"#).unwrap_err();
     assert!(matches!(&err, Error::UnknownWatchEventType(t) if t == "FUTURE"), "{err}");
 }
+
+/// A pod whose metadata carries `managedFields`, as a watch sends it.
+const MANAGED_POD: &str = r#"{"metadata":{"name":"a","resourceVersion":"3","managedFields":[{"manager":"kubectl"}]}}"#;
+
+#[test]
+fn events_decoded_with_options_skip_managed_fields_in_either_order() {
+    use crate::testing::Pod;
+    let typed_first = format!(r#"{{"type":"ADDED","object":{MANAGED_POD}}}"#);
+    let object_first = format!(r#"{{"object":{MANAGED_POD},"type":"MODIFIED"}}"#);
+    for frame in [typed_first, object_first] {
+        let kept = decode_event::<Pod>(frame.as_bytes()).unwrap();
+        let skipped = decode_event_with::<Pod>(frame.as_bytes(), DecodeOptions::WITHOUT_MANAGED_FIELDS).unwrap();
+        let same = decode_event_with::<Pod>(frame.as_bytes(), DecodeOptions::KEEP_ALL).unwrap();
+        assert_eq!(same, kept, "{frame}");
+        let (WatchEvent::Added(kept) | WatchEvent::Modified(kept)) = kept else { panic!("{frame}") };
+        let (WatchEvent::Added(skipped) | WatchEvent::Modified(skipped)) = skipped else { panic!("{frame}") };
+        assert!(kept.metadata.managed_fields.is_some(), "{frame}");
+        assert_eq!(skipped.metadata.managed_fields, None, "{frame}");
+        assert_eq!(skipped.metadata.resource_version.as_deref(), Some("3"), "{frame}");
+    }
+    // Bookmarks and errors read the same with options.
+    let error = br#"{"object":{"kind":"Status","status":"Failure","reason":"Expired","code":410},"type":"ERROR"}"#;
+    assert!(decode_event_with::<Pod>(error, DecodeOptions::WITHOUT_MANAGED_FIELDS).unwrap_err().is_gone());
+}
+
+#[tokio::test]
+async fn a_stream_with_options_decodes_every_object_with_them() {
+    use crate::testing::Pod;
+    let frames = format!(
+        "{}\n{}\n",
+        format_args!(r#"{{"type":"ADDED","object":{MANAGED_POD}}}"#),
+        format_args!(r#"{{"object":{MANAGED_POD},"type":"DELETED"}}"#)
+    );
+    let body = || -> ByteStream { futures_util::stream::iter(vec![Ok(Bytes::from(frames.clone()))]).boxed() };
+    let managed = |events: Vec<Result<WatchEvent<Pod>, Error>>| -> Vec<bool> {
+        events
+            .into_iter()
+            .map(|e| match e.unwrap() {
+                WatchEvent::Added(p) | WatchEvent::Modified(p) | WatchEvent::Deleted(p) => {
+                    p.metadata.managed_fields.is_some()
+                }
+                WatchEvent::Bookmark(_) => panic!("no bookmark was sent"),
+            })
+            .collect()
+    };
+    let skip = DecodeOptions::WITHOUT_MANAGED_FIELDS;
+    assert_eq!(managed(watch_stream::<Pod>(body(), 1 << 20).collect().await), [true, true]);
+    assert_eq!(managed(watch_stream_with::<Pod>(body(), 1 << 20, skip).collect().await), [false, false]);
+}
+
+/// A kind decoded as generated kinds are, field by field through
+/// `codec::fields`: its `managedFields` go through the `ManagedFields` seed,
+/// so skipped ones are never read (not decoded and then cleared).
+mod seeded {
+    use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess};
+    use thin_vec::ThinVec;
+
+    use crate::codec::DecodeOptions;
+    use crate::codec::fields::{DecodeFields, ManagedFields, Struct, deserialize};
+
+    /// One `managedFields` entry.
+    #[derive(Debug, Default, PartialEq)]
+    pub(super) struct Entry {
+        pub(super) manager: Option<String>,
+    }
+
+    #[derive(Debug, Default, PartialEq)]
+    pub(super) struct Meta {
+        pub(super) name: Option<String>,
+        pub(super) managed_fields: Option<ThinVec<Entry>>,
+    }
+
+    #[derive(Debug, Default, PartialEq)]
+    pub(super) struct Object {
+        pub(super) metadata: Meta,
+    }
+
+    impl DecodeFields for Entry {
+        const NAME: &'static str = "Entry";
+        fn field_index(key: &str) -> Option<u16> {
+            (key == "manager").then_some(0)
+        }
+        fn decode_field<'de, A: MapAccess<'de>>(
+            &mut self,
+            _index: u16,
+            map: &mut A,
+            _options: DecodeOptions,
+        ) -> Result<(), A::Error> {
+            self.manager = map.next_value()?;
+            Ok(())
+        }
+    }
+
+    impl DecodeFields for Meta {
+        const NAME: &'static str = "Meta";
+        fn field_index(key: &str) -> Option<u16> {
+            Some(match key {
+                "name" => 0,
+                "managedFields" => 1,
+                _ => return None,
+            })
+        }
+        fn decode_field<'de, A: MapAccess<'de>>(
+            &mut self,
+            index: u16,
+            map: &mut A,
+            options: DecodeOptions,
+        ) -> Result<(), A::Error> {
+            match index {
+                0 => self.name = map.next_value()?,
+                1 => map.next_value_seed(ManagedFields(&mut self.managed_fields, options))?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    impl DecodeFields for Object {
+        const NAME: &'static str = "Object";
+        fn field_index(key: &str) -> Option<u16> {
+            (key == "metadata").then_some(0)
+        }
+        fn decode_field<'de, A: MapAccess<'de>>(
+            &mut self,
+            _index: u16,
+            map: &mut A,
+            options: DecodeOptions,
+        ) -> Result<(), A::Error> {
+            map.next_value_seed(Struct(&mut self.metadata, options))
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Object {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            deserialize(d)
+        }
+    }
+}
+
+/// The object of an added, modified or deleted event.
+fn object_of<T: std::fmt::Debug>(event: WatchEvent<T>) -> T {
+    match event {
+        WatchEvent::Added(o) | WatchEvent::Modified(o) | WatchEvent::Deleted(o) => o,
+        WatchEvent::Bookmark(b) => panic!("unexpected bookmark {b:?}"),
+    }
+}
+
+/// The frames of one event of each kind carrying `object`, with the object
+/// after its type and before it (held raw until the type is read).
+fn frames_around(object: &str) -> Vec<String> {
+    ["ADDED", "MODIFIED", "DELETED"]
+        .iter()
+        .flat_map(|kind| {
+            [format!(r#"{{"type":"{kind}","object":{object}}}"#), format!(r#"{{"object":{object},"type":"{kind}"}}"#)]
+        })
+        .collect()
+}
+
+#[test]
+fn watch_frames_of_generated_kinds_keep_or_skip_managed_fields_as_the_options_say() {
+    use seeded::{Entry, Meta, Object};
+    let (keep, skip) = (DecodeOptions::KEEP_ALL, DecodeOptions::WITHOUT_MANAGED_FIELDS);
+    let managed = r#"{"metadata":{"managedFields":[{"manager":"kubectl"},{"manager":"kcm"}],"name":"a"}}"#;
+    let entries = [Entry { manager: Some("kubectl".into()) }, Entry { manager: Some("kcm".into()) }];
+    let with =
+        Object { metadata: Meta { name: Some("a".into()), managed_fields: Some(entries.into_iter().collect()) } };
+    let without = Object { metadata: Meta { name: Some("a".into()), managed_fields: None } };
+    for frame in frames_around(managed) {
+        let frame = frame.as_bytes();
+        let plain = object_of(decode_event::<Object>(frame).unwrap());
+        assert_eq!(plain, with, "Deserialize keeps them");
+        assert_eq!(object_of(decode_event_with::<Object>(frame, keep).unwrap()), with);
+        assert_eq!(object_of(decode_event_with::<Object>(frame, skip).unwrap()), without);
+    }
+
+    // Skipped means unread: entries this kind cannot decode are no error
+    // when skipped, but still are when kept; and they must still be JSON.
+    let undecodable = r#"{"metadata":{"name":"a","managedFields":[{"manager":7}]}}"#;
+    for frame in frames_around(undecodable) {
+        let frame = frame.as_bytes();
+        assert_eq!(object_of(decode_event_with::<Object>(frame, skip).unwrap()), without);
+        let err = decode_event_with::<Object>(frame, keep).unwrap_err();
+        assert!(matches!(&err, Error::Decode { .. }), "{err}");
+        assert!(decode_event::<Object>(frame).is_err());
+    }
+    let broken = br#"{"type":"ADDED","object":{"metadata":{"managedFields":[1,}}}"#;
+    assert!(matches!(decode_event_with::<Object>(broken, skip), Err(Error::Decode { .. })));
+}
+
+#[tokio::test]
+async fn a_stream_of_a_generated_kind_decodes_every_object_with_its_options() {
+    let undecodable = r#"{"metadata":{"name":"a","managedFields":[{"manager":7}]}}"#;
+    let body: String = frames_around(undecodable).iter().map(|frame| format!("{frame}\n")).collect();
+    let body = || -> ByteStream { futures_util::stream::iter([Ok(Bytes::from(body.clone()))]).boxed() };
+    let skipped: Vec<_> =
+        watch_stream_with::<seeded::Object>(body(), 1 << 20, DecodeOptions::WITHOUT_MANAGED_FIELDS).collect().await;
+    assert_eq!(skipped.len(), 6);
+    for event in skipped {
+        let object = object_of(event.unwrap());
+        assert_eq!((object.metadata.name.as_deref(), object.metadata.managed_fields), (Some("a"), None));
+    }
+    // Kept, every one of them is read, and fails.
+    let kept: Vec<_> = watch_stream_with::<seeded::Object>(body(), 1 << 20, DecodeOptions::KEEP_ALL).collect().await;
+    assert!(!kept.is_empty() && kept.iter().all(Result::is_err), "{kept:?}");
+}

@@ -33,6 +33,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AuditAnnotation {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {

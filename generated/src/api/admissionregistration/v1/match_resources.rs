@@ -84,12 +84,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MatchResources {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.exclude_resource_rules,
+                        options,
                     ),
                 )?
             }
@@ -104,6 +106,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MatchResources {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.namespace_selector,
+                        options,
                     ),
                 )?
             }
@@ -111,6 +114,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MatchResources {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.object_selector,
+                        options,
                     ),
                 )?
             }
@@ -118,6 +122,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MatchResources {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.resource_rules,
+                        options,
                     ),
                 )?
             }

@@ -134,6 +134,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingWebhook {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -145,7 +146,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingWebhook {
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.client_config),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.client_config,
+                        options,
+                    ),
                 )?
             }
             2 => {
@@ -159,6 +163,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingWebhook {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.match_conditions,
+                        options,
                     ),
                 )?
             }
@@ -178,6 +183,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingWebhook {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.namespace_selector,
+                        options,
                     ),
                 )?
             }
@@ -185,6 +191,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingWebhook {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.object_selector,
+                        options,
                     ),
                 )?
             }
@@ -199,6 +206,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingWebhook {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.rules,
+                        options,
                     ),
                 )?
             }

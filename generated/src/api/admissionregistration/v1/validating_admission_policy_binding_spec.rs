@@ -54,18 +54,23 @@ for ValidatingAdmissionPolicyBindingSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.match_resources,
+                        options,
                     ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.param_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.param_ref,
+                        options,
+                    ),
                 )?
             }
             2 => {

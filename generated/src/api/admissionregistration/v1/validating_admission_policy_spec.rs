@@ -78,12 +78,14 @@ for ValidatingAdmissionPolicySpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.audit_annotations,
+                        options,
                     ),
                 )?
             }
@@ -98,6 +100,7 @@ for ValidatingAdmissionPolicySpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.match_conditions,
+                        options,
                     ),
                 )?
             }
@@ -105,18 +108,23 @@ for ValidatingAdmissionPolicySpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.match_constraints,
+                        options,
                     ),
                 )?
             }
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.param_kind),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.param_kind,
+                        options,
+                    ),
                 )?
             }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.validations,
+                        options,
                     ),
                 )?
             }
@@ -124,6 +132,7 @@ for ValidatingAdmissionPolicySpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.variables,
+                        options,
                     ),
                 )?
             }

@@ -33,12 +33,14 @@ for ValidatingAdmissionPolicyStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }
@@ -47,6 +49,7 @@ for ValidatingAdmissionPolicyStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.type_checking,
+                        options,
                     ),
                 )?
             }

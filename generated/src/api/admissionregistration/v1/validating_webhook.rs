@@ -121,6 +121,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ValidatingWebhook {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -132,7 +133,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ValidatingWebhook {
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.client_config),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.client_config,
+                        options,
+                    ),
                 )?
             }
             2 => {
@@ -146,6 +150,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ValidatingWebhook {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.match_conditions,
+                        options,
                     ),
                 )?
             }
@@ -165,6 +170,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ValidatingWebhook {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.namespace_selector,
+                        options,
                     ),
                 )?
             }
@@ -172,6 +178,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ValidatingWebhook {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.object_selector,
+                        options,
                     ),
                 )?
             }
@@ -179,6 +186,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ValidatingWebhook {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.rules,
+                        options,
                     ),
                 )?
             }

@@ -40,12 +40,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WebhookClientConfig {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.ca_bundle = map.next_value()?,
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.service),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.service,
+                        options,
+                    ),
                 )?
             }
             2 => {

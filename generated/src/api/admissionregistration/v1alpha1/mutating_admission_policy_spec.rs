@@ -83,6 +83,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingAdmissionPoli
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -96,6 +97,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingAdmissionPoli
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.match_conditions,
+                        options,
                     ),
                 )?
             }
@@ -103,6 +105,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingAdmissionPoli
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.match_constraints,
+                        options,
                     ),
                 )?
             }
@@ -110,12 +113,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingAdmissionPoli
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.mutations,
+                        options,
                     ),
                 )?
             }
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.param_kind),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.param_kind,
+                        options,
+                    ),
                 )?
             }
             5 => {
@@ -129,6 +136,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingAdmissionPoli
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.variables,
+                        options,
                     ),
                 )?
             }

@@ -80,12 +80,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MatchResources {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.exclude_resource_rules,
+                        options,
                     ),
                 )?
             }
@@ -100,6 +102,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MatchResources {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.namespace_selector,
+                        options,
                     ),
                 )?
             }
@@ -107,6 +110,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MatchResources {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.object_selector,
+                        options,
                     ),
                 )?
             }
@@ -114,6 +118,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MatchResources {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.resource_rules,
+                        options,
                     ),
                 )?
             }

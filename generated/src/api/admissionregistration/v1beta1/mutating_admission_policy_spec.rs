@@ -79,6 +79,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingAdmissionPoli
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -92,6 +93,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingAdmissionPoli
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.match_conditions,
+                        options,
                     ),
                 )?
             }
@@ -99,6 +101,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingAdmissionPoli
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.match_constraints,
+                        options,
                     ),
                 )?
             }
@@ -106,12 +109,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingAdmissionPoli
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.mutations,
+                        options,
                     ),
                 )?
             }
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.param_kind),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.param_kind,
+                        options,
+                    ),
                 )?
             }
             5 => {
@@ -125,6 +132,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MutatingAdmissionPoli
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.variables,
+                        options,
                     ),
                 )?
             }

@@ -35,18 +35,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Mutation {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.apply_configuration,
+                        options,
                     ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.json_patch),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.json_patch,
+                        options,
+                    ),
                 )?
             }
             2 => {

@@ -49,6 +49,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ParamRef {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -70,7 +71,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ParamRef {
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.selector),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.selector,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -34,6 +34,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageVersionStatus 
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -47,6 +48,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageVersionStatus 
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }
@@ -54,6 +56,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageVersionStatus 
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.storage_versions,
+                        options,
                     ),
                 )?
             }

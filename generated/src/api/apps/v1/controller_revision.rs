@@ -26,12 +26,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ControllerRevision {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.data = map.next_value()?,
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             2 => self.revision = map.next_value()?,

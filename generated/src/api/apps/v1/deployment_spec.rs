@@ -41,6 +41,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeploymentSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.min_ready_seconds = map.next_value()?,
@@ -50,17 +51,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeploymentSpec {
             4 => self.revision_history_limit = map.next_value()?,
             5 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.selector),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.selector,
+                        options,
+                    ),
                 )?
             }
             6 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.strategy),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.strategy,
+                        options,
+                    ),
                 )?
             }
             7 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.template),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.template,
+                        options,
+                    ),
                 )?
             }
             _ => {

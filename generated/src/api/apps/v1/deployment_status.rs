@@ -48,6 +48,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeploymentStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.available_replicas = map.next_value()?,
@@ -56,6 +57,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeploymentStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }

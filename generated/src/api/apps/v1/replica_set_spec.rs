@@ -29,18 +29,25 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ReplicaSetSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.min_ready_seconds = map.next_value()?,
             1 => self.replicas = map.next_value()?,
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.selector),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.selector,
+                        options,
+                    ),
                 )?
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.template),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.template,
+                        options,
+                    ),
                 )?
             }
             _ => {

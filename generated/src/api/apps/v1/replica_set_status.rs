@@ -42,6 +42,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ReplicaSetStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.available_replicas = map.next_value()?,
@@ -49,6 +50,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ReplicaSetStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }

@@ -24,6 +24,7 @@ for RollingUpdateStatefulSetStrategy {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.max_unavailable = map.next_value()?,

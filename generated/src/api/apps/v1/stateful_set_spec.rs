@@ -62,18 +62,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StatefulSetSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.min_ready_seconds = map.next_value()?,
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.ordinals),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.ordinals,
+                        options,
+                    ),
                 )?
             }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.persistent_volume_claim_retention_policy,
+                        options,
                     ),
                 )?
             }
@@ -88,7 +93,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StatefulSetSpec {
             5 => self.revision_history_limit = map.next_value()?,
             6 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.selector),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.selector,
+                        options,
+                    ),
                 )?
             }
             7 => {
@@ -100,13 +108,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StatefulSetSpec {
             }
             8 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.template),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.template,
+                        options,
+                    ),
                 )?
             }
             9 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.update_strategy,
+                        options,
                     ),
                 )?
             }
@@ -114,6 +126,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StatefulSetSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.volume_claim_templates,
+                        options,
                     ),
                 )?
             }

@@ -49,6 +49,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StatefulSetStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.available_replicas = map.next_value()?,
@@ -57,6 +58,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StatefulSetStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }

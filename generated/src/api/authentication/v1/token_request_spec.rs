@@ -28,6 +28,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenRequestSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -39,6 +40,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenRequestSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.bound_object_ref,
+                        options,
                     ),
                 )?
             }

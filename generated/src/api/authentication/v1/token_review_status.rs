@@ -31,6 +31,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenReviewStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -46,7 +47,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenReviewStatus {
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.user),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.user,
+                        options,
+                    ),
                 )?
             }
             _ => {

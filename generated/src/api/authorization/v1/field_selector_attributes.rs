@@ -27,6 +27,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FieldSelectorAttribut
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -40,6 +41,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FieldSelectorAttribut
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.requirements,
+                        options,
                     ),
                 )?
             }

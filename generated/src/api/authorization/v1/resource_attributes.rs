@@ -48,12 +48,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceAttributes {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.field_selector,
+                        options,
                     ),
                 )?
             }
@@ -66,6 +68,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceAttributes {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.label_selector,
+                        options,
                     ),
                 )?
             }

@@ -43,6 +43,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectAccessReviewSp
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.extra = map.next_value()?,
@@ -55,6 +56,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectAccessReviewSp
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.non_resource_attributes,
+                        options,
                     ),
                 )?
             }
@@ -62,6 +64,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectAccessReviewSp
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.resource_attributes,
+                        options,
                     ),
                 )?
             }

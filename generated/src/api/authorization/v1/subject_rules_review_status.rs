@@ -33,6 +33,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectRulesReviewSta
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -47,6 +48,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectRulesReviewSta
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::StructList(
                         &mut self.non_resource_rules,
+                        options,
                     ),
                 )?
             }
@@ -54,6 +56,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectRulesReviewSta
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::StructList(
                         &mut self.resource_rules,
+                        options,
                     ),
                 )?
             }

@@ -29,6 +29,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HorizontalPodAutoscal
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.max_replicas = map.next_value()?,
@@ -37,6 +38,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HorizontalPodAutoscal
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(
                         &mut self.scale_target_ref,
+                        options,
                     ),
                 )?
             }

@@ -33,6 +33,7 @@ for HorizontalPodAutoscalerStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.current_cpu_utilization_percentage = map.next_value()?,

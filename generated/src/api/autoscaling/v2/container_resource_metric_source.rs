@@ -27,6 +27,7 @@ for ContainerResourceMetricSource {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -41,7 +42,10 @@ for ContainerResourceMetricSource {
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.target),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.target,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -27,6 +27,7 @@ for ContainerResourceMetricStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -36,7 +37,10 @@ for ContainerResourceMetricStatus {
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.current),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.current,
+                        options,
+                    ),
                 )?
             }
             2 => {

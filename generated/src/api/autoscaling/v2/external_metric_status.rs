@@ -23,16 +23,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ExternalMetricStatus 
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.current),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.current,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metric),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metric,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -31,16 +31,23 @@ for HorizontalPodAutoscalerBehavior {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.scale_down),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.scale_down,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.scale_up),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.scale_up,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -36,11 +36,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HorizontalPodAutoscal
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.behavior),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.behavior,
+                        options,
+                    ),
                 )?
             }
             1 => self.max_replicas = map.next_value()?,
@@ -48,6 +52,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HorizontalPodAutoscal
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.metrics,
+                        options,
                     ),
                 )?
             }
@@ -56,6 +61,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HorizontalPodAutoscal
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(
                         &mut self.scale_target_ref,
+                        options,
                     ),
                 )?
             }

@@ -43,33 +43,47 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for MetricSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.container_resource,
+                        options,
                     ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.external),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.external,
+                        options,
+                    ),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.object),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.object,
+                        options,
+                    ),
                 )?
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.pods),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.pods,
+                        options,
+                    ),
                 )?
             }
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resource),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resource,
+                        options,
+                    ),
                 )?
             }
             5 => {

@@ -26,23 +26,31 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMetricStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.current),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.current,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(
                         &mut self.described_object,
+                        options,
                     ),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metric),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metric,
+                        options,
+                    ),
                 )?
             }
             _ => {

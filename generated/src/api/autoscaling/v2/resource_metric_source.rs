@@ -23,6 +23,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceMetricSource 
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -32,7 +33,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceMetricSource 
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.target),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.target,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -48,6 +48,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CronJobSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -60,7 +61,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CronJobSpec {
             1 => self.failed_jobs_history_limit = map.next_value()?,
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.job_template),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.job_template,
+                        options,
+                    ),
                 )?
             }
             3 => {

@@ -88,6 +88,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JobSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.active_deadline_seconds = map.next_value()?,
@@ -113,6 +114,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JobSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.pod_failure_policy,
+                        options,
                     ),
                 )?
             }
@@ -125,20 +127,27 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JobSpec {
             }
             11 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.selector),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.selector,
+                        options,
+                    ),
                 )?
             }
             12 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.success_policy,
+                        options,
                     ),
                 )?
             }
             13 => self.suspend = map.next_value()?,
             14 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.template),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.template,
+                        options,
+                    ),
                 )?
             }
             15 => self.ttl_seconds_after_finished = map.next_value()?,

@@ -69,6 +69,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JobStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.active = map.next_value()?,
@@ -84,6 +85,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JobStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }
@@ -103,6 +105,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JobStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.uncounted_terminated_pods,
+                        options,
                     ),
                 )?
             }

@@ -48,6 +48,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodFailurePolicyRule 
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -59,6 +60,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodFailurePolicyRule 
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.on_exit_codes,
+                        options,
                     ),
                 )?
             }
@@ -66,6 +68,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodFailurePolicyRule 
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.on_pod_conditions,
+                        options,
                     ),
                 )?
             }

@@ -46,6 +46,7 @@ for CertificateSigningRequestCondition {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.last_transition_time = map.next_value()?,

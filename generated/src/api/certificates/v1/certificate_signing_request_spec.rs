@@ -90,6 +90,7 @@ for CertificateSigningRequestSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.expiration_seconds = map.next_value()?,

@@ -49,6 +49,7 @@ for CertificateSigningRequestStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.certificate = map.next_value()?,
@@ -56,6 +57,7 @@ for CertificateSigningRequestStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }

@@ -51,6 +51,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodCertificateRequest
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.begin_refresh_at = map.next_value()?,
@@ -65,6 +66,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodCertificateRequest
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }

@@ -28,12 +28,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Affinity {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.node_affinity,
+                        options,
                     ),
                 )?
             }
@@ -41,6 +43,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Affinity {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.pod_affinity,
+                        options,
                     ),
                 )?
             }
@@ -48,6 +51,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Affinity {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.pod_anti_affinity,
+                        options,
                     ),
                 )?
             }

@@ -35,6 +35,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CephFSPersistentVolum
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -57,7 +58,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CephFSPersistentVolum
             }
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
                 )?
             }
             5 => {

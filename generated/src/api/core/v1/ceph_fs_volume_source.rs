@@ -37,6 +37,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CephFSVolumeSource {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -59,7 +60,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CephFSVolumeSource {
             }
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
                 )?
             }
             5 => {

@@ -29,6 +29,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CinderPersistentVolum
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -39,7 +40,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CinderPersistentVolum
             1 => self.read_only = map.next_value()?,
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
                 )?
             }
             3 => {

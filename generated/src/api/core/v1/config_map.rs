@@ -31,6 +31,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ConfigMap {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.binary_data = map.next_value()?,
@@ -42,7 +43,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ConfigMap {
             2 => self.immutable = map.next_value()?,
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             _ => {

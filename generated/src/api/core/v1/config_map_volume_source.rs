@@ -31,6 +31,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ConfigMapVolumeSource
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.default_mode = map.next_value()?,
@@ -38,6 +39,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ConfigMapVolumeSource
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.items,
+                        options,
                     ),
                 )?
             }

@@ -115,6 +115,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -129,13 +130,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionStructList(&mut self.env),
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.env,
+                        options,
+                    ),
                 )?
             }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.env_from,
+                        options,
                     ),
                 )?
             }
@@ -153,13 +158,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
             }
             6 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.lifecycle),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.lifecycle,
+                        options,
+                    ),
                 )?
             }
             7 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.liveness_probe,
+                        options,
                     ),
                 )?
             }
@@ -172,6 +181,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.ports,
+                        options,
                     ),
                 )?
             }
@@ -179,6 +189,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.readiness_probe,
+                        options,
                     ),
                 )?
             }
@@ -186,12 +197,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.resize_policy,
+                        options,
                     ),
                 )?
             }
             12 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resources),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resources,
+                        options,
+                    ),
                 )?
             }
             13 => {
@@ -205,6 +220,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.restart_policy_rules,
+                        options,
                     ),
                 )?
             }
@@ -212,6 +228,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.security_context,
+                        options,
                     ),
                 )?
             }
@@ -219,6 +236,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.startup_probe,
+                        options,
                     ),
                 )?
             }
@@ -243,6 +261,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.volume_devices,
+                        options,
                     ),
                 )?
             }
@@ -250,6 +269,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Container {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.volume_mounts,
+                        options,
                     ),
                 )?
             }

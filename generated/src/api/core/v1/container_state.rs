@@ -28,21 +28,31 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerState {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.running),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.running,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.terminated),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.terminated,
+                        options,
+                    ),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.waiting),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.waiting,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -137,6 +137,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -150,6 +151,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.allocated_resources_status,
+                        options,
                     ),
                 )?
             }
@@ -172,7 +174,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerStatus {
             }
             5 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.last_state),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.last_state,
+                        options,
+                    ),
                 )?
             }
             6 => {
@@ -183,14 +188,20 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerStatus {
             7 => self.ready = map.next_value()?,
             8 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resources),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resources,
+                        options,
+                    ),
                 )?
             }
             9 => self.restart_count = map.next_value()?,
             10 => self.started = map.next_value()?,
             11 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.state),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.state,
+                        options,
+                    ),
                 )?
             }
             12 => {
@@ -202,13 +213,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerStatus {
             }
             13 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.user),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.user,
+                        options,
+                    ),
                 )?
             }
             14 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.volume_mounts,
+                        options,
                     ),
                 )?
             }

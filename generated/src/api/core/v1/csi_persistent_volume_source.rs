@@ -57,12 +57,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIPersistentVolumeSo
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.controller_expand_secret_ref,
+                        options,
                     ),
                 )?
             }
@@ -70,6 +72,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIPersistentVolumeSo
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.controller_publish_secret_ref,
+                        options,
                     ),
                 )?
             }
@@ -87,6 +90,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIPersistentVolumeSo
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.node_expand_secret_ref,
+                        options,
                     ),
                 )?
             }
@@ -94,6 +98,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIPersistentVolumeSo
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.node_publish_secret_ref,
+                        options,
                     ),
                 )?
             }
@@ -101,6 +106,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIPersistentVolumeSo
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.node_stage_secret_ref,
+                        options,
                     ),
                 )?
             }

@@ -34,6 +34,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIVolumeSource {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -50,6 +51,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIVolumeSource {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.node_publish_secret_ref,
+                        options,
                     ),
                 )?
             }

@@ -31,11 +31,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DownwardAPIVolumeFile
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.field_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.field_ref,
+                        options,
+                    ),
                 )?
             }
             1 => self.mode = map.next_value()?,
@@ -48,6 +52,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DownwardAPIVolumeFile
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.resource_field_ref,
+                        options,
                     ),
                 )?
             }

@@ -29,6 +29,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointAddress {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -48,7 +49,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointAddress {
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.target_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.target_ref,
+                        options,
+                    ),
                 )?
             }
             _ => {

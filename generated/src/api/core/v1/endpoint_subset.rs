@@ -42,12 +42,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointSubset {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.addresses,
+                        options,
                     ),
                 )?
             }
@@ -55,6 +57,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointSubset {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.not_ready_addresses,
+                        options,
                     ),
                 )?
             }
@@ -62,6 +65,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointSubset {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.ports,
+                        options,
                     ),
                 )?
             }

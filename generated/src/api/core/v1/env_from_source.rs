@@ -28,12 +28,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EnvFromSource {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.config_map_ref,
+                        options,
                     ),
                 )?
             }
@@ -44,7 +46,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EnvFromSource {
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
                 )?
             }
             _ => {

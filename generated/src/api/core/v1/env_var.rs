@@ -26,6 +26,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EnvVar {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -40,7 +41,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EnvVar {
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.value_from),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.value_from,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -38,24 +38,30 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EnvVarSource {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.config_map_key_ref,
+                        options,
                     ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.field_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.field_ref,
+                        options,
+                    ),
                 )?
             }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.file_key_ref,
+                        options,
                     ),
                 )?
             }
@@ -63,6 +69,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EnvVarSource {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.resource_field_ref,
+                        options,
                     ),
                 )?
             }
@@ -70,6 +77,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EnvVarSource {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.secret_key_ref,
+                        options,
                     ),
                 )?
             }

@@ -122,6 +122,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -136,13 +137,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionStructList(&mut self.env),
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.env,
+                        options,
+                    ),
                 )?
             }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.env_from,
+                        options,
                     ),
                 )?
             }
@@ -160,13 +165,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
             }
             6 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.lifecycle),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.lifecycle,
+                        options,
+                    ),
                 )?
             }
             7 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.liveness_probe,
+                        options,
                     ),
                 )?
             }
@@ -179,6 +188,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.ports,
+                        options,
                     ),
                 )?
             }
@@ -186,6 +196,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.readiness_probe,
+                        options,
                     ),
                 )?
             }
@@ -193,12 +204,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.resize_policy,
+                        options,
                     ),
                 )?
             }
             12 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resources),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resources,
+                        options,
+                    ),
                 )?
             }
             13 => {
@@ -212,6 +227,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.restart_policy_rules,
+                        options,
                     ),
                 )?
             }
@@ -219,6 +235,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.security_context,
+                        options,
                     ),
                 )?
             }
@@ -226,6 +243,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.startup_probe,
+                        options,
                     ),
                 )?
             }
@@ -257,6 +275,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.volume_devices,
+                        options,
                     ),
                 )?
             }
@@ -264,6 +283,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainer {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.volume_mounts,
+                        options,
                     ),
                 )?
             }

@@ -62,6 +62,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -76,6 +77,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(
                         &mut self.involved_object,
+                        options,
                     ),
                 )?
             }
@@ -87,7 +89,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
             }
             7 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             8 => {
@@ -97,7 +102,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
             }
             9 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.related),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.related,
+                        options,
+                    ),
                 )?
             }
             10 => {
@@ -116,12 +124,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
             }
             12 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.series),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.series,
+                        options,
+                    ),
                 )?
             }
             13 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.source),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.source,
+                        options,
+                    ),
                 )?
             }
             14 => {

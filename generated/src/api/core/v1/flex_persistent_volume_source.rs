@@ -32,6 +32,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FlexPersistentVolumeS
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -54,7 +55,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FlexPersistentVolumeS
             3 => self.read_only = map.next_value()?,
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
                 )?
             }
             _ => {

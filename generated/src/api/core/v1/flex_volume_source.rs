@@ -34,6 +34,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FlexVolumeSource {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -56,7 +57,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FlexVolumeSource {
             3 => self.read_only = map.next_value()?,
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
                 )?
             }
             _ => {

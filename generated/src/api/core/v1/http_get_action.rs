@@ -38,6 +38,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HTTPGetAction {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -49,6 +50,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for HTTPGetAction {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.http_headers,
+                        options,
                     ),
                 )?
             }

@@ -50,6 +50,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ISCSIPersistentVolume
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.chap_auth_discovery = map.next_value()?,
@@ -87,7 +88,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ISCSIPersistentVolume
             8 => self.read_only = map.next_value()?,
             9 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
                 )?
             }
             10 => {

@@ -93,16 +93,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Lifecycle {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.post_start),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.post_start,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.pre_stop),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.pre_stop,
+                        options,
+                    ),
                 )?
             }
             2 => {

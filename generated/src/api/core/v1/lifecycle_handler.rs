@@ -29,26 +29,39 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for LifecycleHandler {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.exec),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.exec,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.http_get),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.http_get,
+                        options,
+                    ),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.sleep),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.sleep,
+                        options,
+                    ),
                 )?
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.tcp_socket),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.tcp_socket,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -29,6 +29,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for LoadBalancerIngress {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -50,6 +51,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for LoadBalancerIngress {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.ports,
+                        options,
                     ),
                 )?
             }

@@ -22,12 +22,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for LoadBalancerStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.ingress,
+                        options,
                     ),
                 )?
             }

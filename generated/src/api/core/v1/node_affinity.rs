@@ -27,12 +27,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeAffinity {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.preferred_during_scheduling_ignored_during_execution,
+                        options,
                     ),
                 )?
             }
@@ -40,6 +42,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeAffinity {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.required_during_scheduling_ignored_during_execution,
+                        options,
                     ),
                 )?
             }

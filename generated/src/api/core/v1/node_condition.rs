@@ -35,6 +35,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeCondition {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.last_heartbeat_time = map.next_value()?,

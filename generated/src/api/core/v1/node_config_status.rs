@@ -31,16 +31,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeConfigStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.active),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.active,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.assigned),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.assigned,
+                        options,
+                    ),
                 )?
             }
             2 => {
@@ -52,6 +59,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeConfigStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.last_known_good,
+                        options,
                     ),
                 )?
             }

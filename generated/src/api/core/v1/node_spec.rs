@@ -40,12 +40,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.config_source,
+                        options,
                     ),
                 )?
             }
@@ -77,6 +79,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.taints,
+                        options,
                     ),
                 )?
             }

@@ -84,12 +84,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.addresses,
+                        options,
                     ),
                 )?
             }
@@ -111,18 +113,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.config),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.config,
+                        options,
+                    ),
                 )?
             }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.daemon_endpoints,
+                        options,
                     ),
                 )?
             }
@@ -135,19 +142,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeStatus {
             }
             7 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.features),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.features,
+                        options,
+                    ),
                 )?
             }
             8 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.images,
+                        options,
                     ),
                 )?
             }
             9 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.node_info),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.node_info,
+                        options,
+                    ),
                 )?
             }
             10 => {
@@ -159,6 +173,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.runtime_handlers,
+                        options,
                     ),
                 )?
             }
@@ -166,6 +181,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.volumes_attached,
+                        options,
                     ),
                 )?
             }

@@ -50,6 +50,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeSystemInfo {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -103,7 +104,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeSystemInfo {
             }
             9 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.swap),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.swap,
+                        options,
+                    ),
                 )?
             }
             10 => {

@@ -36,6 +36,7 @@ for PersistentVolumeClaimCondition {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.last_probe_time = map.next_value()?,

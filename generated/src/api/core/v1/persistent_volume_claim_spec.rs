@@ -65,6 +65,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeClaim
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -76,24 +77,34 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeClaim
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.data_source),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.data_source,
+                        options,
+                    ),
                 )?
             }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.data_source_ref,
+                        options,
                     ),
                 )?
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resources),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resources,
+                        options,
+                    ),
                 )?
             }
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.selector),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.selector,
+                        options,
+                    ),
                 )?
             }
             5 => {

@@ -93,6 +93,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeClaim
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -127,6 +128,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeClaim
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }
@@ -141,6 +143,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeClaim
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.modify_volume_status,
+                        options,
                     ),
                 )?
             }

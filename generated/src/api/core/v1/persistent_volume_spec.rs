@@ -155,6 +155,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeSpec 
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -168,17 +169,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeSpec 
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.aws_elastic_block_store,
+                        options,
                     ),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.azure_disk),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.azure_disk,
+                        options,
+                    ),
                 )?
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.azure_file),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.azure_file,
+                        options,
+                    ),
                 )?
             }
             4 => {
@@ -190,64 +198,95 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeSpec 
             }
             5 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.cephfs),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.cephfs,
+                        options,
+                    ),
                 )?
             }
             6 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.cinder),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.cinder,
+                        options,
+                    ),
                 )?
             }
             7 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.claim_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.claim_ref,
+                        options,
+                    ),
                 )?
             }
             8 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.csi),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.csi,
+                        options,
+                    ),
                 )?
             }
             9 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.fc),
+                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.fc, options),
                 )?
             }
             10 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.flex_volume),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.flex_volume,
+                        options,
+                    ),
                 )?
             }
             11 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.flocker),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.flocker,
+                        options,
+                    ),
                 )?
             }
             12 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.gce_persistent_disk,
+                        options,
                     ),
                 )?
             }
             13 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.glusterfs),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.glusterfs,
+                        options,
+                    ),
                 )?
             }
             14 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.host_path),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.host_path,
+                        options,
+                    ),
                 )?
             }
             15 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.iscsi),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.iscsi,
+                        options,
+                    ),
                 )?
             }
             16 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.local),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.local,
+                        options,
+                    ),
                 )?
             }
             17 => {
@@ -259,13 +298,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeSpec 
             }
             18 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.nfs),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.nfs,
+                        options,
+                    ),
                 )?
             }
             19 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.node_affinity,
+                        options,
                     ),
                 )?
             }
@@ -280,6 +323,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeSpec 
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.photon_persistent_disk,
+                        options,
                     ),
                 )?
             }
@@ -287,22 +331,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeSpec 
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.portworx_volume,
+                        options,
                     ),
                 )?
             }
             23 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.quobyte),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.quobyte,
+                        options,
+                    ),
                 )?
             }
             24 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.rbd),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.rbd,
+                        options,
+                    ),
                 )?
             }
             25 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.scale_io),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.scale_io,
+                        options,
+                    ),
                 )?
             }
             26 => {
@@ -314,7 +368,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeSpec 
             }
             27 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.storageos),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.storageos,
+                        options,
+                    ),
                 )?
             }
             28 => {
@@ -335,6 +392,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeSpec 
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.vsphere_volume,
+                        options,
                     ),
                 )?
             }

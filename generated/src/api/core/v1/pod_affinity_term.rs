@@ -45,12 +45,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodAffinityTerm {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.label_selector,
+                        options,
                     ),
                 )?
             }
@@ -72,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodAffinityTerm {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.namespace_selector,
+                        options,
                     ),
                 )?
             }

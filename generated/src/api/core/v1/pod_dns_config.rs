@@ -32,6 +32,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodDNSConfig {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -45,6 +46,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodDNSConfig {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.options,
+                        options,
                     ),
                 )?
             }

@@ -26,12 +26,14 @@ for PodExtendedResourceClaimStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::StructList(
                         &mut self.request_mappings,
+                        options,
                     ),
                 )?
             }

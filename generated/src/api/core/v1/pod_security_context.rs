@@ -84,12 +84,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSecurityContext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.app_armor_profile,
+                        options,
                     ),
                 )?
             }
@@ -115,6 +117,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSecurityContext {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.se_linux_options,
+                        options,
                     ),
                 )?
             }
@@ -122,6 +125,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSecurityContext {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.seccomp_profile,
+                        options,
                     ),
                 )?
             }
@@ -143,6 +147,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSecurityContext {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.sysctls,
+                        options,
                     ),
                 )?
             }
@@ -150,6 +155,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSecurityContext {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.windows_options,
+                        options,
                     ),
                 )?
             }

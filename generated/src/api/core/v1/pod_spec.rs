@@ -196,23 +196,33 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.active_deadline_seconds = map.next_value()?,
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.affinity),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.affinity,
+                        options,
+                    ),
                 )?
             }
             2 => self.automount_service_account_token = map.next_value()?,
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::StructList(&mut self.containers),
+                    ::k8s_client_runtime::codec::fields::StructList(
+                        &mut self.containers,
+                        options,
+                    ),
                 )?
             }
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.dns_config),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.dns_config,
+                        options,
+                    ),
                 )?
             }
             5 => {
@@ -225,6 +235,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.ephemeral_containers,
+                        options,
                     ),
                 )?
             }
@@ -232,6 +243,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.host_aliases,
+                        options,
                     ),
                 )?
             }
@@ -255,6 +267,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.image_pull_secrets,
+                        options,
                     ),
                 )?
             }
@@ -262,6 +275,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.init_containers,
+                        options,
                     ),
                 )?
             }
@@ -279,7 +293,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
             }
             19 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.os),
+                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.os, options),
                 )?
             }
             20 => {
@@ -308,6 +322,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.readiness_gates,
+                        options,
                     ),
                 )?
             }
@@ -315,12 +330,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.resource_claims,
+                        options,
                     ),
                 )?
             }
             26 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resources),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resources,
+                        options,
+                    ),
                 )?
             }
             27 => {
@@ -348,6 +367,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.scheduling_gates,
+                        options,
                     ),
                 )?
             }
@@ -355,6 +375,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.security_context,
+                        options,
                     ),
                 )?
             }
@@ -384,6 +405,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.tolerations,
+                        options,
                     ),
                 )?
             }
@@ -391,6 +413,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.topology_spread_constraints,
+                        options,
                     ),
                 )?
             }
@@ -398,6 +421,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.volumes,
+                        options,
                     ),
                 )?
             }
@@ -405,6 +429,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.workload_ref,
+                        options,
                     ),
                 )?
             }

@@ -107,6 +107,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -120,6 +121,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }
@@ -127,6 +129,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.container_statuses,
+                        options,
                     ),
                 )?
             }
@@ -134,6 +137,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.ephemeral_container_statuses,
+                        options,
                     ),
                 )?
             }
@@ -141,6 +145,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.extended_resource_claim_status,
+                        options,
                     ),
                 )?
             }
@@ -153,6 +158,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.host_ips,
+                        options,
                     ),
                 )?
             }
@@ -160,6 +166,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.init_container_statuses,
+                        options,
                     ),
                 )?
             }
@@ -190,6 +197,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.pod_ips,
+                        options,
                     ),
                 )?
             }
@@ -212,12 +220,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.resource_claim_statuses,
+                        options,
                     ),
                 )?
             }
             18 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resources),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resources,
+                        options,
+                    ),
                 )?
             }
             19 => self.start_time = map.next_value()?,

@@ -47,22 +47,32 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Probe {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.exec),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.exec,
+                        options,
+                    ),
                 )?
             }
             1 => self.failure_threshold = map.next_value()?,
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.grpc),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.grpc,
+                        options,
+                    ),
                 )?
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.http_get),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.http_get,
+                        options,
+                    ),
                 )?
             }
             4 => self.initial_delay_seconds = map.next_value()?,
@@ -70,7 +80,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Probe {
             6 => self.success_threshold = map.next_value()?,
             7 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.tcp_socket),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.tcp_socket,
+                        options,
+                    ),
                 )?
             }
             8 => self.termination_grace_period_seconds = map.next_value()?,

@@ -25,6 +25,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ProjectedVolumeSource
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.default_mode = map.next_value()?,
@@ -32,6 +33,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ProjectedVolumeSource
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.sources,
+                        options,
                     ),
                 )?
             }

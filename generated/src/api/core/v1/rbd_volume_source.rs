@@ -43,6 +43,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for RBDVolumeSource {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -73,7 +74,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for RBDVolumeSource {
             5 => self.read_only = map.next_value()?,
             6 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
                 )?
             }
             7 => {

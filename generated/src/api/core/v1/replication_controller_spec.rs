@@ -29,6 +29,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ReplicationController
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.min_ready_seconds = map.next_value()?,
@@ -42,7 +43,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ReplicationController
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.template),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.template,
+                        options,
+                    ),
                 )?
             }
             _ => {

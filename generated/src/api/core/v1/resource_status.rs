@@ -25,6 +25,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -36,6 +37,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.resources,
+                        options,
                     ),
                 )?
             }

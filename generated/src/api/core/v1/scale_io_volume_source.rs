@@ -47,6 +47,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ScaleIOVolumeSource {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -69,7 +70,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ScaleIOVolumeSource {
             3 => self.read_only = map.next_value()?,
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.secret_ref),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.secret_ref,
+                        options,
+                    ),
                 )?
             }
             5 => self.ssl_enabled = map.next_value()?,

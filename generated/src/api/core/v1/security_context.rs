@@ -63,6 +63,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SecurityContext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.allow_privilege_escalation = map.next_value()?,
@@ -70,6 +71,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SecurityContext {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.app_armor_profile,
+                        options,
                     ),
                 )?
             }
@@ -77,6 +79,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SecurityContext {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.capabilities,
+                        options,
                     ),
                 )?
             }
@@ -94,6 +97,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SecurityContext {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.se_linux_options,
+                        options,
                     ),
                 )?
             }
@@ -101,6 +105,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SecurityContext {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.seccomp_profile,
+                        options,
                     ),
                 )?
             }
@@ -108,6 +113,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for SecurityContext {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.windows_options,
+                        options,
                     ),
                 )?
             }

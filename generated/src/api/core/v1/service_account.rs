@@ -33,6 +33,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceAccount {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.automount_service_account_token = map.next_value()?,
@@ -40,18 +41,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceAccount {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.image_pull_secrets,
+                        options,
                     ),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.secrets,
+                        options,
                     ),
                 )?
             }

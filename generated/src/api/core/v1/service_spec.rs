@@ -114,6 +114,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.allocate_load_balancer_node_ports = map.next_value()?,
@@ -197,6 +198,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.ports,
+                        options,
                     ),
                 )?
             }
@@ -219,6 +221,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.session_affinity_config,
+                        options,
                     ),
                 )?
             }

@@ -29,12 +29,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }
@@ -42,6 +44,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.load_balancer,
+                        options,
                     ),
                 )?
             }

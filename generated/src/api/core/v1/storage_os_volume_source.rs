@@ -34,6 +34,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageOSVolumeSource
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -44,7 +45,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageOSVolumeSource
             1 => self.read_only = map.next_value()?,
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
                 )?
             }
             3 => {

@@ -155,107 +155,156 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Volume {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.aws_elastic_block_store,
+                        options,
                     ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.azure_disk),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.azure_disk,
+                        options,
+                    ),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.azure_file),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.azure_file,
+                        options,
+                    ),
                 )?
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.cephfs),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.cephfs,
+                        options,
+                    ),
                 )?
             }
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.cinder),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.cinder,
+                        options,
+                    ),
                 )?
             }
             5 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.config_map),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.config_map,
+                        options,
+                    ),
                 )?
             }
             6 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.csi),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.csi,
+                        options,
+                    ),
                 )?
             }
             7 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.downward_api,
+                        options,
                     ),
                 )?
             }
             8 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.empty_dir),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.empty_dir,
+                        options,
+                    ),
                 )?
             }
             9 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.ephemeral),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.ephemeral,
+                        options,
+                    ),
                 )?
             }
             10 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.fc),
+                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.fc, options),
                 )?
             }
             11 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.flex_volume),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.flex_volume,
+                        options,
+                    ),
                 )?
             }
             12 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.flocker),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.flocker,
+                        options,
+                    ),
                 )?
             }
             13 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.gce_persistent_disk,
+                        options,
                     ),
                 )?
             }
             14 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.git_repo),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.git_repo,
+                        options,
+                    ),
                 )?
             }
             15 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.glusterfs),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.glusterfs,
+                        options,
+                    ),
                 )?
             }
             16 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.host_path),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.host_path,
+                        options,
+                    ),
                 )?
             }
             17 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.image),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.image,
+                        options,
+                    ),
                 )?
             }
             18 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.iscsi),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.iscsi,
+                        options,
+                    ),
                 )?
             }
             19 => {
@@ -265,13 +314,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Volume {
             }
             20 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.nfs),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.nfs,
+                        options,
+                    ),
                 )?
             }
             21 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.persistent_volume_claim,
+                        options,
                     ),
                 )?
             }
@@ -279,6 +332,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Volume {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.photon_persistent_disk,
+                        options,
                     ),
                 )?
             }
@@ -286,43 +340,63 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Volume {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.portworx_volume,
+                        options,
                     ),
                 )?
             }
             24 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.projected),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.projected,
+                        options,
+                    ),
                 )?
             }
             25 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.quobyte),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.quobyte,
+                        options,
+                    ),
                 )?
             }
             26 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.rbd),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.rbd,
+                        options,
+                    ),
                 )?
             }
             27 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.scale_io),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.scale_io,
+                        options,
+                    ),
                 )?
             }
             28 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret,
+                        options,
+                    ),
                 )?
             }
             29 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.storageos),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.storageos,
+                        options,
+                    ),
                 )?
             }
             30 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.vsphere_volume,
+                        options,
                     ),
                 )?
             }

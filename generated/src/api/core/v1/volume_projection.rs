@@ -61,24 +61,30 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeProjection {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.cluster_trust_bundle,
+                        options,
                     ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.config_map),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.config_map,
+                        options,
+                    ),
                 )?
             }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.downward_api,
+                        options,
                     ),
                 )?
             }
@@ -86,18 +92,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeProjection {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.pod_certificate,
+                        options,
                     ),
                 )?
             }
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.secret),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret,
+                        options,
+                    ),
                 )?
             }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.service_account_token,
+                        options,
                     ),
                 )?
             }

@@ -30,6 +30,7 @@ for WindowsSecurityContextOptions {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {

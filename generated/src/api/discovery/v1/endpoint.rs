@@ -43,6 +43,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Endpoint {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -52,7 +53,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Endpoint {
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.conditions),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.conditions,
+                        options,
+                    ),
                 )?
             }
             2 => {
@@ -64,7 +68,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Endpoint {
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.hints),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.hints,
+                        options,
+                    ),
                 )?
             }
             4 => {
@@ -79,7 +86,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Endpoint {
             }
             6 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.target_ref),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.target_ref,
+                        options,
+                    ),
                 )?
             }
             7 => {

@@ -36,6 +36,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointSlice {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -45,18 +46,25 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointSlice {
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::StructList(&mut self.endpoints),
+                    ::k8s_client_runtime::codec::fields::StructList(
+                        &mut self.endpoints,
+                        options,
+                    ),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.ports,
+                        options,
                     ),
                 )?
             }

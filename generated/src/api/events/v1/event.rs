@@ -66,6 +66,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -80,13 +81,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.deprecated_source,
+                        options,
                     ),
                 )?
             }
             5 => self.event_time = map.next_value()?,
             6 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             7 => {
@@ -101,12 +106,18 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
             }
             9 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.regarding),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.regarding,
+                        options,
+                    ),
                 )?
             }
             10 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.related),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.related,
+                        options,
+                    ),
                 )?
             }
             11 => {
@@ -125,7 +136,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Event {
             }
             13 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.series),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.series,
+                        options,
+                    ),
                 )?
             }
             14 => {

@@ -35,12 +35,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FlowSchemaSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.distinguisher_method,
+                        options,
                     ),
                 )?
             }
@@ -49,6 +51,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FlowSchemaSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::Struct(
                         &mut self.priority_level_configuration,
+                        options,
                     ),
                 )?
             }
@@ -56,6 +59,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for FlowSchemaSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.rules,
+                        options,
                     ),
                 )?
             }

@@ -48,6 +48,7 @@ for LimitedPriorityLevelConfiguration {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.borrowing_limit_percent = map.next_value()?,
@@ -56,6 +57,7 @@ for LimitedPriorityLevelConfiguration {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.limit_response,
+                        options,
                     ),
                 )?
             }

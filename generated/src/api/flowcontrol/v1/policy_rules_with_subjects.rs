@@ -30,12 +30,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PolicyRulesWithSubjec
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.non_resource_rules,
+                        options,
                     ),
                 )?
             }
@@ -43,12 +45,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PolicyRulesWithSubjec
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.resource_rules,
+                        options,
                     ),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::StructList(&mut self.subjects),
+                    ::k8s_client_runtime::codec::fields::StructList(
+                        &mut self.subjects,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -31,16 +31,23 @@ for PriorityLevelConfigurationSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.exempt),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.exempt,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.limited),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.limited,
+                        options,
+                    ),
                 )?
             }
             2 => {

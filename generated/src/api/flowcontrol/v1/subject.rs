@@ -31,11 +31,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Subject {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.group),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.group,
+                        options,
+                    ),
                 )?
             }
             1 => {
@@ -47,12 +51,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Subject {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.service_account,
+                        options,
                     ),
                 )?
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.user),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.user,
+                        options,
+                    ),
                 )?
             }
             _ => {

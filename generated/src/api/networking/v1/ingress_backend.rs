@@ -27,16 +27,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressBackend {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.resource),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resource,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.service),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.service,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -25,6 +25,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressClassSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -34,7 +35,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressClassSpec {
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.parameters),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.parameters,
+                        options,
+                    ),
                 )?
             }
             _ => {

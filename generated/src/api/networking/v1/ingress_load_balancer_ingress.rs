@@ -28,6 +28,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressLoadBalancerIn
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -44,6 +45,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressLoadBalancerIn
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.ports,
+                        options,
                     ),
                 )?
             }

@@ -35,12 +35,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.default_backend,
+                        options,
                     ),
                 )?
             }
@@ -55,12 +57,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.rules,
+                        options,
                     ),
                 )?
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionStructList(&mut self.tls),
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.tls,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -20,11 +20,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for IPAddressSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.parent_ref),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.parent_ref,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -34,17 +34,22 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NetworkPolicyPeer {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.ip_block),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.ip_block,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.namespace_selector,
+                        options,
                     ),
                 )?
             }
@@ -52,6 +57,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NetworkPolicyPeer {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.pod_selector,
+                        options,
                     ),
                 )?
             }

@@ -41,12 +41,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NetworkPolicySpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.egress,
+                        options,
                     ),
                 )?
             }
@@ -54,6 +56,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NetworkPolicySpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.ingress,
+                        options,
                     ),
                 )?
             }
@@ -61,6 +64,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for NetworkPolicySpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.pod_selector,
+                        options,
                     ),
                 )?
             }

@@ -30,6 +30,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for RuntimeClass {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -39,17 +40,26 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for RuntimeClass {
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.overhead),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.overhead,
+                        options,
+                    ),
                 )?
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.scheduling),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.scheduling,
+                        options,
+                    ),
                 )?
             }
             _ => {

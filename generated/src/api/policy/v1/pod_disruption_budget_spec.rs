@@ -43,13 +43,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodDisruptionBudgetSp
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.max_unavailable = map.next_value()?,
             1 => self.min_available = map.next_value()?,
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.selector),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.selector,
+                        options,
+                    ),
                 )?
             }
             3 => {

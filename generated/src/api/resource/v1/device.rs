@@ -101,6 +101,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Device {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.all_nodes = map.next_value()?,
@@ -126,6 +127,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Device {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.consumes_counters,
+                        options,
                     ),
                 )?
             }
@@ -143,6 +145,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Device {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.node_selector,
+                        options,
                     ),
                 )?
             }
@@ -150,6 +153,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Device {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.taints,
+                        options,
                     ),
                 )?
             }

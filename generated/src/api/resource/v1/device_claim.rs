@@ -32,12 +32,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceClaim {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.config,
+                        options,
                     ),
                 )?
             }
@@ -45,6 +47,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceClaim {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.constraints,
+                        options,
                     ),
                 )?
             }
@@ -52,6 +55,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceClaim {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.requests,
+                        options,
                     ),
                 )?
             }

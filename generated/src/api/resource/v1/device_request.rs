@@ -36,17 +36,22 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceRequest {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.exactly),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.exactly,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.first_available,
+                        options,
                     ),
                 )?
             }

@@ -25,18 +25,20 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceTaintRuleSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.device_selector,
+                        options,
                     ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.taint),
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.taint, options),
                 )?
             }
             _ => {

@@ -54,12 +54,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AllocatedDeviceStatus
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }
@@ -78,6 +80,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AllocatedDeviceStatus
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.network_data,
+                        options,
                     ),
                 )?
             }

@@ -100,6 +100,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for BasicDevice {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.all_nodes = map.next_value()?,
@@ -125,6 +126,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for BasicDevice {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.consumes_counters,
+                        options,
                     ),
                 )?
             }
@@ -137,6 +139,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for BasicDevice {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.node_selector,
+                        options,
                     ),
                 )?
             }
@@ -144,6 +147,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for BasicDevice {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.taints,
+                        options,
                     ),
                 )?
             }

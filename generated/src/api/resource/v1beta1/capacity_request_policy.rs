@@ -46,12 +46,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CapacityRequestPolicy
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.default = map.next_value()?,
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.valid_range),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.valid_range,
+                        options,
+                    ),
                 )?
             }
             2 => {

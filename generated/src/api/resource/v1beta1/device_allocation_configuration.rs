@@ -38,11 +38,15 @@ for DeviceAllocationConfiguration {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.opaque),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.opaque,
+                        options,
+                    ),
                 )?
             }
             1 => {

@@ -104,6 +104,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceRequest {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.admin_access = map.next_value()?,
@@ -116,7 +117,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceRequest {
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.capacity),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.capacity,
+                        options,
+                    ),
                 )?
             }
             3 => self.count = map.next_value()?,
@@ -131,6 +135,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceRequest {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.first_available,
+                        options,
                     ),
                 )?
             }
@@ -143,6 +148,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceRequest {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.selectors,
+                        options,
                     ),
                 )?
             }
@@ -150,6 +156,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceRequest {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.tolerations,
+                        options,
                     ),
                 )?
             }

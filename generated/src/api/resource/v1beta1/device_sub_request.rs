@@ -81,6 +81,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceSubRequest {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -92,7 +93,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceSubRequest {
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.capacity),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.capacity,
+                        options,
+                    ),
                 )?
             }
             2 => self.count = map.next_value()?,
@@ -112,6 +116,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceSubRequest {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.selectors,
+                        options,
                     ),
                 )?
             }
@@ -119,6 +124,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceSubRequest {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.tolerations,
+                        options,
                     ),
                 )?
             }

@@ -69,6 +69,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceSliceSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.all_nodes = map.next_value()?,
@@ -76,6 +77,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceSliceSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.devices,
+                        options,
                     ),
                 )?
             }
@@ -93,19 +95,21 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceSliceSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.node_selector,
+                        options,
                     ),
                 )?
             }
             5 => self.per_device_node_selection = map.next_value()?,
             6 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.pool),
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.pool, options),
                 )?
             }
             7 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.shared_counters,
+                        options,
                     ),
                 )?
             }

@@ -30,18 +30,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AllocationResult {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.allocation_timestamp = map.next_value()?,
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.devices),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.devices,
+                        options,
+                    ),
                 )?
             }
             2 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.node_selector,
+                        options,
                     ),
                 )?
             }

@@ -103,6 +103,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Device {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.all_nodes = map.next_value()?,
@@ -128,6 +129,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Device {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.consumes_counters,
+                        options,
                     ),
                 )?
             }
@@ -145,6 +147,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Device {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.node_selector,
+                        options,
                     ),
                 )?
             }
@@ -152,6 +155,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Device {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.taints,
+                        options,
                     ),
                 )?
             }

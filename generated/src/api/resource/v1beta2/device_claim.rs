@@ -34,12 +34,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceClaim {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.config,
+                        options,
                     ),
                 )?
             }
@@ -47,6 +49,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceClaim {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.constraints,
+                        options,
                     ),
                 )?
             }
@@ -54,6 +57,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceClaim {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.requests,
+                        options,
                     ),
                 )?
             }

@@ -76,6 +76,7 @@ for DeviceRequestAllocationResult {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.admin_access = map.next_value()?,
@@ -129,6 +130,7 @@ for DeviceRequestAllocationResult {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.tolerations,
+                        options,
                     ),
                 )?
             }

@@ -80,6 +80,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ExactDeviceRequest {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.admin_access = map.next_value()?,
@@ -92,7 +93,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ExactDeviceRequest {
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.capacity),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.capacity,
+                        options,
+                    ),
                 )?
             }
             3 => self.count = map.next_value()?,
@@ -107,6 +111,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ExactDeviceRequest {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.selectors,
+                        options,
                     ),
                 )?
             }
@@ -114,6 +119,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ExactDeviceRequest {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.tolerations,
+                        options,
                     ),
                 )?
             }

@@ -42,17 +42,22 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceClaimStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.allocation),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.allocation,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.devices,
+                        options,
                     ),
                 )?
             }
@@ -60,6 +65,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceClaimStatus {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.reserved_for,
+                        options,
                     ),
                 )?
             }

@@ -36,6 +36,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PriorityClass {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -48,7 +49,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PriorityClass {
             1 => self.global_default = map.next_value()?,
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             3 => {

@@ -12,6 +12,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for BasicSchedulingPolicy
         &mut self,
         _index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         map.next_value::<::serde::de::IgnoredAny>()?;
         ::std::result::Result::Ok(())

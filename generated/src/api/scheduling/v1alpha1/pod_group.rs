@@ -23,6 +23,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodGroup {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -32,7 +33,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PodGroup {
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.policy),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.policy,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -27,18 +27,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WorkloadSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.controller_ref,
+                        options,
                     ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::StructList(&mut self.pod_groups),
+                    ::k8s_client_runtime::codec::fields::StructList(
+                        &mut self.pod_groups,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -106,6 +106,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIDriverSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.attach_required = map.next_value()?,
@@ -126,6 +127,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIDriverSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.token_requests,
+                        options,
                     ),
                 )?
             }

@@ -33,11 +33,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSINodeDriver {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.allocatable),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.allocatable,
+                        options,
+                    ),
                 )?
             }
             1 => {

@@ -50,19 +50,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIStorageCapacity {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.capacity = map.next_value()?,
             1 => self.maximum_volume_size = map.next_value()?,
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             3 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.node_topology,
+                        options,
                     ),
                 )?
             }

@@ -56,6 +56,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageClass {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.allow_volume_expansion = map.next_value()?,
@@ -63,12 +64,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageClass {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.allowed_topologies,
+                        options,
                     ),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             3 => {

@@ -29,12 +29,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttachmentStatu
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.attach_error,
+                        options,
                     ),
                 )?
             }
@@ -50,6 +52,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttachmentStatu
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.detach_error,
+                        options,
                     ),
                 )?
             }

@@ -28,6 +28,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttributesClass
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -37,7 +38,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttributesClass
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             2 => {

@@ -31,21 +31,28 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Widget {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.spec),
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.spec, options),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionStruct(&mut self.status),
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.status,
+                        options,
+                    ),
                 )?
             }
             _ => {
@@ -142,6 +149,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.color = map.next_value()?,
@@ -157,6 +165,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.ports,
+                        options,
                     ),
                 )?
             }
@@ -295,6 +304,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpecPorts {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -413,12 +423,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }

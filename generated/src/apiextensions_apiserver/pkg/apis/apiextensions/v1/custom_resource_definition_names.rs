@@ -40,6 +40,7 @@ for CustomResourceDefinitionNames {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {

@@ -41,11 +41,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CustomResourceDefinit
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.conversion),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.conversion,
+                        options,
+                    ),
                 )?
             }
             1 => {
@@ -55,7 +59,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CustomResourceDefinit
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.names),
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.names, options),
                 )?
             }
             3 => self.preserve_unknown_fields = map.next_value()?,
@@ -66,7 +70,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CustomResourceDefinit
             }
             5 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::StructList(&mut self.versions),
+                    ::k8s_client_runtime::codec::fields::StructList(
+                        &mut self.versions,
+                        options,
+                    ),
                 )?
             }
             _ => {

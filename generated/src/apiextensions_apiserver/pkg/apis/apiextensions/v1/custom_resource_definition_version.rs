@@ -61,12 +61,14 @@ for CustomResourceDefinitionVersion {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.additional_printer_columns,
+                        options,
                     ),
                 )?
             }
@@ -85,13 +87,17 @@ for CustomResourceDefinitionVersion {
             }
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.schema),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.schema,
+                        options,
+                    ),
                 )?
             }
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.selectable_fields,
+                        options,
                     ),
                 )?
             }
@@ -101,6 +107,7 @@ for CustomResourceDefinitionVersion {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.subresources,
+                        options,
                     ),
                 )?
             }

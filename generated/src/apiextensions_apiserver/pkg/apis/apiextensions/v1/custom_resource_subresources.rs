@@ -31,16 +31,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for CustomResourceSubreso
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.scale),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.scale,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.status),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.status,
+                        options,
+                    ),
                 )?
             }
             _ => {

@@ -207,6 +207,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -225,6 +226,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.all_of,
+                        options,
                     ),
                 )?
             }
@@ -232,6 +234,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.any_of,
+                        options,
                     ),
                 )?
             }
@@ -257,6 +260,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.external_docs,
+                        options,
                     ),
                 )?
             }
@@ -282,7 +286,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
             26 => self.multiple_of = map.next_value()?,
             27 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.not),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.not,
+                        options,
+                    ),
                 )?
             }
             28 => self.nullable = map.next_value()?,
@@ -290,6 +297,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.one_of,
+                        options,
                     ),
                 )?
             }
@@ -344,6 +352,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaProps {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.x_kubernetes_validations,
+                        options,
                     ),
                 )?
             }

@@ -43,6 +43,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeleteOptions {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -72,6 +73,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeleteOptions {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.preconditions,
+                        options,
                     ),
                 )?
             }

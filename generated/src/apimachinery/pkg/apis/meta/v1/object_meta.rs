@@ -86,6 +86,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMeta {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -122,6 +123,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMeta {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::ManagedFields(
                         &mut self.managed_fields,
+                        options,
                     ),
                 )?
             }
@@ -139,6 +141,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMeta {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.owner_references,
+                        options,
                     ),
                 )?
             }

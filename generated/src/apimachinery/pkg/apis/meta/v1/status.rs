@@ -37,12 +37,16 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Status {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.code = map.next_value()?,
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.details),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.details,
+                        options,
+                    ),
                 )?
             }
             2 => {
@@ -52,7 +56,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Status {
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             4 => {

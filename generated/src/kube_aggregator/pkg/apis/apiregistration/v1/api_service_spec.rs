@@ -42,6 +42,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIServiceSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.ca_bundle = map.next_value()?,
@@ -54,7 +55,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIServiceSpec {
             3 => self.insecure_skip_tls_verify = map.next_value()?,
             4 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.service),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.service,
+                        options,
+                    ),
                 )?
             }
             5 => {

@@ -25,16 +25,20 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Postgresql {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.spec),
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.spec, options),
                 )?
             }
             2 => {
@@ -124,6 +128,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for PostgresqlSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.number_of_instances = map.next_value()?,

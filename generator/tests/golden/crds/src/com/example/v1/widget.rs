@@ -34,21 +34,28 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Widget {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.spec),
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.spec, options),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionStruct(&mut self.status),
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.status,
+                        options,
+                    ),
                 )?
             }
             _ => {
@@ -136,6 +143,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.color = map.next_value()?,
@@ -252,12 +260,14 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.conditions,
+                        options,
                     ),
                 )?
             }

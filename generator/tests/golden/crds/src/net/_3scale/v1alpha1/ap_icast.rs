@@ -22,16 +22,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcast {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionStruct(&mut self.spec),
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.spec,
+                        options,
+                    ),
                 )?
             }
             _ => {
@@ -149,6 +156,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -202,13 +210,17 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpec {
             12 => self.match_ = map.next_value()?,
             13 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.nested),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.nested,
+                        options,
+                    ),
                 )?
             }
             14 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.nested_inner,
+                        options,
                     ),
                 )?
             }
@@ -334,11 +346,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNested {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.inner),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.inner,
+                        options,
+                    ),
                 )?
             }
             _ => {
@@ -381,6 +397,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNestedInne
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -428,6 +445,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNestedInne
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.other = map.next_value()?,

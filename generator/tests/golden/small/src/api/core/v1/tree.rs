@@ -23,19 +23,24 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Tree {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.children,
+                        options,
                     ),
                 )?
             }
             1 => self.continue_ = map.next_value()?,
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.left),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.left,
+                        options,
+                    ),
                 )?
             }
             _ => {

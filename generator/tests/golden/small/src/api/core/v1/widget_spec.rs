@@ -32,6 +32,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -47,7 +48,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
             4 => self.started_at = map.next_value()?,
             5 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.tree),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.tree,
+                        options,
+                    ),
                 )?
             }
             6 => {

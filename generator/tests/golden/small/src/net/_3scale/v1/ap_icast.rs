@@ -37,6 +37,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcast {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -59,7 +60,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcast {
             5 => self.gr_u00f6_u00df_e = map.next_value()?,
             6 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             7 => {

@@ -24,21 +24,31 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Autoscaler {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionStruct(&mut self.spec),
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.spec,
+                        options,
+                    ),
                 )?
             }
             2 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionStruct(&mut self.status),
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.status,
+                        options,
+                    ),
                 )?
             }
             _ => {
@@ -121,6 +131,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AutoscalerSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -168,6 +179,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for AutoscalerStatus {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.recommendation = map.next_value()?,

@@ -22,16 +22,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Deep {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionStruct(&mut self.spec),
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.spec,
+                        options,
+                    ),
                 )?
             }
             _ => {
@@ -113,11 +120,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value0 = map.next_value()?,
@@ -168,11 +179,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value1 = map.next_value()?,
@@ -223,11 +238,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value2 = map.next_value()?,
@@ -278,11 +297,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNextNext 
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value3 = map.next_value()?,
@@ -335,11 +358,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNextNextN
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value4 = map.next_value()?,
@@ -392,11 +419,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNextNextN
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value5 = map.next_value()?,
@@ -450,11 +481,15 @@ for DeepSpecNextNextNextNextNextNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value6 = map.next_value()?,
@@ -509,11 +544,15 @@ for DeepSpecNextNextNextNextNextNextNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value7 = map.next_value()?,
@@ -568,11 +607,15 @@ for DeepSpecNextNextNextNextNextNextNextNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value8 = map.next_value()?,
@@ -627,11 +670,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value9 = map.next_value()?,
@@ -686,11 +733,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value10 = map.next_value()?,
@@ -745,11 +796,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value11 = map.next_value()?,
@@ -804,11 +859,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value12 = map.next_value()?,
@@ -865,11 +924,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value13 = map.next_value()?,
@@ -926,11 +989,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value14 = map.next_value()?,
@@ -987,11 +1054,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value15 = map.next_value()?,
@@ -1048,11 +1119,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value16 = map.next_value()?,
@@ -1109,11 +1184,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value17 = map.next_value()?,
@@ -1170,11 +1249,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value18 = map.next_value()?,
@@ -1231,11 +1314,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value19 = map.next_value()?,
@@ -1292,11 +1379,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value20 = map.next_value()?,
@@ -1353,11 +1444,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value21 = map.next_value()?,
@@ -1412,11 +1507,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value22 = map.next_value()?,
@@ -1472,11 +1571,15 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNext_2 {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value23 = map.next_value()?,
@@ -1530,11 +1633,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value24 = map.next_value()?,
@@ -1591,11 +1698,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value25 = map.next_value()?,
@@ -1652,11 +1763,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value26 = map.next_value()?,
@@ -1713,11 +1828,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value27 = map.next_value()?,
@@ -1774,11 +1893,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value28 = map.next_value()?,
@@ -1835,11 +1958,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value29 = map.next_value()?,
@@ -1896,11 +2023,15 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.next),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
                 )?
             }
             1 => self.value30 = map.next_value()?,
@@ -1953,6 +2084,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {

@@ -22,16 +22,23 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Objects {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::Struct(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::Struct(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionStruct(&mut self.spec),
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.spec,
+                        options,
+                    ),
                 )?
             }
             _ => {
@@ -161,6 +168,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpec {
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.annotations_any = map.next_value()?,
@@ -172,6 +180,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionStructList(
                         &mut self.entries,
+                        options,
                     ),
                 )?
             }
@@ -200,7 +209,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpec {
             10 => self.ports = map.next_value()?,
             11 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.selector),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.selector,
+                        options,
+                    ),
                 )?
             }
             12 => self.template = map.next_value()?,
@@ -208,6 +220,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpec {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
                         &mut self.typed_template,
+                        options,
                     ),
                 )?
             }
@@ -299,6 +312,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecEntries {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -354,6 +368,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecGrid {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.x = map.next_value()?,
@@ -403,6 +418,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecPorts {
         &mut self,
         index: u16,
         map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => self.number = map.next_value()?,
@@ -513,6 +529,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecTypedTempl
         &mut self,
         index: u16,
         map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
     ) -> ::std::result::Result<(), A::Error> {
         match index {
             0 => {
@@ -534,7 +551,10 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecTypedTempl
             }
             3 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.metadata),
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.metadata,
+                        options,
+                    ),
                 )?
             }
             _ => {
