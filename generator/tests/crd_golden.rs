@@ -271,14 +271,28 @@ fn kinds_that_are_not_upper_camel_case_get_type_names_of_their_own() {
     }
     // On the wire, the kind is as declared.
     let pg = kind_file("src/do_/zalan/acid/v1/postgresql.rs");
-    assert!(pg.contains("const KIND: &'static str = \"postgresql\";"), "{pg}");
-    assert!(pg.contains("const LIST_KIND: &'static str = \"postgresqlList\";"), "{pg}");
+    const META: &str = "__ObjectMeta";
+    assert_eq!(
+        support::resource_args(&pg),
+        format!(
+            r#"Postgresql, "acid.zalan.do", "v1", "acid.zalan.do/v1", "postgresql", "postgresqls", Namespaced, "postgresqlList", {META}"#
+        )
+    );
     let backup = kind_file("src/do_/zalan/acid/v1/backup_2.rs");
-    assert!(backup.contains("const KIND: &'static str = \"backup\";"), "{backup}");
-    assert!(backup.contains("const LIST_KIND: &'static str = \"backupList\";"), "{backup}");
+    assert_eq!(
+        support::resource_args(&backup),
+        format!(
+            r#"Backup_2, "acid.zalan.do", "v1", "acid.zalan.do/v1", "backup", "backups", Namespaced, "backupList", {META}"#
+        )
+    );
     // A list kind that is not `<kind>List` is the CRD's.
     let backup = kind_file("src/do_/zalan/acid/v1/backup.rs");
-    assert!(backup.contains("const LIST_KIND: &'static str = \"BackupJobList\";"), "{backup}");
+    assert_eq!(
+        support::resource_args(&backup),
+        format!(
+            r#"Backup, "acid.zalan.do", "v1", "acid.zalan.do/v1", "Backup", "backupjobs", Cluster, "BackupJobList", {META}"#
+        )
+    );
     let clients = kind_file("src/clientset/acid_zalan_do_v1.rs");
     assert!(clients.contains("pub fn postgresqls(&self, namespace: &str) -> PostgresqlClient"), "{clients}");
     assert!(clients.contains("pub fn backups(&self, namespace: &str) -> Backup_2Client"), "{clients}");

@@ -64,22 +64,26 @@ fn direct_recursion_is_boxed_and_containers_are_not() {
 #[test]
 fn scope_and_hyphenated_groups() {
     let out = fixture_output();
+    const META: &str = "__ObjectMeta";
     let gadget = file(&out, "src/api/core/v1/gadget.rs");
-    assert!(
-        gadget.contains(
-            "const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;"
-        )
+    assert_eq!(
+        support::resource_args(&gadget),
+        format!(r#"Gadget, "", "v1", "v1", "Gadget", "gadgets", Cluster, "GadgetList", {META}"#)
     );
-    assert!(gadget.contains("const PLURAL: &'static str = \"gadgets\";"));
     let widget = file(&out, "src/api/core/v1/widget.rs");
-    assert!(widget.contains("::k8s_client_runtime::object::Scope::Namespaced;"));
-    assert!(widget.contains("impl ::k8s_client_runtime::object::Object for Widget"));
+    assert_eq!(
+        support::resource_args(&widget),
+        format!(r#"Widget, "", "v1", "v1", "Widget", "widgets", Namespaced, "WidgetList", {META}"#)
+    );
     let thing = file(&out, "src/fancy_stuff/pkg/apis/fancy/v1beta1/thing.rs");
-    assert!(thing.contains("const GROUP: &'static str = \"fancy-stuff.example.io\";"));
-    assert!(thing.contains("const API_VERSION: &'static str = \"fancy-stuff.example.io/v1beta1\";"));
+    let thing = support::resource_args(&thing);
+    assert!(
+        thing.starts_with(r#"Thing, "fancy-stuff.example.io", "v1beta1", "fancy-stuff.example.io/v1beta1", "Thing","#),
+        "{thing}"
+    );
     // The subresource's kind (Scale) is a kind, but not a served resource.
     let scale = file(&out, "src/fancy_stuff/pkg/apis/fancy/v1beta1/scale.rs");
-    assert!(!scale.contains("object::Resource for"));
+    assert!(!scale.contains("impl_resource!"));
     assert!(scale.contains("::k8s_client_runtime::impl_codec!(Scale);"), "{scale}");
 }
 

@@ -204,6 +204,64 @@ macro_rules! metadata_field {
 }
 pub(crate) use metadata_field;
 
+/// Implements [`Resource`] for a kind from its identity, and, given a
+/// metadata type, [`Object`] for a kind whose `metadata` field is of that
+/// type (its `type_meta` answers with the `Resource` constants). Generated
+/// kinds use it, so these impls are written once, here. The arguments, in
+/// order: the type, then its group, version, apiVersion, kind, plural,
+/// scope ([`Scope`]'s variant), list kind and, optionally, metadata type:
+///
+/// ```
+/// # use k8s_client_runtime::dynamic::DynamicMeta;
+/// pub struct Widget {
+///     pub metadata: DynamicMeta,
+/// }
+/// k8s_client_runtime::impl_resource!(
+///     Widget, "example.com", "v1", "example.com/v1", "Widget", "widgets", Namespaced,
+///     "WidgetList", DynamicMeta
+/// );
+/// # use k8s_client_runtime::object::{Object, Resource};
+/// # let w = Widget { metadata: Default::default() };
+/// assert_eq!(w.type_meta().unwrap().0, "example.com/v1");
+/// assert_eq!(<Widget as Resource>::PLURAL, "widgets");
+/// ```
+#[macro_export]
+macro_rules! impl_resource {
+    (
+        $ty:ident, $group:expr, $version:expr, $api_version:expr, $kind:expr, $plural:expr, $scope:ident,
+        $list_kind:expr $(, $meta:ty)?
+    ) => {
+        impl $crate::object::Resource for $ty {
+            const GROUP: &'static str = $group;
+            const VERSION: &'static str = $version;
+            const API_VERSION: &'static str = $api_version;
+            const KIND: &'static str = $kind;
+            const PLURAL: &'static str = $plural;
+            const SCOPE: $crate::object::Scope = $crate::object::Scope::$scope;
+            const LIST_KIND: &'static str = $list_kind;
+        }
+        $(
+            impl $crate::object::Object for $ty {
+                type Meta = $meta;
+                fn metadata(&self) -> &$meta {
+                    &self.metadata
+                }
+                fn metadata_mut(&mut self) -> &mut $meta {
+                    &mut self.metadata
+                }
+                fn type_meta(
+                    &self,
+                ) -> ::std::option::Option<(::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>)> {
+                    ::std::option::Option::Some((
+                        ::std::borrow::Cow::Borrowed(<Self as $crate::object::Resource>::API_VERSION),
+                        ::std::borrow::Cow::Borrowed(<Self as $crate::object::Resource>::KIND),
+                    ))
+                }
+            }
+        )?
+    };
+}
+
 /// Cached objects are shared `Arc`s: they answer for their metadata too,
 /// and changing one clones it first (copy on write), so another holder of
 /// the same `Arc` never sees the change.

@@ -192,43 +192,20 @@ fn resource_impls(api: &Api, def: &TypeDef, k: &KindPlan) -> TokenStream {
     let r = k.resource;
     let (group, version, kind, plural) = (&r.group, &r.version, &r.kind, &r.plural);
     let (api_version, list_kind) = (&k.api_version, &k.list_kind);
-    let scope = if r.namespaced {
-        quote!(::k8s_client_runtime::object::Scope::Namespaced)
+    let scope = if r.namespaced { quote!(Namespaced) } else { quote!(Cluster) };
+    // The metadata type goes in by a name of its own: the formatter prints
+    // a `crate::` path inside a macro call as `crate ::`. No generated
+    // type name starts with `_`.
+    let (meta_use, meta) = if k.object {
+        let path = type_path(api, OBJECT_META);
+        (quote!(use #path as __ObjectMeta;), quote!(, __ObjectMeta))
     } else {
-        quote!(::k8s_client_runtime::object::Scope::Cluster)
+        (quote!(), quote!())
     };
-    let mut out = quote! {
-        impl ::k8s_client_runtime::object::Resource for #name {
-            const GROUP: &'static str = #group;
-            const VERSION: &'static str = #version;
-            const API_VERSION: &'static str = #api_version;
-            const KIND: &'static str = #kind;
-            const PLURAL: &'static str = #plural;
-            const SCOPE: ::k8s_client_runtime::object::Scope = #scope;
-            const LIST_KIND: &'static str = #list_kind;
-        }
-    };
-    if k.object {
-        let meta = type_path(api, OBJECT_META);
-        out.extend(quote! {
-            impl ::k8s_client_runtime::object::Object for #name {
-                type Meta = #meta;
-                fn metadata(&self) -> &Self::Meta {
-                    &self.metadata
-                }
-                fn metadata_mut(&mut self) -> &mut Self::Meta {
-                    &mut self.metadata
-                }
-                fn type_meta(&self) -> ::std::option::Option<(::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>)> {
-                    ::std::option::Option::Some((
-                        ::std::borrow::Cow::Borrowed(<Self as ::k8s_client_runtime::object::Resource>::API_VERSION),
-                        ::std::borrow::Cow::Borrowed(<Self as ::k8s_client_runtime::object::Resource>::KIND),
-                    ))
-                }
-            }
-        });
+    quote! {
+        #meta_use
+        ::k8s_client_runtime::impl_resource!(#name, #group, #version, #api_version, #kind, #plural, #scope, #list_kind #meta);
     }
-    out
 }
 
 fn object_meta_impl() -> TokenStream {

@@ -44,3 +44,11 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
 pub fn file(output: &Output, rel: &str) -> String {
     output.files.get(Path::new(rel)).unwrap_or_else(|| panic!("{rel} not generated")).clone()
 }
+
+/// The arguments of the `impl_resource!` call in a kind's file, as one
+/// line (the formatter breaks it where it fits): `Kind, "group", …`.
+pub fn resource_args(text: &str) -> String {
+    let start = text.find("::k8s_client_runtime::impl_resource!(").expect("an impl_resource! call") + 37;
+    let end = start + text[start..].find(");").expect("the end of impl_resource!");
+    text[start..end].split_whitespace().collect::<Vec<_>>().join(" ")
+}

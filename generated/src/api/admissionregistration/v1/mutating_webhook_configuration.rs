@@ -73,35 +73,10 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MutatingWebhookConfig
     }
 }
 ::k8s_client_runtime::impl_codec!(MutatingWebhookConfiguration);
-impl ::k8s_client_runtime::object::Resource for MutatingWebhookConfiguration {
-    const GROUP: &'static str = "admissionregistration.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "admissionregistration.k8s.io/v1";
-    const KIND: &'static str = "MutatingWebhookConfiguration";
-    const PLURAL: &'static str = "mutatingwebhookconfigurations";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "MutatingWebhookConfigurationList";
-}
-impl ::k8s_client_runtime::object::Object for MutatingWebhookConfiguration {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    MutatingWebhookConfiguration, "admissionregistration.k8s.io", "v1",
+    "admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration",
+    "mutatingwebhookconfigurations", Cluster, "MutatingWebhookConfigurationList",
+    __ObjectMeta
+);

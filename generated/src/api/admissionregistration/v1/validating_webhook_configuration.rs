@@ -75,35 +75,10 @@ for ValidatingWebhookConfiguration {
     }
 }
 ::k8s_client_runtime::impl_codec!(ValidatingWebhookConfiguration);
-impl ::k8s_client_runtime::object::Resource for ValidatingWebhookConfiguration {
-    const GROUP: &'static str = "admissionregistration.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "admissionregistration.k8s.io/v1";
-    const KIND: &'static str = "ValidatingWebhookConfiguration";
-    const PLURAL: &'static str = "validatingwebhookconfigurations";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "ValidatingWebhookConfigurationList";
-}
-impl ::k8s_client_runtime::object::Object for ValidatingWebhookConfiguration {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    ValidatingWebhookConfiguration, "admissionregistration.k8s.io", "v1",
+    "admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration",
+    "validatingwebhookconfigurations", Cluster, "ValidatingWebhookConfigurationList",
+    __ObjectMeta
+);

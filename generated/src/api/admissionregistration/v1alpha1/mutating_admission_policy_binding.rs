@@ -77,35 +77,10 @@ for MutatingAdmissionPolicyBinding {
     }
 }
 ::k8s_client_runtime::impl_codec!(MutatingAdmissionPolicyBinding);
-impl ::k8s_client_runtime::object::Resource for MutatingAdmissionPolicyBinding {
-    const GROUP: &'static str = "admissionregistration.k8s.io";
-    const VERSION: &'static str = "v1alpha1";
-    const API_VERSION: &'static str = "admissionregistration.k8s.io/v1alpha1";
-    const KIND: &'static str = "MutatingAdmissionPolicyBinding";
-    const PLURAL: &'static str = "mutatingadmissionpolicybindings";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "MutatingAdmissionPolicyBindingList";
-}
-impl ::k8s_client_runtime::object::Object for MutatingAdmissionPolicyBinding {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    MutatingAdmissionPolicyBinding, "admissionregistration.k8s.io", "v1alpha1",
+    "admissionregistration.k8s.io/v1alpha1", "MutatingAdmissionPolicyBinding",
+    "mutatingadmissionpolicybindings", Cluster, "MutatingAdmissionPolicyBindingList",
+    __ObjectMeta
+);

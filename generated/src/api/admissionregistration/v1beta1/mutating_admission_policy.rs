@@ -71,35 +71,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MutatingAdmissionPoli
     }
 }
 ::k8s_client_runtime::impl_codec!(MutatingAdmissionPolicy);
-impl ::k8s_client_runtime::object::Resource for MutatingAdmissionPolicy {
-    const GROUP: &'static str = "admissionregistration.k8s.io";
-    const VERSION: &'static str = "v1beta1";
-    const API_VERSION: &'static str = "admissionregistration.k8s.io/v1beta1";
-    const KIND: &'static str = "MutatingAdmissionPolicy";
-    const PLURAL: &'static str = "mutatingadmissionpolicies";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "MutatingAdmissionPolicyList";
-}
-impl ::k8s_client_runtime::object::Object for MutatingAdmissionPolicy {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    MutatingAdmissionPolicy, "admissionregistration.k8s.io", "v1beta1",
+    "admissionregistration.k8s.io/v1beta1", "MutatingAdmissionPolicy",
+    "mutatingadmissionpolicies", Cluster, "MutatingAdmissionPolicyList", __ObjectMeta
+);

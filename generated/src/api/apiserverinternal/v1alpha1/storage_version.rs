@@ -76,35 +76,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersion {
     }
 }
 ::k8s_client_runtime::impl_codec!(StorageVersion);
-impl ::k8s_client_runtime::object::Resource for StorageVersion {
-    const GROUP: &'static str = "internal.apiserver.k8s.io";
-    const VERSION: &'static str = "v1alpha1";
-    const API_VERSION: &'static str = "internal.apiserver.k8s.io/v1alpha1";
-    const KIND: &'static str = "StorageVersion";
-    const PLURAL: &'static str = "storageversions";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "StorageVersionList";
-}
-impl ::k8s_client_runtime::object::Object for StorageVersion {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    StorageVersion, "internal.apiserver.k8s.io", "v1alpha1",
+    "internal.apiserver.k8s.io/v1alpha1", "StorageVersion", "storageversions", Cluster,
+    "StorageVersionList", __ObjectMeta
+);

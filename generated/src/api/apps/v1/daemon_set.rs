@@ -83,35 +83,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonSet {
     }
 }
 ::k8s_client_runtime::impl_codec!(DaemonSet);
-impl ::k8s_client_runtime::object::Resource for DaemonSet {
-    const GROUP: &'static str = "apps";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "apps/v1";
-    const KIND: &'static str = "DaemonSet";
-    const PLURAL: &'static str = "daemonsets";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "DaemonSetList";
-}
-impl ::k8s_client_runtime::object::Object for DaemonSet {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    DaemonSet, "apps", "v1", "apps/v1", "DaemonSet", "daemonsets", Namespaced,
+    "DaemonSetList", __ObjectMeta
+);

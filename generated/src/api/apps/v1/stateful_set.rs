@@ -87,35 +87,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatefulSet {
     }
 }
 ::k8s_client_runtime::impl_codec!(StatefulSet);
-impl ::k8s_client_runtime::object::Resource for StatefulSet {
-    const GROUP: &'static str = "apps";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "apps/v1";
-    const KIND: &'static str = "StatefulSet";
-    const PLURAL: &'static str = "statefulsets";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "StatefulSetList";
-}
-impl ::k8s_client_runtime::object::Object for StatefulSet {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    StatefulSet, "apps", "v1", "apps/v1", "StatefulSet", "statefulsets", Namespaced,
+    "StatefulSetList", __ObjectMeta
+);

@@ -78,35 +78,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenReview {
     }
 }
 ::k8s_client_runtime::impl_codec!(TokenReview);
-impl ::k8s_client_runtime::object::Resource for TokenReview {
-    const GROUP: &'static str = "authentication.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "authentication.k8s.io/v1";
-    const KIND: &'static str = "TokenReview";
-    const PLURAL: &'static str = "tokenreviews";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "TokenReviewList";
-}
-impl ::k8s_client_runtime::object::Object for TokenReview {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    TokenReview, "authentication.k8s.io", "v1", "authentication.k8s.io/v1",
+    "TokenReview", "tokenreviews", Cluster, "TokenReviewList", __ObjectMeta
+);

@@ -78,35 +78,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LocalSubjectAccessRev
     }
 }
 ::k8s_client_runtime::impl_codec!(LocalSubjectAccessReview);
-impl ::k8s_client_runtime::object::Resource for LocalSubjectAccessReview {
-    const GROUP: &'static str = "authorization.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "authorization.k8s.io/v1";
-    const KIND: &'static str = "LocalSubjectAccessReview";
-    const PLURAL: &'static str = "localsubjectaccessreviews";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "LocalSubjectAccessReviewList";
-}
-impl ::k8s_client_runtime::object::Object for LocalSubjectAccessReview {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    LocalSubjectAccessReview, "authorization.k8s.io", "v1", "authorization.k8s.io/v1",
+    "LocalSubjectAccessReview", "localsubjectaccessreviews", Namespaced,
+    "LocalSubjectAccessReviewList", __ObjectMeta
+);

@@ -78,35 +78,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SelfSubjectAccessRevi
     }
 }
 ::k8s_client_runtime::impl_codec!(SelfSubjectAccessReview);
-impl ::k8s_client_runtime::object::Resource for SelfSubjectAccessReview {
-    const GROUP: &'static str = "authorization.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "authorization.k8s.io/v1";
-    const KIND: &'static str = "SelfSubjectAccessReview";
-    const PLURAL: &'static str = "selfsubjectaccessreviews";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "SelfSubjectAccessReviewList";
-}
-impl ::k8s_client_runtime::object::Object for SelfSubjectAccessReview {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    SelfSubjectAccessReview, "authorization.k8s.io", "v1", "authorization.k8s.io/v1",
+    "SelfSubjectAccessReview", "selfsubjectaccessreviews", Cluster,
+    "SelfSubjectAccessReviewList", __ObjectMeta
+);

@@ -78,35 +78,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SubjectAccessReview {
     }
 }
 ::k8s_client_runtime::impl_codec!(SubjectAccessReview);
-impl ::k8s_client_runtime::object::Resource for SubjectAccessReview {
-    const GROUP: &'static str = "authorization.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "authorization.k8s.io/v1";
-    const KIND: &'static str = "SubjectAccessReview";
-    const PLURAL: &'static str = "subjectaccessreviews";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "SubjectAccessReviewList";
-}
-impl ::k8s_client_runtime::object::Object for SubjectAccessReview {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    SubjectAccessReview, "authorization.k8s.io", "v1", "authorization.k8s.io/v1",
+    "SubjectAccessReview", "subjectaccessreviews", Cluster, "SubjectAccessReviewList",
+    __ObjectMeta
+);

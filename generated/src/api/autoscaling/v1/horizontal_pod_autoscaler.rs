@@ -83,35 +83,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HorizontalPodAutoscal
     }
 }
 ::k8s_client_runtime::impl_codec!(HorizontalPodAutoscaler);
-impl ::k8s_client_runtime::object::Resource for HorizontalPodAutoscaler {
-    const GROUP: &'static str = "autoscaling";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "autoscaling/v1";
-    const KIND: &'static str = "HorizontalPodAutoscaler";
-    const PLURAL: &'static str = "horizontalpodautoscalers";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "HorizontalPodAutoscalerList";
-}
-impl ::k8s_client_runtime::object::Object for HorizontalPodAutoscaler {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    HorizontalPodAutoscaler, "autoscaling", "v1", "autoscaling/v1",
+    "HorizontalPodAutoscaler", "horizontalpodautoscalers", Namespaced,
+    "HorizontalPodAutoscalerList", __ObjectMeta
+);

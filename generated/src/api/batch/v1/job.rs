@@ -83,35 +83,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Job {
     }
 }
 ::k8s_client_runtime::impl_codec!(Job);
-impl ::k8s_client_runtime::object::Resource for Job {
-    const GROUP: &'static str = "batch";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "batch/v1";
-    const KIND: &'static str = "Job";
-    const PLURAL: &'static str = "jobs";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "JobList";
-}
-impl ::k8s_client_runtime::object::Object for Job {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Job, "batch", "v1", "batch/v1", "Job", "jobs", Namespaced, "JobList", __ObjectMeta
+);

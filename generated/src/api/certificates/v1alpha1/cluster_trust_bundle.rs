@@ -68,35 +68,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterTrustBundle {
     }
 }
 ::k8s_client_runtime::impl_codec!(ClusterTrustBundle);
-impl ::k8s_client_runtime::object::Resource for ClusterTrustBundle {
-    const GROUP: &'static str = "certificates.k8s.io";
-    const VERSION: &'static str = "v1alpha1";
-    const API_VERSION: &'static str = "certificates.k8s.io/v1alpha1";
-    const KIND: &'static str = "ClusterTrustBundle";
-    const PLURAL: &'static str = "clustertrustbundles";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "ClusterTrustBundleList";
-}
-impl ::k8s_client_runtime::object::Object for ClusterTrustBundle {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    ClusterTrustBundle, "certificates.k8s.io", "v1alpha1",
+    "certificates.k8s.io/v1alpha1", "ClusterTrustBundle", "clustertrustbundles", Cluster,
+    "ClusterTrustBundleList", __ObjectMeta
+);

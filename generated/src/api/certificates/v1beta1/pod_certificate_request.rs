@@ -80,35 +80,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodCertificateRequest
     }
 }
 ::k8s_client_runtime::impl_codec!(PodCertificateRequest);
-impl ::k8s_client_runtime::object::Resource for PodCertificateRequest {
-    const GROUP: &'static str = "certificates.k8s.io";
-    const VERSION: &'static str = "v1beta1";
-    const API_VERSION: &'static str = "certificates.k8s.io/v1beta1";
-    const KIND: &'static str = "PodCertificateRequest";
-    const PLURAL: &'static str = "podcertificaterequests";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "PodCertificateRequestList";
-}
-impl ::k8s_client_runtime::object::Object for PodCertificateRequest {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    PodCertificateRequest, "certificates.k8s.io", "v1beta1",
+    "certificates.k8s.io/v1beta1", "PodCertificateRequest", "podcertificaterequests",
+    Namespaced, "PodCertificateRequestList", __ObjectMeta
+);

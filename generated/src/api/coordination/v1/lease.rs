@@ -69,35 +69,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Lease {
     }
 }
 ::k8s_client_runtime::impl_codec!(Lease);
-impl ::k8s_client_runtime::object::Resource for Lease {
-    const GROUP: &'static str = "coordination.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "coordination.k8s.io/v1";
-    const KIND: &'static str = "Lease";
-    const PLURAL: &'static str = "leases";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "LeaseList";
-}
-impl ::k8s_client_runtime::object::Object for Lease {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Lease, "coordination.k8s.io", "v1", "coordination.k8s.io/v1", "Lease", "leases",
+    Namespaced, "LeaseList", __ObjectMeta
+);

@@ -69,35 +69,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LeaseCandidate {
     }
 }
 ::k8s_client_runtime::impl_codec!(LeaseCandidate);
-impl ::k8s_client_runtime::object::Resource for LeaseCandidate {
-    const GROUP: &'static str = "coordination.k8s.io";
-    const VERSION: &'static str = "v1alpha2";
-    const API_VERSION: &'static str = "coordination.k8s.io/v1alpha2";
-    const KIND: &'static str = "LeaseCandidate";
-    const PLURAL: &'static str = "leasecandidates";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "LeaseCandidateList";
-}
-impl ::k8s_client_runtime::object::Object for LeaseCandidate {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    LeaseCandidate, "coordination.k8s.io", "v1alpha2", "coordination.k8s.io/v1alpha2",
+    "LeaseCandidate", "leasecandidates", Namespaced, "LeaseCandidateList", __ObjectMeta
+);

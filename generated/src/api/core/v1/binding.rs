@@ -67,35 +67,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Binding {
     }
 }
 ::k8s_client_runtime::impl_codec!(Binding);
-impl ::k8s_client_runtime::object::Resource for Binding {
-    const GROUP: &'static str = "";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "v1";
-    const KIND: &'static str = "Binding";
-    const PLURAL: &'static str = "bindings";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "BindingList";
-}
-impl ::k8s_client_runtime::object::Object for Binding {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Binding, "", "v1", "v1", "Binding", "bindings", Namespaced, "BindingList",
+    __ObjectMeta
+);

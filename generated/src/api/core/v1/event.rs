@@ -216,35 +216,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Event {
     }
 }
 ::k8s_client_runtime::impl_codec!(Event);
-impl ::k8s_client_runtime::object::Resource for Event {
-    const GROUP: &'static str = "";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "v1";
-    const KIND: &'static str = "Event";
-    const PLURAL: &'static str = "events";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "EventList";
-}
-impl ::k8s_client_runtime::object::Object for Event {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Event, "", "v1", "v1", "Event", "events", Namespaced, "EventList", __ObjectMeta
+);

@@ -97,35 +97,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceAccount {
     }
 }
 ::k8s_client_runtime::impl_codec!(ServiceAccount);
-impl ::k8s_client_runtime::object::Resource for ServiceAccount {
-    const GROUP: &'static str = "";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "v1";
-    const KIND: &'static str = "ServiceAccount";
-    const PLURAL: &'static str = "serviceaccounts";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "ServiceAccountList";
-}
-impl ::k8s_client_runtime::object::Object for ServiceAccount {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    ServiceAccount, "", "v1", "v1", "ServiceAccount", "serviceaccounts", Namespaced,
+    "ServiceAccountList", __ObjectMeta
+);

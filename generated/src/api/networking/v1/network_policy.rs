@@ -69,35 +69,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicy {
     }
 }
 ::k8s_client_runtime::impl_codec!(NetworkPolicy);
-impl ::k8s_client_runtime::object::Resource for NetworkPolicy {
-    const GROUP: &'static str = "networking.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "networking.k8s.io/v1";
-    const KIND: &'static str = "NetworkPolicy";
-    const PLURAL: &'static str = "networkpolicies";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "NetworkPolicyList";
-}
-impl ::k8s_client_runtime::object::Object for NetworkPolicy {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    NetworkPolicy, "networking.k8s.io", "v1", "networking.k8s.io/v1", "NetworkPolicy",
+    "networkpolicies", Namespaced, "NetworkPolicyList", __ObjectMeta
+);

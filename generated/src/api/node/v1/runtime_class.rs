@@ -94,35 +94,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for RuntimeClass {
     }
 }
 ::k8s_client_runtime::impl_codec!(RuntimeClass);
-impl ::k8s_client_runtime::object::Resource for RuntimeClass {
-    const GROUP: &'static str = "node.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "node.k8s.io/v1";
-    const KIND: &'static str = "RuntimeClass";
-    const PLURAL: &'static str = "runtimeclasses";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "RuntimeClassList";
-}
-impl ::k8s_client_runtime::object::Object for RuntimeClass {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    RuntimeClass, "node.k8s.io", "v1", "node.k8s.io/v1", "RuntimeClass",
+    "runtimeclasses", Cluster, "RuntimeClassList", __ObjectMeta
+);

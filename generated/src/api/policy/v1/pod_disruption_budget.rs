@@ -83,35 +83,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodDisruptionBudget {
     }
 }
 ::k8s_client_runtime::impl_codec!(PodDisruptionBudget);
-impl ::k8s_client_runtime::object::Resource for PodDisruptionBudget {
-    const GROUP: &'static str = "policy";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "policy/v1";
-    const KIND: &'static str = "PodDisruptionBudget";
-    const PLURAL: &'static str = "poddisruptionbudgets";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "PodDisruptionBudgetList";
-}
-impl ::k8s_client_runtime::object::Object for PodDisruptionBudget {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    PodDisruptionBudget, "policy", "v1", "policy/v1", "PodDisruptionBudget",
+    "poddisruptionbudgets", Namespaced, "PodDisruptionBudgetList", __ObjectMeta
+);

@@ -81,35 +81,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterRoleBinding {
     }
 }
 ::k8s_client_runtime::impl_codec!(ClusterRoleBinding);
-impl ::k8s_client_runtime::object::Resource for ClusterRoleBinding {
-    const GROUP: &'static str = "rbac.authorization.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "rbac.authorization.k8s.io/v1";
-    const KIND: &'static str = "ClusterRoleBinding";
-    const PLURAL: &'static str = "clusterrolebindings";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "ClusterRoleBindingList";
-}
-impl ::k8s_client_runtime::object::Object for ClusterRoleBinding {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    ClusterRoleBinding, "rbac.authorization.k8s.io", "v1",
+    "rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", Cluster,
+    "ClusterRoleBindingList", __ObjectMeta
+);

@@ -81,35 +81,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for RoleBinding {
     }
 }
 ::k8s_client_runtime::impl_codec!(RoleBinding);
-impl ::k8s_client_runtime::object::Resource for RoleBinding {
-    const GROUP: &'static str = "rbac.authorization.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "rbac.authorization.k8s.io/v1";
-    const KIND: &'static str = "RoleBinding";
-    const PLURAL: &'static str = "rolebindings";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "RoleBindingList";
-}
-impl ::k8s_client_runtime::object::Object for RoleBinding {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    RoleBinding, "rbac.authorization.k8s.io", "v1", "rbac.authorization.k8s.io/v1",
+    "RoleBinding", "rolebindings", Namespaced, "RoleBindingList", __ObjectMeta
+);

@@ -80,35 +80,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaintRule {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeviceTaintRule);
-impl ::k8s_client_runtime::object::Resource for DeviceTaintRule {
-    const GROUP: &'static str = "resource.k8s.io";
-    const VERSION: &'static str = "v1alpha3";
-    const API_VERSION: &'static str = "resource.k8s.io/v1alpha3";
-    const KIND: &'static str = "DeviceTaintRule";
-    const PLURAL: &'static str = "devicetaintrules";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "DeviceTaintRuleList";
-}
-impl ::k8s_client_runtime::object::Object for DeviceTaintRule {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    DeviceTaintRule, "resource.k8s.io", "v1alpha3", "resource.k8s.io/v1alpha3",
+    "DeviceTaintRule", "devicetaintrules", Cluster, "DeviceTaintRuleList", __ObjectMeta
+);

@@ -80,35 +80,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaim {
     }
 }
 ::k8s_client_runtime::impl_codec!(ResourceClaim);
-impl ::k8s_client_runtime::object::Resource for ResourceClaim {
-    const GROUP: &'static str = "resource.k8s.io";
-    const VERSION: &'static str = "v1beta1";
-    const API_VERSION: &'static str = "resource.k8s.io/v1beta1";
-    const KIND: &'static str = "ResourceClaim";
-    const PLURAL: &'static str = "resourceclaims";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "ResourceClaimList";
-}
-impl ::k8s_client_runtime::object::Object for ResourceClaim {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    ResourceClaim, "resource.k8s.io", "v1beta1", "resource.k8s.io/v1beta1",
+    "ResourceClaim", "resourceclaims", Namespaced, "ResourceClaimList", __ObjectMeta
+);

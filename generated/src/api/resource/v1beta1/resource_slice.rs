@@ -76,35 +76,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceSlice {
     }
 }
 ::k8s_client_runtime::impl_codec!(ResourceSlice);
-impl ::k8s_client_runtime::object::Resource for ResourceSlice {
-    const GROUP: &'static str = "resource.k8s.io";
-    const VERSION: &'static str = "v1beta1";
-    const API_VERSION: &'static str = "resource.k8s.io/v1beta1";
-    const KIND: &'static str = "ResourceSlice";
-    const PLURAL: &'static str = "resourceslices";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "ResourceSliceList";
-}
-impl ::k8s_client_runtime::object::Object for ResourceSlice {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    ResourceSlice, "resource.k8s.io", "v1beta1", "resource.k8s.io/v1beta1",
+    "ResourceSlice", "resourceslices", Cluster, "ResourceSliceList", __ObjectMeta
+);

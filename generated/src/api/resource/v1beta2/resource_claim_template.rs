@@ -68,35 +68,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaimTemplate
     }
 }
 ::k8s_client_runtime::impl_codec!(ResourceClaimTemplate);
-impl ::k8s_client_runtime::object::Resource for ResourceClaimTemplate {
-    const GROUP: &'static str = "resource.k8s.io";
-    const VERSION: &'static str = "v1beta2";
-    const API_VERSION: &'static str = "resource.k8s.io/v1beta2";
-    const KIND: &'static str = "ResourceClaimTemplate";
-    const PLURAL: &'static str = "resourceclaimtemplates";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "ResourceClaimTemplateList";
-}
-impl ::k8s_client_runtime::object::Object for ResourceClaimTemplate {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    ResourceClaimTemplate, "resource.k8s.io", "v1beta2", "resource.k8s.io/v1beta2",
+    "ResourceClaimTemplate", "resourceclaimtemplates", Namespaced,
+    "ResourceClaimTemplateList", __ObjectMeta
+);

@@ -99,35 +99,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PriorityClass {
     }
 }
 ::k8s_client_runtime::impl_codec!(PriorityClass);
-impl ::k8s_client_runtime::object::Resource for PriorityClass {
-    const GROUP: &'static str = "scheduling.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "scheduling.k8s.io/v1";
-    const KIND: &'static str = "PriorityClass";
-    const PLURAL: &'static str = "priorityclasses";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "PriorityClassList";
-}
-impl ::k8s_client_runtime::object::Object for PriorityClass {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    PriorityClass, "scheduling.k8s.io", "v1", "scheduling.k8s.io/v1", "PriorityClass",
+    "priorityclasses", Cluster, "PriorityClassList", __ObjectMeta
+);

@@ -64,35 +64,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Workload {
     }
 }
 ::k8s_client_runtime::impl_codec!(Workload);
-impl ::k8s_client_runtime::object::Resource for Workload {
-    const GROUP: &'static str = "scheduling.k8s.io";
-    const VERSION: &'static str = "v1alpha1";
-    const API_VERSION: &'static str = "scheduling.k8s.io/v1alpha1";
-    const KIND: &'static str = "Workload";
-    const PLURAL: &'static str = "workloads";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "WorkloadList";
-}
-impl ::k8s_client_runtime::object::Object for Workload {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Workload, "scheduling.k8s.io", "v1alpha1", "scheduling.k8s.io/v1alpha1", "Workload",
+    "workloads", Namespaced, "WorkloadList", __ObjectMeta
+);

@@ -114,35 +114,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIStorageCapacity {
     }
 }
 ::k8s_client_runtime::impl_codec!(CSIStorageCapacity);
-impl ::k8s_client_runtime::object::Resource for CSIStorageCapacity {
-    const GROUP: &'static str = "storage.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "storage.k8s.io/v1";
-    const KIND: &'static str = "CSIStorageCapacity";
-    const PLURAL: &'static str = "csistoragecapacities";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "CSIStorageCapacityList";
-}
-impl ::k8s_client_runtime::object::Object for CSIStorageCapacity {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    CSIStorageCapacity, "storage.k8s.io", "v1", "storage.k8s.io/v1",
+    "CSIStorageCapacity", "csistoragecapacities", Namespaced, "CSIStorageCapacityList",
+    __ObjectMeta
+);

@@ -157,35 +157,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageClass {
     }
 }
 ::k8s_client_runtime::impl_codec!(StorageClass);
-impl ::k8s_client_runtime::object::Resource for StorageClass {
-    const GROUP: &'static str = "storage.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "storage.k8s.io/v1";
-    const KIND: &'static str = "StorageClass";
-    const PLURAL: &'static str = "storageclasses";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "StorageClassList";
-}
-impl ::k8s_client_runtime::object::Object for StorageClass {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    StorageClass, "storage.k8s.io", "v1", "storage.k8s.io/v1", "StorageClass",
+    "storageclasses", Cluster, "StorageClassList", __ObjectMeta
+);

@@ -79,35 +79,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttributesClass
     }
 }
 ::k8s_client_runtime::impl_codec!(VolumeAttributesClass);
-impl ::k8s_client_runtime::object::Resource for VolumeAttributesClass {
-    const GROUP: &'static str = "storage.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "storage.k8s.io/v1";
-    const KIND: &'static str = "VolumeAttributesClass";
-    const PLURAL: &'static str = "volumeattributesclasses";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "VolumeAttributesClassList";
-}
-impl ::k8s_client_runtime::object::Object for VolumeAttributesClass {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    VolumeAttributesClass, "storage.k8s.io", "v1", "storage.k8s.io/v1",
+    "VolumeAttributesClass", "volumeattributesclasses", Cluster,
+    "VolumeAttributesClassList", __ObjectMeta
+);

@@ -85,35 +85,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersionMigrati
     }
 }
 ::k8s_client_runtime::impl_codec!(StorageVersionMigration);
-impl ::k8s_client_runtime::object::Resource for StorageVersionMigration {
-    const GROUP: &'static str = "storagemigration.k8s.io";
-    const VERSION: &'static str = "v1beta1";
-    const API_VERSION: &'static str = "storagemigration.k8s.io/v1beta1";
-    const KIND: &'static str = "StorageVersionMigration";
-    const PLURAL: &'static str = "storageversionmigrations";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "StorageVersionMigrationList";
-}
-impl ::k8s_client_runtime::object::Object for StorageVersionMigration {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    StorageVersionMigration, "storagemigration.k8s.io", "v1beta1",
+    "storagemigration.k8s.io/v1beta1", "StorageVersionMigration",
+    "storageversionmigrations", Cluster, "StorageVersionMigrationList", __ObjectMeta
+);

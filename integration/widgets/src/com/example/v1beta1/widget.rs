@@ -80,38 +80,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Widget {
     }
 }
 ::k8s_client_runtime::impl_codec!(Widget);
-impl ::k8s_client_runtime::object::Resource for Widget {
-    const GROUP: &'static str = "example.com";
-    const VERSION: &'static str = "v1beta1";
-    const API_VERSION: &'static str = "example.com/v1beta1";
-    const KIND: &'static str = "Widget";
-    const PLURAL: &'static str = "widgets";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "WidgetList";
-}
-impl ::k8s_client_runtime::object::Object for Widget {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Widget, "example.com", "v1beta1", "example.com/v1beta1", "Widget", "widgets",
+    Namespaced, "WidgetList", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetSpec {
     pub color: Option<crate::com::example::v1beta1::WidgetSpecColor>,

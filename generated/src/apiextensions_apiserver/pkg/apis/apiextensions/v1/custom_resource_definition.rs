@@ -80,35 +80,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CustomResourceDefinit
     }
 }
 ::k8s_client_runtime::impl_codec!(CustomResourceDefinition);
-impl ::k8s_client_runtime::object::Resource for CustomResourceDefinition {
-    const GROUP: &'static str = "apiextensions.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "apiextensions.k8s.io/v1";
-    const KIND: &'static str = "CustomResourceDefinition";
-    const PLURAL: &'static str = "customresourcedefinitions";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "CustomResourceDefinitionList";
-}
-impl ::k8s_client_runtime::object::Object for CustomResourceDefinition {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    CustomResourceDefinition, "apiextensions.k8s.io", "v1", "apiextensions.k8s.io/v1",
+    "CustomResourceDefinition", "customresourcedefinitions", Cluster,
+    "CustomResourceDefinitionList", __ObjectMeta
+);

@@ -87,35 +87,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIService {
     }
 }
 ::k8s_client_runtime::impl_codec!(APIService);
-impl ::k8s_client_runtime::object::Resource for APIService {
-    const GROUP: &'static str = "apiregistration.k8s.io";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "apiregistration.k8s.io/v1";
-    const KIND: &'static str = "APIService";
-    const PLURAL: &'static str = "apiservices";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "APIServiceList";
-}
-impl ::k8s_client_runtime::object::Object for APIService {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    APIService, "apiregistration.k8s.io", "v1", "apiregistration.k8s.io/v1",
+    "APIService", "apiservices", Cluster, "APIServiceList", __ObjectMeta
+);

@@ -81,38 +81,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Autoscaler {
     }
 }
 ::k8s_client_runtime::impl_codec!(Autoscaler);
-impl ::k8s_client_runtime::object::Resource for Autoscaler {
-    const GROUP: &'static str = "autoscaling.example.com";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "autoscaling.example.com/v1";
-    const KIND: &'static str = "Autoscaler";
-    const PLURAL: &'static str = "autoscalers";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "AutoscalerList";
-}
-impl ::k8s_client_runtime::object::Object for Autoscaler {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Autoscaler, "autoscaling.example.com", "v1", "autoscaling.example.com/v1",
+    "Autoscaler", "autoscalers", Namespaced, "AutoscalerList", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AutoscalerSpec {
     pub min_replicas: Option<i32>,

@@ -76,38 +76,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Postgresql {
     }
 }
 ::k8s_client_runtime::impl_codec!(Postgresql);
-impl ::k8s_client_runtime::object::Resource for Postgresql {
-    const GROUP: &'static str = "acid.zalan.do";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "acid.zalan.do/v1";
-    const KIND: &'static str = "postgresql";
-    const PLURAL: &'static str = "postgresqls";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "postgresqlList";
-}
-impl ::k8s_client_runtime::object::Object for Postgresql {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Postgresql, "acid.zalan.do", "v1", "acid.zalan.do/v1", "postgresql", "postgresqls",
+    Namespaced, "postgresqlList", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PostgresqlSpec {
     pub number_of_instances: i32,

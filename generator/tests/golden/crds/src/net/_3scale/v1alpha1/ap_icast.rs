@@ -68,38 +68,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcast {
     }
 }
 ::k8s_client_runtime::impl_codec!(APIcast);
-impl ::k8s_client_runtime::object::Resource for APIcast {
-    const GROUP: &'static str = "3scale.net";
-    const VERSION: &'static str = "v1alpha1";
-    const API_VERSION: &'static str = "3scale.net/v1alpha1";
-    const KIND: &'static str = "APIcast";
-    const PLURAL: &'static str = "apicasts";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "APIcastList";
-}
-impl ::k8s_client_runtime::object::Object for APIcast {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    APIcast, "3scale.net", "v1alpha1", "3scale.net/v1alpha1", "APIcast", "apicasts",
+    Namespaced, "APIcastList", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastSpec {
     pub dollar: Option<::k8s_client_runtime::LeanString>,

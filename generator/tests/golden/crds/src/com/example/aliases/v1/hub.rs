@@ -81,38 +81,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Hub {
     }
 }
 ::k8s_client_runtime::impl_codec!(Hub);
-impl ::k8s_client_runtime::object::Resource for Hub {
-    const GROUP: &'static str = "aliases.example.com";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "aliases.example.com/v1";
-    const KIND: &'static str = "Hub";
-    const PLURAL: &'static str = "hubs";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "HubCollection";
-}
-impl ::k8s_client_runtime::object::Object for Hub {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Hub, "aliases.example.com", "v1", "aliases.example.com/v1", "Hub", "hubs",
+    Namespaced, "HubCollection", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HubSpec {
     pub size: Option<i32>,

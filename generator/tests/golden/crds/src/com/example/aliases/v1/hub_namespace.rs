@@ -68,38 +68,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HubNamespace {
     }
 }
 ::k8s_client_runtime::impl_codec!(HubNamespace);
-impl ::k8s_client_runtime::object::Resource for HubNamespace {
-    const GROUP: &'static str = "aliases.example.com";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "aliases.example.com/v1";
-    const KIND: &'static str = "HubNamespace";
-    const PLURAL: &'static str = "hubnamespaces";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "HubNamespaceList";
-}
-impl ::k8s_client_runtime::object::Object for HubNamespace {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    HubNamespace, "aliases.example.com", "v1", "aliases.example.com/v1", "HubNamespace",
+    "hubnamespaces", Namespaced, "HubNamespaceList", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HubNamespaceSpec {
     pub hub: Option<::k8s_client_runtime::LeanString>,

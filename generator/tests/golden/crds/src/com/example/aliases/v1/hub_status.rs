@@ -68,38 +68,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HubStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(HubStatus);
-impl ::k8s_client_runtime::object::Resource for HubStatus {
-    const GROUP: &'static str = "aliases.example.com";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "aliases.example.com/v1";
-    const KIND: &'static str = "HubStatus";
-    const PLURAL: &'static str = "hubstatuses";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "HubStatusList";
-}
-impl ::k8s_client_runtime::object::Object for HubStatus {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    HubStatus, "aliases.example.com", "v1", "aliases.example.com/v1", "HubStatus",
+    "hubstatuses", Namespaced, "HubStatusList", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HubStatusSpec {
     pub phase: Option<::k8s_client_runtime::LeanString>,

@@ -68,38 +68,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Deep {
     }
 }
 ::k8s_client_runtime::impl_codec!(Deep);
-impl ::k8s_client_runtime::object::Resource for Deep {
-    const GROUP: &'static str = "features.example.com";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "features.example.com/v1";
-    const KIND: &'static str = "Deep";
-    const PLURAL: &'static str = "deeps";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "DeepList";
-}
-impl ::k8s_client_runtime::object::Object for Deep {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Deep, "features.example.com", "v1", "features.example.com/v1", "Deep", "deeps",
+    Namespaced, "DeepList", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpec {
     pub next: Option<::std::boxed::Box<crate::com::example::features::v1::DeepSpecNext>>,

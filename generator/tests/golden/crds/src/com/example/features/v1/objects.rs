@@ -68,38 +68,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Objects {
     }
 }
 ::k8s_client_runtime::impl_codec!(Objects);
-impl ::k8s_client_runtime::object::Resource for Objects {
-    const GROUP: &'static str = "features.example.com";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "features.example.com/v1";
-    const KIND: &'static str = "Objects";
-    const PLURAL: &'static str = "objects";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "ObjectsList";
-}
-impl ::k8s_client_runtime::object::Object for Objects {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Objects, "features.example.com", "v1", "features.example.com/v1", "Objects",
+    "objects", Namespaced, "ObjectsList", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectsSpec {
     pub annotations_any: Option<::k8s_client_runtime::Map<::serde_json::Value>>,

@@ -96,38 +96,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Open {
     }
 }
 ::k8s_client_runtime::impl_codec!(Open);
-impl ::k8s_client_runtime::object::Resource for Open {
-    const GROUP: &'static str = "features.example.com";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "features.example.com/v1";
-    const KIND: &'static str = "Open";
-    const PLURAL: &'static str = "opens";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "OpenList";
-}
-impl ::k8s_client_runtime::object::Object for Open {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Open, "features.example.com", "v1", "features.example.com/v1", "Open", "opens",
+    Namespaced, "OpenList", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OpenSpec {
     pub size: Option<i64>,

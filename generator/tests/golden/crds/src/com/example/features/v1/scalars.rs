@@ -68,38 +68,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Scalars {
     }
 }
 ::k8s_client_runtime::impl_codec!(Scalars);
-impl ::k8s_client_runtime::object::Resource for Scalars {
-    const GROUP: &'static str = "features.example.com";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "features.example.com/v1";
-    const KIND: &'static str = "Scalars";
-    const PLURAL: &'static str = "scalars";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "ScalarsList";
-}
-impl ::k8s_client_runtime::object::Object for Scalars {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Scalars, "features.example.com", "v1", "features.example.com/v1", "Scalars",
+    "scalars", Cluster, "ScalarsList", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScalarsSpec {
     pub big: Option<i64>,

@@ -68,38 +68,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Backup_2 {
     }
 }
 ::k8s_client_runtime::impl_codec!(Backup_2);
-impl ::k8s_client_runtime::object::Resource for Backup_2 {
-    const GROUP: &'static str = "acid.zalan.do";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "acid.zalan.do/v1";
-    const KIND: &'static str = "backup";
-    const PLURAL: &'static str = "backups";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "backupList";
-}
-impl ::k8s_client_runtime::object::Object for Backup_2 {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Backup_2, "acid.zalan.do", "v1", "acid.zalan.do/v1", "backup", "backups", Namespaced,
+    "backupList", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Backup_2Spec {
     pub cluster: Option<::k8s_client_runtime::LeanString>,

@@ -61,35 +61,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for OperatorConfig {
     }
 }
 ::k8s_client_runtime::impl_codec!(OperatorConfig);
-impl ::k8s_client_runtime::object::Resource for OperatorConfig {
-    const GROUP: &'static str = "acid.zalan.do";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "acid.zalan.do/v1";
-    const KIND: &'static str = "operator-config";
-    const PLURAL: &'static str = "operatorconfigs";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "operator-configList";
-}
-impl ::k8s_client_runtime::object::Object for OperatorConfig {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    OperatorConfig, "acid.zalan.do", "v1", "acid.zalan.do/v1", "operator-config",
+    "operatorconfigs", Namespaced, "operator-configList", __ObjectMeta
+);

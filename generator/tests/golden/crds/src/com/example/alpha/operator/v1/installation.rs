@@ -68,38 +68,11 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Installation {
     }
 }
 ::k8s_client_runtime::impl_codec!(Installation);
-impl ::k8s_client_runtime::object::Resource for Installation {
-    const GROUP: &'static str = "operator.alpha.example.com";
-    const VERSION: &'static str = "v1";
-    const API_VERSION: &'static str = "operator.alpha.example.com/v1";
-    const KIND: &'static str = "Installation";
-    const PLURAL: &'static str = "installations";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Cluster;
-    const LIST_KIND: &'static str = "InstallationList";
-}
-impl ::k8s_client_runtime::object::Object for Installation {
-    type Meta = ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Installation, "operator.alpha.example.com", "v1", "operator.alpha.example.com/v1",
+    "Installation", "installations", Cluster, "InstallationList", __ObjectMeta
+);
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct InstallationSpec {
     pub variant: Option<::k8s_client_runtime::LeanString>,

@@ -67,35 +67,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Thing {
     }
 }
 ::k8s_client_runtime::impl_codec!(Thing);
-impl ::k8s_client_runtime::object::Resource for Thing {
-    const GROUP: &'static str = "fancy-stuff.example.io";
-    const VERSION: &'static str = "v1beta1";
-    const API_VERSION: &'static str = "fancy-stuff.example.io/v1beta1";
-    const KIND: &'static str = "Thing";
-    const PLURAL: &'static str = "things";
-    const SCOPE: ::k8s_client_runtime::object::Scope = ::k8s_client_runtime::object::Scope::Namespaced;
-    const LIST_KIND: &'static str = "ThingList";
-}
-impl ::k8s_client_runtime::object::Object for Thing {
-    type Meta = crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    fn metadata(&self) -> &Self::Meta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut Self::Meta {
-        &mut self.metadata
-    }
-    fn type_meta(
-        &self,
-    ) -> ::std::option::Option<
-        (::std::borrow::Cow<'_, str>, ::std::borrow::Cow<'_, str>),
-    > {
-        ::std::option::Option::Some((
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::API_VERSION,
-            ),
-            ::std::borrow::Cow::Borrowed(
-                <Self as ::k8s_client_runtime::object::Resource>::KIND,
-            ),
-        ))
-    }
-}
+use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+::k8s_client_runtime::impl_resource!(
+    Thing, "fancy-stuff.example.io", "v1beta1", "fancy-stuff.example.io/v1beta1",
+    "Thing", "things", Namespaced, "ThingList", __ObjectMeta
+);
