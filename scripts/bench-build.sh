@@ -4,7 +4,7 @@
 # For each: the clean build with dependencies, and the crate alone once its
 # dependencies are built. Also counts lines of generated code.
 # With BASE=<git revision>, the generated crate of that revision (all
-# features) is built too, and each crate alone is also type-checked
+# features; core only) is built too, and each crate alone is also type-checked
 # (`cargo check`: the front end without code generation), for a before and
 # after in one run.
 # Usage: scripts/bench-build.sh   (from the repository root)
@@ -57,7 +57,9 @@ if [ -n "${BASE:-}" ]; then
   git -C "$root" worktree add --quiet --detach "$work/base" "$BASE"
   trap 'git -C "$root" worktree remove --force "$work/base"; rm -rf "$work"' EXIT
   make_pkg base-all-features "k8s-client = { path = \"$work/base/generated\" }"
+  make_pkg base-core "k8s-client = { path = \"$work/base/generated\", default-features = false, features = [\"core\"] }"
   time_build base-all-features k8s-client
+  time_build base-core k8s-client
   echo "generated lines at $BASE: $(lines "$work/base/generated")"
 fi
 time_build k8s-openapi k8s-openapi

@@ -111,3 +111,20 @@ async fn caches_that_cannot_fill_are_named_with_the_reason() {
     let err = waiting.await.unwrap().unwrap_err();
     assert_eq!(err.reason, SyncStopped::ShutDown, "{err}");
 }
+
+#[tokio::test]
+async fn writes_are_recorded_under_the_programs_name() {
+    let ns = support::namespace("manager");
+    let configmaps = support::clientset().core_v1().config_maps(&ns);
+    // A write that sets no field is recorded under no manager: give it data.
+    let cm = ConfigMap {
+        metadata: ObjectMeta { name: Some("owned".into()), ..Default::default() },
+        data: Some(Map::from([("k", "v")])),
+        ..Default::default()
+    };
+    let created = configmaps.create(&cm, &CreateOptions::default()).await.unwrap();
+    let program = std::env::current_exe().unwrap().file_name().unwrap().to_string_lossy().into_owned();
+    let managers: Vec<_> =
+        created.metadata.managed_fields.iter().flatten().filter_map(|m| m.manager.as_deref()).collect();
+    assert_eq!(managers, [program.as_str()]);
+}

@@ -1,19 +1,81 @@
-//! Runtime for the generated Kubernetes client.
+//! Runtime for the generated Kubernetes client: the handwritten half of
+//! client-go for Rust.
 //!
-//! The generated crate (`k8s-client`) holds the API types, the typed ClientSet,
-//! listers and informers; everything they stand on lives here, handwritten and
-//! independent of any particular Kubernetes version. This crate never depends
-//! on the generated one: generic code works on any type implementing
-//! [`object::Resource`].
+//! The generated crate (`k8s-client`, or a crate generated from your CRDs)
+//! holds the API types, the typed ClientSet, listers and informers;
+//! everything they stand on lives here, independent of any particular
+//! Kubernetes version. This crate never depends on a generated one:
+//! generic code works on any type implementing [`object::Resource`], and
+//! [`DynamicObject`](dynamic::DynamicObject) on kinds known only at run
+//! time.
 //!
-//! Layering (each floor only uses the floors below it):
+//! # Quickstart
+//! ```no_run
+//! use std::time::Duration;
+//! use k8s_client_runtime::cache::SharedInformerFactory;
+//! use k8s_client_runtime::dynamic::DynamicObject;
+//! use k8s_client_runtime::rest::ListOptions;
+//! use k8s_client_runtime::{Client, DynamicResource, ErrorChain, Object as _, ResourceClient};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! // KUBECONFIG, ~/.kube/config, or the pod's service account.
+//! let client = Client::try_default()?;
+//! // With a generated crate: `Clientset::new(client).core_v1().pods("default")`,
+//! // a `ResourceClient<Pod>`. Here, the same client over a dynamic kind:
+//! let pods = DynamicResource {
+//!     group: String::new(),
+//!     version: "v1".into(),
+//!     kind: "Pod".into(),
+//!     plural: "pods".into(),
+//!     namespaced: true,
+//! };
+//! let client_pods = ResourceClient::<DynamicObject>::namespaced_with(client.clone(), "default", &pods);
+//! for pod in client_pods.list(&ListOptions::default()).await?.items {
+//!     println!("{}", pod.name().unwrap_or_default());
+//! }
+//! // Informers: `factory.core_v1().pods().lister()` with the generated prelude.
+//! let factory = SharedInformerFactory::new(client, Duration::from_secs(300));
+//! factory.start();
+//! if let Err(e) = factory.wait_for_cache_sync_within(Duration::from_secs(60)).await {
+//!     eprintln!("{}", ErrorChain(&e));
+//! }
+//! # Ok(()) }
+//! ```
+//! The repository's README walks through a whole controller (informer →
+//! workqueue → workers → reconcile → events).
+//!
+//! # Where client-go's concepts live
+//! | client-go | here |
+//! |---|---|
+//! | `rest.Config`, `clientcmd` (kubeconfig), `rest.InClusterConfig` | [`Config`], [`config`] |
+//! | `rest.RESTClient` | [`rest::Client`] (raw requests: [`rest::Request`]) |
+//! | a typed client (`gentype.Client[T]`), `kubernetes.Clientset` | [`ResourceClient<K>`](rest::ResourceClient); the generated crate's `clientset` |
+//! | `dynamic.Interface`, `unstructured.Unstructured` | [`dynamic::DynamicClient`], [`dynamic::DynamicObject`] |
+//! | `discovery.DiscoveryClient` | [`discovery::DiscoveryClient`] |
+//! | `watch.Interface` | [`rest::WatchStream`] of [`rest::WatchEvent`]s |
+//! | `informers.SharedInformerFactory` | [`cache::SharedInformerFactory`]; typed accessors from the generated prelude |
+//! | `cache.SharedIndexInformer`, `ResourceEventHandlerFuncs` | [`cache::SharedIndexInformer`], [`cache::ResourceEventHandlerFuncs`], [`cache::EnqueueKeys`] |
+//! | `cache.Reflector`, `DeltaFIFO`, `ThreadSafeStore`, `Indexer` | [`cache::reflector`], [`cache::delta_fifo`], [`cache::store`] |
+//! | `WaitForCacheSync` | [`cache::SharedInformerFactory::wait_for_cache_sync_within`] |
+//! | listers (`DeploymentLister`) | [`cache::Lister<K>`](cache::Lister); the generated crate's `listers` |
+//! | `workqueue.TypedRateLimitingInterface` | [`workqueue::RateLimitingQueue`] |
+//! | `record.EventRecorder`, `EventBroadcaster` | [`record::EventRecorder`], [`record::EventBroadcaster`] |
+//! | `leaderelection.LeaderElector`, `resourcelock.LeaseLock` | [`leaderelection::LeaderElector`], [`leaderelection::LeaseLock`] |
+//! | `labels.Selector`, `fields.Selector` | [`selector::LabelSelector`], [`selector::FieldSelector`] |
+//! | `metav1.Object`, `schema.GroupVersionResource` | [`Object`], [`Metadata`], [`Resource`], [`DynamicResource`] |
+//!
+//! Most types also carry client-go's name as a rustdoc alias: searching
+//! the docs for `WaitForCacheSync` or `RESTClient` finds them.
+//!
+//! # Layering
+//! Each floor only uses the floors below it:
 //! 1. [`object`], [`codec`], [`map`], [`selector`], [`workqueue`]: no I/O.
 //!    Under the codec and the maps, two private modules both use: `read`
 //!    (text lent by the input, elements staged on the stack) and `intern`
 //!    (this thread's tables of recent strings and maps); the codec uses the
 //!    maps, never the other way round.
-//! 2. `config`, `rest`: talking to an apiserver.
-//! 3. `dynamic`, `discovery`, `cache`, `record`, `leaderelection`.
+//! 2. [`config`], [`rest`]: talking to an apiserver.
+//! 3. [`dynamic`], [`discovery`], [`cache`], [`record`], [`leaderelection`].
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -55,5 +117,8 @@ pub use rest::{Client, ResourceClient};
 /// list costs 8 bytes, not a `Vec`'s 24), with its length and capacity kept
 /// in the heap block beside the elements. It derefs to a slice, grows with
 /// `push` as a `Vec` does, and converts from a `Vec` or an array with
-/// `.into()`; `thin_vec![…]` builds one as `vec![…]` builds a `Vec`.
-pub use thin_vec::{ThinVec, thin_vec};
+/// `.into()`; [`thin_vec!`] builds one as `vec![…]` builds a `Vec`.
+pub use thin_vec::ThinVec;
+/// Builds a [`ThinVec`] as `vec![…]` builds a `Vec`:
+/// `thin_vec![container]`, `thin_vec![0; 3]`.
+pub use thin_vec::thin_vec;

@@ -214,11 +214,41 @@ pub fn rustfmt_toml(source: &str) -> String {
 const DEEP_NESTING: usize = 20;
 
 /// `src/lib.rs`; `nesting` is the deepest chain of types inside types.
-pub fn lib_rs(opts: &Options, nesting: usize, modules: TokenStream) -> Result<String> {
-    let doc = text::inner_doc(&format!(
-        "Kubernetes API types and clients generated from `{}`. See the crate README.",
-        opts.source_label
-    ));
+pub fn lib_rs(opts: &Options, plan: &Plan, modules: TokenStream) -> Result<String> {
+    let nesting = plan.nesting;
+    let mut front =
+        format!("Kubernetes API types and clients generated from `{}`. See the crate README.", opts.source_label);
+    if let Some(e) = plan.doc_example() {
+        let krate = opts.crate_name.replace('-', "_");
+        let namespace = if e.namespaced { "\"default\"" } else { "" };
+        front.push_str(&format!(
+            "\n\n\
+            - [`clientset`]: the typed ClientSet (client-go's `kubernetes.Clientset`), one\n  \
+              `ResourceClient` per resource with the verbs it serves.\n\
+            - [`informers`] and [`listers`]: typed accessors on the runtime's\n  \
+              `SharedInformerFactory`, and the listers' names.\n\
+            - [`prelude`]: `use {krate}::prelude::*;` brings the accessors into scope.\n\
+            - [`runtime`]: `k8s-client-runtime`, where the client, informers, workqueue,\n  \
+              events and leader election live, with a table of where each client-go\n  \
+              concept is.\n\
+            \n\
+            ```ignore\n\
+            use {krate}::clientset::Clientset;\n\
+            use {krate}::prelude::*;\n\
+            use {krate}::runtime::{{Client, cache::SharedInformerFactory}};\n\
+            \n\
+            let client = Client::try_default()?;\n\
+            let listed = Clientset::new(client.clone()).{m}().{r}({namespace}).list(&Default::default()).await?;\n\
+            let factory = SharedInformerFactory::new(client, std::time::Duration::from_secs(300));\n\
+            let lister = factory.{m}().{r}().lister();\n\
+            factory.start();\n\
+            factory.wait_for_cache_sync_within(std::time::Duration::from_secs(60)).await?;\n\
+            ```",
+            m = e.module,
+            r = e.resources,
+        ));
+    }
+    let doc = text::inner_doc(&front);
     let limit = (nesting > DEEP_NESTING).then(|| {
         let limit = (nesting * 8).next_power_of_two().max(256).to_string();
         quote!(#![recursion_limit = #limit])

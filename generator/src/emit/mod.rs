@@ -150,7 +150,7 @@ pub fn generate(api: &Api, plan: &Plan, opts: &Options) -> Result<Output> {
         path.extend(module);
         path.push(if module.is_empty() { "lib.rs" } else { "mod.rs" });
         let text = if module.is_empty() {
-            crate_files::lib_rs(opts, plan.nesting, contents.child_items(module))?
+            crate_files::lib_rs(opts, plan, contents.child_items(module))?
         } else {
             rust_file(&path.display().to_string(), &opts.source_label, contents.child_items(module))?
         };

@@ -290,8 +290,17 @@ pub(super) fn default_path() -> Option<PathBuf> {
     home::home_dir().map(|h| h.join(".kube").join("config"))
 }
 
-pub(super) fn default_path_display() -> String {
-    default_path().map_or_else(|| "~/.kube/config".to_owned(), |p| p.display().to_string())
+/// Where [`Kubeconfig::from_env`] looked, given the value of `KUBECONFIG`:
+/// only there when it is set (kubectl does not fall back then), else the
+/// default location.
+pub(super) fn looked_at(kubeconfig_env: Option<&std::ffi::OsStr>) -> String {
+    match kubeconfig_env {
+        Some(v) if !v.is_empty() => format!("KUBECONFIG={} names no existing file", v.to_string_lossy()),
+        _ => {
+            let default = default_path().map_or_else(|| "~/.kube/config".to_owned(), |p| p.display().to_string());
+            format!("KUBECONFIG is not set and {default} does not exist")
+        }
+    }
 }
 
 impl Kubeconfig {

@@ -246,3 +246,19 @@ fn a_name_defined_twice_in_one_file_is_an_error() {
     assert_eq!(kc.clusters.len(), 1);
     assert_eq!(kc.origin.len(), 2);
 }
+
+#[test]
+fn no_kubeconfig_names_where_it_was_looked_for() {
+    let set = looked_at(Some(std::ffi::OsStr::new("/nowhere/a:/nowhere/b")));
+    assert_eq!(set, "KUBECONFIG=/nowhere/a:/nowhere/b names no existing file");
+    let err = Error::NoKubeconfig { looked_at: set };
+    assert_eq!(err.to_string(), "no kubeconfig found: KUBECONFIG=/nowhere/a:/nowhere/b names no existing file");
+    // Unset or empty: the default location, and only that.
+    for unset in [None, Some(std::ffi::OsStr::new(""))] {
+        let text = looked_at(unset);
+        assert!(text.starts_with("KUBECONFIG is not set and ") && text.ends_with("config does not exist"), "{text}");
+    }
+    // The files KUBECONFIG names are what is read: none exists, none is read.
+    let paths = [PathBuf::from("/nowhere/a"), PathBuf::from("/nowhere/b")];
+    assert!(Kubeconfig::read_merged(&paths).unwrap().is_none());
+}

@@ -67,11 +67,13 @@ pub enum Error {
         /// The file.
         path: PathBuf,
     },
-    /// Neither `KUBECONFIG` nor the default location yields a kubeconfig.
-    #[error("no kubeconfig found: KUBECONFIG names no existing file and {default_path} does not exist")]
+    /// `KUBECONFIG`, or the default location when it is unset, yields no
+    /// kubeconfig.
+    #[error("no kubeconfig found: {looked_at}")]
     NoKubeconfig {
-        /// The default location looked at, `~/.kube/config` expanded.
-        default_path: String,
+        /// Where it was looked for: `KUBECONFIG=<its value> names no
+        /// existing file`, or `<~/.kube/config expanded> does not exist`.
+        looked_at: String,
     },
     /// A semantic problem: unknown context, missing server, bad field.
     #[error("kubeconfig {origin}: {message}")]
@@ -255,7 +257,10 @@ pub struct Config {
     /// the `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` environment (the default).
     pub proxy: Proxy,
     /// The `User-Agent` header; the apiserver records it in audit logs and
-    /// derives the default field manager of writes from it.
+    /// derives the default field manager of writes from it (the text before
+    /// the first `/`). The default, [`default_user_agent`], starts with the
+    /// program's name, as client-go's does, so what a controller writes is
+    /// recorded under its own name.
     pub user_agent: String,
     /// Refuse watch events larger than this many bytes.
     pub max_watch_event_size: usize,
@@ -281,7 +286,7 @@ impl Config {
             deadline: Some(DEFAULT_DEADLINE),
             exec_timeout: DEFAULT_EXEC_TIMEOUT,
             proxy: Proxy::FromEnvironment,
-            user_agent: format!("k8s-client-rust/{}", env!("CARGO_PKG_VERSION")),
+            user_agent: default_user_agent(),
             max_watch_event_size: DEFAULT_MAX_EVENT_SIZE,
         }
     }
@@ -292,7 +297,9 @@ impl Config {
         match Kubeconfig::from_env() {
             Ok(Some(kc)) => Config::from_kubeconfig(&kc, &KubeconfigOptions::default()),
             Ok(None) => Config::in_cluster().map_err(|in_cluster| Error::Infer {
-                kubeconfig: Box::new(Error::NoKubeconfig { default_path: kubeconfig::default_path_display() }),
+                kubeconfig: Box::new(Error::NoKubeconfig {
+                    looked_at: kubeconfig::looked_at(std::env::var_os("KUBECONFIG").as_deref()),
+                }),
                 in_cluster: Box::new(in_cluster),
             }),
             Err(e) => Err(e),
@@ -302,8 +309,9 @@ impl Config {
     /// The kubeconfig from `KUBECONFIG` or `~/.kube/config`; an error if
     /// there is none.
     pub fn from_default_kubeconfig(options: &KubeconfigOptions) -> Result<Config, Error> {
-        let kc = Kubeconfig::from_env()?
-            .ok_or_else(|| Error::NoKubeconfig { default_path: kubeconfig::default_path_display() })?;
+        let kc = Kubeconfig::from_env()?.ok_or_else(|| Error::NoKubeconfig {
+            looked_at: kubeconfig::looked_at(std::env::var_os("KUBECONFIG").as_deref()),
+        })?;
         Config::from_kubeconfig(&kc, options)
     }
 
@@ -333,4 +341,25 @@ impl Config {
         });
         format!("{host}:{port}")
     }
+}
+
+/// `<program>/v<version> (<os>/<arch>) k8s-client-rust`, as client-go's
+/// `DefaultKubernetesUserAgent` is: the program's file name (`unknown` if
+/// the process has none), this crate's version, the platform. The apiserver
+/// takes the program's name as the field manager of writes that name none.
+/// Characters a header cannot hold become `_`.
+pub fn default_user_agent() -> String {
+    let program = std::env::args_os()
+        .next()
+        .and_then(|arg0| std::path::Path::new(&arg0).file_name().map(|n| n.to_string_lossy().into_owned()))
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "unknown".to_owned());
+    // `/` ends the field manager's name; a header holds visible ASCII.
+    let program: String = program.chars().map(|c| if c.is_ascii_graphic() && c != '/' { c } else { '_' }).collect();
+    format!(
+        "{program}/v{} ({}/{}) k8s-client-rust",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
 }

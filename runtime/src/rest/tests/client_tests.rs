@@ -119,7 +119,12 @@ async fn headers_auth_impersonation_and_warnings() {
     assert_eq!(r.header("impersonate-uid"), Some("42"));
     assert_eq!(r.headers_named("impersonate-group"), vec!["g1", "g2"]);
     assert_eq!(r.headers_named("impersonate-extra-scopes%2fx"), vec!["a", "b"]);
-    assert!(r.header("user-agent").unwrap().starts_with("k8s-client-rust/"));
+    // The program's name first, as client-go's default: the apiserver takes
+    // it as the field manager of writes.
+    let program = std::env::current_exe().unwrap().file_name().unwrap().to_string_lossy().into_owned();
+    let agent = r.header("user-agent").unwrap();
+    assert!(agent.starts_with(&format!("{program}/v{} (", env!("CARGO_PKG_VERSION"))), "{agent}");
+    assert!(agent.ends_with(") k8s-client-rust"), "{agent}");
     assert_eq!(r.header("accept"), Some("application/json"));
     assert!(!format!("{client:?}").contains("s3cret"));
 }
