@@ -3,7 +3,15 @@
 //! `use <crate>::prelude::*;` brings the generated extension traits
 //! into scope: the informer accessors of the shared informer factory
 //! (`factory.apps_v1()`) and the methods of irregular subresources
-//! (`pods.log(..)`).
+//! (`pods.log(..)`), and what objects are built from: `ObjectMeta`, `Time`, `Quantity`,
+//! `IntOrString` (those this crate uses), the runtime's `Map`, `ThinVec`,
+//! `thin_vec!` and `LeanString`.
+pub use ::k8s_client_runtime::{LeanString, Map, ThinVec, thin_vec};
+pub use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+pub use crate::apimachinery::pkg::apis::meta::v1::Time;
+pub use crate::apimachinery::pkg::apis::meta::v1::MicroTime;
+pub use crate::apimachinery::pkg::api::resource::Quantity;
+pub use crate::apimachinery::pkg::util::intstr::IntOrString;
 pub use crate::informers::InformerGroups as _;
 #[cfg(feature = "core")]
 pub use crate::clientset::core_v1::NamespaceClientExt as _;

@@ -34,7 +34,7 @@ impl ConfigMapLike for ConfigMap {
         self.data.iter().flatten().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
     fn set_data(&mut self, key: &str, value: &str) {
-        self.data.get_or_insert_default().insert(key.into(), value.into());
+        self.data.get_or_insert_default().insert(key, value.into());
     }
 }
 

@@ -33,7 +33,7 @@ async fn config_map_crud() {
 
     let mut got = cms.get("one", &GetOptions::default()).await.unwrap();
     assert_eq!(got.data.as_ref().unwrap()["k"], "v1");
-    got.data.as_mut().unwrap().insert("k".into(), "v2".into());
+    got.data.as_mut().unwrap().insert("k", "v2".into());
     let updated = cms.update(&got, &UpdateOptions::default()).await.unwrap();
     assert_eq!(updated.data.as_ref().unwrap()["k"], "v2");
 

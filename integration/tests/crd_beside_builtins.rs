@@ -11,15 +11,16 @@ use std::time::Duration;
 use k8s_client::api::autoscaling::v1::{
     CrossVersionObjectReference, HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec,
 };
-use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_client::prelude::*;
 use k8s_client_runtime::cache::SharedInformerFactory;
 use k8s_client_runtime::rest::CreateOptions;
 use k8s_client_test_widgets::com::example::autoscaling::v1::{Autoscaler, AutoscalerSpec};
 use k8s_client_test_widgets::prelude::*;
 
+// `ObjectMeta` and `Map` come from both preludes, as the same items: one
+// name each, with both in scope.
 fn meta(name: &str) -> ObjectMeta {
-    ObjectMeta { name: Some(name.into()), ..Default::default() }
+    ObjectMeta { name: Some(name.into()), labels: Some(Map::from([("app", "web")])), ..Default::default() }
 }
 
 #[tokio::test]

@@ -43,7 +43,7 @@ pub(crate) use decode::deserialize_shared;
 /// A map from string keys to `V` (by default strings), in key order.
 ///
 /// It reads like `BTreeMap<String, V>`: `get("app")`, `contains_key`,
-/// `iter()`, `insert("app".into(), "web".into())`, `remove`. It is built
+/// `iter()`, `insert("app", "web".into())`, `remove`. It is built
 /// with `Map::from([("app", "web")])` or `collect()` from pairs of anything
 /// that converts (`&str`, `String`).
 ///
@@ -124,8 +124,10 @@ impl<V: Clone> Map<V> {
         self.position(key).ok().map(|i| &mut self.entries.make_mut()[i].1)
     }
 
-    /// Sets `key` to `value`; returns the value it replaces.
-    pub fn insert(&mut self, key: LeanString, value: V) -> Option<V> {
+    /// Sets `key` (a `&str`, `String` or `LeanString`) to `value`; returns
+    /// the value it replaces.
+    pub fn insert(&mut self, key: impl Into<LeanString>, value: V) -> Option<V> {
+        let key = key.into();
         match self.position(&key) {
             Ok(i) => Some(std::mem::replace(&mut self.entries.make_mut()[i].1, value)),
             Err(i) => {
@@ -135,8 +137,10 @@ impl<V: Clone> Map<V> {
         }
     }
 
-    /// The value of `key`, inserted from `default` first if absent.
-    pub fn get_or_insert_with(&mut self, key: LeanString, default: impl FnOnce() -> V) -> &mut V {
+    /// The value of `key` (a `&str`, `String` or `LeanString`), inserted
+    /// from `default` first if absent.
+    pub fn get_or_insert_with(&mut self, key: impl Into<LeanString>, default: impl FnOnce() -> V) -> &mut V {
+        let key = key.into();
         let i = match self.position(&key) {
             Ok(i) => i,
             Err(i) => {

@@ -9,7 +9,7 @@ use quote::quote;
 
 use quote::format_ident;
 
-use super::tokens::{gate, ident};
+use super::tokens::{gate, ident, type_path};
 use super::{CLIENT_PACKAGE, GENERATOR, Options, header, text};
 use crate::error::{Error, Result};
 use crate::ir::{Api, Shape};
@@ -268,9 +268,20 @@ pub fn lib_rs(opts: &Options, plan: &Plan, modules: TokenStream) -> Result<Strin
     Ok(format!("{}\n{}", header(&opts.source_label), prettyplease::unparse(&file)))
 }
 
+/// Schemas whose types a program builds objects from, put in the prelude
+/// when the crate has them (a CRD crate's are `k8s-client`'s, so glob
+/// imports of several preludes name the same items).
+const PRELUDE_TYPES: [&str; 5] = [
+    crate::ir::OBJECT_META,
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime",
+    "io.k8s.apimachinery.pkg.api.resource.Quantity",
+    "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
+];
+
 /// `src/prelude.rs`: the extension traits, imported anonymously so that
 /// the preludes of several generated crates can be glob-imported together.
-pub fn prelude(plan: &Plan) -> TokenStream {
+pub fn prelude(api: &Api, plan: &Plan) -> TokenStream {
     let exts = plan.group_versions.values().flat_map(|gv| {
         let module = ident(&gv.module);
         gv.clients.iter().filter(|c| !c.extensions.is_empty()).map(move |c| {
@@ -288,11 +299,19 @@ pub fn prelude(plan: &Plan) -> TokenStream {
             doc.push_str(&format!(" and the methods of irregular subresources\n(`{resources}.{method}(..)`)"));
         }
     }
-    doc.push('.');
+    doc.push_str(
+        ", and what objects are built from: `ObjectMeta`, `Time`, `Quantity`,\n`IntOrString` (those this crate uses), the runtime's `Map`, `ThinVec`,\n`thin_vec!` and `LeanString`.",
+    );
     let doc = text::inner_doc(&doc);
+    let values = PRELUDE_TYPES.iter().filter(|schema| api.types.contains_key(**schema)).map(|schema| {
+        let path = type_path(api, schema);
+        quote!(pub use #path;)
+    });
     quote! {
         #doc
 
+        pub use ::k8s_client_runtime::{LeanString, Map, ThinVec, thin_vec};
+        #(#values)*
         pub use crate::informers::InformerGroups as _;
         #(#exts)*
     }

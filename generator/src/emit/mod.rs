@@ -142,7 +142,7 @@ pub fn generate(api: &Api, plan: &Plan, opts: &Options) -> Result<Output> {
     add_file(&mut out, "src/clientset/mod.rs", &opts.source_label, clientset::emit_clientset(plan))?;
     add_file(&mut out, "src/listers/mod.rs", &opts.source_label, listers::emit_root(plan))?;
     add_file(&mut out, "src/informers/mod.rs", &opts.source_label, informers::emit_root(plan))?;
-    add_file(&mut out, "src/prelude.rs", &opts.source_label, crate_files::prelude(plan))?;
+    add_file(&mut out, "src/prelude.rs", &opts.source_label, crate_files::prelude(api, plan))?;
 
     for (module, contents) in &modules {
         contents.check_unique_names(module)?;

@@ -2,5 +2,11 @@
 
 //! `use <crate>::prelude::*;` brings the generated extension traits
 //! into scope: the informer accessors of the shared informer factory
-//! (`factory.acid_zalan_do_v1()`).
+//! (`factory.acid_zalan_do_v1()`), and what objects are built from: `ObjectMeta`, `Time`, `Quantity`,
+//! `IntOrString` (those this crate uses), the runtime's `Map`, `ThinVec`,
+//! `thin_vec!` and `LeanString`.
+pub use ::k8s_client_runtime::{LeanString, Map, ThinVec, thin_vec};
+pub use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+pub use ::k8s_client::apimachinery::pkg::apis::meta::v1::Time;
+pub use ::k8s_client::apimachinery::pkg::util::intstr::IntOrString;
 pub use crate::informers::InformerGroups as _;

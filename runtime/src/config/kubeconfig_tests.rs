@@ -262,3 +262,18 @@ fn no_kubeconfig_names_where_it_was_looked_for() {
     let paths = [PathBuf::from("/nowhere/a"), PathBuf::from("/nowhere/b")];
     assert!(Kubeconfig::read_merged(&paths).unwrap().is_none());
 }
+
+#[test]
+fn debug_output_shows_certificates_as_their_size() {
+    let mut config = Config::new("https://127.0.0.1:6443".parse().unwrap());
+    let pem = b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".to_vec();
+    config.root_ca_pem = Some(pem.clone());
+    config.client_cert_pem = Some(pem.clone());
+    let text = format!("{config:?}");
+    let size = format!("Some(<{} bytes of PEM>)", pem.len());
+    assert!(text.contains(&format!("root_ca_pem: {size}")), "{text}");
+    assert!(text.contains(&format!("client_cert_pem: {size}")), "{text}");
+    // Neither the bytes as numbers nor the PEM text.
+    assert!(!text.contains("45, 45, 45") && !text.contains("BEGIN CERTIFICATE"), "{text}");
+    assert!(text.contains("cluster_url: https://127.0.0.1:6443/") && text.contains("user_agent: "), "{text}");
+}

@@ -23,6 +23,7 @@ mod secret;
 mod tls;
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -215,7 +216,10 @@ pub const DEFAULT_MAX_EVENT_SIZE: usize = 64 * 1024 * 1024;
 pub const DEFAULT_EXEC_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 
 /// Connection and credential settings for one apiserver.
-#[derive(Clone, Debug)]
+///
+/// Its `Debug` shows certificates as their size, never their bytes, and
+/// secrets (keys, tokens, passwords) not at all.
+#[derive(Clone)]
 pub struct Config {
     /// `https://host:port` (a path prefix is kept and prepended to requests).
     pub cluster_url: http::Uri,
@@ -264,6 +268,40 @@ pub struct Config {
     pub user_agent: String,
     /// Refuse watch events larger than this many bytes.
     pub max_watch_event_size: usize,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        /// A PEM bundle as its size: the bytes say nothing to a reader.
+        struct Pem<'a>(&'a Option<Vec<u8>>);
+        impl fmt::Debug for Pem<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self.0 {
+                    Some(pem) => write!(f, "Some(<{} bytes of PEM>)", pem.len()),
+                    None => f.write_str("None"),
+                }
+            }
+        }
+        f.debug_struct("Config")
+            .field("cluster_url", &self.cluster_url)
+            .field("default_namespace", &self.default_namespace)
+            .field("root_ca_pem", &Pem(&self.root_ca_pem))
+            .field("tls_server_name", &self.tls_server_name)
+            .field("insecure_skip_tls_verify", &self.insecure_skip_tls_verify)
+            .field("client_cert_pem", &Pem(&self.client_cert_pem))
+            .field("client_key_pem", &self.client_key_pem)
+            .field("auth", &self.auth)
+            .field("impersonate", &self.impersonate)
+            .field("qps", &self.qps)
+            .field("burst", &self.burst)
+            .field("timeout", &self.timeout)
+            .field("deadline", &self.deadline)
+            .field("exec_timeout", &self.exec_timeout)
+            .field("proxy", &self.proxy)
+            .field("user_agent", &self.user_agent)
+            .field("max_watch_event_size", &self.max_watch_event_size)
+            .finish()
+    }
 }
 
 impl Config {

@@ -11,11 +11,11 @@ fn reads_like_a_btreemap() {
     assert_eq!(labels.get("app").map(|v| v.as_str()), Some("shop"));
     assert_eq!(labels["tier"], "web");
     assert!(labels.contains_key("tier") && !labels.contains_key("zone"));
-    assert_eq!(labels.insert("app".into(), "cart".into()).as_deref(), Some("shop"));
-    assert_eq!(labels.insert(String::from("zone").into(), "a".into()), None);
+    assert_eq!(labels.insert("app", "cart".into()).as_deref(), Some("shop"));
+    assert_eq!(labels.insert(String::from("zone"), "a".into()), None);
     assert_eq!(labels.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["app", "tier", "zone"]);
     assert_eq!(labels.remove("tier").as_deref(), Some("web"));
-    *labels.get_or_insert_with("count".into(), LeanString::default) += "1";
+    *labels.get_or_insert_with("count", LeanString::default) += "1";
     assert_eq!(format!("{labels:?}"), r#"{"app": "cart", "count": "1", "zone": "a"}"#);
     labels.retain(|k, _| k != "zone");
     assert_eq!(labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(), ["app=cart", "count=1"]);
@@ -68,7 +68,7 @@ proptest! {
         let mut model = BTreeMap::new();
         for (insert, key, value) in ops {
             if insert {
-                prop_assert_eq!(ours.insert(key.as_str().into(), value), model.insert(key, value));
+                prop_assert_eq!(ours.insert(key.as_str(), value), model.insert(key, value));
             } else {
                 prop_assert_eq!(ours.remove(&key), model.remove(&key));
             }
@@ -148,7 +148,7 @@ mod recent {
     fn a_shared_map_changed_by_its_owner_is_copied_first() {
         let labels = [("app", "web"), ("tier", "frontend")];
         let mut mine = shared(staged(&labels));
-        mine.insert("tier".into(), "backend".into());
+        mine.insert("tier", "backend".into());
         *mine.get_mut("app").unwrap() = "api".into();
         let theirs = shared(staged(&labels));
         assert_eq!(theirs["tier"], "frontend", "the table's map is unchanged");

@@ -3,7 +3,13 @@
 //! `use <crate>::prelude::*;` brings the generated extension traits
 //! into scope: the informer accessors of the shared informer factory
 //! (`factory.core_v1()`) and the methods of irregular subresources
-//! (`things.get_scale(..)`).
+//! (`things.get_scale(..)`), and what objects are built from: `ObjectMeta`, `Time`, `Quantity`,
+//! `IntOrString` (those this crate uses), the runtime's `Map`, `ThinVec`,
+//! `thin_vec!` and `LeanString`.
+pub use ::k8s_client_runtime::{LeanString, Map, ThinVec, thin_vec};
+pub use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+pub use crate::apimachinery::pkg::apis::meta::v1::Time;
+pub use crate::apimachinery::pkg::util::intstr::IntOrString;
 pub use crate::informers::InformerGroups as _;
 #[cfg(feature = "fancy")]
 pub use crate::clientset::fancy_stuff_example_io_v1beta1::ThingClientExt as _;
