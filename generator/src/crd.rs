@@ -230,7 +230,20 @@ fn manifest_files(input: &Path) -> Result<Vec<PathBuf>> {
 
 fn read_file(path: &Path, label: &str, out: &mut Manifests) -> Result<()> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_owned(), source })?;
-    for (index, doc) in serde_yaml_ng::Deserializer::from_str(&text).enumerate() {
+    out.add_text(&text, path, label)
+}
+
+impl Manifests {
+    /// Adds the CRDs of one manifest's text, as [`load`] does for each file:
+    /// `path` names it in errors and `label` in headers. For text that does
+    /// not come from a file (a fuzzer, a test, another tool's output).
+    pub fn add_text(&mut self, text: &str, path: &Path, label: &str) -> Result<()> {
+        read_text(text, path, label, self)
+    }
+}
+
+fn read_text(text: &str, path: &Path, label: &str, out: &mut Manifests) -> Result<()> {
+    for (index, doc) in serde_yaml_ng::Deserializer::from_str(text).enumerate() {
         let value = Value::deserialize(doc).map_err(|e| Error::Manifest {
             path: path.to_owned(),
             document: index,
