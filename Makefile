@@ -141,10 +141,12 @@ bench-smoke:
 bench-crd:
 	scripts/bench-crd.sh
 
-# Bounded fuzzing of the watch decoder and the kubeconfig parser
-# (installs cargo-fuzz if missing): FUZZ_SECONDS per target, default 60.
+# Bounded fuzzing of every decoder of untrusted input: watch streams,
+# kubeconfigs, the JSON codec of generated kinds, CRD manifests and OpenAPI
+# documents (installs cargo-fuzz if missing): FUZZ_SECONDS per target,
+# default 60; see scripts/fuzz.sh.
 fuzz:
-	runtime/fuzz/run.sh
+	scripts/fuzz.sh
 
 fmt:
 	$(CARGO) fmt --all
