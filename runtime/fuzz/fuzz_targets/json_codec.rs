@@ -64,9 +64,10 @@ struct Input<'a> {
 impl Input<'_> {
     /// The JSON tree every type's decoding must agree with; `None` where
     /// the bytes leave room for two readings:
-    /// - bytes that are not UTF-8 decode as a kind when the bad bytes are
-    ///   in a field it ignores (serde_json skips an unknown field's string
-    ///   without checking it), but never as a tree, which keeps them all;
+    /// - bytes that are not UTF-8, or a `\u` escape of half a surrogate
+    ///   pair, decode as a kind when they are in a field it ignores
+    ///   (serde_json skips an unknown field's string without checking
+    ///   either), but never as a tree, which keeps every string;
     /// - an object that holds a key twice: a tree keeps the last value,
     ///   while the kinds, as Go's `encoding/json`, decode the second value
     ///   of a struct field into what the first one filled in.
@@ -77,7 +78,11 @@ impl Input<'_> {
                 if has_duplicate_keys(text) {
                     return None;
                 }
-                Some(serde_json::from_str(text).expect("what decodes as a type is JSON"))
+                match serde_json::from_str(text) {
+                    Ok(tree) => Some(tree),
+                    Err(e) if e.to_string().contains("surrogate") => None,
+                    Err(e) => panic!("text decodes as a type but not as JSON: {e}"),
+                }
             })
             .as_ref()
     }
