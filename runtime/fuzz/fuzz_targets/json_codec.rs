@@ -80,7 +80,9 @@ impl Input<'_> {
                 }
                 match serde_json::from_str(text) {
                     Ok(tree) => Some(tree),
-                    Err(e) if e.to_string().contains("surrogate") => None,
+                    // "lone leading surrogate in hex escape", or a leading
+                    // one not followed by `\u`: "unexpected end of hex escape".
+                    Err(e) if ["surrogate", "end of hex escape"].iter().any(|m| e.to_string().contains(m)) => None,
                     Err(e) => panic!("text decodes as a type but not as JSON: {e}"),
                 }
             })
