@@ -43,6 +43,10 @@ pub const TIME: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Time";
 /// `intstr.IntOrString`, which every `x-kubernetes-int-or-string` node
 /// becomes.
 pub const INT_OR_STRING: &str = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
+/// `metav1.MicroTime`, written with six fraction digits.
+pub const MICRO_TIME: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime";
+/// `resource.Quantity`, kept as the text it was given.
+pub const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
 
 /// Schemas of Kubernetes' own Go types, as opposed to custom resources.
 pub fn is_builtin_schema(name: &str) -> bool {
@@ -55,9 +59,9 @@ pub fn is_builtin_schema(name: &str) -> bool {
 pub fn special_for(schema_name: &str) -> Option<Special> {
     Some(match schema_name {
         INT_OR_STRING => Special::IntOrString,
-        "io.k8s.apimachinery.pkg.api.resource.Quantity" => Special::Quantity,
+        QUANTITY => Special::Quantity,
         TIME => Special::Time,
-        "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime" => Special::MicroTime,
+        MICRO_TIME => Special::MicroTime,
         "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1" => Special::RawJsonText,
         "io.k8s.apimachinery.pkg.runtime.RawExtension" => Special::JsonValue,
         "io.k8s.apimachinery.pkg.apis.meta.v1.Patch" => Special::JsonValue,

@@ -13,6 +13,7 @@ use super::tokens::{gate, ident, type_path};
 use super::{CLIENT_PACKAGE, GENERATOR, Options, header, text};
 use crate::error::{Error, Result};
 use crate::ir::{Api, Shape};
+use crate::lower;
 use crate::plan::Plan;
 
 /// A Cargo feature of the generated crate.
@@ -271,13 +272,8 @@ pub fn lib_rs(opts: &Options, plan: &Plan, modules: TokenStream) -> Result<Strin
 /// Schemas whose types a program builds objects from, put in the prelude
 /// when the crate has them (a CRD crate's are `k8s-client`'s, so glob
 /// imports of several preludes name the same items).
-const PRELUDE_TYPES: [&str; 5] = [
-    crate::ir::OBJECT_META,
-    "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
-    "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime",
-    "io.k8s.apimachinery.pkg.api.resource.Quantity",
-    "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
-];
+const PRELUDE_TYPES: [&str; 5] =
+    [crate::ir::OBJECT_META, lower::TIME, lower::MICRO_TIME, lower::QUANTITY, lower::INT_OR_STRING];
 
 /// `src/prelude.rs`: the extension traits, imported anonymously so that
 /// the preludes of several generated crates can be glob-imported together.
