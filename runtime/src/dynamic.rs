@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::LeanString;
 use crate::object::{DynamicResource, Metadata, Object, Resource, metadata_field};
 use crate::rest::{HasScale, HasStatus, ResourceClient};
 
@@ -123,14 +124,14 @@ impl Metadata for DynamicMeta {
     fn is_being_deleted(&self) -> bool {
         self.deletion_timestamp.is_some()
     }
-    fn set_name(&mut self, name: Option<String>) {
-        self.name = name;
+    fn set_name(&mut self, name: Option<LeanString>) {
+        self.name = name.map(String::from);
     }
-    fn set_namespace(&mut self, namespace: Option<String>) {
-        self.namespace = namespace;
+    fn set_namespace(&mut self, namespace: Option<LeanString>) {
+        self.namespace = namespace.map(String::from);
     }
-    fn set_resource_version(&mut self, resource_version: Option<String>) {
-        self.resource_version = resource_version;
+    fn set_resource_version(&mut self, resource_version: Option<LeanString>) {
+        self.resource_version = resource_version.map(String::from);
     }
     fn clear_managed_fields(&mut self) {
         self.managed_fields = None;
@@ -326,6 +327,17 @@ mod tests {
         let mut other = d;
         other.kind = "Gadget".into();
         assert!(matches!(other.try_into_typed::<Widget>(), Err(Error::WrongKind { .. })));
+    }
+
+    #[test]
+    fn metadata_setters_take_the_fields_string_type() {
+        let mut obj = DynamicObject::default();
+        obj.metadata_mut().set_name(Some("web".into()));
+        obj.metadata_mut().set_namespace(Some(LeanString::from("default")));
+        obj.metadata_mut().set_resource_version(Some("7".into()));
+        assert_eq!((obj.name(), obj.namespace(), obj.resource_version()), (Some("web"), Some("default"), Some("7")));
+        obj.metadata_mut().set_resource_version(None);
+        assert_eq!(obj.resource_version(), None);
     }
 
     #[test]

@@ -13,8 +13,8 @@ use std::marker::PhantomData;
 use serde::de::Deserializer;
 use serde::{Deserialize, Serialize};
 
-use crate::Map;
 use crate::codec::{DecodeOptions, DecodeWith, WithOptions};
+use crate::{LeanString, Map};
 
 /// Whether a resource lives in a namespace or at cluster level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -133,13 +133,13 @@ pub trait Metadata {
     /// Whether `deletionTimestamp` is set.
     fn is_being_deleted(&self) -> bool;
 
-    /// Sets `metadata.name`.
-    fn set_name(&mut self, name: Option<String>);
+    /// Sets `metadata.name` (`Some("web".into())`).
+    fn set_name(&mut self, name: Option<LeanString>);
     /// Sets `metadata.namespace`.
-    fn set_namespace(&mut self, namespace: Option<String>);
+    fn set_namespace(&mut self, namespace: Option<LeanString>);
     /// Sets `metadata.resourceVersion`; `None` makes an update unconditional
     /// (no optimistic-concurrency check).
-    fn set_resource_version(&mut self, resource_version: Option<String>);
+    fn set_resource_version(&mut self, resource_version: Option<LeanString>);
     /// Drops `managedFields`; informers do this by default to save memory.
     fn clear_managed_fields(&mut self);
 }

@@ -265,20 +265,23 @@ impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
     fn is_being_deleted(&self) -> bool {
         self.deletion_timestamp.is_some()
     }
-    fn set_name(&mut self, name: ::std::option::Option<::std::string::String>) {
-        self.name = name.map(::std::convert::Into::into);
+    fn set_name(
+        &mut self,
+        name: ::std::option::Option<::k8s_client_runtime::LeanString>,
+    ) {
+        self.name = name;
     }
     fn set_namespace(
         &mut self,
-        namespace: ::std::option::Option<::std::string::String>,
+        namespace: ::std::option::Option<::k8s_client_runtime::LeanString>,
     ) {
-        self.namespace = namespace.map(::std::convert::Into::into);
+        self.namespace = namespace;
     }
     fn set_resource_version(
         &mut self,
-        resource_version: ::std::option::Option<::std::string::String>,
+        resource_version: ::std::option::Option<::k8s_client_runtime::LeanString>,
     ) {
-        self.resource_version = resource_version.map(::std::convert::Into::into);
+        self.resource_version = resource_version;
     }
     fn clear_managed_fields(&mut self) {
         self.managed_fields = ::std::option::Option::None;
