@@ -13,7 +13,7 @@ OUT ?= generated
 
 GEN := target/release/k8s-client-gen
 
-.PHONY: generate generator crd test lint check-generated check-1.34 check-crds check-public-crds bench bench-build bench-crd bench-peers bench-smoke peers-build fuzz fmt
+.PHONY: generate generator crd test lint check-generated check-1.34 check-crds check-readme check-public-crds bench bench-build bench-crd bench-peers bench-smoke peers-build fuzz fmt
 
 generator:
 	$(CARGO) build --release -p k8s-client-gen
@@ -77,6 +77,11 @@ check-crds: generator
 		(cd "$$out" && CARGO_TARGET_DIR="$(CURDIR)/target" $(CARGO) build --quiet); \
 	done
 
+# The README's code as a user takes it: its custom-resource commands run as
+# written, and a program with its dependency lines and Rust blocks builds.
+check-readme: generator
+	scripts/check-readme.sh
+
 # The public operators' CRDs (scripts/public-crds/corpus.txt, fetched from the
 # Go module proxy): each is created with dryRun=All on a real apiserver
 # (testenv); every accepted one must generate, every refused one must be a
@@ -99,6 +104,7 @@ test: testenv-build
 	$(CARGO) test --workspace --all-targets
 	$(MAKE) check-1.34
 	$(MAKE) check-crds
+	$(MAKE) check-readme
 	$(MAKE) check-public-crds
 	$(MAKE) bench-smoke
 
