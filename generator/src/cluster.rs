@@ -11,8 +11,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use k8s_client_runtime::ErrorChain;
 use k8s_client_runtime::config::{Config, KubeconfigOptions};
-use k8s_client_runtime::rest::Client;
+use k8s_client_runtime::rest::{self, Client};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
@@ -81,7 +82,7 @@ async fn fetch_async(source: &Source) -> Result<Fetched> {
     let get = |path: String| {
         let request = client.get(path.clone());
         let url = format!("{base}{path}");
-        async move { request.bytes().await.map_err(|e| Error::Cluster { url, message: e.to_string() }) }
+        async move { request.bytes().await.map_err(|e| Error::Cluster { url, message: request_failure(&e) }) }
     };
     let discovery: Discovery = decode(&base, "/openapi/v3", &get("/openapi/v3".into()).await?)?;
     let version: Version = decode(&base, "/version", &get("/version".into()).await?)?;
@@ -135,6 +136,18 @@ async fn fetch_async(source: &Source) -> Result<Fetched> {
     Ok(Fetched { documents, label, has_builtin_group })
 }
 
+/// Why a request failed, with its causes, for an error that names the URL
+/// itself: a transport error's message starts with the method and the URL
+/// too, so only its causes are kept.
+fn request_failure(e: &rest::Error) -> String {
+    match e {
+        rest::Error::Transport { error, .. } => {
+            ErrorChain(std::error::Error::source(error).unwrap_or(error)).to_string()
+        }
+        e => ErrorChain(e).to_string(),
+    }
+}
+
 /// The answer at `path` as a `T`, or an error naming its URL.
 fn decode<T: serde::de::DeserializeOwned>(base: &str, path: &str, bytes: &[u8]) -> Result<T> {
     serde_json::from_slice(bytes)
@@ -145,7 +158,7 @@ fn client(source: &Source) -> Result<Client> {
     let options = KubeconfigOptions { context: source.context.clone(), ..KubeconfigOptions::default() };
     let config_error = |e: k8s_client_runtime::config::Error| Error::Cluster {
         url: String::new(),
-        message: format!("kubeconfig: {e}"),
+        message: format!("kubeconfig: {}", ErrorChain(&e)),
     };
     let mut config = match (&source.kubeconfig, &source.context) {
         (Some(path), _) => Config::from_kubeconfig_file(path, &options).map_err(config_error)?,
@@ -156,7 +169,7 @@ fn client(source: &Source) -> Result<Client> {
     // (kubectl allows discovery 50 requests per second), not a controller's.
     config.qps = config.qps.max(50.0);
     config.burst = config.burst.max(100);
-    Client::new(config).map_err(|e| Error::Cluster { url: String::new(), message: e.to_string() })
+    Client::new(config).map_err(|e| Error::Cluster { url: String::new(), message: ErrorChain(&e).to_string() })
 }
 
 /// `kubernetes/<major>.<minor>` for a server's `/version`; its `minor` may

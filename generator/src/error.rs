@@ -9,7 +9,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An input file or directory that cannot be read.
-    #[error("{}: cannot read: {source}", path.display())]
+    #[error("{}: cannot read", path.display())]
     Read {
         /// The file or directory.
         path: PathBuf,
@@ -19,7 +19,7 @@ pub enum Error {
     },
     /// An OpenAPI document that is not JSON, or whose nodes do not have the
     /// types the schema model expects (a string where an object belongs).
-    #[error("{}: invalid JSON at {pointer}: {source}", path.display())]
+    #[error("{}: invalid JSON at {pointer}", path.display())]
     Json {
         /// The document.
         path: PathBuf,
@@ -68,7 +68,7 @@ pub enum Error {
     NoDocuments(PathBuf),
     /// The output cannot be written. The output directory then holds the
     /// previous crate or the new one, never a mix ([`crate::emit::write`]).
-    #[error("{}: cannot write output: {source}", path.display())]
+    #[error("{}: cannot write output", path.display())]
     Write {
         /// The file or directory that failed.
         path: PathBuf,
@@ -78,7 +78,7 @@ pub enum Error {
     },
     /// Generated code that does not parse: a generator bug, never the
     /// input's fault.
-    #[error("generated code for {what} does not parse as Rust: {source}")]
+    #[error("generated code for {what} does not parse as Rust")]
     Emit {
         /// The file being made (`src/lib.rs`).
         what: String,
@@ -125,4 +125,36 @@ pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::Error;
+
+    /// Each variant with a cause names its own layer only: the cause is
+    /// reached through `source()` and printed once by whoever prints the
+    /// chain (the CLI prints it on one line).
+    #[test]
+    fn variants_with_a_cause_do_not_repeat_it() {
+        let io = || std::io::Error::other("the disk is on fire");
+        let json = serde_json::from_str::<u8>("\"not a number\"").unwrap_err();
+        let errors = [
+            Error::Read { path: "specs/api/v1.json".into(), source: io() },
+            Error::Json { path: "specs/api/v1.json".into(), pointer: "/paths".into(), source: json },
+            Error::Write { path: "out/src/lib.rs".into(), source: io() },
+            Error::Emit {
+                what: "src/lib.rs".into(),
+                source: syn::Error::new(proc_macro2::Span::call_site(), "expected identifier"),
+            },
+        ];
+        for err in &errors {
+            let cause = err.source().unwrap_or_else(|| panic!("{err:?} lost its cause")).to_string();
+            let text = err.to_string();
+            assert!(!text.contains(&cause), "{text:?} repeats its cause {cause:?}");
+            let chain = k8s_client_runtime::ErrorChain(err).to_string();
+            assert_eq!(chain, format!("{text}: {cause}"));
+        }
+    }
 }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use k8s_client_gen::emit::Options;
 use k8s_client_gen::naming::GroupNames;
+use k8s_client_runtime::ErrorChain;
 
 /// Generates a Rust Kubernetes client crate (types, ClientSet, listers,
 /// informers) from kube-apiserver OpenAPI v3 documents (`--specs`), from
@@ -115,12 +116,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e}");
-            let mut source = std::error::Error::source(&e);
-            while let Some(s) = source {
-                eprintln!("  caused by: {s}");
-                source = s.source();
-            }
+            // One line: the error and each of its causes, none repeated.
+            eprintln!("error: {}", ErrorChain(&e));
             ExitCode::FAILURE
         }
     }

@@ -38,6 +38,11 @@ fn malformed_json_names_file_and_position() {
     assert!(!ok);
     assert!(stderr.contains(&file.display().to_string()), "{stderr}");
     assert!(stderr.contains("invalid JSON"), "{stderr}");
+    // The position is the parser's, printed after the generator's own layer,
+    // on the one line of the error.
+    let line = stderr.lines().find(|l| l.starts_with("error: ")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(line.contains(": invalid JSON at /paths/?: EOF while parsing an object at line 1 column 31"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(!out.exists(), "no output may be written on failure");
 }
 

@@ -146,6 +146,9 @@ fn unreachable_cluster_names_the_url() {
     let (ok, stderr) = run(&["cluster", "--kubeconfig", kubeconfig.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(!ok);
     assert!(stderr.contains(&format!("http://127.0.0.1:{port}/openapi/v3")), "{stderr}");
+    // Why, from the root cause, with the URL named once.
+    assert!(stderr.to_lowercase().contains("connection refused"), "{stderr}");
+    assert_eq!(stderr.matches(&format!("127.0.0.1:{port}")).count(), 1, "{stderr}");
     assert!(!out.exists());
     assert!(!Path::new(&out).exists());
 }

@@ -24,7 +24,7 @@ use crate::rest::{HasScale, HasStatus, ResourceClient};
 pub enum Error {
     /// The object's JSON does not fit the other representation: a field of
     /// the wrong type, a missing required field.
-    #[error("converting {kind} object: {source}")]
+    #[error("converting {kind} object")]
     Convert {
         /// The kind being converted to or from.
         kind: String,

@@ -4,14 +4,16 @@ use std::error::Error;
 use std::fmt;
 
 /// Shows an error followed by each of its causes (`source()`), joined by
-/// `": "`, leaving out a cause whose text is already written: `GET https://10.0.0.1:6443/api/v1/pods: client error (Connect):
-/// tcp connect error: Connection refused (os error 111)`.
+/// `": "`, leaving out a cause whose text is already written: `listing
+/// failed: GET https://10.0.0.1:6443/api/v1/pods: tcp connect error:
+/// Connection refused (os error 111)`.
 ///
 /// Use it where an error is reported rather than handled: a log line
 /// (`tracing::warn!(error = %ErrorChain(&err))`), the text of a failure
-/// kept for later, or the error a program's `main` prints. An error's own
-/// `Display` names only its own layer, as Rust errors do; this names the
-/// root cause as well.
+/// kept for later, or the error a program's `main` prints. Every error of
+/// this crate names only its own layer in its `Display`, as Rust errors do,
+/// and leaves its cause to `source()`; printed alone it says what failed
+/// but not why. This names the root cause as well.
 #[derive(Clone, Copy)]
 pub struct ErrorChain<'a>(pub &'a (dyn Error + 'static));
 
@@ -38,6 +40,9 @@ impl fmt::Debug for ErrorChain<'_> {
         fmt::Display::fmt(self, f)
     }
 }
+
+#[cfg(test)]
+mod layer_tests;
 
 #[cfg(test)]
 mod tests {

@@ -16,6 +16,7 @@ use k8s_client::api::core::v1::{Pod, PodList};
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::prelude::*;
 use k8s_client_bench::{LATENCY_ANNOTATION, Latencies, cpu_seconds, free_unused_heap, rss_kib, unix_nanos};
+use k8s_client_runtime::ErrorChain;
 use k8s_client_runtime::cache::ResourceEventHandlerFuncs;
 use k8s_client_runtime::config::{Config, KubeconfigOptions};
 use k8s_client_runtime::rest::Client;
@@ -86,7 +87,7 @@ fn main() {
     match result {
         Ok(figures) => println!("{figures}"),
         Err(e) => {
-            eprintln!("k8s-client-peer: {e}");
+            eprintln!("k8s-client-peer: {}", ErrorChain(&*e));
             std::process::exit(1);
         }
     }

@@ -118,7 +118,9 @@ struct Readme<'a> {
 }
 
 fn render(what: &str, t: &impl Template) -> Result<String> {
-    t.render().map(|s| s + "\n").map_err(|e| Error::Check(format!("rendering {what}: {e}")))
+    t.render()
+        .map(|s| s + "\n")
+        .map_err(|e| Error::Check(format!("rendering {what}: {}", k8s_client_runtime::ErrorChain(&e))))
 }
 
 /// The crate's `Cargo.toml`: package, the runtime (and, for custom

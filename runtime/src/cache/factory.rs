@@ -211,7 +211,7 @@ impl SharedInformerFactory {
         match builder.build() {
             Ok(informer) => informer,
             // `build` fails only for extra indexers, which the factory never adds.
-            Err(e) => unreachable!("informer without extra indexers failed to build: {e}"),
+            Err(e) => unreachable!("informer without extra indexers failed to build: {}", crate::ErrorChain(&e)),
         }
     }
 

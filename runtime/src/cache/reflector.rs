@@ -593,7 +593,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
                 // client-go, stream them again from scratch (a list would
                 // load the same) and report nothing. A stream that broke
                 // before any event waits first, as a very short watch does.
-                tracing::debug!(reflector = %self.options.name, error = %e, "watch-list connection broke; starting it again");
+                tracing::debug!(reflector = %self.options.name, error = %ErrorChain(&e), "watch-list connection broke; starting it again");
                 return if events == 0 { self.backoff(Resume::Start) } else { State::Start };
             }
             Some(Err(e)) => return self.watch_list_failed(e),
@@ -706,7 +706,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
                 // normal end and the watch resumes from the last version,
                 // as client-go's StreamWatcher closes quietly on these.
                 // Relisting would cost a full read for nothing.
-                tracing::debug!(reflector = %self.options.name, error = %e, "watch connection broke; watching again");
+                tracing::debug!(reflector = %self.options.name, error = %ErrorChain(&e), "watch connection broke; watching again");
                 self.watch_ended(started, events)
             }
             Some(Err(e)) => {

@@ -242,7 +242,7 @@ impl ExecAuth {
                 // Killed and reaped here, not left to `kill_on_drop`, so no
                 // plugin process outlives the error.
                 if let Err(e) = child.kill().await {
-                    tracing::debug!(command = %self.config.command, error = %e, "killing the exec plugin failed");
+                    tracing::debug!(command = %self.config.command, error = %crate::ErrorChain(&e), "killing the exec plugin failed");
                 }
                 return Err(self.timeout_error());
             }

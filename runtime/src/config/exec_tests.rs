@@ -115,8 +115,9 @@ async fn plugin_failures_are_reported() {
     exec.env.push(ExecEnvVar { name: "FAIL".into(), value: "badly".into() });
     let err = Authenticator::new(&config_with("https://k", exec)).unwrap().authorization().await.unwrap_err();
     // stderr goes to the terminal, not into the error a controller logs.
-    assert!(err.to_string().contains("exit status: 3"), "{err}");
-    assert!(!err.to_string().contains("plugin broke"), "{err}");
+    let text = crate::ErrorChain(&err).to_string();
+    assert!(text.contains("exit status: 3"), "{text}");
+    assert!(!text.contains("plugin broke"), "{text}");
 
     let exec = exec_config(dir.path(), "", "client.authentication.k8s.io/v1alpha1");
     let err = Authenticator::new(&config_with("https://k", exec)).unwrap().authorization().await.unwrap_err();
@@ -185,7 +186,7 @@ async fn hung_plugin_is_killed_after_the_timeout() {
     let err = a.authorization().await.unwrap_err();
     let waited = started.elapsed();
     assert!(matches!(&err, Error::ExecTimeout { command, .. } if command == "/bin/sh"), "{err:?}");
-    let text = format!("{err} {err:?}");
+    let text = format!("{} {err:?}", crate::ErrorChain(&err));
     assert!(text.contains("\"/bin/sh\"") && text.contains("2s"), "{text}");
     assert!(!text.contains("secret") && !text.contains("hang.sh"), "arguments or environment shown: {text}");
     assert!(waited < std::time::Duration::from_secs(30), "waited {waited:?}");

@@ -40,11 +40,15 @@ pub use secret::Secret;
 pub use tls::build_tls_config;
 
 /// Everything that can be wrong with a configuration or credentials.
+///
+/// The message names what failed; the cause, where there is one (an I/O or
+/// YAML error, rustls), is the `source()`: print the error with
+/// [`ErrorChain`](crate::ErrorChain) to say why as well.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A kubeconfig file exists but could not be read.
-    #[error("kubeconfig {path}: {source}")]
+    #[error("reading kubeconfig {path}")]
     ReadKubeconfig {
         /// The file.
         path: PathBuf,
@@ -54,7 +58,7 @@ pub enum Error {
     },
     /// A kubeconfig file is not valid YAML, or does not have the shape of a
     /// kubeconfig.
-    #[error("kubeconfig {path}: invalid YAML: {source}")]
+    #[error("kubeconfig {path}: invalid YAML")]
     ParseKubeconfig {
         /// The file.
         path: PathBuf,
@@ -85,7 +89,7 @@ pub enum Error {
         message: String,
     },
     /// A `*-data` field of the kubeconfig is not valid base64.
-    #[error("kubeconfig {origin}: {field}: invalid base64: {source}")]
+    #[error("kubeconfig {origin}: {field}: invalid base64")]
     Base64 {
         /// The kubeconfig file or files (`:`-separated) the field came from.
         origin: String,
@@ -97,7 +101,7 @@ pub enum Error {
     },
     /// A file the configuration points to (CA bundle, client certificate or
     /// key, token file) could not be read.
-    #[error("reading {what} {path}: {source}")]
+    #[error("reading {what} {path}")]
     ReadFile {
         /// What the file holds, e.g. `"token file"`.
         what: &'static str,
@@ -121,7 +125,7 @@ pub enum Error {
     },
     /// rustls refused the TLS settings (a CA certificate, or a client
     /// certificate and key that do not match).
-    #[error("TLS configuration: {0}")]
+    #[error("TLS configuration")]
     Tls(#[source] rustls::Error),
     /// An exec credential plugin failed: it needs a terminal, exited with an
     /// error, or printed something that is not a usable `ExecCredential`.
@@ -144,7 +148,7 @@ pub enum Error {
     },
     /// An exec credential plugin could not be started (not installed, not
     /// executable).
-    #[error("exec plugin {command:?}: could not run: {source}")]
+    #[error("exec plugin {command:?}: could not run")]
     ExecSpawn {
         /// The plugin's command.
         command: String,
@@ -162,8 +166,13 @@ pub enum Error {
         message: String,
     },
     /// [`Config::infer`] found neither a kubeconfig nor an in-cluster
-    /// environment.
-    #[error("no configuration found: kubeconfig: {kubeconfig}; in-cluster: {in_cluster}")]
+    /// environment. Having two causes, it has no `source()`: the message
+    /// names both, each with its own causes.
+    #[error(
+        "no configuration found: kubeconfig: {}; in-cluster: {}",
+        crate::ErrorChain(&**kubeconfig),
+        crate::ErrorChain(&**in_cluster)
+    )]
     Infer {
         /// Why no kubeconfig could be used.
         kubeconfig: Box<Error>,

@@ -312,7 +312,7 @@ fn proxy_passwords_never_show() {
         for scheme in ["http", "https"] {
             match env.proxy_for(scheme, "example.com", 443) {
                 Ok(p) => shown.push(format!("{p:?}")),
-                Err(e) => shown.push(format!("{e} / {e:?}")),
+                Err(e) => shown.push(format!("{} / {e:?}", crate::ErrorChain(&e))),
             }
         }
         let yaml = format!(
@@ -323,7 +323,7 @@ fn proxy_passwords_never_show() {
         shown.push(format!("{kc:?}"));
         match Config::from_kubeconfig(&kc, &KubeconfigOptions::default()) {
             Ok(c) => shown.push(format!("{c:?}")),
-            Err(e) => shown.push(format!("{e} / {e:?}")),
+            Err(e) => shown.push(format!("{} / {e:?}", crate::ErrorChain(&e))),
         }
     }
     let good = ProxyUrl::parse("http://us%40er:s3cr3t@proxy:3128").unwrap();

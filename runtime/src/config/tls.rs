@@ -133,7 +133,8 @@ mod tests {
         c.root_ca_pem = None;
         c.client_cert_pem = Some(b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n".to_vec());
         c.client_key_pem = Some("garbage".into());
-        let err = build_tls_config(&c, &a).unwrap_err().to_string();
+        let err = build_tls_config(&c, &a).unwrap_err();
+        let err = crate::ErrorChain(&err).to_string();
         assert!(!err.contains("garbage"), "{err}");
     }
 

@@ -54,7 +54,7 @@ impl DiskCache {
         match serde_json::from_slice(&bytes) {
             Ok(d) => Some(d),
             Err(e) => {
-                tracing::debug!(path = %path.display(), error = %e, "ignoring unreadable discovery cache");
+                tracing::debug!(path = %path.display(), error = %crate::ErrorChain(&e), "ignoring unreadable discovery cache");
                 None
             }
         }
@@ -81,7 +81,7 @@ impl DiskCache {
             Ok(())
         })();
         if let Err(e) = result {
-            tracing::warn!(dir = %self.dir.display(), error = %e, "could not write discovery cache");
+            tracing::warn!(dir = %self.dir.display(), error = %crate::ErrorChain(&e), "could not write discovery cache");
         }
     }
 
@@ -93,7 +93,7 @@ impl DiskCache {
         if let Some(t) = modified {
             let result = std::fs::File::options().write(true).open(self.path()).and_then(|f| f.set_modified(t));
             if let Err(e) = result {
-                tracing::debug!(dir = %self.dir.display(), error = %e, "could not keep the discovery cache's age");
+                tracing::debug!(dir = %self.dir.display(), error = %crate::ErrorChain(&e), "could not keep the discovery cache's age");
             }
         }
     }

@@ -37,10 +37,10 @@ const AGGREGATED_ACCEPT: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=
 #[non_exhaustive]
 pub enum Error {
     /// A discovery request (`/api`, `/apis`, `/version`) failed.
-    #[error("discovery request: {0}")]
+    #[error("discovery request")]
     Rest(#[from] rest::Error),
     /// The server answered with a document that does not decode.
-    #[error("discovery: decoding {what}: {source}")]
+    #[error("discovery: decoding {what}")]
     Decode {
         /// The document, by the path it came from (e.g. `/apis`).
         what: String,
@@ -223,7 +223,7 @@ impl DiscoveryClient {
         let gv = GroupVersion::parse(gv);
         match self.client.get(gv.api_prefix()).json::<types::ResourceList>().await {
             Ok(list) => Ok(list.resources.into_iter().map(|r| r.into_resource(gv.group, gv.version)).collect()),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(crate::ErrorChain(&e).to_string()),
         }
     }
 

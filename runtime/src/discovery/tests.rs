@@ -104,6 +104,22 @@ async fn legacy_fallback_with_partial_failure() {
     assert_eq!(dc.resources_for("apps/v1").await.unwrap().len(), 1);
 }
 
+/// The reason kept for a failed group/version names the root cause, not
+/// only the layer that saw it (`decoding ...`).
+#[tokio::test]
+async fn a_failed_group_version_keeps_its_root_cause() {
+    fn undecodable(path: &str) -> Reply {
+        match path {
+            "/apis/metrics.k8s.io/v1beta1" => Reply::json(200, json!({"kind":"APIResourceList","resources":5})),
+            _ => legacy(path),
+        }
+    }
+    let (_server, _dc, d) = discovered(undecodable).await;
+    let reason = &d.failed["metrics.k8s.io/v1beta1"];
+    assert!(reason.starts_with("decoding "), "{reason}");
+    assert!(reason.contains("invalid type: integer `5`"), "{reason}");
+}
+
 #[tokio::test]
 async fn disk_cache_is_used_until_ttl_or_invalidate() {
     let dir = tempfile::tempdir().unwrap();

@@ -360,7 +360,7 @@ impl<L: ResourceLock> LeaderElector<L> {
                 true
             }
             Ok(Err(e)) => {
-                tracing::error!(lock = %self.inner.lock.describe(), error = %e, "failed to release lease");
+                tracing::error!(lock = %self.inner.lock.describe(), error = %crate::ErrorChain(&e), "failed to release lease");
                 false
             }
             Err(_) => {
@@ -411,7 +411,7 @@ impl<L: ResourceLock> LeaderElector<L> {
                     return true;
                 }
                 Err(e) => {
-                    tracing::debug!(lock = %lock.describe(), error = %e, "renewal failed, re-reading lock")
+                    tracing::debug!(lock = %lock.describe(), error = %crate::ErrorChain(&e), "renewal failed, re-reading lock")
                 }
             }
         }
@@ -423,7 +423,7 @@ impl<L: ResourceLock> LeaderElector<L> {
                 return self.wrote(created, record, "error initially creating leader election record");
             }
             Err(e) => {
-                tracing::error!(lock = %lock.describe(), error = %e, "error retrieving resource lock");
+                tracing::error!(lock = %lock.describe(), error = %crate::ErrorChain(&e), "error retrieving resource lock");
                 return false;
             }
         };
@@ -460,7 +460,7 @@ impl<L: ResourceLock> LeaderElector<L> {
                 true
             }
             Err(e) => {
-                tracing::error!(lock = %self.inner.lock.describe(), error = %e, "{failure}");
+                tracing::error!(lock = %self.inner.lock.describe(), error = %crate::ErrorChain(&e), "{failure}");
                 false
             }
         }

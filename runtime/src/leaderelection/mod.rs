@@ -52,7 +52,7 @@ pub use lock::{LeaderElectionRecord, LeaseLock, ResourceLock, lease_spec_to_reco
 #[non_exhaustive]
 pub enum Error {
     /// Reading or writing the lock object failed.
-    #[error("leader election lock: {0}")]
+    #[error("leader election lock")]
     Rest(#[source] crate::rest::Error),
     /// `update` was called before the lock object was read or created.
     #[error("leader election lock not initialized: get or create it first")]

@@ -232,6 +232,7 @@ async fn takes_over_only_after_lease_duration_on_the_local_clock() {
 
 #[tokio::test(start_paused = true)]
 async fn gives_up_when_renewal_fails_past_the_deadline() {
+    let logs = crate::testing::LogCapture::start();
     let (t0, store, a, log, run) = alone("a", false);
     at(t0, 1.0).await;
     assert!(a.is_leader());
@@ -253,6 +254,9 @@ async fn gives_up_when_renewal_fails_past_the_deadline() {
     at(t0, 17.1).await;
     assert!(matches!(a.check(Duration::from_secs(2)), Err(Error::RenewalOverdue { .. })));
     run.stop().await;
+    // The failures are logged with their cause, not only the lock's layer.
+    let text = logs.text();
+    assert!(text.contains("error=leader election lock: request timed out after 1s"), "{text}");
 }
 
 #[tokio::test(start_paused = true)]

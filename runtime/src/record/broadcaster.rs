@@ -370,14 +370,14 @@ async fn record_event<S: EventSink>(sink: &S, result: &mut Correlated, correlato
             true
         }
         Some(Err(e)) if is_retryable(&e) => {
-            tracing::error!(event = ?event.metadata.name, error = %e, "unable to write event (may retry after sleeping)");
+            tracing::error!(event = ?event.metadata.name, error = %crate::ErrorChain(&e), "unable to write event (may retry after sleeping)");
             false
         }
         Some(Err(e)) => {
             if e.is_already_exists() {
-                tracing::debug!(event = ?event.metadata.name, error = %e, "server rejected event (will not retry)");
+                tracing::debug!(event = ?event.metadata.name, error = %crate::ErrorChain(&e), "server rejected event (will not retry)");
             } else {
-                tracing::error!(event = ?event.metadata.name, error = %e, "server rejected event (will not retry)");
+                tracing::error!(event = ?event.metadata.name, error = %crate::ErrorChain(&e), "server rejected event (will not retry)");
             }
             true
         }

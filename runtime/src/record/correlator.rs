@@ -333,7 +333,7 @@ impl EventCorrelator {
 /// `obj` as an event record; `None`, logged, when a field has the wrong type.
 fn read_event(obj: &DynamicObject) -> Option<EventRecord> {
     EventRecord::from_object(obj)
-        .inspect_err(|e| tracing::warn!(event = ?obj.metadata.name, error = %e, "not a core/v1 Event, ignored"))
+        .inspect_err(|e| tracing::warn!(event = ?obj.metadata.name, error = %crate::ErrorChain(e), "not a core/v1 Event, ignored"))
         .ok()
 }
 

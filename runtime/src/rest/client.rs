@@ -21,6 +21,7 @@ use super::connect::Connector;
 use super::error::{Error, Status};
 use super::limiter::RateLimiter;
 use super::watch::ByteStream;
+use crate::ErrorChain;
 use crate::config::{self, Authenticator, Config};
 
 /// Characters escaped in `Impersonate-Extra-<key>` header names.
@@ -200,11 +201,11 @@ impl Client {
                 Ok(r) => r,
                 Err(e) if req.method == Method::GET && retries < inner.max_retries && is_connection_reset(&e) => {
                     retries += 1;
-                    tracing::debug!(%url, error = %e, retries, "connection reset; retrying GET");
+                    tracing::debug!(%url, error = %ErrorChain(&e), retries, "connection reset; retrying GET");
                     tokio::time::sleep(RESET_RETRY_DELAY).await;
                     continue;
                 }
-                Err(source) => return Err(Error::Transport { verb: req.method.to_string(), url, source }),
+                Err(error) => return Err(Error::Transport { verb: req.method.to_string(), url, error }),
             };
             log_warnings(response.headers());
             let status = response.status();

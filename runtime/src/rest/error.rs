@@ -177,6 +177,10 @@ impl fmt::Display for Status {
 /// An answer from the server that is not 2xx is [`Error::Api`]; use the
 /// `is_*` helpers (mirrors of apimachinery's `errors.IsNotFound` & co.) rather
 /// than matching codes by hand.
+///
+/// The message names what failed; the cause, where there is one, is the
+/// `source()`: log or print the error with [`ErrorChain`](crate::ErrorChain)
+/// to say why as well. [`Error::Transport`] is the exception.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -192,29 +196,35 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
-    /// Connecting or sending failed. The message names the root cause
-    /// (`connection refused`, `invalid peer certificate: UnknownIssuer`, a
-    /// DNS failure), not only the client's `client error (Connect)`.
-    #[error("{verb} {url}: {}", crate::ErrorChain(source))]
+    /// Connecting or sending failed.
+    ///
+    /// Unlike the other variants, the message names the root cause itself
+    /// (`GET https://10.0.0.1:6443/api: tcp connect error: Connection refused
+    /// (os error 111)`, `invalid peer certificate: UnknownIssuer`, a DNS
+    /// failure) and `source()` is `None`: the client's own text, `client
+    /// error (Connect)`, says nothing, so the causes under it are written
+    /// into the message instead. The client's error is kept in `error`, to
+    /// inspect its kind or walk its own causes.
+    #[error("{verb} {url}: {}", transport_causes(error))]
     Transport {
         /// The HTTP method.
         verb: String,
         /// The URL requested.
         url: String,
         /// The client's error: DNS, connect, TLS, or the connection closing
-        /// before the response head.
-        #[source]
-        source: hyper_util::client::legacy::Error,
+        /// before the response head. Not the `source()` of this error: its
+        /// causes' text is already in the message.
+        error: hyper_util::client::legacy::Error,
     },
     /// Reading the response body failed mid-way.
-    #[error("reading response body: {0}")]
+    #[error("reading response body")]
     Body(#[source] hyper::Error),
     /// The request (including reading the body, where it applies) exceeded
     /// its timeout.
     #[error("request timed out after {0:?}")]
     Timeout(Duration),
     /// The response body is not what the caller asked to decode.
-    #[error("decoding {what}: {source}")]
+    #[error("decoding {what}")]
     Decode {
         /// What was being decoded, e.g. the type asked for.
         what: String,
@@ -246,10 +256,10 @@ pub enum Error {
         buffered: usize,
     },
     /// Credentials could not be obtained (exec plugin, token file, ...).
-    #[error("authentication: {0}")]
+    #[error("authentication")]
     Auth(#[source] crate::config::Error),
     /// The configuration cannot be turned into a client.
-    #[error("client configuration: {0}")]
+    #[error("client configuration")]
     Config(#[source] crate::config::Error),
 }
 
@@ -341,10 +351,17 @@ impl Error {
         match self {
             Error::WatchTruncated { .. } | Error::Timeout(_) => true,
             Error::Body(e) => chain_is_probable_eof(e),
-            Error::Transport { source, .. } => chain_is_probable_eof(source),
+            Error::Transport { error, .. } => chain_is_probable_eof(error),
             _ => false,
         }
     }
+}
+
+/// The causes of a transport error, root last, for its message: the
+/// client's error without its own generic text (`client error (Connect)`)
+/// when it has causes that say more.
+fn transport_causes(error: &hyper_util::client::legacy::Error) -> crate::ErrorChain<'_> {
+    crate::ErrorChain(std::error::Error::source(error).unwrap_or(error as &(dyn std::error::Error + 'static)))
 }
 
 /// Walks an error and its sources looking for a sign of a broken or

@@ -10,6 +10,7 @@ use k8s_client::api::core::v1::{Namespace, Pod, PodList, ServiceAccount};
 use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_client::clientset::Clientset;
 use k8s_client_bench::{LATENCY_ANNOTATION, unix_nanos};
+use k8s_client_runtime::ErrorChain;
 use k8s_client_runtime::rest::{CreateOptions, Patch, PatchOptions, UpdateOptions};
 
 /// Requests in flight while populating.
@@ -58,12 +59,12 @@ pub async fn populate(
                     Ok(created) => created,
                     // There from an earlier run on the same apiserver.
                     Err(e) if e.is_already_exists() => return Ok(PodRef { namespace, name }),
-                    Err(e) => return Err(format!("{name}: {e}")),
+                    Err(e) => return Err(format!("{name}: {}", ErrorChain(&e))),
                 };
                 created.status = status;
                 pods.update_status(&created, &UpdateOptions::default())
                     .await
-                    .map_err(|e| format!("{name} status: {e}"))?;
+                    .map_err(|e| format!("{name} status: {}", ErrorChain(&e)))?;
                 Ok(PodRef { namespace, name })
             }
         })
@@ -124,7 +125,7 @@ pub async fn churn_writer(clientset: &Clientset, pods: &[PodRef], rate: f64, dur
                 Ok(_) => {
                     ok.fetch_add(1, Ordering::Relaxed);
                 }
-                Err(e) => eprintln!("bench-peers: churn write to {name}: {e}"),
+                Err(e) => eprintln!("bench-peers: churn write to {name}: {}", ErrorChain(&e)),
             }
         }));
     }

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use k8s_client::clientset::Clientset;
+use k8s_client_runtime::ErrorChain;
 use k8s_client_runtime::config::{Config, KubeconfigOptions};
 use k8s_client_runtime::rest::Client;
 use k8s_client_testenv::TestEnv;
@@ -69,7 +70,7 @@ struct Args {
 #[tokio::main]
 async fn main() {
     if let Err(e) = run(Args::parse()).await {
-        eprintln!("bench-peers: {e}");
+        eprintln!("bench-peers: {}", ErrorChain(&*e));
         std::process::exit(1);
     }
 }
