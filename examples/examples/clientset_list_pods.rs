@@ -2,10 +2,11 @@
 //! printing `name<TAB>phase` per pod. Uses `KUBECONFIG` (or `~/.kube/config`).
 
 use k8s_client::clientset::Clientset;
+use k8s_client_runtime::Report;
 use k8s_client_runtime::rest::ListOptions;
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), Report> {
     let clientset = Clientset::try_default()?;
     let pods = clientset.core_v1().pods("default").list(&ListOptions::default()).await?;
     for pod in &pods.items {

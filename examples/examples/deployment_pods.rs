@@ -9,6 +9,7 @@ use std::time::Duration;
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::prelude::*;
 use k8s_client_runtime::LeanString;
+use k8s_client_runtime::Report;
 use k8s_client_runtime::object::object_key;
 use k8s_client_runtime::rest::Client;
 use k8s_client_runtime::selector::LabelSelector;
@@ -21,7 +22,7 @@ fn owned_by(
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), Report> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let namespace = args.first().map(String::as_str).unwrap_or("default");
     let only = args.get(1);

@@ -2,11 +2,12 @@
 //! SHORTNAMES, APIVERSION, NAMESPACED, KIND (preferred versions, no
 //! subresources).
 
+use k8s_client_runtime::Report;
 use k8s_client_runtime::discovery::DiscoveryClient;
 use k8s_client_runtime::rest::Client;
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), Report> {
     let discovery = DiscoveryClient::new(Client::try_default()?);
     let mut resources = discovery.preferred_resources().await?;
     resources.retain(|r| !r.is_subresource());

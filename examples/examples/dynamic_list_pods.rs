@@ -1,12 +1,13 @@
 //! Lists the pods of namespace `default` through the DynamicClient (no typed
 //! structs: unstructured JSON), printing `name<TAB>phase` per pod.
 
+use k8s_client_runtime::Report;
 use k8s_client_runtime::dynamic::DynamicClient;
 use k8s_client_runtime::object::DynamicResource;
 use k8s_client_runtime::rest::{Client, ListOptions};
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), Report> {
     let client = Client::try_default()?;
     let pods = DynamicResource {
         group: String::new(),

@@ -7,6 +7,7 @@ use std::time::Duration;
 use k8s_client::api::core::v1::Pod;
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::prelude::*;
+use k8s_client_runtime::Report;
 use k8s_client_runtime::cache::{DeltaObject, ResourceEventHandlerFuncs};
 use k8s_client_runtime::object::object_key;
 use k8s_client_runtime::rest::Client;
@@ -19,7 +20,7 @@ fn run_for() -> Option<Duration> {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), Report> {
     let factory = SharedInformerFactory::new(Client::try_default()?, Duration::from_secs(60));
     let pods = factory.core_v1().pods().informer();
     pods.add_event_handler(

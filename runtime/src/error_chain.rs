@@ -41,12 +41,58 @@ impl fmt::Debug for ErrorChain<'_> {
     }
 }
 
+/// An error a program's `main` returns, printed as one line with its
+/// causes ([`ErrorChain`]) rather than as a `Debug` dump of nested enums:
+///
+/// ```no_run
+/// # use k8s_client_runtime::{Client, Report};
+/// #[tokio::main]
+/// async fn main() -> Result<(), Report> {
+///     let client = Client::try_default()?;
+///     // ...
+/// #   let _ = client;
+///     Ok(())
+/// }
+/// ```
+///
+/// prints, for a kubeconfig naming a server that is down,
+/// `Error: GET https://127.0.0.1:6443/api: tcp connect error: Connection refused (os error 111)`.
+/// Any error converts into it with `?`; it is not an error itself (as
+/// `anyhow::Error` is not), so it is for the end of the line, not for
+/// library signatures.
+pub struct Report(Box<dyn Error + Send + Sync + 'static>);
+
+impl Report {
+    /// The error reported.
+    pub fn error(&self) -> &(dyn Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl<E: Error + Send + Sync + 'static> From<E> for Report {
+    fn from(error: E) -> Self {
+        Report(Box::new(error))
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&ErrorChain(&*self.0), f)
+    }
+}
+
+impl fmt::Debug for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&ErrorChain(&*self.0), f)
+    }
+}
+
 #[cfg(test)]
 mod layer_tests;
 
 #[cfg(test)]
 mod tests {
-    use super::ErrorChain;
+    use super::{ErrorChain, Report};
 
     #[derive(Debug, thiserror::Error)]
     #[error("{message}")]
@@ -88,5 +134,13 @@ mod tests {
         let err = layers(&["watch failed"]);
         assert_eq!(ErrorChain(&err).to_string(), "watch failed");
         assert_eq!(format!("{:?}", ErrorChain(&err)), "watch failed");
+    }
+
+    #[test]
+    fn a_report_prints_the_chain_in_both_forms() {
+        let report = Report::from(layers(&["listing failed", "GET /api/v1/pods", "connection refused"]));
+        assert_eq!(format!("{report:?}"), "listing failed: GET /api/v1/pods: connection refused");
+        assert_eq!(report.to_string(), format!("{report:?}"));
+        assert_eq!(report.error().to_string(), "listing failed");
     }
 }

@@ -99,7 +99,7 @@ pub mod workqueue;
 pub(crate) mod testing;
 
 pub use config::Config;
-pub use error_chain::ErrorChain;
+pub use error_chain::{ErrorChain, Report};
 /// The string of generated objects' fields: 16 bytes, as a Go string (an
 /// absent `Option<LeanString>` too). Up to 16 bytes of text are held inline,
 /// without an allocation, which most of a Kubernetes object's strings fit
