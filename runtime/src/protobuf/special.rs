@@ -17,7 +17,7 @@
 //! `micro_time_proto.go`, `quantity_proto.go`, intstr's and runtime's
 //! `generated.pb.go`):
 //! - Go's zero time is an empty message, and an empty message is the zero
-//!   time ([`zero_time`](crate::codec::zero_time)); any other time writes
+//!   time ([`zero_time`]); any other time writes
 //!   both fields, even when 0.
 //! - `Time` carries whole seconds: its nanos are written as 0 and ignored
 //!   when read (its JSON form has no fraction either).
