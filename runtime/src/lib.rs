@@ -89,6 +89,7 @@ mod intern;
 pub mod leaderelection;
 pub mod map;
 pub mod object;
+pub mod protobuf;
 mod read;
 pub mod record;
 pub mod rest;
