@@ -1,6 +1,6 @@
 # Real kube-apiserver for tests (see testenv/README.md). Included by the
 # top-level Makefile, so paths are relative to the repository root.
-.PHONY: testenv-build apiserver apiserver-stop apiserver-status specs testenv-test
+.PHONY: testenv-build apiserver apiserver-stop apiserver-status specs proto-testdata testenv-test
 
 GO ?= go
 TESTENV_DIR ?= $(CURDIR)/.testenv
@@ -50,6 +50,13 @@ apiserver-status: testenv-build
 
 specs: testenv-build
 	$(TESTENV_BIN) specs $(SPECS_ARGS) --out $(SPECS_OUT)
+
+# Reference protobuf (and JSON) bytes of the Go types for the round-trip tests.
+PROTO_TESTDATA_IN ?= ../shared/testdata/kubernetes-1.34
+PROTO_TESTDATA_OUT ?= target/proto-testdata
+
+proto-testdata: testenv-build
+	$(TESTENV_BIN) proto-testdata --in $(PROTO_TESTDATA_IN) --out $(PROTO_TESTDATA_OUT)
 
 testenv-test: testenv-build
 	cd testenv && $(GO) test -trimpath ./...  # -trimpath shares the build's cache

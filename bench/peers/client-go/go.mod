@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	k8s.io/api v0.35.8
+	k8s.io/apimachinery v0.35.8
 	k8s.io/client-go v0.35.8
 )
 
@@ -39,7 +40,6 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/apimachinery v0.35.8 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 	k8s.io/kube-openapi v0.0.0-20250910181357-589584f1c912 // indirect
 	k8s.io/utils v0.0.0-20251002143259-bc988d571ff4 // indirect

@@ -23,16 +23,20 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail(fmt.Errorf("usage: %s decode|sync|churn|workqueue [flags]", os.Args[0]))
+		fail(fmt.Errorf("usage: %s decode|encode-protobuf|sync|churn|workqueue [flags]", os.Args[0]))
 	}
 	cmd, args := os.Args[1], os.Args[2:]
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	var run func() (any, error)
 	switch cmd {
 	case "decode":
-		file := fs.String("file", "", "PodList JSON file (not gzipped)")
+		file := fs.String("file", "", "PodList file, JSON or protobuf (not gzipped)")
 		rounds := fs.Int("rounds", 10, "timed decodes after one warm-up")
 		run = func() (any, error) { return decode(*file, *rounds) }
+	case "encode-protobuf":
+		in := fs.String("in", "", "PodList JSON file (gzipped or not)")
+		out := fs.String("out", "", "where to write its protobuf encoding")
+		run = func() (any, error) { return encodeProtobuf(*in, *out) }
 	case "sync":
 		kubeconfig := fs.String("kubeconfig", "", "kubeconfig path")
 		expect := fs.Int("expect", 0, "pods the cache must hold once synced")
@@ -49,7 +53,7 @@ func main() {
 		items := fs.Int("items", 100000, "distinct keys to process")
 		run = func() (any, error) { return workQueue(*workers, *items) }
 	default:
-		fail(fmt.Errorf("unknown subcommand %q (want decode, sync, churn or workqueue)", cmd))
+		fail(fmt.Errorf("unknown subcommand %q (want decode, encode-protobuf, sync, churn or workqueue)", cmd))
 	}
 	if err := fs.Parse(args); err != nil {
 		os.Exit(1) // the flag package has already printed the error and usage

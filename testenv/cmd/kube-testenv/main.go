@@ -31,6 +31,7 @@ commands:
   ctl      talk to a running supervisor: restart | compact | stop | namespace NAME | status | wait
   specs    start a temporary apiserver and save its OpenAPI v3 documents
   fill     create N ConfigMaps in a running testenv (for measurements)
+  proto-testdata  write the Go types' protobuf and JSON bytes of testdata objects
   version  print the Kubernetes version compiled in
 
 internal (started by the supervisor):
@@ -53,6 +54,8 @@ func main() {
 		err = cmdSpecs(args)
 	case "fill":
 		err = cmdFill(args)
+	case "proto-testdata":
+		err = cmdProtoTestdata(args)
 	case "version":
 		fmt.Println(version.Get().GitVersion)
 	case "etcd":
