@@ -96,6 +96,37 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// A `.proto` file that does not parse, or a protobuf input that is
+    /// incomplete (a message of the Go facts in no `.proto` file).
+    #[error("{}: {message}", path.display())]
+    Protobuf {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A `.proto` file and the Go facts (`proto/go-fields.json`) that
+    /// disagree on a field's number or name: a capture mixing versions.
+    #[error("{} and {}: {message}", proto.display(), facts.display())]
+    ProtobufFacts {
+        /// The `.proto` file.
+        proto: PathBuf,
+        /// The facts file.
+        facts: PathBuf,
+        /// The message and field.
+        message: String,
+    },
+    /// A message that does not fit the OpenAPI schema of the type it
+    /// encodes, for a type reached from a kind.
+    #[error("{} and {}: {message}", proto.display(), document.display())]
+    ProtobufMismatch {
+        /// The `.proto` file declaring the message.
+        proto: PathBuf,
+        /// The OpenAPI document declaring the schema.
+        document: PathBuf,
+        /// The message, the schema and the field that does not match.
+        message: String,
+    },
     /// A check over the whole input or output that failed: two items with
     /// one name, an unknown `--group-name` group, no served CRD version.
     /// The message says what and where.

@@ -23,6 +23,9 @@ pub struct Api {
     /// The crate (as a Rust identifier, `k8s_client`) providing the types
     /// marked [`TypeDef::external`].
     pub external_crate: Option<String>,
+    /// The protobuf messages of the types, when the specs have `proto/`
+    /// (built-in types only; see [`crate::protobuf`]).
+    pub protobuf: Option<crate::protobuf::Encodings>,
 }
 
 /// A group/version/kind as written in `x-kubernetes-group-version-kind`.

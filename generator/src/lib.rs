@@ -20,6 +20,7 @@ pub mod ir;
 pub mod lower;
 pub mod naming;
 pub mod plan;
+pub mod protobuf;
 pub mod schema;
 pub mod spec;
 
@@ -60,7 +61,8 @@ pub const CLIENT_CRATE: &str = "k8s_client";
 /// From a directory of OpenAPI documents: every type generated.
 pub fn generate_from_dir(specs: &Path, opts: &emit::Options) -> Result<Generated> {
     let docs = spec::load_dir(specs)?;
-    let api = spec::build(&docs)?;
+    let mut api = spec::build(&docs)?;
+    api.protobuf = protobuf::load(specs, &api)?;
     let output = plan_and_emit(&api, opts)?;
     Ok(Generated { api, output, notes: Vec::new() })
 }

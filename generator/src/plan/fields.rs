@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ir::{Api, Field, FieldType, Gvk, LIST_META, OBJECT_META, Shape, Special, TypeDef};
+use crate::protobuf::FieldEncoding;
 
 /// A generated struct and its fields.
 #[derive(Debug)]
@@ -25,6 +26,9 @@ pub struct StructPlan<'a> {
     /// A type of the struct's module is named `Option`: the prelude's must
     /// be spelled out.
     pub option_shadowed: bool,
+    /// The protobuf message encoding it (`k8s.io.api.core.v1.Pod`); `None`
+    /// for custom resources and specs without `proto/`.
+    pub message: Option<&'a str>,
 }
 
 /// One declared field.
@@ -45,6 +49,9 @@ pub struct FieldPlan<'a> {
     pub embedding: Option<Embedding>,
     /// How the runtime reads it.
     pub seed: Seed,
+    /// Its protobuf field: number, proto type, repeated or map, Go
+    /// pointer-ness; `None` where the struct has no message.
+    pub protobuf: Option<&'a FieldEncoding>,
 }
 
 /// How a field holds kinds, whose TypeMeta is then left out on encode (as
@@ -133,12 +140,19 @@ fn struct_plan<'a>(api: &'a Api, def: &'a TypeDef) -> Option<StructPlan<'a>> {
     let kind = is_kind(def);
     let declared =
         all.iter().filter(|f| !f.flatten && !(kind && (f.json_name == "apiVersion" || f.json_name == "kind")));
+    let encoding = api.protobuf.as_ref().and_then(|p| p.types.get(&def.schema_name));
     Some(StructPlan {
         def,
-        fields: declared.map(|f| field_plan(api, def, f)).collect(),
+        fields: declared
+            .map(|f| FieldPlan {
+                protobuf: encoding.and_then(|e| e.fields.get(&f.json_name)),
+                ..field_plan(api, def, f)
+            })
+            .collect(),
         rest: all.iter().find(|f| f.flatten),
         type_meta: if kind { def.gvk.as_ref() } else { None },
         option_shadowed: api.types.values().any(|d| d.module == def.module && d.rust_name == "Option"),
+        message: encoding.map(|e| e.message.as_str()),
     })
 }
 
@@ -154,7 +168,7 @@ fn field_plan<'a>(api: &Api, def: &TypeDef, f: &'a Field) -> FieldPlan<'a> {
     let writes_null = f.required && f.nullable && !plain;
     // A field boxed to break a cycle holds no kind: kinds do not nest.
     let embedding = if f.boxed { None } else { embedded_kind(api, &f.ty) };
-    FieldPlan { field: f, plain, boxed, writes_null, embedding, seed: seed(api, def, f, plain, boxed) }
+    FieldPlan { field: f, plain, boxed, writes_null, embedding, seed: seed(api, def, f, plain, boxed), protobuf: None }
 }
 
 fn seed(api: &Api, def: &TypeDef, f: &Field, plain: bool, boxed: bool) -> Seed {

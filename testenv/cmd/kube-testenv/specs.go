@@ -68,7 +68,7 @@ func (s *supervisor) fetchSpecs(out string) error {
 	}
 	// Start from an empty tree so that groups the server no longer serves
 	// disappear from the capture.
-	for _, d := range []string{"api", "apis", "VERSION", "SHA256SUMS"} {
+	for _, d := range []string{"api", "apis", "proto", "VERSION", "SHA256SUMS"} {
 		if err := os.RemoveAll(filepath.Join(out, d)); err != nil {
 			return err
 		}
@@ -109,13 +109,27 @@ func (s *supervisor) fetchSpecs(out string) error {
 		h := sha256.Sum256(pretty)
 		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(h[:]), file)
 	}
+	protoFiles, err := writeProto(out)
+	if err != nil {
+		return fmt.Errorf("protobuf sources: %w", err)
+	}
+	protoNames := make([]string, 0, len(protoFiles))
+	for name := range protoFiles {
+		protoNames = append(protoNames, name)
+	}
+	sort.Strings(protoNames) // "proto/..." sorts after the documents' "api..."
+	for _, name := range protoNames {
+		h := sha256.Sum256(protoFiles[name])
+		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(h[:]), name)
+	}
 	if err := os.WriteFile(filepath.Join(out, "VERSION"), []byte(s.version+"\n"), 0o644); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(out, "SHA256SUMS"), []byte(sums.String()), 0o644); err != nil {
 		return err
 	}
-	fmt.Printf("kube-testenv: wrote %d OpenAPI v3 documents from %s to %s\n", len(names), s.version, out)
+	fmt.Printf("kube-testenv: wrote %d OpenAPI v3 documents and %d protobuf files from %s to %s\n",
+		len(names), len(protoNames), s.version, out)
 	return nil
 }
 
