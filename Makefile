@@ -101,6 +101,7 @@ check-public-crds: testenv-build
 test: testenv-build
 	$(MAKE) lint
 	$(MAKE) check-generated
+	$(MAKE) proto-testdata
 	$(CARGO) test --workspace --all-targets
 	$(MAKE) check-1.34
 	$(MAKE) check-crds

@@ -408,6 +408,24 @@ pub struct KindEntry {
     /// Decodes JSON into the kind's Rust type and encodes it back: the
     /// canonical form of an object of this kind, or the decode error.
     pub transcode: fn(&[u8]) -> Result<serde_json::Value, serde_json::Error>,
+    /// For a kind with a protobuf form (built-in kinds, with the generated
+    /// crate's `protobuf` feature): decodes a protobuf message (without the
+    /// `k8s\0` envelope) into the kind's Rust type, and gives the message
+    /// encoded back from it and the object as JSON.
+    pub transcode_protobuf: Option<ProtobufTranscode>,
+}
+
+/// The `transcode_protobuf` of a [`KindEntry`]: the message encoded back
+/// from the decoded object, and the object as JSON.
+pub type ProtobufTranscode =
+    fn(&[u8]) -> Result<(Vec<u8>, serde_json::Value), Box<dyn std::error::Error + Send + Sync>>;
+
+/// The `transcode_protobuf` of a [`KindEntry`] for the type `T`.
+pub fn transcode_protobuf<T: crate::protobuf::DecodeProto + crate::protobuf::EncodeProto + Serialize>(
+    message: &[u8],
+) -> Result<(Vec<u8>, serde_json::Value), Box<dyn std::error::Error + Send + Sync>> {
+    let typed = T::decode(message, crate::codec::DecodeOptions::default())?;
+    Ok((typed.encode_to_vec(), serde_json::to_value(&typed)?))
 }
 
 impl KindEntry {
@@ -634,7 +652,13 @@ mod tests {
         let pods = DynamicResource::of::<crate::testing::Pod>();
         assert_eq!((pods.api_version(), pods.api_prefix()), ("v1".into(), "/api/v1".into()));
         assert_eq!(<crate::testing::Node as Resource>::api_prefix(), "/apis/example.io/v1beta1");
-        let entry = KindEntry { group: "", version: "v1", kind: "Pod", transcode: transcode::<serde_json::Value> };
+        let entry = KindEntry {
+            group: "",
+            version: "v1",
+            kind: "Pod",
+            transcode: transcode::<serde_json::Value>,
+            transcode_protobuf: None,
+        };
         assert_eq!(entry.api_version(), "v1");
     }
 

@@ -97,6 +97,8 @@ struct CargoToml<'a> {
     runtime_path: String,
     standalone: bool,
     features: &'a [Feature],
+    /// The crate's types have protobuf codecs (the `protobuf` feature).
+    protobuf: bool,
     /// The Kubernetes crate, when types are taken from it: package, path
     /// (a TOML string), features.
     client: Option<(&'a str, String, &'a [String])>,
@@ -142,6 +144,7 @@ pub fn cargo_toml(api: &Api, opts: &Options, features: &[Feature], client_featur
             runtime_path: text::toml_string(&opts.runtime_path),
             standalone: opts.standalone,
             features,
+            protobuf: api.protobuf.is_some(),
             client,
         },
     )

@@ -11,6 +11,7 @@ mod decode;
 mod encode;
 pub mod informers;
 pub mod listers;
+mod protobuf;
 pub mod scheme;
 mod special;
 pub mod text;

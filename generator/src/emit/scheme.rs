@@ -14,6 +14,8 @@ pub fn emit_scheme(api: &Api, plan: &Plan) -> TokenStream {
         let (group, version, kind) = (&gvk.group, &gvk.version, &gvk.kind);
         let ty = type_path(api, &def.schema_name);
         let gate = def.feature.as_ref().map(|f| quote!(#[cfg(feature = #f)]));
+        let has_message = api.protobuf.as_ref().is_some_and(|p| p.types.contains_key(&def.schema_name));
+        let protobuf = if has_message { quote!(protobuf::<#ty>()) } else { quote!(::std::option::Option::None) };
         quote! {
             #gate
             ::k8s_client_runtime::object::KindEntry {
@@ -21,11 +23,33 @@ pub fn emit_scheme(api: &Api, plan: &Plan) -> TokenStream {
                 version: #version,
                 kind: #kind,
                 transcode: ::k8s_client_runtime::object::transcode::<#ty>,
+                transcode_protobuf: #protobuf,
             },
+        }
+    });
+    let feature = super::protobuf::FEATURE;
+    let protobuf_fn = api.protobuf.is_some().then(|| {
+        quote! {
+            /// The protobuf transcode of a kind, with the `protobuf` feature.
+            #[cfg(feature = #feature)]
+            const fn protobuf<T>() -> ::std::option::Option<::k8s_client_runtime::object::ProtobufTranscode>
+            where
+                T: ::k8s_client_runtime::protobuf::DecodeProto + ::k8s_client_runtime::protobuf::EncodeProto + ::serde::Serialize,
+            {
+                ::std::option::Option::Some(::k8s_client_runtime::object::transcode_protobuf::<T>)
+            }
+
+            /// Without the `protobuf` feature, no kind has a protobuf transcode.
+            #[cfg(not(feature = #feature))]
+            const fn protobuf<T>() -> ::std::option::Option<::k8s_client_runtime::object::ProtobufTranscode> {
+                ::std::option::Option::None
+            }
         }
     });
     quote! {
         //! Every kind of this crate (with the enabled features), by group, version and kind.
+
+        #protobuf_fn
 
         /// The kinds, sorted by schema name.
         pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[

@@ -44,7 +44,11 @@ fn rest_tokens(sp: &StructPlan) -> Option<TokenStream> {
 /// The items of one type's file.
 pub fn emit_type(api: &Api, plan: &Plan, def: &TypeDef) -> TokenStream {
     match &def.shape {
-        Shape::Special(s) => super::special::emit_special(def, *s),
+        Shape::Special(s) => {
+            let mut out = super::special::emit_special(def, *s);
+            out.extend(super::protobuf::special_proto_impl(api, def, *s));
+            out
+        }
         Shape::Struct(_) => match plan.structs.get(def.schema_name.as_str()) {
             Some(sp) => emit_struct(api, sp, plan.kinds.get(def.schema_name.as_str())),
             None => TokenStream::new(),
@@ -72,6 +76,7 @@ fn emit_struct(api: &Api, sp: &StructPlan, resource: Option<&KindPlan>) -> Token
     };
     out.extend(super::decode::decode_impl(sp));
     out.extend(super::encode::encode_impl(sp));
+    out.extend(super::protobuf::proto_impl(api, sp));
     if let Some(gvk) = sp.type_meta {
         // Served kinds have these constants through the `Resource` trait.
         if resource.is_none() {
@@ -202,9 +207,15 @@ fn resource_impls(api: &Api, def: &TypeDef, k: &KindPlan) -> TokenStream {
     } else {
         (quote!(), quote!())
     };
+    // Built-in kinds with a message speak protobuf under the crate's
+    // feature; custom resources are JSON only.
+    let protobuf = api.protobuf.as_ref().is_some_and(|p| p.types.contains_key(&def.schema_name)).then(|| {
+        let feature = super::protobuf::FEATURE;
+        quote!(; protobuf if feature = #feature)
+    });
     quote! {
         #meta_use
-        ::k8s_client_runtime::impl_resource!(#name, #group, #version, #api_version, #kind, #plural, #scope, #list_kind #meta);
+        ::k8s_client_runtime::impl_resource!(#name, #group, #version, #api_version, #kind, #plural, #scope, #list_kind #meta #protobuf);
     }
 }
 

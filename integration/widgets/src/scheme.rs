@@ -10,6 +10,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::autoscaling::v1::Autoscaler,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling.example.com",
@@ -18,6 +19,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::autoscaling::v1::AutoscalerList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -26,6 +28,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::v1::Gadget,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -34,6 +37,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::v1::GadgetList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -42,6 +46,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::v1::Widget,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -50,6 +55,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::v1::WidgetList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -58,6 +64,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::v1beta1::Widget,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -66,6 +73,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::v1beta1::WidgetList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -74,6 +82,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::do_::zalan::acid::v1::Postgresql,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -82,6 +91,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::do_::zalan::acid::v1::PostgresqlList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
 ];
 /// Looks a kind up by group, version and kind.

@@ -45,6 +45,39 @@ pub fn option<V: FieldValue>(
     place.get_or_insert_with(V::default).merge_value(wire_type, reader, options)
 }
 
+/// An optional field of a Go value (not pointer) field that JSON leaves out
+/// when zero (`omitempty`, or a zero `metav1.Time`, written as `null`): Go
+/// always writes it on the wire, so a zero value read here is `None`, as
+/// the JSON decode of the same object has it.
+#[inline]
+pub fn option_unless_default<V: FieldValue + PartialEq>(
+    place: &mut Option<V>,
+    wire_type: WireType,
+    reader: &mut Reader<'_>,
+    options: DecodeOptions,
+) -> Result<(), Error> {
+    let value = place.get_or_insert_with(V::default);
+    value.merge_value(wire_type, reader, options)?;
+    if *value == V::default() {
+        *place = None;
+    }
+    Ok(())
+}
+
+/// A Go struct that JSON inlines into its parent but protobuf keeps as a
+/// nested message (a `Volume`'s `VolumeSource`): `field` reads each of its
+/// fields into the parent, errors naming `message`.
+#[inline]
+pub fn inline<'a>(
+    message: &'static str,
+    wire_type: WireType,
+    reader: &mut Reader<'a>,
+    field: impl FnMut(u32, WireType, &mut Reader<'a>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    wire_type.expect(WireType::Len)?;
+    for_each_field(message, &mut reader.nested()?, field)
+}
+
 /// An optional boxed field (a large or recursive message), as [`option`].
 #[inline]
 pub fn option_box<V: FieldValue>(

@@ -107,6 +107,18 @@ pub enum Error {
         /// The seconds read.
         seconds: i64,
     },
+    /// The raw bytes of a field holding JSON (`RawExtension`, `FieldsV1`,
+    /// apiextensions' `JSON`) that are not one JSON value: an embedded
+    /// object written as protobuf, say, which this client keeps only as JSON.
+    #[error("{message} raw bytes are not JSON ({reason}); they begin with {received}")]
+    RawNotJson {
+        /// The message type.
+        message: &'static str,
+        /// What the JSON parser says.
+        reason: String,
+        /// The first bytes, as text and hex.
+        received: String,
+    },
     /// An `IntOrString` whose type is neither 0 (int) nor 1 (string).
     #[error("IntOrString type {0} is neither 0 (int) nor 1 (string)")]
     IntOrStringType(i64),

@@ -32,7 +32,7 @@ use lean_string::LeanString;
 use super::message::for_each_field;
 use super::wire::{Reader, WireType, Writer};
 use super::{DecodeOptions, Error, FieldValue};
-use crate::codec::{CompactTimestamp, IntOrStr, Timestamp, zero_time};
+use crate::codec::{CompactTimestamp, IntOrStr, RawJson, Timestamp, zero_time};
 
 /// A `metav1.Time` message: whole seconds (nanos ignored); the empty
 /// message is Go's zero time.
@@ -163,4 +163,42 @@ pub fn decode_raw_extension<'a>(reader: &mut Reader<'a>) -> Result<&'a [u8], Err
 pub fn encode_raw_extension(writer: &mut Writer, raw: &[u8]) {
     writer.key(1, WireType::Len);
     writer.bytes(raw);
+}
+
+/// A message whose `raw = 1` bytes hold one JSON value (`RawExtension`,
+/// apiextensions' `JSON`), parsed; no bytes (Go's nil) are `null`.
+pub fn decode_json_value(message: &'static str, reader: &mut Reader<'_>) -> Result<serde_json::Value, Error> {
+    let raw = decode_raw_extension(reader)?;
+    if raw.is_empty() {
+        return Ok(serde_json::Value::Null);
+    }
+    serde_json::from_slice(raw).map_err(|e| raw_not_json(message, &e, raw))
+}
+
+/// Writes a message whose `raw = 1` bytes hold `value` as compact JSON;
+/// `null` writes no bytes (Go's nil `Raw`).
+pub fn encode_json_value(writer: &mut Writer, value: &serde_json::Value) {
+    if !value.is_null() {
+        // Writing a `Value` to a `Vec` cannot fail: its keys are strings.
+        encode_raw_extension(writer, &serde_json::to_vec(value).unwrap_or_default());
+    }
+}
+
+/// A `FieldsV1` message (`raw = 1`): its JSON text, kept as written.
+pub fn decode_raw_json(reader: &mut Reader<'_>) -> Result<RawJson, Error> {
+    let raw = decode_raw_extension(reader)?;
+    if raw.is_empty() {
+        return Ok(RawJson::default());
+    }
+    let text = std::str::from_utf8(raw).map_err(|e| raw_not_json("FieldsV1", &e, raw))?;
+    RawJson::from_text(text).map_err(|e| raw_not_json("FieldsV1", &e, raw))
+}
+
+/// Writes a `FieldsV1` message: its JSON text as the raw bytes.
+pub fn encode_raw_json(writer: &mut Writer, json: &RawJson) {
+    encode_raw_extension(writer, json.as_str().as_bytes());
+}
+
+fn raw_not_json(message: &'static str, reason: &dyn std::fmt::Display, raw: &[u8]) -> Error {
+    Error::RawNotJson { message, reason: reason.to_string(), received: super::error::describe_prefix(raw) }
 }

@@ -57,3 +57,41 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ExpressionWarning {
     }
 }
 ::k8s_client_runtime::impl_codec!(ExpressionWarning);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ExpressionWarning {
+    const NAME: &'static str = "ExpressionWarning";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.field_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.warning,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ExpressionWarning {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.field_ref);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.warning);
+    }
+}

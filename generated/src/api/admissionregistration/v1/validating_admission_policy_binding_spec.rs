@@ -122,3 +122,71 @@ for ValidatingAdmissionPolicyBindingSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(ValidatingAdmissionPolicyBindingSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto
+for ValidatingAdmissionPolicyBindingSpec {
+    const NAME: &'static str = "ValidatingAdmissionPolicyBindingSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.policy_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.param_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.match_resources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.validation_actions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto
+for ValidatingAdmissionPolicyBindingSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            1,
+            &self.policy_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.param_ref);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            3,
+            &self.match_resources,
+        );
+        if let ::std::option::Option::Some(items) = &self.validation_actions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+    }
+}

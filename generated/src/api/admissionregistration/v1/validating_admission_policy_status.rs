@@ -84,3 +84,60 @@ for ValidatingAdmissionPolicyStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(ValidatingAdmissionPolicyStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ValidatingAdmissionPolicyStatus {
+    const NAME: &'static str = "ValidatingAdmissionPolicyStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.observed_generation,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.type_checking,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ValidatingAdmissionPolicyStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            1,
+            &self.observed_generation,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            2,
+            &self.type_checking,
+        );
+        if let ::std::option::Option::Some(items) = &self.conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+    }
+}

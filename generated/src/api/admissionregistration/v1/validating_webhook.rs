@@ -246,3 +246,138 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ValidatingWebhook {
     }
 }
 ::k8s_client_runtime::impl_codec!(ValidatingWebhook);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ValidatingWebhook {
+    const NAME: &'static str = "ValidatingWebhook";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.client_config,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.rules,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.failure_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.namespace_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.side_effects,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.timeout_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.admission_review_versions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.match_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.object_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.match_conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ValidatingWebhook {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.client_config);
+        if let ::std::option::Option::Some(items) = &self.rules {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.failure_policy);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            5,
+            &self.namespace_selector,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 6, &self.side_effects);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 7, &self.timeout_seconds);
+        ::k8s_client_runtime::protobuf::encode::repeated(
+            writer,
+            8,
+            &self.admission_review_versions,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 9, &self.match_policy);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            10,
+            &self.object_selector,
+        );
+        if let ::std::option::Option::Some(items) = &self.match_conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 11, items);
+        }
+    }
+}

@@ -75,10 +75,50 @@ for ValidatingWebhookConfiguration {
     }
 }
 ::k8s_client_runtime::impl_codec!(ValidatingWebhookConfiguration);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ValidatingWebhookConfiguration {
+    const NAME: &'static str = "ValidatingWebhookConfiguration";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.webhooks,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ValidatingWebhookConfiguration {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        if let ::std::option::Option::Some(items) = &self.webhooks {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     ValidatingWebhookConfiguration, "admissionregistration.k8s.io", "v1",
     "admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration",
     "validatingwebhookconfigurations", Cluster, "ValidatingWebhookConfigurationList",
-    __ObjectMeta
+    __ObjectMeta; protobuf if feature = "protobuf"
 );

@@ -71,9 +71,48 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MutatingAdmissionPoli
     }
 }
 ::k8s_client_runtime::impl_codec!(MutatingAdmissionPolicy);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for MutatingAdmissionPolicy {
+    const NAME: &'static str = "MutatingAdmissionPolicy";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.spec,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for MutatingAdmissionPolicy {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.spec);
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     MutatingAdmissionPolicy, "admissionregistration.k8s.io", "v1alpha1",
     "admissionregistration.k8s.io/v1alpha1", "MutatingAdmissionPolicy",
-    "mutatingadmissionpolicies", Cluster, "MutatingAdmissionPolicyList", __ObjectMeta
+    "mutatingadmissionpolicies", Cluster, "MutatingAdmissionPolicyList", __ObjectMeta;
+    protobuf if feature = "protobuf"
 );

@@ -88,3 +88,54 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Mutation {
     }
 }
 ::k8s_client_runtime::impl_codec!(Mutation);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for Mutation {
+    const NAME: &'static str = "Mutation";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.patch_type,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.apply_configuration,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.json_patch,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for Mutation {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.patch_type);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            3,
+            &self.apply_configuration,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.json_patch);
+    }
+}

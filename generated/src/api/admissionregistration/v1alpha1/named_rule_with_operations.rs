@@ -135,3 +135,135 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NamedRuleWithOperatio
     }
 }
 ::k8s_client_runtime::impl_codec!(NamedRuleWithOperations);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for NamedRuleWithOperations {
+    const NAME: &'static str = "NamedRuleWithOperations";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.resource_names,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::inline(
+                    "RuleWithOperations",
+                    wire_type,
+                    reader,
+                    |number, wire_type, reader| {
+                        match number {
+                            1 => {
+                                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                                    &mut self.operations,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            2 => {
+                                ::k8s_client_runtime::protobuf::decode::inline(
+                                    "Rule",
+                                    wire_type,
+                                    reader,
+                                    |number, wire_type, reader| {
+                                        match number {
+                                            1 => {
+                                                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                                                    &mut self.api_groups,
+                                                    wire_type,
+                                                    reader,
+                                                    options,
+                                                )
+                                            }
+                                            2 => {
+                                                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                                                    &mut self.api_versions,
+                                                    wire_type,
+                                                    reader,
+                                                    options,
+                                                )
+                                            }
+                                            3 => {
+                                                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                                                    &mut self.resources,
+                                                    wire_type,
+                                                    reader,
+                                                    options,
+                                                )
+                                            }
+                                            4 => {
+                                                ::k8s_client_runtime::protobuf::decode::option(
+                                                    &mut self.scope,
+                                                    wire_type,
+                                                    reader,
+                                                    options,
+                                                )
+                                            }
+                                            _ => reader.skip(wire_type),
+                                        }
+                                    },
+                                )
+                            }
+                            _ => reader.skip(wire_type),
+                        }
+                    },
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for NamedRuleWithOperations {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.resource_names {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        writer.key(2, ::k8s_client_runtime::protobuf::WireType::Len);
+        writer
+            .len_delimited(|writer| {
+                if let ::std::option::Option::Some(items) = &self.operations {
+                    ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+                }
+                writer.key(2, ::k8s_client_runtime::protobuf::WireType::Len);
+                writer
+                    .len_delimited(|writer| {
+                        if let ::std::option::Option::Some(items) = &self.api_groups {
+                            ::k8s_client_runtime::protobuf::encode::repeated(
+                                writer,
+                                1,
+                                items,
+                            );
+                        }
+                        if let ::std::option::Option::Some(items) = &self.api_versions {
+                            ::k8s_client_runtime::protobuf::encode::repeated(
+                                writer,
+                                2,
+                                items,
+                            );
+                        }
+                        if let ::std::option::Option::Some(items) = &self.resources {
+                            ::k8s_client_runtime::protobuf::encode::repeated(
+                                writer,
+                                3,
+                                items,
+                            );
+                        }
+                        ::k8s_client_runtime::protobuf::encode::option(
+                            writer,
+                            4,
+                            &self.scope,
+                        );
+                    });
+            });
+    }
+}

@@ -77,10 +77,48 @@ for MutatingAdmissionPolicyBinding {
     }
 }
 ::k8s_client_runtime::impl_codec!(MutatingAdmissionPolicyBinding);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for MutatingAdmissionPolicyBinding {
+    const NAME: &'static str = "MutatingAdmissionPolicyBinding";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.spec,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for MutatingAdmissionPolicyBinding {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.spec);
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     MutatingAdmissionPolicyBinding, "admissionregistration.k8s.io", "v1beta1",
     "admissionregistration.k8s.io/v1beta1", "MutatingAdmissionPolicyBinding",
     "mutatingadmissionpolicybindings", Cluster, "MutatingAdmissionPolicyBindingList",
-    __ObjectMeta
+    __ObjectMeta; protobuf if feature = "protobuf"
 );

@@ -98,3 +98,71 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServerStorageVersion 
     }
 }
 ::k8s_client_runtime::impl_codec!(ServerStorageVersion);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ServerStorageVersion {
+    const NAME: &'static str = "ServerStorageVersion";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.api_server_id,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.encoding_version,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.decodable_versions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.served_versions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ServerStorageVersion {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            1,
+            &self.api_server_id,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            2,
+            &self.encoding_version,
+        );
+        if let ::std::option::Option::Some(items) = &self.decodable_versions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.served_versions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+    }
+}

@@ -90,3 +90,58 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersionStatus 
     }
 }
 ::k8s_client_runtime::impl_codec!(StorageVersionStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionStatus {
+    const NAME: &'static str = "StorageVersionStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.storage_versions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.common_encoding_version,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for StorageVersionStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.storage_versions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            2,
+            &self.common_encoding_version,
+        );
+        if let ::std::option::Option::Some(items) = &self.conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+    }
+}

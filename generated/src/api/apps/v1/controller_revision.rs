@@ -67,8 +67,56 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ControllerRevision {
     }
 }
 ::k8s_client_runtime::impl_codec!(ControllerRevision);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ControllerRevision {
+    const NAME: &'static str = "ControllerRevision";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.data,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.revision,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ControllerRevision {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.data);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.revision);
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     ControllerRevision, "apps", "v1", "apps/v1", "ControllerRevision",
-    "controllerrevisions", Namespaced, "ControllerRevisionList", __ObjectMeta
+    "controllerrevisions", Namespaced, "ControllerRevisionList", __ObjectMeta; protobuf
+    if feature = "protobuf"
 );

@@ -115,3 +115,143 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonSetStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(DaemonSetStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonSetStatus {
+    const NAME: &'static str = "DaemonSetStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.current_number_scheduled,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.number_misscheduled,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.desired_number_scheduled,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.number_ready,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.observed_generation,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.updated_number_scheduled,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.number_available,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.number_unavailable,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.collision_count,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for DaemonSetStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            1,
+            &self.current_number_scheduled,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            2,
+            &self.number_misscheduled,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            3,
+            &self.desired_number_scheduled,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 4, &self.number_ready);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            5,
+            &self.observed_generation,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            6,
+            &self.updated_number_scheduled,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            7,
+            &self.number_available,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            8,
+            &self.number_unavailable,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 9, &self.collision_count);
+        if let ::std::option::Option::Some(items) = &self.conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 10, items);
+        }
+    }
+}

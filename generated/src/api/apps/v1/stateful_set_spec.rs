@@ -191,3 +191,148 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatefulSetSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(StatefulSetSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for StatefulSetSpec {
+    const NAME: &'static str = "StatefulSetSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.replicas,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.template,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.volume_claim_templates,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.service_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.pod_management_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.update_strategy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.revision_history_limit,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.min_ready_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.persistent_volume_claim_retention_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.ordinals,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for StatefulSetSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.replicas);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.selector);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.template);
+        if let ::std::option::Option::Some(items) = &self.volume_claim_templates {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            5,
+            &self.service_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            6,
+            &self.pod_management_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            7,
+            &self.update_strategy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            8,
+            &self.revision_history_limit,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            9,
+            &self.min_ready_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            10,
+            &self.persistent_volume_claim_retention_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 11, &self.ordinals);
+    }
+}

@@ -84,3 +84,65 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for UserInfo {
     }
 }
 ::k8s_client_runtime::impl_codec!(UserInfo);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for UserInfo {
+    const NAME: &'static str = "UserInfo";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.username,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.uid,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.groups,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.extra,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for UserInfo {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            1,
+            &self.username,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.uid);
+        if let ::std::option::Option::Some(items) = &self.groups {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 4, &self.extra);
+    }
+}

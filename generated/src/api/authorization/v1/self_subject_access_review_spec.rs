@@ -72,3 +72,49 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SelfSubjectAccessRevi
     }
 }
 ::k8s_client_runtime::impl_codec!(SelfSubjectAccessReviewSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for SelfSubjectAccessReviewSpec {
+    const NAME: &'static str = "SelfSubjectAccessReviewSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.resource_attributes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.non_resource_attributes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for SelfSubjectAccessReviewSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            1,
+            &self.resource_attributes,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            2,
+            &self.non_resource_attributes,
+        );
+    }
+}

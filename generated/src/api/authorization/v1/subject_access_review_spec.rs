@@ -118,3 +118,87 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SubjectAccessReviewSp
     }
 }
 ::k8s_client_runtime::impl_codec!(SubjectAccessReviewSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for SubjectAccessReviewSpec {
+    const NAME: &'static str = "SubjectAccessReviewSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.resource_attributes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.non_resource_attributes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.user,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.groups,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.extra,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.uid,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for SubjectAccessReviewSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            1,
+            &self.resource_attributes,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            2,
+            &self.non_resource_attributes,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 3, &self.user);
+        if let ::std::option::Option::Some(items) = &self.groups {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 5, &self.extra);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 6, &self.uid);
+    }
+}

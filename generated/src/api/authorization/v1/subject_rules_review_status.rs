@@ -85,3 +85,71 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SubjectRulesReviewSta
     }
 }
 ::k8s_client_runtime::impl_codec!(SubjectRulesReviewStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for SubjectRulesReviewStatus {
+    const NAME: &'static str = "SubjectRulesReviewStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.resource_rules,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.non_resource_rules,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.incomplete,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.evaluation_error,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for SubjectRulesReviewStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::repeated(
+            writer,
+            1,
+            &self.resource_rules,
+        );
+        ::k8s_client_runtime::protobuf::encode::repeated(
+            writer,
+            2,
+            &self.non_resource_rules,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.incomplete);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            4,
+            &self.evaluation_error,
+        );
+    }
+}

@@ -69,6 +69,44 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HorizontalPodAutoscal
     }
 }
 ::k8s_client_runtime::impl_codec!(HorizontalPodAutoscalerList);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for HorizontalPodAutoscalerList {
+    const NAME: &'static str = "HorizontalPodAutoscalerList";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.items,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for HorizontalPodAutoscalerList {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, &self.items);
+    }
+}
 impl HorizontalPodAutoscalerList {
     /// `apiVersion` of this kind.
     pub const API_VERSION: &'static str = "autoscaling/v1";

@@ -73,3 +73,63 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HorizontalPodAutoscal
     }
 }
 ::k8s_client_runtime::impl_codec!(HorizontalPodAutoscalerSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for HorizontalPodAutoscalerSpec {
+    const NAME: &'static str = "HorizontalPodAutoscalerSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.scale_target_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.min_replicas,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.max_replicas,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.target_cpu_utilization_percentage,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for HorizontalPodAutoscalerSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.scale_target_ref);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.min_replicas);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.max_replicas);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            4,
+            &self.target_cpu_utilization_percentage,
+        );
+    }
+}

@@ -76,3 +76,76 @@ for HorizontalPodAutoscalerStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(HorizontalPodAutoscalerStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for HorizontalPodAutoscalerStatus {
+    const NAME: &'static str = "HorizontalPodAutoscalerStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.observed_generation,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.last_scale_time,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.current_replicas,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.desired_replicas,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.current_cpu_utilization_percentage,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for HorizontalPodAutoscalerStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            1,
+            &self.observed_generation,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.last_scale_time);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.current_replicas);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 4, &self.desired_replicas);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            5,
+            &self.current_cpu_utilization_percentage,
+        );
+    }
+}

@@ -70,3 +70,54 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CrossVersionObjectRef
     }
 }
 ::k8s_client_runtime::impl_codec!(CrossVersionObjectReference);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CrossVersionObjectReference {
+    const NAME: &'static str = "CrossVersionObjectReference";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.kind,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.api_version,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CrossVersionObjectReference {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.kind);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.name);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.api_version,
+        );
+    }
+}

@@ -77,3 +77,41 @@ for HorizontalPodAutoscalerBehavior {
     }
 }
 ::k8s_client_runtime::impl_codec!(HorizontalPodAutoscalerBehavior);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for HorizontalPodAutoscalerBehavior {
+    const NAME: &'static str = "HorizontalPodAutoscalerBehavior";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.scale_up,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.scale_down,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for HorizontalPodAutoscalerBehavior {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.scale_up);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.scale_down);
+    }
+}

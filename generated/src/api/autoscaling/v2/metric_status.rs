@@ -128,3 +128,81 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(MetricStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for MetricStatus {
+    const NAME: &'static str = "MetricStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.type_,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.object,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.pods,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.resource,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.external,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.container_resource,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for MetricStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.object);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.pods);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.resource);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 5, &self.external);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            7,
+            &self.container_resource,
+        );
+    }
+}

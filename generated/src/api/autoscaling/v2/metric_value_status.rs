@@ -62,3 +62,54 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricValueStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(MetricValueStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for MetricValueStatus {
+    const NAME: &'static str = "MetricValueStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.value,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.average_value,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.average_utilization,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for MetricValueStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.value);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.average_value);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            3,
+            &self.average_utilization,
+        );
+    }
+}

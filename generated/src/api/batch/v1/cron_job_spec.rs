@@ -123,3 +123,111 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CronJobSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(CronJobSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CronJobSpec {
+    const NAME: &'static str = "CronJobSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.schedule,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.starting_deadline_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.concurrency_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.suspend,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.job_template,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.successful_jobs_history_limit,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.failed_jobs_history_limit,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.time_zone,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CronJobSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.schedule);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            2,
+            &self.starting_deadline_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.concurrency_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.suspend);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 5, &self.job_template);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            6,
+            &self.successful_jobs_history_limit,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            7,
+            &self.failed_jobs_history_limit,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 8, &self.time_zone);
+    }
+}

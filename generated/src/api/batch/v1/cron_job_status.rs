@@ -71,3 +71,60 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CronJobStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(CronJobStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CronJobStatus {
+    const NAME: &'static str = "CronJobStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.active,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.last_schedule_time,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.last_successful_time,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CronJobStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.active {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            4,
+            &self.last_schedule_time,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            5,
+            &self.last_successful_time,
+        );
+    }
+}

@@ -230,3 +230,195 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for JobSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(JobSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for JobSpec {
+    const NAME: &'static str = "JobSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.parallelism,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.completions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.active_deadline_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.manual_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.template,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.backoff_limit,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.ttl_seconds_after_finished,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.completion_mode,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.suspend,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.pod_failure_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.backoff_limit_per_index,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            13 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.max_failed_indexes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            14 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.pod_replacement_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            15 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.managed_by,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            16 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.success_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for JobSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.parallelism);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.completions);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            3,
+            &self.active_deadline_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.selector);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.manual_selector);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 6, &self.template);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 7, &self.backoff_limit);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            8,
+            &self.ttl_seconds_after_finished,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 9, &self.completion_mode);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 10, &self.suspend);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            11,
+            &self.pod_failure_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            12,
+            &self.backoff_limit_per_index,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            13,
+            &self.max_failed_indexes,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            14,
+            &self.pod_replacement_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 15, &self.managed_by);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            16,
+            &self.success_policy,
+        );
+    }
+}

@@ -84,3 +84,52 @@ for PodFailurePolicyOnExitCodesRequirement {
     }
 }
 ::k8s_client_runtime::impl_codec!(PodFailurePolicyOnExitCodesRequirement);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto
+for PodFailurePolicyOnExitCodesRequirement {
+    const NAME: &'static str = "PodFailurePolicyOnExitCodesRequirement";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.container_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.operator,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.values,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto
+for PodFailurePolicyOnExitCodesRequirement {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.container_name);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.operator);
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, &self.values);
+    }
+}

@@ -99,3 +99,56 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodFailurePolicyRule 
     }
 }
 ::k8s_client_runtime::impl_codec!(PodFailurePolicyRule);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PodFailurePolicyRule {
+    const NAME: &'static str = "PodFailurePolicyRule";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.action,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.on_exit_codes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.on_pod_conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PodFailurePolicyRule {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.action);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            2,
+            &self.on_exit_codes,
+        );
+        if let ::std::option::Option::Some(items) = &self.on_pod_conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+    }
+}

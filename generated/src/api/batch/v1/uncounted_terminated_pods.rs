@@ -64,3 +64,45 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for UncountedTerminatedPo
     }
 }
 ::k8s_client_runtime::impl_codec!(UncountedTerminatedPods);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for UncountedTerminatedPods {
+    const NAME: &'static str = "UncountedTerminatedPods";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.succeeded,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.failed,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for UncountedTerminatedPods {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.succeeded {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.failed {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+    }
+}

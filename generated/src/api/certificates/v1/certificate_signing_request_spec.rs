@@ -164,3 +164,107 @@ for CertificateSigningRequestSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(CertificateSigningRequestSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CertificateSigningRequestSpec {
+    const NAME: &'static str = "CertificateSigningRequestSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.request,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.username,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.uid,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.groups,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.usages,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.extra,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.signer_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.expiration_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CertificateSigningRequestSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::unless_default(writer, 1, &self.request);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            2,
+            &self.username,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 3, &self.uid);
+        if let ::std::option::Option::Some(items) = &self.groups {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.usages {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 5, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 6, &self.extra);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 7, &self.signer_name);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            8,
+            &self.expiration_seconds,
+        );
+    }
+}

@@ -88,3 +88,43 @@ for CertificateSigningRequestStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(CertificateSigningRequestStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CertificateSigningRequestStatus {
+    const NAME: &'static str = "CertificateSigningRequestStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.certificate,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CertificateSigningRequestStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.certificate);
+    }
+}

@@ -68,9 +68,47 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterTrustBundle {
     }
 }
 ::k8s_client_runtime::impl_codec!(ClusterTrustBundle);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ClusterTrustBundle {
+    const NAME: &'static str = "ClusterTrustBundle";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.spec,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ClusterTrustBundle {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.spec);
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     ClusterTrustBundle, "certificates.k8s.io", "v1alpha1",
     "certificates.k8s.io/v1alpha1", "ClusterTrustBundle", "clustertrustbundles", Cluster,
-    "ClusterTrustBundleList", __ObjectMeta
+    "ClusterTrustBundleList", __ObjectMeta; protobuf if feature = "protobuf"
 );

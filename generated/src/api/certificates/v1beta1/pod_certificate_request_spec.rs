@@ -161,3 +161,146 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodCertificateRequest
     }
 }
 ::k8s_client_runtime::impl_codec!(PodCertificateRequestSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PodCertificateRequestSpec {
+    const NAME: &'static str = "PodCertificateRequestSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.signer_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.pod_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.pod_uid,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.service_account_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.service_account_uid,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.node_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.node_uid,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.max_expiration_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.pkix_public_key,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.proof_of_possession,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.unverified_user_annotations,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PodCertificateRequestSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.signer_name);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.pod_name);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.pod_uid);
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            4,
+            &self.service_account_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            5,
+            &self.service_account_uid,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 6, &self.node_name);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 7, &self.node_uid);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            8,
+            &self.max_expiration_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::unless_default(
+            writer,
+            9,
+            &self.pkix_public_key,
+        );
+        ::k8s_client_runtime::protobuf::encode::unless_default(
+            writer,
+            10,
+            &self.proof_of_possession,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            11,
+            &self.unverified_user_annotations,
+        );
+    }
+}

@@ -110,3 +110,98 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LeaseSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(LeaseSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for LeaseSpec {
+    const NAME: &'static str = "LeaseSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.holder_identity,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.lease_duration_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.acquire_time,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.renew_time,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.lease_transitions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.strategy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.preferred_holder,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for LeaseSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.holder_identity);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            2,
+            &self.lease_duration_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.acquire_time);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.renew_time);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            5,
+            &self.lease_transitions,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 6, &self.strategy);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            7,
+            &self.preferred_holder,
+        );
+    }
+}

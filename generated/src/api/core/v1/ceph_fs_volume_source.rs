@@ -108,3 +108,85 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CephFSVolumeSource {
     }
 }
 ::k8s_client_runtime::impl_codec!(CephFSVolumeSource);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CephFSVolumeSource {
+    const NAME: &'static str = "CephFSVolumeSource";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.monitors,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.path,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.user,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.secret_file,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.secret_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.read_only,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CephFSVolumeSource {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.monitors);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.path);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 3, &self.user);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            4,
+            &self.secret_file,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 5, &self.secret_ref);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            6,
+            &self.read_only,
+        );
+    }
+}

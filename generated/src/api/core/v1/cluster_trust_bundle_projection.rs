@@ -97,3 +97,72 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterTrustBundlePro
     }
 }
 ::k8s_client_runtime::impl_codec!(ClusterTrustBundleProjection);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ClusterTrustBundleProjection {
+    const NAME: &'static str = "ClusterTrustBundleProjection";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.signer_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.label_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.path,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.optional,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ClusterTrustBundleProjection {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.name);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.signer_name);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            3,
+            &self.label_selector,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 4, &self.path);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.optional);
+    }
+}

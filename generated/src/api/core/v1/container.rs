@@ -392,3 +392,314 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Container {
     }
 }
 ::k8s_client_runtime::impl_codec!(Container);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for Container {
+    const NAME: &'static str = "Container";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.image,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.command,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.args,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.working_dir,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.ports,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.env,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.resources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.volume_mounts,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.liveness_probe,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.readiness_probe,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.lifecycle,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            13 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.termination_message_path,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            14 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.image_pull_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            15 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.security_context,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            16 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.stdin,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            17 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.stdin_once,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            18 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.tty,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            19 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.env_from,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            20 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.termination_message_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            21 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.volume_devices,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            22 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.startup_probe,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            23 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.resize_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            24 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.restart_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            25 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.restart_policy_rules,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for Container {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            2,
+            &self.image,
+        );
+        if let ::std::option::Option::Some(items) = &self.command {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.args {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            5,
+            &self.working_dir,
+        );
+        if let ::std::option::Option::Some(items) = &self.ports {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 6, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.env {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 7, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            8,
+            &self.resources,
+        );
+        if let ::std::option::Option::Some(items) = &self.volume_mounts {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 9, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            10,
+            &self.liveness_probe,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            11,
+            &self.readiness_probe,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 12, &self.lifecycle);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            13,
+            &self.termination_message_path,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            14,
+            &self.image_pull_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            15,
+            &self.security_context,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            16,
+            &self.stdin,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            17,
+            &self.stdin_once,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 18, &self.tty);
+        if let ::std::option::Option::Some(items) = &self.env_from {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 19, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            20,
+            &self.termination_message_policy,
+        );
+        if let ::std::option::Option::Some(items) = &self.volume_devices {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 21, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            22,
+            &self.startup_probe,
+        );
+        if let ::std::option::Option::Some(items) = &self.resize_policy {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 23, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 24, &self.restart_policy);
+        if let ::std::option::Option::Some(items) = &self.restart_policy_rules {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 25, items);
+        }
+    }
+}

@@ -85,3 +85,50 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerState {
     }
 }
 ::k8s_client_runtime::impl_codec!(ContainerState);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerState {
+    const NAME: &'static str = "ContainerState";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.waiting,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.running,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.terminated,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerState {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.waiting);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.running);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.terminated);
+    }
+}

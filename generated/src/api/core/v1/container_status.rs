@@ -288,3 +288,178 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(ContainerStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerStatus {
+    const NAME: &'static str = "ContainerStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.state,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.last_state,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.ready,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.restart_count,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.image,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.image_id,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.container_id,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.started,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.allocated_resources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.resources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.volume_mounts,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            13 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.user,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            14 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.allocated_resources_status,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            15 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.stop_signal,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            2,
+            &self.state,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            3,
+            &self.last_state,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 4, &self.ready);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 5, &self.restart_count);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 6, &self.image);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 7, &self.image_id);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            8,
+            &self.container_id,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 9, &self.started);
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            10,
+            &self.allocated_resources,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 11, &self.resources);
+        if let ::std::option::Option::Some(items) = &self.volume_mounts {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 12, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 13, &self.user);
+        if let ::std::option::Option::Some(items) = &self.allocated_resources_status {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 14, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 15, &self.stop_signal);
+    }
+}

@@ -175,3 +175,145 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIPersistentVolumeSo
     }
 }
 ::k8s_client_runtime::impl_codec!(CSIPersistentVolumeSource);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CSIPersistentVolumeSource {
+    const NAME: &'static str = "CSIPersistentVolumeSource";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.driver,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.volume_handle,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.read_only,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.fs_type,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.volume_attributes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.controller_publish_secret_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.node_stage_secret_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.node_publish_secret_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.controller_expand_secret_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.node_expand_secret_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CSIPersistentVolumeSource {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.driver);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.volume_handle);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.read_only,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            4,
+            &self.fs_type,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            5,
+            &self.volume_attributes,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            6,
+            &self.controller_publish_secret_ref,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            7,
+            &self.node_stage_secret_ref,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            8,
+            &self.node_publish_secret_ref,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            9,
+            &self.controller_expand_secret_ref,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            10,
+            &self.node_expand_secret_ref,
+        );
+    }
+}

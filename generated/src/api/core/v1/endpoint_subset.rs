@@ -99,3 +99,56 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointSubset {
     }
 }
 ::k8s_client_runtime::impl_codec!(EndpointSubset);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointSubset {
+    const NAME: &'static str = "EndpointSubset";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.addresses,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.not_ready_addresses,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.ports,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointSubset {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.addresses {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.not_ready_addresses {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.ports {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+    }
+}

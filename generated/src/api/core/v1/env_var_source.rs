@@ -119,3 +119,84 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EnvVarSource {
     }
 }
 ::k8s_client_runtime::impl_codec!(EnvVarSource);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for EnvVarSource {
+    const NAME: &'static str = "EnvVarSource";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.field_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.resource_field_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.config_map_key_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.secret_key_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.file_key_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for EnvVarSource {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.field_ref);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            2,
+            &self.resource_field_ref,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            3,
+            &self.config_map_key_ref,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            4,
+            &self.secret_key_ref,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            5,
+            &self.file_key_ref,
+        );
+    }
+}

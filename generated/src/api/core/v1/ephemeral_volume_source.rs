@@ -61,3 +61,36 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EphemeralVolumeSource
     }
 }
 ::k8s_client_runtime::impl_codec!(EphemeralVolumeSource);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for EphemeralVolumeSource {
+    const NAME: &'static str = "EphemeralVolumeSource";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.volume_claim_template,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for EphemeralVolumeSource {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            1,
+            &self.volume_claim_template,
+        );
+    }
+}

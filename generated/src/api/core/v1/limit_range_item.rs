@@ -123,3 +123,85 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LimitRangeItem {
     }
 }
 ::k8s_client_runtime::impl_codec!(LimitRangeItem);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for LimitRangeItem {
+    const NAME: &'static str = "LimitRangeItem";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.type_,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.max,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.min,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.default,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.default_request,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.max_limit_request_ratio,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for LimitRangeItem {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.max);
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 3, &self.min);
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 4, &self.default);
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            5,
+            &self.default_request,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            6,
+            &self.max_limit_request_ratio,
+        );
+    }
+}

@@ -62,3 +62,52 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LinuxContainerUser {
     }
 }
 ::k8s_client_runtime::impl_codec!(LinuxContainerUser);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for LinuxContainerUser {
+    const NAME: &'static str = "LinuxContainerUser";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.uid,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.gid,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.supplemental_groups,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for LinuxContainerUser {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.uid);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.gid);
+        if let ::std::option::Option::Some(items) = &self.supplemental_groups {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+    }
+}

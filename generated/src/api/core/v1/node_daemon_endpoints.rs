@@ -55,3 +55,36 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeDaemonEndpoints {
     }
 }
 ::k8s_client_runtime::impl_codec!(NodeDaemonEndpoints);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for NodeDaemonEndpoints {
+    const NAME: &'static str = "NodeDaemonEndpoints";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.kubelet_endpoint,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for NodeDaemonEndpoints {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            1,
+            &self.kubelet_endpoint,
+        );
+    }
+}

@@ -54,3 +54,45 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeRuntimeHandlerFea
     }
 }
 ::k8s_client_runtime::impl_codec!(NodeRuntimeHandlerFeatures);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for NodeRuntimeHandlerFeatures {
+    const NAME: &'static str = "NodeRuntimeHandlerFeatures";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.recursive_read_only_mounts,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.user_namespaces,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for NodeRuntimeHandlerFeatures {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            1,
+            &self.recursive_read_only_mounts,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.user_namespaces);
+    }
+}

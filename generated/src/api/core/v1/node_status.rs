@@ -263,3 +263,175 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(NodeStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for NodeStatus {
+    const NAME: &'static str = "NodeStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.capacity,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.allocatable,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.phase,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.addresses,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.daemon_endpoints,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.node_info,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.images,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.volumes_in_use,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.volumes_attached,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.config,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.runtime_handlers,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            13 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.features,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            14 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.declared_features,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for NodeStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.capacity);
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.allocatable);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.phase,
+        );
+        if let ::std::option::Option::Some(items) = &self.conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.addresses {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 5, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            6,
+            &self.daemon_endpoints,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            7,
+            &self.node_info,
+        );
+        if let ::std::option::Option::Some(items) = &self.images {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 8, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.volumes_in_use {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 9, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.volumes_attached {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 10, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 11, &self.config);
+        if let ::std::option::Option::Some(items) = &self.runtime_handlers {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 12, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 13, &self.features);
+        if let ::std::option::Option::Some(items) = &self.declared_features {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 14, items);
+        }
+    }
+}

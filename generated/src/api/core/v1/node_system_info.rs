@@ -147,3 +147,130 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSystemInfo {
     }
 }
 ::k8s_client_runtime::impl_codec!(NodeSystemInfo);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSystemInfo {
+    const NAME: &'static str = "NodeSystemInfo";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.machine_id,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.system_uuid,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.boot_id,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.kernel_version,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.os_image,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.container_runtime_version,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.kubelet_version,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.kube_proxy_version,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.operating_system,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.architecture,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.swap,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSystemInfo {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.machine_id);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.system_uuid);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.boot_id);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 4, &self.kernel_version);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 5, &self.os_image);
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            6,
+            &self.container_runtime_version,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 7, &self.kubelet_version);
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            8,
+            &self.kube_proxy_version,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 9, &self.operating_system);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 10, &self.architecture);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 11, &self.swap);
+    }
+}

@@ -61,3 +61,45 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectFieldSelector {
     }
 }
 ::k8s_client_runtime::impl_codec!(ObjectFieldSelector);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ObjectFieldSelector {
+    const NAME: &'static str = "ObjectFieldSelector";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.api_version,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.field_path,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ObjectFieldSelector {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            1,
+            &self.api_version,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.field_path);
+    }
+}

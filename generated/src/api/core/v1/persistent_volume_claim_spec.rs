@@ -189,3 +189,126 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeClaim
     }
 }
 ::k8s_client_runtime::impl_codec!(PersistentVolumeClaimSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimSpec {
+    const NAME: &'static str = "PersistentVolumeClaimSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.access_modes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.resources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.volume_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.storage_class_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.volume_mode,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.data_source,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.data_source_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.volume_attributes_class_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeClaimSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.access_modes {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            2,
+            &self.resources,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.volume_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.selector);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            5,
+            &self.storage_class_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 6, &self.volume_mode);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 7, &self.data_source);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            8,
+            &self.data_source_ref,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            9,
+            &self.volume_attributes_class_name,
+        );
+    }
+}

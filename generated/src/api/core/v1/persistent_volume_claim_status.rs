@@ -204,3 +204,119 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeClaim
     }
 }
 ::k8s_client_runtime::impl_codec!(PersistentVolumeClaimStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimStatus {
+    const NAME: &'static str = "PersistentVolumeClaimStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.phase,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.access_modes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.capacity,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.allocated_resources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.allocated_resource_statuses,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.current_volume_attributes_class_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.modify_volume_status,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeClaimStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            1,
+            &self.phase,
+        );
+        if let ::std::option::Option::Some(items) = &self.access_modes {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 3, &self.capacity);
+        if let ::std::option::Option::Some(items) = &self.conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            5,
+            &self.allocated_resources,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            7,
+            &self.allocated_resource_statuses,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            8,
+            &self.current_volume_attributes_class_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            9,
+            &self.modify_volume_status,
+        );
+    }
+}

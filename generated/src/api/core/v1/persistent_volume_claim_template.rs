@@ -66,3 +66,45 @@ for PersistentVolumeClaimTemplate {
     }
 }
 ::k8s_client_runtime::impl_codec!(PersistentVolumeClaimTemplate);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimTemplate {
+    const NAME: &'static str = "PersistentVolumeClaimTemplate";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.spec,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeClaimTemplate {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            1,
+            &self.metadata,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.spec);
+    }
+}

@@ -534,3 +534,414 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeSpec 
     }
 }
 ::k8s_client_runtime::impl_codec!(PersistentVolumeSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeSpec {
+    const NAME: &'static str = "PersistentVolumeSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.capacity,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::inline(
+                    "PersistentVolumeSource",
+                    wire_type,
+                    reader,
+                    |number, wire_type, reader| {
+                        match number {
+                            1 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.gce_persistent_disk,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            2 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.aws_elastic_block_store,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            3 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.host_path,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            4 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.glusterfs,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            5 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.nfs,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            6 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.rbd,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            7 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.iscsi,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            8 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.cinder,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            9 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.cephfs,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            10 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.fc,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            11 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.flocker,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            12 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.flex_volume,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            13 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.azure_file,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            14 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.vsphere_volume,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            15 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.quobyte,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            16 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.azure_disk,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            17 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.photon_persistent_disk,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            18 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.portworx_volume,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            19 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.scale_io,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            20 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.local,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            21 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.storageos,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            22 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.csi,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            _ => reader.skip(wire_type),
+                        }
+                    },
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.access_modes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.claim_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.persistent_volume_reclaim_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.storage_class_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.mount_options,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.volume_mode,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.node_affinity,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.volume_attributes_class_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.capacity);
+        writer.key(2, ::k8s_client_runtime::protobuf::WireType::Len);
+        writer
+            .len_delimited(|writer| {
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    1,
+                    &self.gce_persistent_disk,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    2,
+                    &self.aws_elastic_block_store,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    3,
+                    &self.host_path,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    4,
+                    &self.glusterfs,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(writer, 5, &self.nfs);
+                ::k8s_client_runtime::protobuf::encode::option_box(writer, 6, &self.rbd);
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    7,
+                    &self.iscsi,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    8,
+                    &self.cinder,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    9,
+                    &self.cephfs,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(writer, 10, &self.fc);
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    11,
+                    &self.flocker,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    12,
+                    &self.flex_volume,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    13,
+                    &self.azure_file,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    14,
+                    &self.vsphere_volume,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    15,
+                    &self.quobyte,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    16,
+                    &self.azure_disk,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    17,
+                    &self.photon_persistent_disk,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    18,
+                    &self.portworx_volume,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    19,
+                    &self.scale_io,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    20,
+                    &self.local,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    21,
+                    &self.storageos,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    22,
+                    &self.csi,
+                );
+            });
+        if let ::std::option::Option::Some(items) = &self.access_modes {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.claim_ref);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            5,
+            &self.persistent_volume_reclaim_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            6,
+            &self.storage_class_name,
+        );
+        if let ::std::option::Option::Some(items) = &self.mount_options {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 7, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 8, &self.volume_mode);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            9,
+            &self.node_affinity,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            10,
+            &self.volume_attributes_class_name,
+        );
+    }
+}

@@ -90,3 +90,75 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeStatu
     }
 }
 ::k8s_client_runtime::impl_codec!(PersistentVolumeStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeStatus {
+    const NAME: &'static str = "PersistentVolumeStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.phase,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.message,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.reason,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.last_phase_transition_time,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            1,
+            &self.phase,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            2,
+            &self.message,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.reason,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            4,
+            &self.last_phase_transition_time,
+        );
+    }
+}

@@ -127,3 +127,91 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodAffinityTerm {
     }
 }
 ::k8s_client_runtime::impl_codec!(PodAffinityTerm);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PodAffinityTerm {
+    const NAME: &'static str = "PodAffinityTerm";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.label_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.namespaces,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.topology_key,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.namespace_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.match_label_keys,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.mismatch_label_keys,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PodAffinityTerm {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            1,
+            &self.label_selector,
+        );
+        if let ::std::option::Option::Some(items) = &self.namespaces {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.topology_key);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            4,
+            &self.namespace_selector,
+        );
+        if let ::std::option::Option::Some(items) = &self.match_label_keys {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 5, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.mismatch_label_keys {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 6, items);
+        }
+    }
+}

@@ -84,3 +84,56 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodDNSConfig {
     }
 }
 ::k8s_client_runtime::impl_codec!(PodDNSConfig);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PodDNSConfig {
+    const NAME: &'static str = "PodDNSConfig";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.nameservers,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.searches,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.options,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PodDNSConfig {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.nameservers {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.searches {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.options {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+    }
+}

@@ -66,3 +66,49 @@ for PodExtendedResourceClaimStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(PodExtendedResourceClaimStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PodExtendedResourceClaimStatus {
+    const NAME: &'static str = "PodExtendedResourceClaimStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.request_mappings,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.resource_claim_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PodExtendedResourceClaimStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::repeated(
+            writer,
+            1,
+            &self.request_mappings,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            2,
+            &self.resource_claim_name,
+        );
+    }
+}

@@ -229,3 +229,172 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodSecurityContext {
     }
 }
 ::k8s_client_runtime::impl_codec!(PodSecurityContext);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PodSecurityContext {
+    const NAME: &'static str = "PodSecurityContext";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.se_linux_options,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.run_as_user,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.run_as_non_root,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.supplemental_groups,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.fs_group,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.run_as_group,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.sysctls,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.windows_options,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.fs_group_change_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.seccomp_profile,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.app_armor_profile,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.supplemental_groups_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            13 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.se_linux_change_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PodSecurityContext {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            1,
+            &self.se_linux_options,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.run_as_user);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.run_as_non_root);
+        if let ::std::option::Option::Some(items) = &self.supplemental_groups {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.fs_group);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 6, &self.run_as_group);
+        if let ::std::option::Option::Some(items) = &self.sysctls {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 7, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            8,
+            &self.windows_options,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            9,
+            &self.fs_group_change_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            10,
+            &self.seccomp_profile,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            11,
+            &self.app_armor_profile,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            12,
+            &self.supplemental_groups_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            13,
+            &self.se_linux_change_policy,
+        );
+    }
+}

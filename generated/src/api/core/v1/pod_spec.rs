@@ -618,3 +618,517 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(PodSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PodSpec {
+    const NAME: &'static str = "PodSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.volumes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.containers,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.restart_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.termination_grace_period_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.active_deadline_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.dns_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.node_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.service_account_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.service_account,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.node_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.host_network,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.host_pid,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            13 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.host_ipc,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            14 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.security_context,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            15 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.image_pull_secrets,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            16 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.hostname,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            17 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.subdomain,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            18 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.affinity,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            19 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.scheduler_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            20 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.init_containers,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            21 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.automount_service_account_token,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            22 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.tolerations,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            23 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.host_aliases,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            24 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.priority_class_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            25 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.priority,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            26 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.dns_config,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            27 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.share_process_namespace,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            28 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.readiness_gates,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            29 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.runtime_class_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            30 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.enable_service_links,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            31 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.preemption_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            32 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.overhead,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            33 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.topology_spread_constraints,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            34 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.ephemeral_containers,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            35 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.set_hostname_as_fqdn,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            36 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.os,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            37 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.host_users,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            38 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.scheduling_gates,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            39 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.resource_claims,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            40 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.resources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            41 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.hostname_override,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            42 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.workload_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PodSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.volumes {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, &self.containers);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.restart_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            4,
+            &self.termination_grace_period_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            5,
+            &self.active_deadline_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            6,
+            &self.dns_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            7,
+            &self.node_selector,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            8,
+            &self.service_account_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            9,
+            &self.service_account,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            10,
+            &self.node_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            11,
+            &self.host_network,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            12,
+            &self.host_pid,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            13,
+            &self.host_ipc,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            14,
+            &self.security_context,
+        );
+        if let ::std::option::Option::Some(items) = &self.image_pull_secrets {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 15, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            16,
+            &self.hostname,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            17,
+            &self.subdomain,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 18, &self.affinity);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            19,
+            &self.scheduler_name,
+        );
+        if let ::std::option::Option::Some(items) = &self.init_containers {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 20, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            21,
+            &self.automount_service_account_token,
+        );
+        if let ::std::option::Option::Some(items) = &self.tolerations {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 22, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.host_aliases {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 23, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            24,
+            &self.priority_class_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 25, &self.priority);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 26, &self.dns_config);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            27,
+            &self.share_process_namespace,
+        );
+        if let ::std::option::Option::Some(items) = &self.readiness_gates {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 28, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            29,
+            &self.runtime_class_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            30,
+            &self.enable_service_links,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            31,
+            &self.preemption_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 32, &self.overhead);
+        if let ::std::option::Option::Some(items) = &self.topology_spread_constraints {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 33, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.ephemeral_containers {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 34, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            35,
+            &self.set_hostname_as_fqdn,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 36, &self.os);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 37, &self.host_users);
+        if let ::std::option::Option::Some(items) = &self.scheduling_gates {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 38, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.resource_claims {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 39, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 40, &self.resources);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            41,
+            &self.hostname_override,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            42,
+            &self.workload_ref,
+        );
+    }
+}

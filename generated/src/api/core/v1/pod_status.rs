@@ -328,3 +328,261 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(PodStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PodStatus {
+    const NAME: &'static str = "PodStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.phase,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.message,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.reason,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.host_ip,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.pod_ip,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.start_time,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.container_statuses,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.qos_class,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.init_container_statuses,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.nominated_node_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.pod_ips,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            13 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.ephemeral_container_statuses,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            14 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.resize,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            15 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.resource_claim_statuses,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            16 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.host_ips,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            17 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.observed_generation,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            18 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.extended_resource_claim_status,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            19 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.allocated_resources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            20 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.resources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PodStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            1,
+            &self.phase,
+        );
+        if let ::std::option::Option::Some(items) = &self.conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.message,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            4,
+            &self.reason,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            5,
+            &self.host_ip,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            6,
+            &self.pod_ip,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 7, &self.start_time);
+        if let ::std::option::Option::Some(items) = &self.container_statuses {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 8, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            9,
+            &self.qos_class,
+        );
+        if let ::std::option::Option::Some(items) = &self.init_container_statuses {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 10, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            11,
+            &self.nominated_node_name,
+        );
+        if let ::std::option::Option::Some(items) = &self.pod_ips {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 12, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.ephemeral_container_statuses {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 13, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            14,
+            &self.resize,
+        );
+        if let ::std::option::Option::Some(items) = &self.resource_claim_statuses {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 15, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.host_ips {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 16, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            17,
+            &self.observed_generation,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            18,
+            &self.extended_resource_claim_status,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            19,
+            &self.allocated_resources,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 20, &self.resources);
+    }
+}

@@ -147,3 +147,169 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Probe {
     }
 }
 ::k8s_client_runtime::impl_codec!(Probe);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for Probe {
+    const NAME: &'static str = "Probe";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::inline(
+                    "ProbeHandler",
+                    wire_type,
+                    reader,
+                    |number, wire_type, reader| {
+                        match number {
+                            1 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.exec,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            2 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.http_get,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            3 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.tcp_socket,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            4 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.grpc,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            _ => reader.skip(wire_type),
+                        }
+                    },
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.initial_delay_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.timeout_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.period_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.success_threshold,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.failure_threshold,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.termination_grace_period_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for Probe {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        writer.key(1, ::k8s_client_runtime::protobuf::WireType::Len);
+        writer
+            .len_delimited(|writer| {
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    1,
+                    &self.exec,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    2,
+                    &self.http_get,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    3,
+                    &self.tcp_socket,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    4,
+                    &self.grpc,
+                );
+            });
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            2,
+            &self.initial_delay_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.timeout_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            4,
+            &self.period_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            5,
+            &self.success_threshold,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            6,
+            &self.failure_threshold,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            7,
+            &self.termination_grace_period_seconds,
+        );
+    }
+}

@@ -125,3 +125,107 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for RBDPersistentVolumeSo
     }
 }
 ::k8s_client_runtime::impl_codec!(RBDPersistentVolumeSource);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for RBDPersistentVolumeSource {
+    const NAME: &'static str = "RBDPersistentVolumeSource";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.monitors,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.image,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.fs_type,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.pool,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.user,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.keyring,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.secret_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.read_only,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for RBDPersistentVolumeSource {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.monitors);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.image);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.fs_type,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 4, &self.pool);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 5, &self.user);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            6,
+            &self.keyring,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 7, &self.secret_ref);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            8,
+            &self.read_only,
+        );
+    }
+}

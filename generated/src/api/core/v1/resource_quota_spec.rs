@@ -79,3 +79,56 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceQuotaSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(ResourceQuotaSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceQuotaSpec {
+    const NAME: &'static str = "ResourceQuotaSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.hard,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.scopes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.scope_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceQuotaSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.hard);
+        if let ::std::option::Option::Some(items) = &self.scopes {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            3,
+            &self.scope_selector,
+        );
+    }
+}

@@ -65,3 +65,41 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceQuotaStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(ResourceQuotaStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceQuotaStatus {
+    const NAME: &'static str = "ResourceQuotaStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.hard,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.used,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceQuotaStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.hard);
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.used);
+    }
+}

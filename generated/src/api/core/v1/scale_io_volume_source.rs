@@ -152,3 +152,141 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ScaleIOVolumeSource {
     }
 }
 ::k8s_client_runtime::impl_codec!(ScaleIOVolumeSource);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ScaleIOVolumeSource {
+    const NAME: &'static str = "ScaleIOVolumeSource";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.gateway,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.system,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.secret_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.ssl_enabled,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.protection_domain,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.storage_pool,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.storage_mode,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.volume_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.fs_type,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.read_only,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ScaleIOVolumeSource {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.gateway);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.system);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.secret_ref);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            4,
+            &self.ssl_enabled,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            5,
+            &self.protection_domain,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            6,
+            &self.storage_pool,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            7,
+            &self.storage_mode,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            8,
+            &self.volume_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            9,
+            &self.fs_type,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            10,
+            &self.read_only,
+        );
+    }
+}

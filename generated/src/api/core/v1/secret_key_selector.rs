@@ -66,3 +66,70 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SecretKeySelector {
     }
 }
 ::k8s_client_runtime::impl_codec!(SecretKeySelector);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for SecretKeySelector {
+    const NAME: &'static str = "SecretKeySelector";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::inline(
+                    "LocalObjectReference",
+                    wire_type,
+                    reader,
+                    |number, wire_type, reader| {
+                        match number {
+                            1 => {
+                                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                                    &mut self.name,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            _ => reader.skip(wire_type),
+                        }
+                    },
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.key,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.optional,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for SecretKeySelector {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        writer.key(1, ::k8s_client_runtime::protobuf::WireType::Len);
+        writer
+            .len_delimited(|writer| {
+                ::k8s_client_runtime::protobuf::encode::option_or_default(
+                    writer,
+                    1,
+                    &self.name,
+                );
+            });
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.key);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.optional);
+    }
+}

@@ -183,3 +183,159 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SecurityContext {
     }
 }
 ::k8s_client_runtime::impl_codec!(SecurityContext);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for SecurityContext {
+    const NAME: &'static str = "SecurityContext";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.capabilities,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.privileged,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.se_linux_options,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.run_as_user,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.run_as_non_root,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.read_only_root_filesystem,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.allow_privilege_escalation,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.run_as_group,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.proc_mount,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.windows_options,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.seccomp_profile,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.app_armor_profile,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for SecurityContext {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            1,
+            &self.capabilities,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.privileged);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            3,
+            &self.se_linux_options,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.run_as_user);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.run_as_non_root);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            6,
+            &self.read_only_root_filesystem,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            7,
+            &self.allow_privilege_escalation,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 8, &self.run_as_group);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 9, &self.proc_mount);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            10,
+            &self.windows_options,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            11,
+            &self.seccomp_profile,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            12,
+            &self.app_armor_profile,
+        );
+    }
+}

@@ -69,3 +69,58 @@ for ServiceAccountTokenProjection {
     }
 }
 ::k8s_client_runtime::impl_codec!(ServiceAccountTokenProjection);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceAccountTokenProjection {
+    const NAME: &'static str = "ServiceAccountTokenProjection";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.audience,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.expiration_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.path,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ServiceAccountTokenProjection {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            1,
+            &self.audience,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            2,
+            &self.expiration_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.path);
+    }
+}

@@ -337,3 +337,269 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(ServiceSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceSpec {
+    const NAME: &'static str = "ServiceSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.ports,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.cluster_ip,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.type_,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.external_ips,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.session_affinity,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.load_balancer_ip,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.load_balancer_source_ranges,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.external_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.external_traffic_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.health_check_node_port,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            13 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.publish_not_ready_addresses,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            14 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.session_affinity_config,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            17 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.ip_family_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            18 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.cluster_ips,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            19 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.ip_families,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            20 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.allocate_load_balancer_node_ports,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            21 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.load_balancer_class,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            22 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.internal_traffic_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            23 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.traffic_distribution,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ServiceSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.ports {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.selector);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.cluster_ip,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            4,
+            &self.type_,
+        );
+        if let ::std::option::Option::Some(items) = &self.external_ips {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 5, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            7,
+            &self.session_affinity,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            8,
+            &self.load_balancer_ip,
+        );
+        if let ::std::option::Option::Some(items) = &self.load_balancer_source_ranges {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 9, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            10,
+            &self.external_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            11,
+            &self.external_traffic_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            12,
+            &self.health_check_node_port,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            13,
+            &self.publish_not_ready_addresses,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            14,
+            &self.session_affinity_config,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            17,
+            &self.ip_family_policy,
+        );
+        if let ::std::option::Option::Some(items) = &self.cluster_ips {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 18, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.ip_families {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 19, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            20,
+            &self.allocate_load_balancer_node_ports,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            21,
+            &self.load_balancer_class,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            22,
+            &self.internal_traffic_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            23,
+            &self.traffic_distribution,
+        );
+    }
+}

@@ -155,3 +155,113 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TopologySpreadConstra
     }
 }
 ::k8s_client_runtime::impl_codec!(TopologySpreadConstraint);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for TopologySpreadConstraint {
+    const NAME: &'static str = "TopologySpreadConstraint";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.max_skew,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.topology_key,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.when_unsatisfiable,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.label_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.min_domains,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.node_affinity_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.node_taints_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.match_label_keys,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for TopologySpreadConstraint {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.max_skew);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.topology_key);
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            3,
+            &self.when_unsatisfiable,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            4,
+            &self.label_selector,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.min_domains);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            6,
+            &self.node_affinity_policy,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            7,
+            &self.node_taints_policy,
+        );
+        if let ::std::option::Option::Some(items) = &self.match_label_keys {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 8, items);
+        }
+    }
+}

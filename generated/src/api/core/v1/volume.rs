@@ -530,3 +530,430 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Volume {
     }
 }
 ::k8s_client_runtime::impl_codec!(Volume);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for Volume {
+    const NAME: &'static str = "Volume";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::inline(
+                    "VolumeSource",
+                    wire_type,
+                    reader,
+                    |number, wire_type, reader| {
+                        match number {
+                            1 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.host_path,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            2 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.empty_dir,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            3 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.gce_persistent_disk,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            4 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.aws_elastic_block_store,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            5 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.git_repo,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            6 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.secret,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            7 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.nfs,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            8 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.iscsi,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            9 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.glusterfs,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            10 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.persistent_volume_claim,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            11 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.rbd,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            12 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.flex_volume,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            13 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.cinder,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            14 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.cephfs,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            15 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.flocker,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            16 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.downward_api,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            17 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.fc,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            18 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.azure_file,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            19 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.config_map,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            20 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.vsphere_volume,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            21 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.quobyte,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            22 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.azure_disk,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            23 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.photon_persistent_disk,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            24 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.portworx_volume,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            25 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.scale_io,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            26 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.projected,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            27 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.storageos,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            28 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.csi,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            29 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.ephemeral,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            30 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.image,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            _ => reader.skip(wire_type),
+                        }
+                    },
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for Volume {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
+        writer.key(2, ::k8s_client_runtime::protobuf::WireType::Len);
+        writer
+            .len_delimited(|writer| {
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    1,
+                    &self.host_path,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    2,
+                    &self.empty_dir,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    3,
+                    &self.gce_persistent_disk,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    4,
+                    &self.aws_elastic_block_store,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    5,
+                    &self.git_repo,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    6,
+                    &self.secret,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(writer, 7, &self.nfs);
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    8,
+                    &self.iscsi,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    9,
+                    &self.glusterfs,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    10,
+                    &self.persistent_volume_claim,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    11,
+                    &self.rbd,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    12,
+                    &self.flex_volume,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    13,
+                    &self.cinder,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    14,
+                    &self.cephfs,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    15,
+                    &self.flocker,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    16,
+                    &self.downward_api,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(writer, 17, &self.fc);
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    18,
+                    &self.azure_file,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    19,
+                    &self.config_map,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    20,
+                    &self.vsphere_volume,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    21,
+                    &self.quobyte,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    22,
+                    &self.azure_disk,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    23,
+                    &self.photon_persistent_disk,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    24,
+                    &self.portworx_volume,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    25,
+                    &self.scale_io,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    26,
+                    &self.projected,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    27,
+                    &self.storageos,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    28,
+                    &self.csi,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    29,
+                    &self.ephemeral,
+                );
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    30,
+                    &self.image,
+                );
+            });
+    }
+}

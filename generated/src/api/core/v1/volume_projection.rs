@@ -154,3 +154,93 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeProjection {
     }
 }
 ::k8s_client_runtime::impl_codec!(VolumeProjection);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeProjection {
+    const NAME: &'static str = "VolumeProjection";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.secret,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.downward_api,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.config_map,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.service_account_token,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.cluster_trust_bundle,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.pod_certificate,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeProjection {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.secret);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            2,
+            &self.downward_api,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.config_map);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            4,
+            &self.service_account_token,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            5,
+            &self.cluster_trust_bundle,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            6,
+            &self.pod_certificate,
+        );
+    }
+}

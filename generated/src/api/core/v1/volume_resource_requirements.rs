@@ -70,3 +70,41 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeResourceRequire
     }
 }
 ::k8s_client_runtime::impl_codec!(VolumeResourceRequirements);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeResourceRequirements {
+    const NAME: &'static str = "VolumeResourceRequirements";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.limits,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.requests,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeResourceRequirements {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.limits);
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.requests);
+    }
+}

@@ -56,3 +56,45 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WeightedPodAffinityTe
     }
 }
 ::k8s_client_runtime::impl_codec!(WeightedPodAffinityTerm);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for WeightedPodAffinityTerm {
+    const NAME: &'static str = "WeightedPodAffinityTerm";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.weight,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.pod_affinity_term,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for WeightedPodAffinityTerm {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.weight);
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            2,
+            &self.pod_affinity_term,
+        );
+    }
+}

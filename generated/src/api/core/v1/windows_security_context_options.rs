@@ -90,3 +90,71 @@ for WindowsSecurityContextOptions {
     }
 }
 ::k8s_client_runtime::impl_codec!(WindowsSecurityContextOptions);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for WindowsSecurityContextOptions {
+    const NAME: &'static str = "WindowsSecurityContextOptions";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.gmsa_credential_spec_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.gmsa_credential_spec,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.run_as_user_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.host_process,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for WindowsSecurityContextOptions {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            1,
+            &self.gmsa_credential_spec_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            2,
+            &self.gmsa_credential_spec,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            3,
+            &self.run_as_user_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.host_process);
+    }
+}

@@ -70,3 +70,54 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WorkloadReference {
     }
 }
 ::k8s_client_runtime::impl_codec!(WorkloadReference);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for WorkloadReference {
+    const NAME: &'static str = "WorkloadReference";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.pod_group,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.pod_group_replica_key,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for WorkloadReference {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.pod_group);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.pod_group_replica_key,
+        );
+    }
+}

@@ -142,3 +142,103 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Endpoint {
     }
 }
 ::k8s_client_runtime::impl_codec!(Endpoint);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for Endpoint {
+    const NAME: &'static str = "Endpoint";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.addresses,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.hostname,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.target_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.deprecated_topology,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.node_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.zone,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.hints,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for Endpoint {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.addresses);
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            2,
+            &self.conditions,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.hostname);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.target_ref);
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            5,
+            &self.deprecated_topology,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 6, &self.node_name);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 7, &self.zone);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 8, &self.hints);
+    }
+}

@@ -97,3 +97,59 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointPort {
     }
 }
 ::k8s_client_runtime::impl_codec!(EndpointPort);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointPort {
+    const NAME: &'static str = "EndpointPort";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.protocol,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.port,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.app_protocol,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointPort {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.name);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.protocol);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.port);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.app_protocol);
+    }
+}

@@ -220,8 +220,207 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Event {
     }
 }
 ::k8s_client_runtime::impl_codec!(Event);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for Event {
+    const NAME: &'static str = "Event";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.event_time,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.series,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.reporting_controller,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.reporting_instance,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.action,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.reason,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.regarding,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.related,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.note,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.type_,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.deprecated_source,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            13 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.deprecated_first_timestamp,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            14 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.deprecated_last_timestamp,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            15 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.deprecated_count,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for Event {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.event_time);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.series);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            4,
+            &self.reporting_controller,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            5,
+            &self.reporting_instance,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            6,
+            &self.action,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            7,
+            &self.reason,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            8,
+            &self.regarding,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 9, &self.related);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            10,
+            &self.note,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            11,
+            &self.type_,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            12,
+            &self.deprecated_source,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            13,
+            &self.deprecated_first_timestamp,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            14,
+            &self.deprecated_last_timestamp,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            15,
+            &self.deprecated_count,
+        );
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     Event, "events.k8s.io", "v1", "events.k8s.io/v1", "Event", "events", Namespaced,
-    "EventList", __ObjectMeta
+    "EventList", __ObjectMeta; protobuf if feature = "protobuf"
 );

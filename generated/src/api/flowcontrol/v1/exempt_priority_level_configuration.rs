@@ -62,3 +62,49 @@ for ExemptPriorityLevelConfiguration {
     }
 }
 ::k8s_client_runtime::impl_codec!(ExemptPriorityLevelConfiguration);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ExemptPriorityLevelConfiguration {
+    const NAME: &'static str = "ExemptPriorityLevelConfiguration";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.nominal_concurrency_shares,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.lendable_percent,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ExemptPriorityLevelConfiguration {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            1,
+            &self.nominal_concurrency_shares,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            2,
+            &self.lendable_percent,
+        );
+    }
+}

@@ -97,3 +97,75 @@ for LimitedPriorityLevelConfiguration {
     }
 }
 ::k8s_client_runtime::impl_codec!(LimitedPriorityLevelConfiguration);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for LimitedPriorityLevelConfiguration {
+    const NAME: &'static str = "LimitedPriorityLevelConfiguration";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.nominal_concurrency_shares,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.limit_response,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.lendable_percent,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.borrowing_limit_percent,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for LimitedPriorityLevelConfiguration {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            1,
+            &self.nominal_concurrency_shares,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            2,
+            &self.limit_response,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            3,
+            &self.lendable_percent,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            4,
+            &self.borrowing_limit_percent,
+        );
+    }
+}

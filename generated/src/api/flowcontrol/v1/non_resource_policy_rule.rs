@@ -67,3 +67,45 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NonResourcePolicyRule
     }
 }
 ::k8s_client_runtime::impl_codec!(NonResourcePolicyRule);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for NonResourcePolicyRule {
+    const NAME: &'static str = "NonResourcePolicyRule";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.verbs,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.non_resource_urls,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for NonResourcePolicyRule {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.verbs);
+        ::k8s_client_runtime::protobuf::encode::repeated(
+            writer,
+            6,
+            &self.non_resource_urls,
+        );
+    }
+}

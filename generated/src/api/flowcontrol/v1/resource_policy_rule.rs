@@ -87,3 +87,74 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourcePolicyRule {
     }
 }
 ::k8s_client_runtime::impl_codec!(ResourcePolicyRule);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ResourcePolicyRule {
+    const NAME: &'static str = "ResourcePolicyRule";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.verbs,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.api_groups,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.resources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.cluster_scope,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.namespaces,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ResourcePolicyRule {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.verbs);
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, &self.api_groups);
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, &self.resources);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            4,
+            &self.cluster_scope,
+        );
+        if let ::std::option::Option::Some(items) = &self.namespaces {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 5, items);
+        }
+    }
+}

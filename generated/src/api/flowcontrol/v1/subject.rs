@@ -94,3 +94,63 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Subject {
     }
 }
 ::k8s_client_runtime::impl_codec!(Subject);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for Subject {
+    const NAME: &'static str = "Subject";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.kind,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.user,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.group,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.service_account,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for Subject {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.kind);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.user);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.group);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            4,
+            &self.service_account,
+        );
+    }
+}

@@ -72,3 +72,41 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressBackend {
     }
 }
 ::k8s_client_runtime::impl_codec!(IngressBackend);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for IngressBackend {
+    const NAME: &'static str = "IngressBackend";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.resource,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.service,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for IngressBackend {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.resource);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.service);
+    }
+}

@@ -78,3 +78,56 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressLoadBalancerIn
     }
 }
 ::k8s_client_runtime::impl_codec!(IngressLoadBalancerIngress);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for IngressLoadBalancerIngress {
+    const NAME: &'static str = "IngressLoadBalancerIngress";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.ip,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.hostname,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.ports,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for IngressLoadBalancerIngress {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.ip);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            2,
+            &self.hostname,
+        );
+        if let ::std::option::Option::Some(items) = &self.ports {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+    }
+}

@@ -72,3 +72,61 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressRule {
     }
 }
 ::k8s_client_runtime::impl_codec!(IngressRule);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for IngressRule {
+    const NAME: &'static str = "IngressRule";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.host,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::inline(
+                    "IngressRuleValue",
+                    wire_type,
+                    reader,
+                    |number, wire_type, reader| {
+                        match number {
+                            1 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.http,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            _ => reader.skip(wire_type),
+                        }
+                    },
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for IngressRule {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.host);
+        writer.key(2, ::k8s_client_runtime::protobuf::WireType::Len);
+        writer
+            .len_delimited(|writer| {
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    1,
+                    &self.http,
+                );
+            });
+    }
+}

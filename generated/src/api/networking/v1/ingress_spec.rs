@@ -102,3 +102,71 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(IngressSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for IngressSpec {
+    const NAME: &'static str = "IngressSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.default_backend,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.tls,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.rules,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.ingress_class_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for IngressSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            1,
+            &self.default_backend,
+        );
+        if let ::std::option::Option::Some(items) = &self.tls {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.rules {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            4,
+            &self.ingress_class_name,
+        );
+    }
+}

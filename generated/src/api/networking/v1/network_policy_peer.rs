@@ -91,3 +91,58 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicyPeer {
     }
 }
 ::k8s_client_runtime::impl_codec!(NetworkPolicyPeer);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicyPeer {
+    const NAME: &'static str = "NetworkPolicyPeer";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.pod_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.namespace_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.ip_block,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicyPeer {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            1,
+            &self.pod_selector,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            2,
+            &self.namespace_selector,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.ip_block);
+    }
+}

@@ -108,3 +108,69 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicySpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(NetworkPolicySpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicySpec {
+    const NAME: &'static str = "NetworkPolicySpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.pod_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.ingress,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.egress,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.policy_types,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicySpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            1,
+            &self.pod_selector,
+        );
+        if let ::std::option::Option::Some(items) = &self.ingress {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.egress {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.policy_types {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+    }
+}

@@ -94,8 +94,65 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for RuntimeClass {
     }
 }
 ::k8s_client_runtime::impl_codec!(RuntimeClass);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for RuntimeClass {
+    const NAME: &'static str = "RuntimeClass";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.handler,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.overhead,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.scheduling,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for RuntimeClass {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.handler);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.overhead);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.scheduling);
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     RuntimeClass, "node.k8s.io", "v1", "node.k8s.io/v1", "RuntimeClass",
-    "runtimeclasses", Cluster, "RuntimeClassList", __ObjectMeta
+    "runtimeclasses", Cluster, "RuntimeClassList", __ObjectMeta; protobuf if feature =
+    "protobuf"
 );

@@ -97,3 +97,63 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodDisruptionBudgetSp
     }
 }
 ::k8s_client_runtime::impl_codec!(PodDisruptionBudgetSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PodDisruptionBudgetSpec {
+    const NAME: &'static str = "PodDisruptionBudgetSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.min_available,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.max_unavailable,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.unhealthy_pod_eviction_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PodDisruptionBudgetSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.min_available);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.selector);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.max_unavailable);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            4,
+            &self.unhealthy_pod_eviction_policy,
+        );
+    }
+}

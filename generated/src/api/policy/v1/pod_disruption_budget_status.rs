@@ -103,3 +103,100 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodDisruptionBudgetSt
     }
 }
 ::k8s_client_runtime::impl_codec!(PodDisruptionBudgetStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PodDisruptionBudgetStatus {
+    const NAME: &'static str = "PodDisruptionBudgetStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.observed_generation,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.disrupted_pods,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.disruptions_allowed,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.current_healthy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.desired_healthy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.expected_pods,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PodDisruptionBudgetStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            1,
+            &self.observed_generation,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            2,
+            &self.disrupted_pods,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            3,
+            &self.disruptions_allowed,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 4, &self.current_healthy);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 5, &self.desired_healthy);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 6, &self.expected_pods);
+        if let ::std::option::Option::Some(items) = &self.conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 7, items);
+        }
+    }
+}

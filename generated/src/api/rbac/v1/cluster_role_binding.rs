@@ -81,9 +81,58 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterRoleBinding {
     }
 }
 ::k8s_client_runtime::impl_codec!(ClusterRoleBinding);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ClusterRoleBinding {
+    const NAME: &'static str = "ClusterRoleBinding";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.subjects,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.role_ref,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ClusterRoleBinding {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        if let ::std::option::Option::Some(items) = &self.subjects {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.role_ref);
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     ClusterRoleBinding, "rbac.authorization.k8s.io", "v1",
     "rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", Cluster,
-    "ClusterRoleBindingList", __ObjectMeta
+    "ClusterRoleBindingList", __ObjectMeta; protobuf if feature = "protobuf"
 );

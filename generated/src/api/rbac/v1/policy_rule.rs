@@ -107,3 +107,76 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PolicyRule {
     }
 }
 ::k8s_client_runtime::impl_codec!(PolicyRule);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PolicyRule {
+    const NAME: &'static str = "PolicyRule";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.verbs,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.api_groups,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.resources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.resource_names,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.non_resource_urls,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PolicyRule {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.verbs);
+        if let ::std::option::Option::Some(items) = &self.api_groups {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.resources {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.resource_names {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.non_resource_urls {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 5, items);
+        }
+    }
+}

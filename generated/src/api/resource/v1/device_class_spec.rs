@@ -90,3 +90,58 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceClassSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeviceClassSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceClassSpec {
+    const NAME: &'static str = "DeviceClassSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.selectors,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.config,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.extended_resource_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceClassSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.selectors {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.config {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            4,
+            &self.extended_resource_name,
+        );
+    }
+}

@@ -77,3 +77,50 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaintSelector {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeviceTaintSelector);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceTaintSelector {
+    const NAME: &'static str = "DeviceTaintSelector";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.driver,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.pool,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.device,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceTaintSelector {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.driver);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.pool);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.device);
+    }
+}

@@ -80,3 +80,62 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AllocationResult {
     }
 }
 ::k8s_client_runtime::impl_codec!(AllocationResult);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for AllocationResult {
+    const NAME: &'static str = "AllocationResult";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.devices,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.node_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.allocation_timestamp,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for AllocationResult {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box_or_default(
+            writer,
+            1,
+            &self.devices,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            3,
+            &self.node_selector,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            5,
+            &self.allocation_timestamp,
+        );
+    }
+}

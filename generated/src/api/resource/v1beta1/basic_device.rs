@@ -213,3 +213,138 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for BasicDevice {
     }
 }
 ::k8s_client_runtime::impl_codec!(BasicDevice);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for BasicDevice {
+    const NAME: &'static str = "BasicDevice";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.attributes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.capacity,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.consumes_counters,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.node_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.node_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.all_nodes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.taints,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.binds_to_node,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.binding_conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.binding_failure_conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.allow_multiple_allocations,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for BasicDevice {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.attributes);
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.capacity);
+        if let ::std::option::Option::Some(items) = &self.consumes_counters {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.node_name);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            5,
+            &self.node_selector,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 6, &self.all_nodes);
+        if let ::std::option::Option::Some(items) = &self.taints {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 7, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 8, &self.binds_to_node);
+        if let ::std::option::Option::Some(items) = &self.binding_conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 9, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.binding_failure_conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 10, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            11,
+            &self.allow_multiple_allocations,
+        );
+    }
+}

@@ -181,3 +181,123 @@ for DeviceRequestAllocationResult {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeviceRequestAllocationResult);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceRequestAllocationResult {
+    const NAME: &'static str = "DeviceRequestAllocationResult";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.request,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.driver,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.pool,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.device,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.admin_access,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.tolerations,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.binding_conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.binding_failure_conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.share_id,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.consumed_capacity,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceRequestAllocationResult {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.request);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.driver);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.pool);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 4, &self.device);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.admin_access);
+        if let ::std::option::Option::Some(items) = &self.tolerations {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 6, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.binding_conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 7, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.binding_failure_conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 8, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 9, &self.share_id);
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            10,
+            &self.consumed_capacity,
+        );
+    }
+}

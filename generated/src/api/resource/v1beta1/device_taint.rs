@@ -84,3 +84,63 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaint {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeviceTaint);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceTaint {
+    const NAME: &'static str = "DeviceTaint";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.key,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.value,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.effect,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.time_added,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceTaint {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.key);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            2,
+            &self.value,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.effect);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.time_added);
+    }
+}

@@ -76,8 +76,47 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceSlice {
     }
 }
 ::k8s_client_runtime::impl_codec!(ResourceSlice);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceSlice {
+    const NAME: &'static str = "ResourceSlice";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.spec,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceSlice {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.spec);
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     ResourceSlice, "resource.k8s.io", "v1beta1", "resource.k8s.io/v1beta1",
-    "ResourceSlice", "resourceslices", Cluster, "ResourceSliceList", __ObjectMeta
+    "ResourceSlice", "resourceslices", Cluster, "ResourceSliceList", __ObjectMeta;
+    protobuf if feature = "protobuf"
 );

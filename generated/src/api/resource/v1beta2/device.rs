@@ -222,3 +222,147 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Device {
     }
 }
 ::k8s_client_runtime::impl_codec!(Device);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for Device {
+    const NAME: &'static str = "Device";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.attributes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.capacity,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.consumes_counters,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.node_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.node_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.all_nodes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.taints,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.binds_to_node,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.binding_conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.binding_failure_conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.allow_multiple_allocations,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for Device {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.attributes);
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 3, &self.capacity);
+        if let ::std::option::Option::Some(items) = &self.consumes_counters {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 4, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.node_name);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            6,
+            &self.node_selector,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 7, &self.all_nodes);
+        if let ::std::option::Option::Some(items) = &self.taints {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 8, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 9, &self.binds_to_node);
+        if let ::std::option::Option::Some(items) = &self.binding_conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 10, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.binding_failure_conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 11, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            12,
+            &self.allow_multiple_allocations,
+        );
+    }
+}

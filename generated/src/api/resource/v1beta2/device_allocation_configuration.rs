@@ -87,3 +87,72 @@ for DeviceAllocationConfiguration {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeviceAllocationConfiguration);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceAllocationConfiguration {
+    const NAME: &'static str = "DeviceAllocationConfiguration";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.source,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.requests,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::inline(
+                    "DeviceConfiguration",
+                    wire_type,
+                    reader,
+                    |number, wire_type, reader| {
+                        match number {
+                            1 => {
+                                ::k8s_client_runtime::protobuf::decode::option_box(
+                                    &mut self.opaque,
+                                    wire_type,
+                                    reader,
+                                    options,
+                                )
+                            }
+                            _ => reader.skip(wire_type),
+                        }
+                    },
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceAllocationConfiguration {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.source);
+        if let ::std::option::Option::Some(items) = &self.requests {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+        writer.key(3, ::k8s_client_runtime::protobuf::WireType::Len);
+        writer
+            .len_delimited(|writer| {
+                ::k8s_client_runtime::protobuf::encode::option_box(
+                    writer,
+                    1,
+                    &self.opaque,
+                );
+            });
+    }
+}

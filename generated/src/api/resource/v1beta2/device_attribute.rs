@@ -76,3 +76,59 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceAttribute {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeviceAttribute);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceAttribute {
+    const NAME: &'static str = "DeviceAttribute";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.int,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.bool,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.string,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.version,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceAttribute {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.int);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.bool);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.string);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.version);
+    }
+}

@@ -92,3 +92,56 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceConstraint {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeviceConstraint);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceConstraint {
+    const NAME: &'static str = "DeviceConstraint";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.requests,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.match_attribute,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.distinct_attribute,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceConstraint {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.requests {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.match_attribute);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            3,
+            &self.distinct_attribute,
+        );
+    }
+}

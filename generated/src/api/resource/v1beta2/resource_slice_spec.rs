@@ -156,3 +156,107 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceSliceSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(ResourceSliceSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceSliceSpec {
+    const NAME: &'static str = "ResourceSliceSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.driver,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.pool,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.node_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.node_selector,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.all_nodes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.devices,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.per_device_node_selection,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.shared_counters,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceSliceSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.driver);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.pool);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.node_name);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            4,
+            &self.node_selector,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.all_nodes);
+        if let ::std::option::Option::Some(items) = &self.devices {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 6, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            7,
+            &self.per_device_node_selection,
+        );
+        if let ::std::option::Option::Some(items) = &self.shared_counters {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 8, items);
+        }
+    }
+}

@@ -99,8 +99,86 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PriorityClass {
     }
 }
 ::k8s_client_runtime::impl_codec!(PriorityClass);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for PriorityClass {
+    const NAME: &'static str = "PriorityClass";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.value,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.global_default,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.description,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.preemption_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for PriorityClass {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.value);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.global_default,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            4,
+            &self.description,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            5,
+            &self.preemption_policy,
+        );
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     PriorityClass, "scheduling.k8s.io", "v1", "scheduling.k8s.io/v1", "PriorityClass",
-    "priorityclasses", Cluster, "PriorityClassList", __ObjectMeta
+    "priorityclasses", Cluster, "PriorityClassList", __ObjectMeta; protobuf if feature =
+    "protobuf"
 );

@@ -200,3 +200,137 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIDriverSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(CSIDriverSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CSIDriverSpec {
+    const NAME: &'static str = "CSIDriverSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.attach_required,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.pod_info_on_mount,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.volume_lifecycle_modes,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.storage_capacity,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.fs_group_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.token_requests,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.requires_republish,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.se_linux_mount,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.node_allocatable_update_period_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.service_account_token_in_secrets,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CSIDriverSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.attach_required);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            2,
+            &self.pod_info_on_mount,
+        );
+        if let ::std::option::Option::Some(items) = &self.volume_lifecycle_modes {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            4,
+            &self.storage_capacity,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.fs_group_policy);
+        if let ::std::option::Option::Some(items) = &self.token_requests {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 6, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            7,
+            &self.requires_republish,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 8, &self.se_linux_mount);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            9,
+            &self.node_allocatable_update_period_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            10,
+            &self.service_account_token_in_secrets,
+        );
+    }
+}

@@ -114,9 +114,86 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIStorageCapacity {
     }
 }
 ::k8s_client_runtime::impl_codec!(CSIStorageCapacity);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CSIStorageCapacity {
+    const NAME: &'static str = "CSIStorageCapacity";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.node_topology,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.storage_class_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.capacity,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.maximum_volume_size,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CSIStorageCapacity {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            2,
+            &self.node_topology,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            3,
+            &self.storage_class_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.capacity);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            5,
+            &self.maximum_volume_size,
+        );
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     CSIStorageCapacity, "storage.k8s.io", "v1", "storage.k8s.io/v1",
     "CSIStorageCapacity", "csistoragecapacities", Namespaced, "CSIStorageCapacityList",
-    __ObjectMeta
+    __ObjectMeta; protobuf if feature = "protobuf"
 );

@@ -157,8 +157,113 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageClass {
     }
 }
 ::k8s_client_runtime::impl_codec!(StorageClass);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for StorageClass {
+    const NAME: &'static str = "StorageClass";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.provisioner,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.parameters,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.reclaim_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.mount_options,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.allow_volume_expansion,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.volume_binding_mode,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.allowed_topologies,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for StorageClass {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.provisioner);
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 3, &self.parameters);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.reclaim_policy);
+        if let ::std::option::Option::Some(items) = &self.mount_options {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 5, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            6,
+            &self.allow_volume_expansion,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            7,
+            &self.volume_binding_mode,
+        );
+        if let ::std::option::Option::Some(items) = &self.allowed_topologies {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 8, items);
+        }
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     StorageClass, "storage.k8s.io", "v1", "storage.k8s.io/v1", "StorageClass",
-    "storageclasses", Cluster, "StorageClassList", __ObjectMeta
+    "storageclasses", Cluster, "StorageClassList", __ObjectMeta; protobuf if feature =
+    "protobuf"
 );

@@ -69,3 +69,49 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttachmentSourc
     }
 }
 ::k8s_client_runtime::impl_codec!(VolumeAttachmentSource);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttachmentSource {
+    const NAME: &'static str = "VolumeAttachmentSource";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.persistent_volume_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.inline_volume_spec,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeAttachmentSource {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            1,
+            &self.persistent_volume_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            2,
+            &self.inline_volume_spec,
+        );
+    }
+}

@@ -87,3 +87,71 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttachmentStatu
     }
 }
 ::k8s_client_runtime::impl_codec!(VolumeAttachmentStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttachmentStatus {
+    const NAME: &'static str = "VolumeAttachmentStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.attached,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.attachment_metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.attach_error,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.detach_error,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeAttachmentStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.attached);
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            2,
+            &self.attachment_metadata,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            3,
+            &self.attach_error,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            4,
+            &self.detach_error,
+        );
+    }
+}

@@ -79,9 +79,56 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttributesClass
     }
 }
 ::k8s_client_runtime::impl_codec!(VolumeAttributesClass);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttributesClass {
+    const NAME: &'static str = "VolumeAttributesClass";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.metadata,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.driver_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.parameters,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeAttributesClass {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.driver_name);
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 3, &self.parameters);
+    }
+}
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
 ::k8s_client_runtime::impl_resource!(
     VolumeAttributesClass, "storage.k8s.io", "v1beta1", "storage.k8s.io/v1beta1",
     "VolumeAttributesClass", "volumeattributesclasses", Cluster,
-    "VolumeAttributesClassList", __ObjectMeta
+    "VolumeAttributesClassList", __ObjectMeta; protobuf if feature = "protobuf"
 );

@@ -73,3 +73,47 @@ for StorageVersionMigrationStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(StorageVersionMigrationStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionMigrationStatus {
+    const NAME: &'static str = "StorageVersionMigrationStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.conditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.resource_version,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for StorageVersionMigrationStatus {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        if let ::std::option::Option::Some(items) = &self.conditions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            2,
+            &self.resource_version,
+        );
+    }
+}

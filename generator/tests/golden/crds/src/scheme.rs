@@ -10,6 +10,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::aliases::v1::Hub,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -18,6 +19,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::aliases::v1::HubCollection,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -26,6 +28,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::aliases::v1::HubList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -34,6 +37,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::aliases::v1::HubListList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -42,6 +46,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::aliases::v1::HubNamespace,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -50,6 +55,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::aliases::v1::HubNamespaceList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -58,6 +64,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::aliases::v1::HubStatus,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -66,6 +73,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::aliases::v1::HubStatusList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "operator.alpha.example.com",
@@ -74,6 +82,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::alpha::operator::v1::Installation,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "operator.alpha.example.com",
@@ -82,6 +91,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::alpha::operator::v1::InstallationList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling.example.com",
@@ -90,6 +100,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::autoscaling::v1::Autoscaler,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling.example.com",
@@ -98,6 +109,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::autoscaling::v1::AutoscalerList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "operator.beta.example.com",
@@ -106,6 +118,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::beta::operator::v1::Installation,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "operator.beta.example.com",
@@ -114,6 +127,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::beta::operator::v1::InstallationList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -122,6 +136,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::features::v1::Deep,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -130,6 +145,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::features::v1::DeepList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -138,6 +154,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::features::v1::Objects,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -146,6 +163,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::features::v1::ObjectsList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -154,6 +172,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::features::v1::Open,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -162,6 +181,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::features::v1::OpenList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -170,6 +190,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::features::v1::Scalars,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -178,6 +199,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::features::v1::ScalarsList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -186,6 +208,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::v1::Widget,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -194,6 +217,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::v1::WidgetList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -202,6 +226,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::v1beta1::Widget,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -210,6 +235,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::com::example::v1beta1::WidgetList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -218,6 +244,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::do_::zalan::acid::v1::Backup,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -226,6 +253,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::do_::zalan::acid::v1::BackupJobList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -234,6 +262,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::do_::zalan::acid::v1::Backup_2,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -242,6 +271,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::do_::zalan::acid::v1::BackupList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -250,6 +280,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::do_::zalan::acid::v1::OperatorConfig,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -258,6 +289,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::do_::zalan::acid::v1::OperatorConfigList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -266,6 +298,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::do_::zalan::acid::v1::Postgresql,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -274,6 +307,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::do_::zalan::acid::v1::PostgresqlList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "3scale.net",
@@ -282,6 +316,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::net::_3scale::v1alpha1::APIcast,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "3scale.net",
@@ -290,6 +325,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::net::_3scale::v1alpha1::APIcastList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
 ];
 /// Looks a kind up by group, version and kind.

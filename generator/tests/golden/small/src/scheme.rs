@@ -11,6 +11,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::api::core::v1::Gadget,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -20,6 +21,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::api::core::v1::Widget,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -29,6 +31,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::api::core::v1::WidgetList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     #[cfg(feature = "fancy")]
     ::k8s_client_runtime::object::KindEntry {
@@ -38,6 +41,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::fancy_stuff::pkg::apis::fancy::v1beta1::Scale,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     #[cfg(feature = "fancy")]
     ::k8s_client_runtime::object::KindEntry {
@@ -47,6 +51,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::fancy_stuff::pkg::apis::fancy::v1beta1::Thing,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "3scale.net",
@@ -55,6 +60,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::net::_3scale::v1::APIcast,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "3scale.net",
@@ -63,6 +69,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::net::_3scale::v1::APIcastList,
         >,
+        transcode_protobuf: ::std::option::Option::None,
     },
 ];
 /// Looks a kind up by group, version and kind.

@@ -90,3 +90,30 @@ impl ::k8s_client_runtime::map::TextValue for Quantity {
         Quantity(text.into())
     }
 }
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for Quantity {
+    const NAME: &'static str = "Quantity";
+    fn merge_field(
+        &mut self,
+        _number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        _options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        reader.skip(wire_type)
+    }
+    fn merge_from(
+        &mut self,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        _options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        self.0 = ::k8s_client_runtime::protobuf::special::decode_quantity(reader)?;
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for Quantity {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::special::encode_quantity(writer, &self.0);
+    }
+}

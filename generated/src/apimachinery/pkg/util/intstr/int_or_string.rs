@@ -33,3 +33,41 @@ impl<'de> ::serde::Deserialize<'de> for IntOrString {
             })
     }
 }
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for IntOrString {
+    const NAME: &'static str = "IntOrString";
+    fn merge_field(
+        &mut self,
+        _number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        _options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        reader.skip(wire_type)
+    }
+    fn merge_from(
+        &mut self,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        _options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        *self = match ::k8s_client_runtime::protobuf::special::decode_int_or_string(
+            reader,
+        )? {
+            ::k8s_client_runtime::codec::IntOrStr::Int(i) => IntOrString::Int(i),
+            ::k8s_client_runtime::codec::IntOrStr::Str(s) => IntOrString::String(s),
+        };
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for IntOrString {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        let value = match self {
+            IntOrString::Int(i) => ::k8s_client_runtime::codec::IntOrStr::Int(*i),
+            IntOrString::String(s) => {
+                ::k8s_client_runtime::codec::IntOrStr::Str(s.clone())
+            }
+        };
+        ::k8s_client_runtime::protobuf::special::encode_int_or_string(writer, &value);
+    }
+}

@@ -106,3 +106,81 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CustomResourceDefinit
     }
 }
 ::k8s_client_runtime::impl_codec!(CustomResourceDefinitionSpec);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceDefinitionSpec {
+    const NAME: &'static str = "CustomResourceDefinitionSpec";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.group,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.names,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.scope,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.versions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.conversion,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.preserve_unknown_fields,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinitionSpec {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.group);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.names);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 4, &self.scope);
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 7, &self.versions);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 9, &self.conversion);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            10,
+            &self.preserve_unknown_fields,
+        );
+    }
+}

@@ -157,3 +157,120 @@ for CustomResourceDefinitionVersion {
     }
 }
 ::k8s_client_runtime::impl_codec!(CustomResourceDefinitionVersion);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceDefinitionVersion {
+    const NAME: &'static str = "CustomResourceDefinitionVersion";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.served,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.storage,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.schema,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.subresources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.additional_printer_columns,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.deprecated,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.deprecation_warning,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.selectable_fields,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinitionVersion {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.served);
+        ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.storage);
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.schema);
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            5,
+            &self.subresources,
+        );
+        if let ::std::option::Option::Some(items) = &self.additional_printer_columns {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 6, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            7,
+            &self.deprecated,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            8,
+            &self.deprecation_warning,
+        );
+        if let ::std::option::Option::Some(items) = &self.selectable_fields {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 9, items);
+        }
+    }
+}

@@ -76,3 +76,62 @@ for CustomResourceSubresourceScale {
     }
 }
 ::k8s_client_runtime::impl_codec!(CustomResourceSubresourceScale);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceSubresourceScale {
+    const NAME: &'static str = "CustomResourceSubresourceScale";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.spec_replicas_path,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.status_replicas_path,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.label_selector_path,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceSubresourceScale {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            1,
+            &self.spec_replicas_path,
+        );
+        ::k8s_client_runtime::protobuf::encode::value(
+            writer,
+            2,
+            &self.status_replicas_path,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            3,
+            &self.label_selector_path,
+        );
+    }
+}

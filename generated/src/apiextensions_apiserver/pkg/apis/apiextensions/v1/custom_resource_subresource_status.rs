@@ -32,3 +32,22 @@ for CustomResourceSubresourceStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(CustomResourceSubresourceStatus);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceSubresourceStatus {
+    const NAME: &'static str = "CustomResourceSubresourceStatus";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        _options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceSubresourceStatus {
+    fn encode_fields(&self, _writer: &mut ::k8s_client_runtime::protobuf::Writer) {}
+}

@@ -545,3 +545,517 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for JSONSchemaProps {
     }
 }
 ::k8s_client_runtime::impl_codec!(JSONSchemaProps);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for JSONSchemaProps {
+    const NAME: &'static str = "JSONSchemaProps";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.id,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.schema,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.ref_path,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.description,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.type_,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.format,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.title,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.default,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.maximum,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.exclusive_maximum,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.minimum,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.exclusive_minimum,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            13 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.max_length,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            14 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.min_length,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            15 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.pattern,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            16 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.max_items,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            17 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.min_items,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            18 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.unique_items,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            19 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.multiple_of,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            20 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.enum_,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            21 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.max_properties,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            22 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.min_properties,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            23 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.required,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            24 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.items,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            25 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.all_of,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            26 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.one_of,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            27 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.any_of,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            28 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.not,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            29 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.properties,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            30 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.additional_properties,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            31 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.pattern_properties,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            32 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.dependencies,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            33 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.additional_items,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            34 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.definitions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            35 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.external_docs,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            36 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.example,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            37 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.nullable,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            38 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.x_kubernetes_preserve_unknown_fields,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            39 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.x_kubernetes_embedded_resource,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            40 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.x_kubernetes_int_or_string,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            41 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.x_kubernetes_list_map_keys,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            42 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.x_kubernetes_list_type,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            43 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.x_kubernetes_map_type,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            44 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.x_kubernetes_validations,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for JSONSchemaProps {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.id);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            2,
+            &self.schema,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.ref_path);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            4,
+            &self.description,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            5,
+            &self.type_,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            6,
+            &self.format,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            7,
+            &self.title,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 8, &self.default);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 9, &self.maximum);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            10,
+            &self.exclusive_maximum,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 11, &self.minimum);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            12,
+            &self.exclusive_minimum,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 13, &self.max_length);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 14, &self.min_length);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            15,
+            &self.pattern,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 16, &self.max_items);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 17, &self.min_items);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            18,
+            &self.unique_items,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 19, &self.multiple_of);
+        if let ::std::option::Option::Some(items) = &self.enum_ {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 20, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 21, &self.max_properties);
+        ::k8s_client_runtime::protobuf::encode::option(writer, 22, &self.min_properties);
+        if let ::std::option::Option::Some(items) = &self.required {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 23, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(writer, 24, &self.items);
+        if let ::std::option::Option::Some(items) = &self.all_of {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 25, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.one_of {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 26, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.any_of {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 27, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option_box(writer, 28, &self.not);
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 29, &self.properties);
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            30,
+            &self.additional_properties,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            31,
+            &self.pattern_properties,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            32,
+            &self.dependencies,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            33,
+            &self.additional_items,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            34,
+            &self.definitions,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            35,
+            &self.external_docs,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(writer, 36, &self.example);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            37,
+            &self.nullable,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            38,
+            &self.x_kubernetes_preserve_unknown_fields,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            39,
+            &self.x_kubernetes_embedded_resource,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            40,
+            &self.x_kubernetes_int_or_string,
+        );
+        if let ::std::option::Option::Some(items) = &self.x_kubernetes_list_map_keys {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 41, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            42,
+            &self.x_kubernetes_list_type,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            43,
+            &self.x_kubernetes_map_type,
+        );
+        if let ::std::option::Option::Some(items) = &self.x_kubernetes_validations {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 44, items);
+        }
+    }
+}

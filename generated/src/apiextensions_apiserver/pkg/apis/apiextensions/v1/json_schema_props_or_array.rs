@@ -15,3 +15,73 @@ pub enum JSONSchemaPropsOrArray {
         >,
     ),
 }
+#[cfg(feature = "protobuf")]
+impl ::std::default::Default for JSONSchemaPropsOrArray {
+    fn default() -> Self {
+        JSONSchemaPropsOrArray::Schemas(::std::vec::Vec::new())
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for JSONSchemaPropsOrArray {
+    const NAME: &'static str = "JSONSchemaPropsOrArray";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                if let JSONSchemaPropsOrArray::Schema(schema) = self {
+                    ::k8s_client_runtime::protobuf::decode::value(
+                        &mut **schema,
+                        wire_type,
+                        reader,
+                        options,
+                    )
+                } else {
+                    let mut schema = ::std::boxed::Box::<
+                        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
+                    >::default();
+                    ::k8s_client_runtime::protobuf::decode::value(
+                        &mut *schema,
+                        wire_type,
+                        reader,
+                        options,
+                    )?;
+                    *self = JSONSchemaPropsOrArray::Schema(schema);
+                    ::std::result::Result::Ok(())
+                }
+            }
+            2 => {
+                let mut item = <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps>::default();
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut item,
+                    wire_type,
+                    reader,
+                    options,
+                )?;
+                match self {
+                    JSONSchemaPropsOrArray::Schemas(items) => items.push(item),
+                    _ => *self = JSONSchemaPropsOrArray::Schemas(::std::vec![item]),
+                }
+                ::std::result::Result::Ok(())
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for JSONSchemaPropsOrArray {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        match self {
+            JSONSchemaPropsOrArray::Schema(schema) => {
+                ::k8s_client_runtime::protobuf::encode::value(writer, 1, &**schema)
+            }
+            JSONSchemaPropsOrArray::Schemas(items) => {
+                ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items)
+            }
+        }
+    }
+}

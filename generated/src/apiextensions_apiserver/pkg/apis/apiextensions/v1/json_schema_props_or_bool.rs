@@ -11,3 +11,73 @@ pub enum JSONSchemaPropsOrBool {
         >,
     ),
 }
+#[cfg(feature = "protobuf")]
+impl ::std::default::Default for JSONSchemaPropsOrBool {
+    fn default() -> Self {
+        JSONSchemaPropsOrBool::Bool(false)
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for JSONSchemaPropsOrBool {
+    const NAME: &'static str = "JSONSchemaPropsOrBool";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                let mut allows = false;
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut allows,
+                    wire_type,
+                    reader,
+                    options,
+                )?;
+                if let JSONSchemaPropsOrBool::Bool(b) = self {
+                    *b = allows;
+                }
+                ::std::result::Result::Ok(())
+            }
+            2 => {
+                if let JSONSchemaPropsOrBool::Schema(schema) = self {
+                    ::k8s_client_runtime::protobuf::decode::value(
+                        &mut **schema,
+                        wire_type,
+                        reader,
+                        options,
+                    )
+                } else {
+                    let mut schema = ::std::boxed::Box::<
+                        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
+                    >::default();
+                    ::k8s_client_runtime::protobuf::decode::value(
+                        &mut *schema,
+                        wire_type,
+                        reader,
+                        options,
+                    )?;
+                    *self = JSONSchemaPropsOrBool::Schema(schema);
+                    ::std::result::Result::Ok(())
+                }
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for JSONSchemaPropsOrBool {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        match self {
+            JSONSchemaPropsOrBool::Bool(allows) => {
+                ::k8s_client_runtime::protobuf::encode::value(writer, 1, allows)
+            }
+            JSONSchemaPropsOrBool::Schema(schema) => {
+                ::k8s_client_runtime::protobuf::encode::value(writer, 1, &true);
+                ::k8s_client_runtime::protobuf::encode::value(writer, 2, &**schema);
+            }
+        }
+    }
+}

@@ -11,3 +11,82 @@ pub enum JSONSchemaPropsOrStringArray {
         >,
     ),
 }
+#[cfg(feature = "protobuf")]
+impl ::std::default::Default for JSONSchemaPropsOrStringArray {
+    fn default() -> Self {
+        JSONSchemaPropsOrStringArray::Strings(::std::vec::Vec::new())
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for JSONSchemaPropsOrStringArray {
+    const NAME: &'static str = "JSONSchemaPropsOrStringArray";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                if let JSONSchemaPropsOrStringArray::Schema(schema) = self {
+                    ::k8s_client_runtime::protobuf::decode::value(
+                        &mut **schema,
+                        wire_type,
+                        reader,
+                        options,
+                    )
+                } else {
+                    let mut schema = ::std::boxed::Box::<
+                        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps,
+                    >::default();
+                    ::k8s_client_runtime::protobuf::decode::value(
+                        &mut *schema,
+                        wire_type,
+                        reader,
+                        options,
+                    )?;
+                    *self = JSONSchemaPropsOrStringArray::Schema(schema);
+                    ::std::result::Result::Ok(())
+                }
+            }
+            2 => {
+                let mut item = ::k8s_client_runtime::LeanString::new();
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut item,
+                    wire_type,
+                    reader,
+                    options,
+                )?;
+                match self {
+                    JSONSchemaPropsOrStringArray::Strings(items) => {
+                        items.push(item.into())
+                    }
+                    _ => {
+                        *self = JSONSchemaPropsOrStringArray::Strings(
+                            ::std::vec![item.into()],
+                        );
+                    }
+                }
+                ::std::result::Result::Ok(())
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for JSONSchemaPropsOrStringArray {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        match self {
+            JSONSchemaPropsOrStringArray::Schema(schema) => {
+                ::k8s_client_runtime::protobuf::encode::value(writer, 1, &**schema)
+            }
+            JSONSchemaPropsOrStringArray::Strings(items) => {
+                for item in items {
+                    writer.key(2, ::k8s_client_runtime::protobuf::WireType::Len);
+                    writer.bytes(item.as_bytes());
+                }
+            }
+        }
+    }
+}

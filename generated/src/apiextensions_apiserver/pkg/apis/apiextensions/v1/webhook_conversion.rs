@@ -70,3 +70,49 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WebhookConversion {
     }
 }
 ::k8s_client_runtime::impl_codec!(WebhookConversion);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for WebhookConversion {
+    const NAME: &'static str = "WebhookConversion";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.client_config,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.conversion_review_versions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for WebhookConversion {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            2,
+            &self.client_config,
+        );
+        ::k8s_client_runtime::protobuf::encode::repeated(
+            writer,
+            3,
+            &self.conversion_review_versions,
+        );
+    }
+}

@@ -66,6 +66,44 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIResourceList {
     }
 }
 ::k8s_client_runtime::impl_codec!(APIResourceList);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for APIResourceList {
+    const NAME: &'static str = "APIResourceList";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::value(
+                    &mut self.group_version,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::repeated(
+                    &mut self.resources,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for APIResourceList {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.group_version);
+        ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, &self.resources);
+    }
+}
 impl APIResourceList {
     /// `apiVersion` of this kind.
     pub const API_VERSION: &'static str = "v1";

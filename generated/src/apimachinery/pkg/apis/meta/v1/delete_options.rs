@@ -137,3 +137,99 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeleteOptions {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeleteOptions);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for DeleteOptions {
+    const NAME: &'static str = "DeleteOptions";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.grace_period_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_box(
+                    &mut self.preconditions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.orphan_dependents,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.propagation_policy,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.dry_run,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.ignore_store_read_error_with_cluster_breaking_potential,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for DeleteOptions {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            1,
+            &self.grace_period_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_box(
+            writer,
+            2,
+            &self.preconditions,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            3,
+            &self.orphan_dependents,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            4,
+            &self.propagation_policy,
+        );
+        if let ::std::option::Option::Some(items) = &self.dry_run {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 5, items);
+        }
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            6,
+            &self.ignore_store_read_error_with_cluster_breaking_potential,
+        );
+    }
+}

@@ -7,3 +7,30 @@
 /// The exact format is defined in sigs.k8s.io/structured-merge-diff
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct FieldsV1(pub ::k8s_client_runtime::codec::RawJson);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for FieldsV1 {
+    const NAME: &'static str = "FieldsV1";
+    fn merge_field(
+        &mut self,
+        _number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        _options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        reader.skip(wire_type)
+    }
+    fn merge_from(
+        &mut self,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        _options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        self.0 = ::k8s_client_runtime::protobuf::special::decode_raw_json(reader)?;
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for FieldsV1 {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::special::encode_raw_json(writer, &self.0);
+    }
+}

@@ -71,6 +71,50 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LabelSelector {
     }
 }
 ::k8s_client_runtime::impl_codec!(LabelSelector);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for LabelSelector {
+    const NAME: &'static str = "LabelSelector";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.match_labels,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.match_expressions,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for LabelSelector {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            1,
+            &self.match_labels,
+        );
+        if let ::std::option::Option::Some(items) = &self.match_expressions {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, items);
+        }
+    }
+}
 impl LabelSelector {
     /// This selector in the form listers and `ListOptions` use. An empty
     /// selector selects everything, as in apimachinery.

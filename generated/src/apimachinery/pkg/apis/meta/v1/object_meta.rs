@@ -237,6 +237,203 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectMeta {
     }
 }
 ::k8s_client_runtime::impl_codec!(ObjectMeta);
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for ObjectMeta {
+    const NAME: &'static str = "ObjectMeta";
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        match number {
+            1 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            2 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.generate_name,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            3 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.namespace,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            4 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.self_link,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            5 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.uid,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            6 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.resource_version,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            7 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.generation,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            8 => {
+                ::k8s_client_runtime::protobuf::decode::option_unless_default(
+                    &mut self.creation_timestamp,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            9 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.deletion_timestamp,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            10 => {
+                ::k8s_client_runtime::protobuf::decode::option(
+                    &mut self.deletion_grace_period_seconds,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            11 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.labels,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            12 => {
+                ::k8s_client_runtime::protobuf::decode::option_map(
+                    &mut self.annotations,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            13 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.owner_references,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            14 => {
+                ::k8s_client_runtime::protobuf::decode::option_repeated(
+                    &mut self.finalizers,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            17 => {
+                ::k8s_client_runtime::protobuf::decode::managed_fields(
+                    &mut self.managed_fields,
+                    wire_type,
+                    reader,
+                    options,
+                )
+            }
+            _ => reader.skip(wire_type),
+        }
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for ObjectMeta {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.name);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            2,
+            &self.generate_name,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            3,
+            &self.namespace,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            4,
+            &self.self_link,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 5, &self.uid);
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            6,
+            &self.resource_version,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            7,
+            &self.generation,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_or_default(
+            writer,
+            8,
+            &self.creation_timestamp,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            9,
+            &self.deletion_timestamp,
+        );
+        ::k8s_client_runtime::protobuf::encode::option(
+            writer,
+            10,
+            &self.deletion_grace_period_seconds,
+        );
+        ::k8s_client_runtime::protobuf::encode::option_map(writer, 11, &self.labels);
+        ::k8s_client_runtime::protobuf::encode::option_map(
+            writer,
+            12,
+            &self.annotations,
+        );
+        if let ::std::option::Option::Some(items) = &self.owner_references {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 13, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.finalizers {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 14, items);
+        }
+        if let ::std::option::Option::Some(items) = &self.managed_fields {
+            ::k8s_client_runtime::protobuf::encode::repeated(writer, 17, items);
+        }
+    }
+}
 impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
     fn name(&self) -> ::std::option::Option<&str> {
         self.name.as_deref()

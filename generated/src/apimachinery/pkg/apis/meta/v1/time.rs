@@ -47,3 +47,30 @@ impl ::std::default::Default for Time {
         Time::new(::k8s_client_runtime::codec::zero_time())
     }
 }
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::DecodeProto for Time {
+    const NAME: &'static str = "Time";
+    fn merge_field(
+        &mut self,
+        _number: u32,
+        wire_type: ::k8s_client_runtime::protobuf::WireType,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        _options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        reader.skip(wire_type)
+    }
+    fn merge_from(
+        &mut self,
+        reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
+        _options: ::k8s_client_runtime::protobuf::DecodeOptions,
+    ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
+        *self = Time(::k8s_client_runtime::protobuf::special::decode_time(reader)?);
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "protobuf")]
+impl ::k8s_client_runtime::protobuf::EncodeProto for Time {
+    fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
+        ::k8s_client_runtime::protobuf::special::encode_time(writer, self.0);
+    }
+}
