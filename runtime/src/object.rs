@@ -44,6 +44,16 @@ pub trait Resource {
     const SCOPE: Scope;
     /// Kind of the list wrapper, e.g. `DeploymentList`.
     const LIST_KIND: &'static str;
+    /// How the kind's objects are read from and written to Kubernetes'
+    /// protobuf (`application/vnd.kubernetes.protobuf`): `Some` for a kind
+    /// the apiserver serves in protobuf (the built-in kinds, from a crate
+    /// generated with protobuf), whose typed requests then ask for it;
+    /// `None`, the default, for every other (custom resources, which the
+    /// apiserver serves in JSON only), whose requests stay JSON.
+    ///
+    /// [`impl_resource!`](crate::impl_resource)'s `; protobuf if <cfg>`
+    /// sets it.
+    const PROTOBUF: Option<crate::protobuf::Codec<Self>> = None;
 
     /// The path prefix of the group/version: `/api/v1` or `/apis/<group>/<version>`.
     fn api_prefix() -> String {
@@ -209,7 +219,14 @@ pub(crate) use metadata_field;
 /// type (its `type_meta` answers with the `Resource` constants). Generated
 /// kinds use it, so these impls are written once, here. The arguments, in
 /// order: the type, then its group, version, apiVersion, kind, plural,
-/// scope ([`Scope`]'s variant), list kind and, optionally, metadata type:
+/// scope ([`Scope`]'s variant), list kind and, optionally, metadata type;
+/// then, optionally, `; protobuf if <cfg predicate>`, which sets
+/// [`Resource::PROTOBUF`] to the kind's
+/// [`Codec`](crate::protobuf::Codec) when the predicate holds in the crate
+/// invoking the macro (`; protobuf if feature = "protobuf"`: under that
+/// crate's `protobuf` feature), the kind then implementing
+/// [`DecodeProto`](crate::protobuf::DecodeProto) and
+/// [`EncodeProto`](crate::protobuf::EncodeProto) there:
 ///
 /// ```
 /// # use k8s_client_runtime::dynamic::DynamicMeta;
@@ -224,12 +241,21 @@ pub(crate) use metadata_field;
 /// # let w = Widget { metadata: Default::default() };
 /// assert_eq!(w.type_meta().unwrap().0, "example.com/v1");
 /// assert_eq!(<Widget as Resource>::PLURAL, "widgets");
+/// assert!(<Widget as Resource>::PROTOBUF.is_none());
+/// ```
+///
+/// With protobuf (`Pod` implementing both traits):
+///
+/// ```ignore
+/// k8s_client_runtime::impl_resource!(
+///     Pod, "", "v1", "v1", "Pod", "pods", Namespaced, "PodList", ObjectMeta; protobuf if feature = "protobuf"
+/// );
 /// ```
 #[macro_export]
 macro_rules! impl_resource {
     (
         $ty:ident, $group:expr, $version:expr, $api_version:expr, $kind:expr, $plural:expr, $scope:ident,
-        $list_kind:expr $(, $meta:ty)?
+        $list_kind:expr $(, $meta:ty)? $(; protobuf if $protobuf:meta)?
     ) => {
         impl $crate::object::Resource for $ty {
             const GROUP: &'static str = $group;
@@ -239,6 +265,11 @@ macro_rules! impl_resource {
             const PLURAL: &'static str = $plural;
             const SCOPE: $crate::object::Scope = $crate::object::Scope::$scope;
             const LIST_KIND: &'static str = $list_kind;
+            $(
+                #[cfg($protobuf)]
+                const PROTOBUF: ::std::option::Option<$crate::protobuf::Codec<Self>> =
+                    ::std::option::Option::Some($crate::protobuf::Codec::of::<Self>());
+            )?
         }
         $(
             impl $crate::object::Object for $ty {
@@ -665,6 +696,63 @@ mod tests {
         assert!(err.to_string().contains("a list of objects or null"), "{err}");
         let err = crate::codec::decode_json::<ObjectList<serde_json::Value>>(b"[]").unwrap_err();
         assert!(err.to_string().contains("struct ObjectList"), "{err}");
+    }
+
+    /// A kind with one string field (1), speaking protobuf under a
+    /// predicate that holds, and the same kind under one that does not.
+    #[derive(Debug, Default, PartialEq)]
+    struct Gadget {
+        metadata: crate::dynamic::DynamicMeta,
+        name: LeanString,
+    }
+
+    impl crate::protobuf::DecodeProto for Gadget {
+        const NAME: &'static str = "Gadget";
+        fn merge_field(
+            &mut self,
+            number: u32,
+            wire_type: crate::protobuf::WireType,
+            reader: &mut crate::protobuf::Reader<'_>,
+            options: DecodeOptions,
+        ) -> Result<(), crate::protobuf::Error> {
+            match number {
+                1 => crate::protobuf::decode::value(&mut self.name, wire_type, reader, options),
+                _ => reader.skip(wire_type),
+            }
+        }
+    }
+
+    impl crate::protobuf::EncodeProto for Gadget {
+        fn encode_fields(&self, writer: &mut crate::protobuf::Writer) {
+            crate::protobuf::encode::value(writer, 1, &self.name);
+        }
+    }
+
+    crate::impl_resource!(
+        Gadget, "example.io", "v1", "example.io/v1", "Gadget", "gadgets", Namespaced, "GadgetList",
+        crate::dynamic::DynamicMeta; protobuf if all()
+    );
+
+    #[derive(Debug, Default)]
+    struct Gizmo;
+    crate::impl_resource!(Gizmo, "", "v1", "v1", "Gizmo", "gizmos", Cluster, "GizmoList"; protobuf if any());
+
+    #[test]
+    fn impl_resource_sets_the_codec_when_its_predicate_holds() {
+        let codec = Gadget::PROTOBUF.expect("the predicate holds");
+        assert_eq!(codec.name(), "Gadget");
+        let gadget = Gadget { name: "g".into(), ..Gadget::default() };
+        let bytes = codec.encode_to_vec(&gadget);
+        assert_eq!(bytes, b"\x0a\x01g");
+        assert_eq!(codec.decode(&bytes, DecodeOptions::default()).unwrap(), gadget);
+        let envelope = codec.encode_object(Gadget::API_VERSION, Gadget::KIND, &gadget);
+        let decoded = crate::protobuf::Envelope::decode(&envelope).unwrap();
+        assert_eq!((decoded.api_version, decoded.kind, decoded.raw), ("example.io/v1", "Gadget", &bytes[..]));
+        assert_eq!(format!("{codec:?}"), "Codec(\"Gadget\")");
+        assert_eq!(gadget.type_meta().unwrap().1, "Gadget", "the metadata type is still taken");
+
+        assert!(Gizmo::PROTOBUF.is_none(), "a predicate that does not hold leaves the default");
+        assert!(<crate::testing::Pod as Resource>::PROTOBUF.is_none(), "the default");
     }
 
     #[test]

@@ -14,6 +14,10 @@
 //!   [`DecodeFields`](crate::codec::fields::DecodeFields): decoded in place
 //!   into the type's `Default`, [`DecodeOptions`] passed down to every
 //!   field.
+//! - [`Codec`]: a kind's decoder and encoder as a value, which its
+//!   [`Resource::PROTOBUF`](crate::object::Resource::PROTOBUF) holds when
+//!   it speaks protobuf; generic code (clients, watches, informers) goes
+//!   through it.
 //! - [`FieldValue`]: one value of a field (scalar, string, bytes, message),
 //!   which the helpers are generic over.
 //! - [`special`]: apimachinery's hand-written wire forms (times,
@@ -32,6 +36,7 @@
 //! fields in ascending number order, maps in key order, repeated scalars
 //! unpacked, non-pointer fields even when zero (see [`encode`]).
 
+mod codec;
 mod envelope;
 mod error;
 mod message;
@@ -43,6 +48,7 @@ pub mod encode;
 pub mod special;
 
 pub use crate::codec::DecodeOptions;
+pub use codec::Codec;
 pub use envelope::{Envelope, MAGIC, encode_object};
 pub use error::Error;
 pub use message::{DecodeProto, EncodeProto, FieldValue, merge_fields};
