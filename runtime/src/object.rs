@@ -16,6 +16,8 @@ use serde::{Deserialize, Serialize};
 use crate::codec::{DecodeOptions, DecodeWith, WithOptions};
 use crate::{LeanString, Map};
 
+mod protobuf;
+
 /// Whether a resource lives in a namespace or at cluster level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Scope {

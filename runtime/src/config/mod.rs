@@ -224,6 +224,23 @@ pub const DEFAULT_MAX_EVENT_SIZE: usize = 64 * 1024 * 1024;
 /// plugin does not stop a controller for good.
 pub const DEFAULT_EXEC_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 
+/// The wire format typed clients ask the apiserver for (client-go's
+/// `ContentConfig.ContentType`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ContentType {
+    /// Kubernetes' protobuf (`application/vnd.kubernetes.protobuf`) for the
+    /// kinds that speak it (those whose
+    /// [`Resource::PROTOBUF`](crate::object::Resource::PROTOBUF) is
+    /// `Some`: the built-in kinds), JSON for every other, as client-go's
+    /// generated clientset does. Responses are decoded by their
+    /// `Content-Type`, so a server answering JSON is still understood.
+    #[default]
+    Protobuf,
+    /// JSON (`application/json`) for every request.
+    Json,
+}
+
 /// Connection and credential settings for one apiserver.
 ///
 /// Its `Debug` shows certificates as their size, never their bytes, and
@@ -277,6 +294,9 @@ pub struct Config {
     pub user_agent: String,
     /// Refuse watch events larger than this many bytes.
     pub max_watch_event_size: usize,
+    /// The wire format typed requests ask for (default
+    /// [`ContentType::Protobuf`] where the kind speaks it).
+    pub content_type: ContentType,
 }
 
 impl fmt::Debug for Config {
@@ -309,6 +329,7 @@ impl fmt::Debug for Config {
             .field("proxy", &self.proxy)
             .field("user_agent", &self.user_agent)
             .field("max_watch_event_size", &self.max_watch_event_size)
+            .field("content_type", &self.content_type)
             .finish()
     }
 }
@@ -335,6 +356,7 @@ impl Config {
             proxy: Proxy::FromEnvironment,
             user_agent: default_user_agent(),
             max_watch_event_size: DEFAULT_MAX_EVENT_SIZE,
+            content_type: ContentType::default(),
         }
     }
 

@@ -94,6 +94,14 @@ impl<K> Codec<K> {
         self.merge(&mut object, &mut Reader::new(bytes), options)?;
         Ok(object)
     }
+
+    /// The message `reader` holds (a nested one: a list's item), decoded
+    /// into a new `K`.
+    pub fn decode_message(&self, reader: &mut Reader<'_>, options: DecodeOptions) -> Result<K, Error> {
+        let mut object = (self.new)();
+        self.merge(&mut object, reader, options)?;
+        Ok(object)
+    }
 }
 
 /// An object seen through its codec, for [`encode_object`].

@@ -342,7 +342,12 @@ impl EventBroadcaster {
 fn is_retryable(err: &RestError) -> bool {
     !matches!(
         err,
-        RestError::Api(_) | RestError::InvalidRequest { .. } | RestError::Encode { .. } | RestError::Decode { .. }
+        RestError::Api(_)
+            | RestError::InvalidRequest { .. }
+            | RestError::Encode { .. }
+            | RestError::Decode { .. }
+            | RestError::DecodeProtobuf { .. }
+            | RestError::UnexpectedContentType { .. }
     )
 }
 

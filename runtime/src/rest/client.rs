@@ -22,7 +22,7 @@ use super::error::{Error, Status};
 use super::limiter::RateLimiter;
 use super::watch::ByteStream;
 use crate::ErrorChain;
-use crate::config::{self, Authenticator, Config};
+use crate::config::{self, Authenticator, Config, ContentType};
 
 /// Characters escaped in `Impersonate-Extra-<key>` header names.
 const HEADER_KEY: &AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
@@ -57,6 +57,7 @@ pub(super) struct Inner {
     pub(super) timeout: Option<Duration>,
     pub(super) deadline: Option<Duration>,
     pub(super) max_watch_event_size: usize,
+    pub(super) content_type: ContentType,
     max_retries: u32,
 }
 
@@ -152,6 +153,7 @@ impl Client {
                 timeout: config.timeout,
                 deadline: config.deadline,
                 max_watch_event_size: config.max_watch_event_size,
+                content_type: config.content_type,
                 max_retries: MAX_RETRIES,
             }),
         })
@@ -165,6 +167,11 @@ impl Client {
     /// The namespace of the kubeconfig context or service account.
     pub fn default_namespace(&self) -> &str {
         &self.inner.default_namespace
+    }
+
+    /// The wire format typed requests ask for ([`Config::content_type`]).
+    pub fn content_type(&self) -> ContentType {
+        self.inner.content_type
     }
 
     /// `scheme://host:port` plus any path prefix of the cluster URL.
@@ -228,7 +235,10 @@ impl Client {
                 return Ok(response);
             }
             let body = response.into_body().collect().await.map_err(Error::Body)?.to_bytes();
+            // A Status in the format the request negotiated: JSON, or
+            // protobuf (which never starts like JSON).
             let mut st = Status::from_body(&body)
+                .or_else(|| Status::from_protobuf(&body))
                 .unwrap_or_else(|| Status::from_http(status.as_u16(), &body, req.method.as_str(), &req.path_and_query));
             if st.code == 0 {
                 st.code = status.as_u16();

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+mod protobuf;
+
 /// `metav1.Status`: what the apiserver returns for failed requests, for
 /// `delete` that completed immediately, and inside watch `ERROR` events.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -231,6 +233,28 @@ pub enum Error {
         /// Where and why decoding failed.
         #[source]
         source: serde_json::Error,
+    },
+    /// The response body is not the protobuf message the caller asked to
+    /// decode.
+    #[error("decoding {what} (protobuf)")]
+    DecodeProtobuf {
+        /// What was being decoded, e.g. the type asked for.
+        what: String,
+        /// Where and why decoding failed: the message types and field
+        /// numbers down to the failing value.
+        #[source]
+        source: crate::protobuf::Error,
+    },
+    /// A response in a format the client did not ask for: neither JSON
+    /// nor Kubernetes' protobuf.
+    #[error(
+        "decoding {what}: the server answered with content type {content_type:?}, expected application/json or application/vnd.kubernetes.protobuf"
+    )]
+    UnexpectedContentType {
+        /// What was being decoded.
+        what: String,
+        /// The response's `Content-Type`.
+        content_type: String,
     },
     /// The request body could not be encoded.
     #[error("encoding {what}: {message}")]

@@ -14,9 +14,27 @@
 //! configured), retries 429/5xx answers that carry `Retry-After` (at most
 //! [`MAX_RETRIES`] times) and GETs whose connection was reset, and turns
 //! non-2xx answers into [`Error::Api`] with the server's `Status`.
+//!
+//! # Content types
+//! A [`ResourceClient<K>`] made by [`ResourceClient::new`] (the generated
+//! ClientSet's and the informers' clients) speaks Kubernetes' protobuf when
+//! `K` does ([`Resource::PROTOBUF`](crate::object::Resource::PROTOBUF) is
+//! `Some`: the built-in kinds of a crate generated with protobuf) and
+//! [`Config::content_type`](crate::Config::content_type) is
+//! [`ContentType::Protobuf`], the default, as client-go's clientset does:
+//! get, list, watch, create, update, `update_status` and delete accept
+//! `application/vnd.kubernetes.protobuf,application/json`, create and
+//! update send protobuf, and each answer is decoded by its `Content-Type`,
+//! so a server answering JSON (an aggregated API) is still understood;
+//! another type is [`Error::UnexpectedContentType`]. Errors come back as a
+//! `Status` in either format. Everything else speaks JSON: custom
+//! resources (`PROTOBUF` is `None`), the dynamic client, discovery, patch
+//! and apply, the generic subresource calls, [`Client::request`], and
+//! every client when the configuration says [`ContentType::Json`].
 
 mod client;
 mod connect;
+mod content;
 mod error;
 mod limiter;
 mod options;
@@ -27,6 +45,7 @@ mod target;
 pub mod verbs;
 pub mod watch;
 
+pub use crate::config::ContentType;
 pub use client::{Client, MAX_RETRIES};
 pub use connect::TLS_HANDSHAKE_TIMEOUT;
 pub use error::{Error, Status, StatusCause, StatusDetails};

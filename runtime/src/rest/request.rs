@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::client::{Client, Prepared, body_stream};
+use super::content::{Format, response_format};
 use super::error::Error;
 use super::watch::{ByteStream, WatchStream, watch_stream, watch_stream_with};
 use crate::codec::{DecodeOptions, DecodeWith};
@@ -294,6 +295,22 @@ impl Request {
             Ok(response.into_body().collect().await.map_err(Error::Body)?.to_bytes())
         })
         .await
+    }
+
+    /// The whole body and its format, by its `Content-Type` (for a request
+    /// that negotiated protobuf), with what it answers to name it in
+    /// errors.
+    pub(super) async fn negotiated_bytes(self) -> Result<(Bytes, Format, String), Error> {
+        let what = format!("{} {} response", self.method, self.path_and_query());
+        let (client, prepared, timeout) = self.prepare()?;
+        let (headers, body) = with_timeout(timeout, async {
+            let response = client.execute(&prepared).await?;
+            let headers = response.headers().clone();
+            Ok((headers, response.into_body().collect().await.map_err(Error::Body)?.to_bytes()))
+        })
+        .await?;
+        let format = response_format(&headers, &body, &what)?;
+        Ok((body, format, what))
     }
 
     /// The body decoded from JSON.

@@ -14,15 +14,19 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::Client;
+use super::content::{ACCEPT_PROTOBUF, Format, PROTOBUF, envelope, protobuf_error};
 use super::error::{Error, Status};
 use super::options::{
     ApplyOptions, CreateOptions, DeleteOptions, GetOptions, ListOptions, Patch, PatchOptions, UpdateOptions,
 };
+use super::request::Request;
 use super::target::Target;
 use super::verbs;
-use super::watch::{WatchEvent, WatchStream};
+use super::watch::{WatchEvent, WatchStream, protobuf_watch_stream, watch_stream_with};
 use crate::codec::{DecodeOptions, DecodeWith};
+use crate::config::ContentType;
 use crate::object::{DynamicResource, Metadata as _, Object, ObjectList, Resource};
+use crate::protobuf::{Codec, Envelope};
 
 /// Bounds every object type used with [`ResourceClient`] meets. Lists and
 /// watches decode objects with [`DecodeOptions`] ([`DecodeWith`]): generated
@@ -73,12 +77,15 @@ pub struct ResourceClient<K> {
     /// What [`list`](Self::list), [`list_all`](Self::list_all) and
     /// [`watch`](Self::watch) leave out while decoding.
     decode: DecodeOptions,
+    /// The kind's protobuf codec when its requests negotiate protobuf
+    /// (see the [module docs](super#content-types)); `None`: JSON only.
+    protobuf: Option<Codec<K>>,
     _kind: PhantomData<fn() -> K>,
 }
 
 impl<K> Clone for ResourceClient<K> {
     fn clone(&self) -> Self {
-        ResourceClient { target: self.target.clone(), decode: self.decode, _kind: PhantomData }
+        ResourceClient { target: self.target.clone(), decode: self.decode, protobuf: self.protobuf, _kind: PhantomData }
     }
 }
 
@@ -93,10 +100,14 @@ impl<K> std::fmt::Debug for ResourceClient<K> {
 
 impl<K: ClientObject + Resource> ResourceClient<K> {
     /// The client of kind `K`; namespace `None` (or empty) = all namespaces
-    /// (or cluster scope).
+    /// (or cluster scope). It speaks protobuf when `K` does
+    /// ([`Resource::PROTOBUF`]) and the client's
+    /// [`content_type`](Client::content_type) is
+    /// [`ContentType::Protobuf`], JSON otherwise.
     #[must_use]
     pub fn new(client: Client, namespace: Option<&str>) -> Self {
-        Self::for_resource(client, &DynamicResource::of::<K>(), namespace)
+        let protobuf = K::PROTOBUF.filter(|_| client.content_type() == ContentType::Protobuf);
+        ResourceClient { protobuf, ..Self::for_resource(client, &DynamicResource::of::<K>(), namespace) }
     }
     /// Objects in `namespace` (ignored for cluster-scoped kinds).
     #[must_use]
@@ -119,13 +130,72 @@ impl<K: ClientObject + Resource> ResourceClient<K> {
 impl<K: ClientObject> ResourceClient<K> {
     /// The client of `resource`, whose objects decode as `K`: the dynamic
     /// client, or a kind served under another group/version than `K`'s own.
+    /// It speaks JSON.
     #[must_use]
     pub fn for_resource(client: Client, resource: &DynamicResource, namespace: Option<&str>) -> Self {
         ResourceClient {
             target: Target::new(client, resource.clone(), namespace),
             decode: DecodeOptions::default(),
+            protobuf: None,
             _kind: PhantomData,
         }
+    }
+
+    /// The wire format this client's requests ask for:
+    /// [`ContentType::Protobuf`] when they negotiate protobuf (the kind
+    /// speaks it and the client was configured for it), else
+    /// [`ContentType::Json`].
+    pub fn content_type(&self) -> ContentType {
+        if self.protobuf.is_some() { ContentType::Protobuf } else { ContentType::Json }
+    }
+
+    /// `request` sent accepting protobuf, its answer decoded by its
+    /// `Content-Type`: JSON by `json`, protobuf by `protobuf` from the
+    /// body's envelope.
+    async fn negotiate<T>(
+        request: Request,
+        json: impl FnOnce(&[u8], &str) -> Result<T, Error>,
+        protobuf: impl FnOnce(&Envelope<'_>, &str) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let (body, format, what) = request.accept(ACCEPT_PROTOBUF).negotiated_bytes().await?;
+        match format {
+            Format::Json => json(&body, &what),
+            Format::Protobuf => protobuf(&envelope(&body, &what)?, &what),
+        }
+    }
+
+    /// One object in the answer to `request`: through `codec` when it came
+    /// as protobuf, as JSON otherwise.
+    async fn negotiate_object(request: Request, codec: Codec<K>) -> Result<K, Error> {
+        let options = DecodeOptions::default();
+        Self::negotiate(
+            request,
+            |body, what| decode_json_as(body, what, options),
+            |envelope, what| codec.decode(envelope.raw, options).map_err(protobuf_error(what)),
+        )
+        .await
+    }
+
+    /// Sends `obj` to the object (or `subresource`) with `method`: as
+    /// protobuf when this client speaks it, else as JSON.
+    pub(super) async fn write_object(
+        &self,
+        method: http::Method,
+        subresource: &str,
+        obj: &K,
+        opts: &super::WriteOptions,
+    ) -> Result<K, Error> {
+        let Some(codec) = self.protobuf else {
+            return self.write(method, self.object_name(obj)?, subresource, object_namespace(obj), obj, opts).await;
+        };
+        let request = self.target.item(method, self.object_name(obj)?, subresource, object_namespace(obj))?;
+        let body = self.encode(&codec, obj);
+        Self::negotiate_object(request.params(opts.query_pairs()).body(body, PROTOBUF), codec).await
+    }
+
+    /// `obj` in its envelope, as a request body.
+    fn encode(&self, codec: &Codec<K>, obj: &K) -> Vec<u8> {
+        codec.encode_object(&self.target.resource.api_version(), &self.target.resource.kind, obj)
     }
 
     /// This client's [`list`](Self::list), [`list_all`](Self::list_all) and
@@ -189,7 +259,11 @@ impl<K: ClientObject> ResourceClient<K> {
 impl<K: verbs::Get> ResourceClient<K> {
     /// Reads the object `name`.
     pub async fn get(&self, name: &str, opts: &GetOptions) -> Result<K, Error> {
-        self.target.item(http::Method::GET, name, "", None)?.params(opts.query_pairs()).json().await
+        let request = self.target.item(http::Method::GET, name, "", None)?.params(opts.query_pairs());
+        match self.protobuf {
+            Some(codec) => Self::negotiate_object(request, codec).await,
+            None => request.json().await,
+        }
     }
 
     /// `get`, with `Ok(None)` for 404 Not Found.
@@ -214,7 +288,19 @@ impl<K: verbs::List> ResourceClient<K> {
     /// the client's own [`decode_options`](Self::decode_options).
     pub async fn list_with(&self, opts: &ListOptions, decode: DecodeOptions) -> Result<ObjectList<K>, Error> {
         let request = self.target.collection(http::Method::GET, None).params(opts.query_pairs(false));
-        let mut list: ObjectList<K> = request.json_with(decode).await?;
+        let mut list: ObjectList<K> = match self.protobuf {
+            Some(codec) => {
+                Self::negotiate(
+                    request,
+                    |body, what| decode_json_as(body, what, decode),
+                    |envelope, what| {
+                        ObjectList::decode_protobuf(envelope.raw, &codec, decode).map_err(protobuf_error(what))
+                    },
+                )
+                .await?
+            }
+            None => request.json_with(decode).await?,
+        };
         if !list.items.is_empty() {
             let api_version = self.target.resource.api_version();
             for item in &mut list.items {
@@ -274,7 +360,18 @@ impl<K: verbs::Watch> ResourceClient<K> {
     pub async fn watch_with(&self, opts: &ListOptions, decode: DecodeOptions) -> Result<WatchStream<K>, Error> {
         use futures_util::StreamExt as _;
         let request = self.target.collection(http::Method::GET, None).params(opts.query_pairs(true));
-        let stream: WatchStream<K> = request.watch_with(decode).await?;
+        let stream: WatchStream<K> = match self.protobuf {
+            Some(codec) => {
+                let what = format!("GET {} watch", request.path_and_query());
+                let response = request.accept(ACCEPT_PROTOBUF).no_timeout().send().await?;
+                let max = self.target.client.inner.max_watch_event_size;
+                match super::content::response_format(response.headers(), &[], &what)? {
+                    Format::Protobuf => protobuf_watch_stream(super::client::body_stream(response), max, codec, decode),
+                    Format::Json => watch_stream_with(super::client::body_stream(response), max, decode),
+                }
+            }
+            None => request.watch_with(decode).await?,
+        };
         let this = self.clone();
         Ok(stream
             .map(move |event| {
@@ -295,7 +392,11 @@ impl<K: verbs::Create> ResourceClient<K> {
     pub async fn create(&self, obj: &K, opts: &CreateOptions) -> Result<K, Error> {
         let ns = object_namespace(obj);
         self.target.check_create(ns)?;
-        self.target.collection(http::Method::POST, ns).params(opts.query_pairs()).json_body(obj).json().await
+        let request = self.target.collection(http::Method::POST, ns).params(opts.query_pairs());
+        match self.protobuf {
+            Some(codec) => Self::negotiate_object(request.body(self.encode(&codec, obj), PROTOBUF), codec).await,
+            None => request.json_body(obj).json().await,
+        }
     }
 }
 
@@ -304,7 +405,7 @@ impl<K: verbs::Update> ResourceClient<K> {
     /// Replaces the object named by `obj.metadata.name`; set
     /// `metadata.resourceVersion` for optimistic concurrency.
     pub async fn update(&self, obj: &K, opts: &UpdateOptions) -> Result<K, Error> {
-        self.write(http::Method::PUT, self.object_name(obj)?, "", object_namespace(obj), obj, opts).await
+        self.write_object(http::Method::PUT, "", obj, opts).await
     }
 }
 
@@ -327,8 +428,14 @@ impl<K: verbs::Delete> ResourceClient<K> {
     /// Deletes the object `name`; the server answers with the object (when
     /// finalizers keep it) or a Status.
     pub async fn delete(&self, name: &str, opts: &DeleteOptions) -> Result<DeleteResult<K>, Error> {
-        let bytes = self.target.item(http::Method::DELETE, name, "", None)?.json_body(&opts.to_body()).bytes().await?;
-        decode_delete(&bytes, "delete response")
+        let request = self.target.item(http::Method::DELETE, name, "", None)?.json_body(&opts.to_body());
+        let Some(codec) = self.protobuf else {
+            return decode_delete(&request.bytes().await?, "delete response");
+        };
+        Self::negotiate(request, decode_delete, |envelope, what| {
+            delete_result(envelope, what, |raw| codec.decode(raw, DecodeOptions::default()))
+        })
+        .await
     }
 }
 
@@ -340,20 +447,42 @@ impl<K: verbs::DeleteCollection> ResourceClient<K> {
         opts: &DeleteOptions,
         list: &ListOptions,
     ) -> Result<DeleteResult<ObjectList<K>>, Error> {
-        let bytes = self
+        let request = self
             .target
             .collection(http::Method::DELETE, None)
             .params(list.query_pairs(false))
-            .json_body(&opts.to_body())
-            .bytes()
-            .await?;
-        decode_delete(&bytes, "deletecollection response")
+            .json_body(&opts.to_body());
+        let Some(codec) = self.protobuf else {
+            return decode_delete(&request.bytes().await?, "deletecollection response");
+        };
+        Self::negotiate(request, decode_delete, |envelope, what| {
+            delete_result(envelope, what, |raw| ObjectList::decode_protobuf(raw, &codec, DecodeOptions::default()))
+        })
+        .await
     }
 }
 
 /// `metadata.namespace` when set and not empty.
 pub(super) fn object_namespace<K: Object>(obj: &K) -> Option<&str> {
     obj.metadata().namespace().filter(|n| !n.is_empty())
+}
+
+/// A JSON body decoded with `options`, errors naming `what`.
+fn decode_json_as<T: DecodeWith>(body: &[u8], what: &str, options: DecodeOptions) -> Result<T, Error> {
+    crate::codec::decode_json_with(body, options).map_err(|source| Error::Decode { what: what.to_owned(), source })
+}
+
+/// What a protobuf delete answered: a Status (envelope kind `Status`), or
+/// the object `object` decodes.
+fn delete_result<T>(
+    envelope: &Envelope<'_>,
+    what: &str,
+    object: impl FnOnce(&[u8]) -> Result<T, crate::protobuf::Error>,
+) -> Result<DeleteResult<T>, Error> {
+    if envelope.kind == "Status" {
+        return Ok(DeleteResult::Status(Status::from_envelope(envelope).map_err(protobuf_error(what))?));
+    }
+    Ok(DeleteResult::Object(object(envelope.raw).map_err(protobuf_error(what))?))
 }
 
 fn decode_delete<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<DeleteResult<T>, Error> {

@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::Error;
 use super::options::{ApplyOptions, CreateOptions, Patch, PatchOptions, UpdateOptions, WriteOptions};
-use super::resource::{ClientObject, ResourceClient, object_namespace};
+use super::resource::{ClientObject, ResourceClient};
 use super::watch::ByteStream;
 
 impl<K: ClientObject> ResourceClient<K> {
@@ -151,7 +151,7 @@ impl<K: HasStatus> ResourceClient<K> {
     /// Replaces the status of the object named by `obj.metadata.name`
     /// (the server ignores changes outside `status`).
     pub async fn update_status(&self, obj: &K, opts: &UpdateOptions) -> Result<K, Error> {
-        self.write(http::Method::PUT, self.object_name(obj)?, "status", object_namespace(obj), obj, opts).await
+        self.write_object(http::Method::PUT, "status", obj, opts).await
     }
 
     /// Patches the status of the object `name`.

@@ -8,6 +8,11 @@
 //! `Deserialize`; [`decode_event_with`] and [`watch_stream_with`] decode
 //! them with [`DecodeOptions`] (skipping `managedFields`, say), which the
 //! options travel with from the frame down to each object's fields.
+//!
+//! Over protobuf (`application/vnd.kubernetes.protobuf;stream=watch`),
+//! [`protobuf_watch_stream`] reads the length-delimited frames instead,
+//! each object through the kind's [`Codec`](crate::protobuf::Codec), with
+//! the same rules for errors, bookmarks and unknown event types.
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -486,20 +491,55 @@ where
     T: Send + 'static,
     S: frame::ObjectReader<T> + Send + 'static,
 {
-    struct State {
+    events(body, WatchDecoder::new(max_event_size), move |frame| decode_event_seed(frame, reader))
+}
+
+/// What cuts a watch body into frames: [`WatchDecoder`] for JSON, the
+/// length-delimited frames of protobuf.
+pub(super) trait Framer: Send + 'static {
+    /// Appends bytes as they arrived.
+    fn push(&mut self, chunk: &[u8]);
+    /// The next complete frame, `Ok(None)` when more bytes are needed.
+    fn next_frame(&mut self) -> Result<Option<Bytes>, Error>;
+    /// Checks that the body ended between frames.
+    fn finish(&self) -> Result<(), Error>;
+}
+
+impl Framer for WatchDecoder {
+    fn push(&mut self, chunk: &[u8]) {
+        WatchDecoder::push(self, chunk);
+    }
+    fn next_frame(&mut self) -> Result<Option<Bytes>, Error> {
+        WatchDecoder::next_frame(self)
+    }
+    fn finish(&self) -> Result<(), Error> {
+        WatchDecoder::finish(self)
+    }
+}
+
+/// The events of `body`, cut by `framer`, each frame decoded by `decode`:
+/// the rules of [`watch_stream`], whatever the format.
+pub(super) fn events<T, F, D>(body: ByteStream, framer: F, decode: D) -> WatchStream<T>
+where
+    T: Send + 'static,
+    F: Framer,
+    D: Fn(&[u8]) -> Result<WatchEvent<T>, Error> + Send + 'static,
+{
+    struct State<F, D> {
         body: ByteStream,
-        decoder: WatchDecoder,
+        framer: F,
+        decode: D,
         done: bool,
     }
-    let state = State { body, decoder: WatchDecoder::new(max_event_size), done: false };
-    futures_util::stream::unfold(state, move |mut st| async move {
+    let state = State { body, framer, decode, done: false };
+    futures_util::stream::unfold(state, |mut st| async move {
         if st.done {
             return None;
         }
         loop {
-            match st.decoder.next_frame() {
+            match st.framer.next_frame() {
                 Ok(Some(frame)) => {
-                    let event = decode_event_seed(&frame, reader);
+                    let event = (st.decode)(&frame);
                     if let Err(Error::UnknownWatchEventType(kind)) = &event {
                         tracing::warn!(event_type = %kind.escape_debug(), "watch stream: skipped an event of unknown type");
                         continue;
@@ -516,20 +556,24 @@ where
                 }
             }
             match st.body.next().await {
-                Some(Ok(chunk)) => st.decoder.push(&chunk),
+                Some(Ok(chunk)) => st.framer.push(&chunk),
                 Some(Err(e)) => {
                     st.done = true;
                     return Some((Err(e), st));
                 }
                 None => {
                     st.done = true;
-                    return st.decoder.finish().err().map(|e| (Err(e), st));
+                    return st.framer.finish().err().map(|e| (Err(e), st));
                 }
             }
         }
     })
     .boxed()
 }
+
+mod protobuf;
+
+pub use protobuf::{decode_protobuf_event, protobuf_watch_stream};
 
 #[cfg(test)]
 mod tests;

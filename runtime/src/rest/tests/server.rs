@@ -35,6 +35,12 @@ pub(crate) enum Reply {
         status: u16,
         chunks: Vec<Vec<u8>>,
     },
+    /// Chunked body of `content_type` written piece by piece.
+    TypedChunks {
+        status: u16,
+        content_type: String,
+        chunks: Vec<Vec<u8>>,
+    },
     /// Close the connection without answering.
     Drop,
     /// Never answer.
@@ -148,23 +154,14 @@ async fn serve(mut sock: TcpStream, handler: Handler, requests: Arc<Mutex<Vec<Re
                 }
             }
             Reply::Chunks { status, chunks } => {
-                let head = format!(
-                    "HTTP/1.1 {status} X\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
-                );
-                if sock.write_all(head.as_bytes()).await.is_err() {
+                if !write_chunks(&mut sock, status, "application/json", chunks).await {
                     return;
                 }
-                for c in chunks {
-                    let mut piece = format!("{:x}\r\n", c.len()).into_bytes();
-                    piece.extend_from_slice(&c);
-                    piece.extend_from_slice(b"\r\n");
-                    if sock.write_all(&piece).await.is_err() {
-                        return;
-                    }
-                    let _ = sock.flush().await;
-                    tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+            Reply::TypedChunks { status, content_type, chunks } => {
+                if !write_chunks(&mut sock, status, &content_type, chunks).await {
+                    return;
                 }
-                let _ = sock.write_all(b"0\r\n\r\n").await;
             }
             Reply::Drop => return,
             Reply::Hang => {
@@ -173,4 +170,23 @@ async fn serve(mut sock: TcpStream, handler: Handler, requests: Arc<Mutex<Vec<Re
             }
         }
     }
+}
+
+/// Writes a chunked response; `false` when the connection is gone.
+async fn write_chunks(sock: &mut TcpStream, status: u16, content_type: &str, chunks: Vec<Vec<u8>>) -> bool {
+    let head = format!("HTTP/1.1 {status} X\r\nTransfer-Encoding: chunked\r\nContent-Type: {content_type}\r\n\r\n");
+    if sock.write_all(head.as_bytes()).await.is_err() {
+        return false;
+    }
+    for c in chunks {
+        let mut piece = format!("{:x}\r\n", c.len()).into_bytes();
+        piece.extend_from_slice(&c);
+        piece.extend_from_slice(b"\r\n");
+        if sock.write_all(&piece).await.is_err() {
+            return false;
+        }
+        let _ = sock.flush().await;
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    sock.write_all(b"0\r\n\r\n").await.is_ok()
 }
