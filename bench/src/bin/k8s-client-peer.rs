@@ -18,7 +18,7 @@ use k8s_client::prelude::*;
 use k8s_client_bench::{LATENCY_ANNOTATION, Latencies, cpu_seconds, free_unused_heap, rss_kib, unix_nanos};
 use k8s_client_runtime::ErrorChain;
 use k8s_client_runtime::cache::ResourceEventHandlerFuncs;
-use k8s_client_runtime::config::{Config, KubeconfigOptions};
+use k8s_client_runtime::config::{Config, ContentType, KubeconfigOptions};
 use k8s_client_runtime::rest::Client;
 use k8s_client_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
 use serde_json::json;
@@ -53,6 +53,10 @@ enum Workload {
         /// Accepted for symmetry: this project's informers drop managedFields by default.
         #[arg(long)]
         drop_managed_fields: bool,
+        /// Speak JSON to the apiserver (`ContentType::Json`) instead of
+        /// protobuf, the default for built-in kinds.
+        #[arg(long)]
+        json: bool,
     },
     /// A synced pod informer with one update handler, measuring write-to-handler latency.
     Churn {
@@ -80,7 +84,9 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.workload {
         Workload::Decode { file, rounds } => decode(&file, rounds),
-        Workload::Sync { kubeconfig, expect, drop_managed_fields: _ } => runtime().block_on(sync(&kubeconfig, expect)),
+        Workload::Sync { kubeconfig, expect, drop_managed_fields: _, json } => {
+            runtime().block_on(sync(&kubeconfig, expect, json))
+        }
         Workload::Churn { kubeconfig, expect, duration } => runtime().block_on(churn(&kubeconfig, expect, duration)),
         Workload::Workqueue { workers, items } => runtime().block_on(workqueue(workers, items)),
     };
@@ -124,8 +130,11 @@ fn decode(file: &PathBuf, rounds: usize) -> Result<serde_json::Value, Failure> {
     }))
 }
 
-fn client(kubeconfig: &PathBuf) -> Result<Client, Failure> {
+fn client(kubeconfig: &PathBuf, json: bool) -> Result<Client, Failure> {
     let mut config = Config::from_kubeconfig_file(kubeconfig, &KubeconfigOptions::default())?;
+    if json {
+        config.content_type = ContentType::Json;
+    }
     // As high as the other programs': the apiserver, not client throttling, is measured.
     config.qps = 1000.0;
     config.burst = 2000;
@@ -137,9 +146,10 @@ fn client(kubeconfig: &PathBuf) -> Result<Client, Failure> {
 async fn synced_informer(
     kubeconfig: &PathBuf,
     expect: usize,
+    json: bool,
     on_update: Option<OnUpdate>,
 ) -> Result<(SharedInformerFactory, Duration, u64), Failure> {
-    let factory = SharedInformerFactory::builder(client(kubeconfig)?).build();
+    let factory = SharedInformerFactory::builder(client(kubeconfig, json)?).build();
     let informer = factory.core_v1().pods().informer();
     if let Some(on_update) = on_update {
         informer
@@ -161,8 +171,8 @@ async fn synced_informer(
     Ok((factory, elapsed, rss_before))
 }
 
-async fn sync(kubeconfig: &PathBuf, expect: usize) -> Result<serde_json::Value, Failure> {
-    let (factory, synced, rss_before) = synced_informer(kubeconfig, expect, None).await?;
+async fn sync(kubeconfig: &PathBuf, expect: usize, json: bool) -> Result<serde_json::Value, Failure> {
+    let (factory, synced, rss_before) = synced_informer(kubeconfig, expect, json, None).await?;
     free_unused_heap();
     let (rss_after, peak) = rss_kib();
     let figures = json!({
@@ -187,7 +197,7 @@ async fn churn(kubeconfig: &PathBuf, expect: usize, duration: f64) -> Result<ser
             record.record(unix_nanos().saturating_sub(written));
         }
     };
-    let (factory, _, _) = synced_informer(kubeconfig, expect, Some(Box::new(on_update))).await?;
+    let (factory, _, _) = synced_informer(kubeconfig, expect, false, Some(Box::new(on_update))).await?;
     latencies.clear();
     let cpu_before = cpu_seconds();
     println!("ready");
