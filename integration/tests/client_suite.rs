@@ -172,7 +172,8 @@ async fn the_apiserver_answers_protobuf_that_decodes_as_its_json_does() {
     let get = |accept: &'static str| {
         let (client, ns) = (client.clone(), ns.clone());
         async move {
-            let response = client.get("/api/v1").namespace(&ns).resource("configmaps").accept(accept).send().await.unwrap();
+            let response =
+                client.get("/api/v1").namespace(&ns).resource("configmaps").accept(accept).send().await.unwrap();
             let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
             let body = http_body_util::BodyExt::collect(response.into_body()).await.unwrap().to_bytes();
             (content_type, body)

@@ -158,9 +158,9 @@ async fn built_in_groups_from_the_cluster_equal_the_committed_crate() {
         opts.sources_in_label = true;
         k8s_client_gen::generate_from_dir(&specs_path, &opts)
     })
-        .await
-        .unwrap()
-        .expect("generation from the committed specs without proto/");
+    .await
+    .unwrap()
+    .expect("generation from the committed specs without proto/");
     let committed = workspace().join("generated");
     let mut compared = 0;
     for (rel, text) in &generated.output.files {

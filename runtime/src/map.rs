@@ -178,7 +178,7 @@ impl<V: Clone> Map<V> {
     }
 
     /// One block of exactly the entries' number.
-    fn from_sorted(entries: impl ExactSizeIterator<Item = (LeanString, V)>) -> Self {
+    pub(crate) fn from_sorted(entries: impl ExactSizeIterator<Item = (LeanString, V)>) -> Self {
         let mut exact = EcoVec::with_capacity(entries.len());
         for entry in entries {
             exact.push(entry);
@@ -334,7 +334,7 @@ impl<V: Clone + AsRef<str> + 'static> TextMap for Map<V> {
 }
 
 /// Sorts `entries` by key; of equal keys the last wins.
-fn sort<K: AsRef<str>, W>(entries: &mut Staged<(K, W)>) {
+pub(crate) fn sort<K: AsRef<str>, W>(entries: &mut Staged<(K, W)>) {
     if !entries.windows(2).all(|w| w[0].0.as_ref() < w[1].0.as_ref()) {
         // Reversed, a stable sort puts the last of equal keys first in
         // its run, and `dedup_by` keeps the first.

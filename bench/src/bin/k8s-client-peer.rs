@@ -19,6 +19,7 @@ use k8s_client_bench::{LATENCY_ANNOTATION, Latencies, cpu_seconds, free_unused_h
 use k8s_client_runtime::ErrorChain;
 use k8s_client_runtime::cache::ResourceEventHandlerFuncs;
 use k8s_client_runtime::config::{Config, ContentType, KubeconfigOptions};
+use k8s_client_runtime::protobuf::DecodeProto as _;
 use k8s_client_runtime::rest::Client;
 use k8s_client_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
 use serde_json::json;
@@ -105,8 +106,18 @@ fn runtime() -> tokio::runtime::Runtime {
 
 fn decode(file: &PathBuf, rounds: usize) -> Result<serde_json::Value, Failure> {
     let json = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    // What the runtime does with every response body and watch event.
-    let decode = || k8s_client_runtime::codec::decode_json::<PodList>(&json);
+    // What the runtime does with every response body and watch event: a
+    // body starting with `k8s\0` is protobuf (client-go's decoder tells
+    // them apart the same way), anything else JSON.
+    let protobuf = json.starts_with(&k8s_client_runtime::protobuf::MAGIC);
+    let decode = || -> Result<PodList, Failure> {
+        if protobuf {
+            let envelope = k8s_client_runtime::protobuf::Envelope::decode(&json)?;
+            Ok(PodList::decode(envelope.raw, Default::default())?)
+        } else {
+            Ok(k8s_client_runtime::codec::decode_json::<PodList>(&json)?)
+        }
+    };
     let before = ALLOC.allocated();
     let warm = decode()?;
     let heap = ALLOC.allocated() - before;

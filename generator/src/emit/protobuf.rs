@@ -73,6 +73,12 @@ fn read_field(api: &Api, fp: &FieldPlan, enc: &FieldEncoding) -> TokenStream {
         }
         Cardinality::Repeated { .. } if fp.plain => quote!(#decode::repeated(&mut self.#name, #args)),
         Cardinality::Repeated { .. } => quote!(#decode::option_repeated(&mut self.#name, #args)),
+        Cardinality::Map { .. } if fp.seed == Seed::SharedMap => {
+            quote!(#decode::shared_map(&mut self.#name, wire_type, reader))
+        }
+        Cardinality::Map { .. } if fp.seed == Seed::OptionSharedMap => {
+            quote!(#decode::option_shared_map(&mut self.#name, wire_type, reader))
+        }
         Cardinality::Map { .. } if fp.plain => quote!(#decode::map(&mut self.#name, #args)),
         Cardinality::Map { .. } => quote!(#decode::option_map(&mut self.#name, #args)),
     }

@@ -107,6 +107,7 @@ pub fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
             impl ::k8s_client_runtime::map::TextValue for #name {
                 const NUMBERS_AS_TEXT: bool = true;
                 const EXPECTING: &'static str = "a quantity";
+                const PROTOBUF_MESSAGE: bool = true;
                 fn from_text(text: &str) -> Self {
                     #name(text.into())
                 }

@@ -32,6 +32,10 @@ pub trait TextValue: Clone + AsRef<str> + 'static {
     /// What a value is, for errors (`"a quantity"`).
     const EXPECTING: &'static str = "a string";
 
+    /// On the protobuf wire, the text is field 1 of a message of its own
+    /// (a `Quantity`) rather than a string.
+    const PROTOBUF_MESSAGE: bool = false;
+
     /// The value whose text is `text`, as decoding a JSON string gives it.
     fn from_text(text: &str) -> Self;
 }

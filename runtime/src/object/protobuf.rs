@@ -66,6 +66,11 @@ impl<K> ObjectList<K> {
             1 => decode::value(&mut list.metadata, wire_type, reader, options),
             2 => {
                 wire_type.expect(WireType::Len)?;
+                if list.items.is_empty() {
+                    // Sized for every item: a list grown by doubling holds
+                    // up to twice its items' room for as long as it lives.
+                    list.items.reserve_exact(reader.count_run(wire_type));
+                }
                 let item = codec.decode_message(&mut reader.nested()?, options)?;
                 list.items.push(item);
                 Ok(())

@@ -19,7 +19,8 @@ use thin_vec::ThinVec;
 use super::message::{FieldValue, for_each_field};
 use super::wire::{Reader, WireType};
 use super::{DecodeOptions, Error};
-use crate::map::Map;
+use crate::map::{Map, TextValue};
+use crate::read::Staged;
 
 /// A plain field: the value replaces (scalars) or is merged into (messages)
 /// what the field holds.
@@ -113,6 +114,11 @@ pub fn repeated<V: FieldValue>(
     // The element is checked before its room is made, so that a wrong
     // wire type leaves no default element behind.
     wire_type.expect(V::WIRE_TYPE)?;
+    if place.is_empty() {
+        // Sized for the whole run, as the JSON decoder sizes lists: a
+        // list grown by doubling holds up to twice its elements' room.
+        place.reserve_exact(reader.count_run(wire_type));
+    }
     place.push(V::default());
     let at = place.len() - 1;
     let result = place[at].merge_value(wire_type, reader, options);
@@ -192,3 +198,66 @@ pub fn option_map<V: FieldValue + Clone>(
 
 /// The message name errors give a map's entries.
 pub(crate) const MAP_ENTRY: &str = "map entry";
+
+/// A map of text (labels, annotations, node selectors, quantities) read
+/// whole: this entry and the ones following it in the same run, looked up
+/// as the text the input holds in this thread's table of recent maps
+/// ([`crate::intern`]), so that equal maps share one array and a map found
+/// there costs no allocation, as the JSON decoder reads them. Entries of
+/// the same field given apart (not Go's writing) are added to the map.
+pub fn shared_map<V: TextValue>(place: &mut Map<V>, wire_type: WireType, reader: &mut Reader<'_>) -> Result<(), Error> {
+    let mut entries: Staged<(&str, &str)> = Staged::new();
+    loop {
+        wire_type.expect(WireType::Len)?;
+        let mut entry = reader.nested()?;
+        let (mut key, mut value) = ("", "");
+        for_each_field(MAP_ENTRY, &mut entry, |number, wire_type, reader| match number {
+            1 => {
+                wire_type.expect(WireType::Len)?;
+                key = reader.read_str()?;
+                Ok(())
+            }
+            2 if V::PROTOBUF_MESSAGE => {
+                wire_type.expect(WireType::Len)?;
+                for_each_field("Quantity", &mut reader.nested()?, |number, wire_type, reader| match number {
+                    1 => {
+                        wire_type.expect(WireType::Len)?;
+                        value = reader.read_str()?;
+                        Ok(())
+                    }
+                    _ => reader.skip(wire_type),
+                })
+            }
+            2 => {
+                wire_type.expect(WireType::Len)?;
+                value = reader.read_str()?;
+                Ok(())
+            }
+            _ => reader.skip(wire_type),
+        })?;
+        entries.push((key, value));
+        if !reader.next_in_run(wire_type) {
+            break;
+        }
+    }
+    if !place.is_empty() {
+        for (key, value) in entries {
+            place.insert(crate::intern::shared(key), V::from_text(value));
+        }
+        return Ok(());
+    }
+    crate::map::sort(&mut entries);
+    *place = crate::intern::shared_map(&mut entries, |entries| {
+        Map::from_sorted(entries.drain(..).map(|(key, value)| (crate::intern::shared(key), V::from_text(value))))
+    });
+    Ok(())
+}
+
+/// An optional map of text, as [`shared_map`].
+pub fn option_shared_map<V: TextValue>(
+    place: &mut Option<Map<V>>,
+    wire_type: WireType,
+    reader: &mut Reader<'_>,
+) -> Result<(), Error> {
+    shared_map(place.get_or_insert_with(Map::new), wire_type, reader)
+}

@@ -80,6 +80,17 @@ pub(crate) fn for_each_field<'a>(
     reader: &mut Reader<'a>,
     mut field: impl FnMut(u32, WireType, &mut Reader<'a>) -> Result<(), Error>,
 ) -> Result<(), Error> {
+    each_field(message, reader, &mut field)
+}
+
+/// The loop of [`for_each_field`], compiled once rather than once per
+/// message type: a generated crate has hundreds, and the call through
+/// `dyn` costs less than their copies of the loop cost to compile.
+fn each_field<'a>(
+    message: &'static str,
+    reader: &mut Reader<'a>,
+    field: &mut dyn FnMut(u32, WireType, &mut Reader<'a>) -> Result<(), Error>,
+) -> Result<(), Error> {
     loop {
         let offset = reader.offset();
         let key = reader.read_key().map_err(|error| Error::Key { message, offset, error: Box::new(error) })?;

@@ -64,12 +64,15 @@ pub struct Reader<'a> {
     rest: &'a [u8],
     len: usize,
     depth: usize,
+    /// The number of the field whose key was read last: the field a helper
+    /// is reading, whose run of values it may size or take whole.
+    number: u32,
 }
 
 impl<'a> Reader<'a> {
     /// A reader of the message `bytes` (the outermost one).
     pub fn new(bytes: &'a [u8]) -> Self {
-        Reader { rest: bytes, len: bytes.len(), depth: 0 }
+        Reader { rest: bytes, len: bytes.len(), depth: 0, number: 0 }
     }
 
     /// Whether the message has been read to its end.
@@ -100,7 +103,39 @@ impl<'a> Reader<'a> {
         if number == 0 || number > u64::from(u32::MAX >> 3) {
             return Err(Error::InvalidKey { key });
         }
+        self.number = number as u32;
         Ok(Some((number as u32, wire_type)))
+    }
+
+    /// How many values of the current field (the one whose key was read
+    /// last) come one after another from here, this one included: Go
+    /// writes a repeated field's elements and a map's entries as such a
+    /// run, so a list can be sized exactly before its elements are read.
+    /// Malformed data ends the count; reading the values reports it.
+    pub fn count_run(&self, wire_type: WireType) -> usize {
+        let mut ahead = self.clone();
+        let mut count = 0;
+        while ahead.skip(wire_type).is_ok() {
+            count += 1;
+            match ahead.read_key() {
+                Ok(Some((number, next))) if number == self.number && next == wire_type => {}
+                _ => break,
+            }
+        }
+        count.max(1)
+    }
+
+    /// Takes the key of the next value when it is another of the current
+    /// field's run (same number and wire type); otherwise reads nothing.
+    pub fn next_in_run(&mut self, wire_type: WireType) -> bool {
+        let mut ahead = self.clone();
+        match ahead.read_key() {
+            Ok(Some((number, next))) if number == self.number && next == wire_type => {
+                *self = ahead;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// A varint.
@@ -171,7 +206,7 @@ impl<'a> Reader<'a> {
             return Err(Error::TooDeep(MAX_DEPTH));
         }
         let bytes = self.read_len()?;
-        Ok(Reader { rest: bytes, len: bytes.len(), depth: self.depth + 1 })
+        Ok(Reader { rest: bytes, len: bytes.len(), depth: self.depth + 1, number: 0 })
     }
 
     /// Skips the value of a field the reader does not know (a field a newer
@@ -285,9 +320,23 @@ impl Writer {
     /// put before the body.
     #[inline]
     pub fn len_delimited(&mut self, body: impl FnOnce(&mut Writer)) {
+        let at = self.begin_len();
+        body(self);
+        self.end_len(at);
+    }
+
+    /// Reserves the one byte a short length takes; where it is.
+    fn begin_len(&mut self) -> usize {
         let at = self.buf.len();
         self.buf.push(0);
-        body(self);
+        at
+    }
+
+    /// Writes the length of what follows the byte reserved at `at`, moving
+    /// it along when the length needs more than that byte. Apart from
+    /// [`len_delimited`](Self::len_delimited) so that its copy per message
+    /// type is only the body.
+    fn end_len(&mut self, at: usize) {
         let length = self.buf.len() - at - 1;
         if length < 0x80 {
             self.buf[at] = length as u8;

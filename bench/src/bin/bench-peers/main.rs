@@ -114,6 +114,19 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 samples.add("decode", "heap per pod, bytes", p.peer, f.num("heap_bytes_per_pod")?);
             }
         }
+        // The same list as the apiserver sends it in protobuf, written by
+        // client-go; kube-rs has no protobuf.
+        let protobuf_file = args.out.join("podlist.pb");
+        client_go.run(&["encode-protobuf", "--in", path_str(&decode_file)?, "--out", path_str(&protobuf_file)?])?;
+        let decode_args = ["decode", "--file", path_str(&protobuf_file)?, "--rounds", "5"];
+        for _ in 0..runs {
+            for p in [&ours, &client_go] {
+                let f = p.run(&decode_args)?;
+                let row = "decode, protobuf";
+                samples.add(row, "throughput, MB/s", p.peer, f.num("bytes")? / f.num("median_s")? / 1e6);
+                samples.add(row, "heap per pod, bytes", p.peer, f.num("heap_bytes_per_pod")?);
+            }
+        }
     }
 
     let env = match &args.kubeconfig {

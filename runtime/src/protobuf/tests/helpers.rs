@@ -277,3 +277,44 @@ fn a_watch_event_without_an_object_or_with_a_bad_one_says_so() {
         r#"WatchEvent field 2 (LEN) > RawExtension field 1 (LEN): not a Kubernetes protobuf message: expected the prefix "k8s\0", received "{}" (7b 7d)"#
     );
 }
+
+#[test]
+fn a_run_of_elements_is_sized_exactly() {
+    // Three elements of field 1, then a field 2 and one more element of
+    // field 1 apart from the run (not Go's writing, still read).
+    let bytes = hex("0a0161 0a0162 0a0163 1001 0a0164");
+    let mut list: ThinVec<LeanString> = ThinVec::new();
+    read_all(
+        &bytes,
+        &mut list,
+        |p, wt, r| if wt == WireType::Len { decode::repeated(p, wt, r, OPTIONS) } else { r.skip(wt) },
+    )
+    .unwrap();
+    assert_eq!(list.iter().map(LeanString::as_str).collect::<Vec<_>>(), ["a", "b", "c", "d"]);
+    let mut run: ThinVec<LeanString> = ThinVec::new();
+    read_all(&hex("0a0161 0a0162 0a0163"), &mut run, |p, wt, r| decode::repeated(p, wt, r, OPTIONS)).unwrap();
+    assert_eq!((run.len(), run.capacity()), (3, 3), "no room beyond the run's elements");
+}
+
+#[test]
+fn maps_of_text_are_read_whole_and_shared_with_equal_maps() {
+    let labels: Map = Map::from([("b", "2"), ("a", "1")]);
+    let bytes = written(|w| encode::map(w, 11, &labels));
+    let read = || {
+        let mut read: Map = Map::new();
+        read_all(&bytes, &mut read, |p, wt, r| decode::shared_map(p, wt, r)).unwrap();
+        read
+    };
+    let (first, second) = (read(), read());
+    assert_eq!(first, labels);
+    // Keys this short live in the map's array: equal addresses, one array.
+    let at = |m: &Map| m.keys().next().unwrap().as_ptr();
+    assert_eq!(at(&first), at(&second), "the second decode reuses the first's array");
+    // Entries of the same field given apart are added to the map.
+    let mut apart: Map = Map::new();
+    read_all(&hex("5a06 0a0161 120131 1001 5a06 0a0162 120132"), &mut apart, |p, wt, r| {
+        if wt == WireType::Len { decode::shared_map(p, wt, r) } else { r.skip(wt) }
+    })
+    .unwrap();
+    assert_eq!(apart, labels);
+}

@@ -253,11 +253,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodCertificateRequestSpec {
                 )
             }
             11 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.unverified_user_annotations,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             _ => reader.skip(wire_type),

@@ -103,11 +103,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ConfigMap {
                 )
             }
             2 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.data,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             3 => {

@@ -372,11 +372,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerStatus {
                 )
             }
             10 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.allocated_resources,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             11 => {

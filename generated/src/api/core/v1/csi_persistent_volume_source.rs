@@ -219,11 +219,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CSIPersistentVolumeSource {
                 )
             }
             5 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.volume_attributes,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             6 => {

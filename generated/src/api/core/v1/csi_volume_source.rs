@@ -134,11 +134,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CSIVolumeSource {
                 )
             }
             4 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.volume_attributes,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             5 => {

@@ -139,11 +139,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for FlexPersistentVolumeSource 
                 )
             }
             5 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.options,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             _ => reader.skip(wire_type),

@@ -143,43 +143,38 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LimitRangeItem {
                 )
             }
             2 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.max,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             3 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.min,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             4 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.default,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             5 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.default_request,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             6 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.max_limit_request_ratio,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             _ => reader.skip(wire_type),

@@ -232,11 +232,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimStatus
                 )
             }
             3 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.capacity,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             4 => {
@@ -248,19 +247,17 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimStatus
                 )
             }
             5 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.allocated_resources,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             7 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.allocated_resource_statuses,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             8 => {

@@ -546,11 +546,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeSpec {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         match number {
             1 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.capacity,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             2 => {

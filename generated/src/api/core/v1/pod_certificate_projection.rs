@@ -202,11 +202,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodCertificateProjection {
                 )
             }
             7 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.user_annotations,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             _ => reader.skip(wire_type),

@@ -678,11 +678,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodSpec {
                 )
             }
             7 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.node_selector,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             8 => {
@@ -878,11 +877,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodSpec {
                 )
             }
             32 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.overhead,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             33 => {

@@ -484,11 +484,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodStatus {
                 )
             }
             19 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.allocated_resources,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             20 => {

@@ -102,11 +102,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ReplicationControllerSpec {
                 )
             }
             2 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.selector,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             3 => {

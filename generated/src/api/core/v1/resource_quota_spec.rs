@@ -91,11 +91,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceQuotaSpec {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         match number {
             1 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.hard,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             2 => {

@@ -77,19 +77,17 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceQuotaStatus {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         match number {
             1 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.hard,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             2 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.used,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             _ => reader.skip(wire_type),

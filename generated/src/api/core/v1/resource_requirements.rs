@@ -102,19 +102,17 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceRequirements {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         match number {
             1 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.limits,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             2 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.requests,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             3 => {

@@ -130,11 +130,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Secret {
                 )
             }
             4 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.string_data,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             5 => {

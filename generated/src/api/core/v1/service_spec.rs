@@ -357,11 +357,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceSpec {
                 )
             }
             2 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.selector,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             3 => {

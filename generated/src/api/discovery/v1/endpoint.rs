@@ -186,11 +186,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Endpoint {
                 )
             }
             5 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.deprecated_topology,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             6 => {

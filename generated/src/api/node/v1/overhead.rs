@@ -66,11 +66,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Overhead {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         match number {
             1 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.pod_fixed,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             _ => reader.skip(wire_type),

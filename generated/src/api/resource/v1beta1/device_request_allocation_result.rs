@@ -265,11 +265,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceRequestAllocationResu
                 )
             }
             10 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.consumed_capacity,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             _ => reader.skip(wire_type),

@@ -185,11 +185,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StorageClass {
                 )
             }
             3 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.parameters,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             4 => {

@@ -107,11 +107,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttachmentStatus {
                 )
             }
             2 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.attachment_metadata,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             3 => {

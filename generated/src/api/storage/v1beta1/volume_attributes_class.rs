@@ -107,11 +107,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttributesClass {
                 )
             }
             3 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.parameters,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             _ => reader.skip(wire_type),

@@ -86,6 +86,7 @@ impl ::std::convert::From<::std::string::String> for Quantity {
 impl ::k8s_client_runtime::map::TextValue for Quantity {
     const NUMBERS_AS_TEXT: bool = true;
     const EXPECTING: &'static str = "a quantity";
+    const PROTOBUF_MESSAGE: bool = true;
     fn from_text(text: &str) -> Self {
         Quantity(text.into())
     }

@@ -83,11 +83,10 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LabelSelector {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         match number {
             1 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.match_labels,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             2 => {

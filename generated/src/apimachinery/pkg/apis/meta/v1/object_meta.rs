@@ -329,19 +329,17 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ObjectMeta {
                 )
             }
             11 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.labels,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             12 => {
-                ::k8s_client_runtime::protobuf::decode::option_map(
+                ::k8s_client_runtime::protobuf::decode::option_shared_map(
                     &mut self.annotations,
                     wire_type,
                     reader,
-                    options,
                 )
             }
             13 => {
