@@ -194,6 +194,13 @@ impl<'p, 'a> Level<'p, 'a> {
         writes.into_iter().map(|(_, w)| w).collect()
     }
 
+    /// Whether a read of this level passes the decode's options on: all
+    /// but the maps of text, read without them.
+    fn uses_options(&self) -> bool {
+        self.fields.values().any(|(fp, _)| !matches!(fp.seed, Seed::SharedMap | Seed::OptionSharedMap))
+            || self.inlined.values().any(|(_, level)| level.uses_options())
+    }
+
     fn field_names(&self) -> Vec<(proc_macro2::Ident, bool)> {
         let mut names: Vec<_> = self.fields.values().map(|(fp, _)| (ident(&fp.field.rust_name), fp.plain)).collect();
         for (_, level) in self.inlined.values() {
@@ -212,8 +219,8 @@ pub fn proto_impl(api: &Api, sp: &StructPlan) -> TokenStream {
     let level = Level::of(sp);
     let arms = level.read_arms(api);
     let writes = level.writes();
-    let (params, writer) =
-        if arms.is_empty() { (quote!(_options), quote!(_writer)) } else { (quote!(options), quote!(writer)) };
+    let params = if level.uses_options() { quote!(options) } else { quote!(_options) };
+    let writer = if writes.is_empty() { quote!(_writer) } else { quote!(writer) };
     let proto = quote!(::k8s_client_runtime::protobuf);
     quote! {
         #[cfg(feature = #FEATURE)]

@@ -202,7 +202,7 @@ pub(crate) const MAP_ENTRY: &str = "map entry";
 /// A map of text (labels, annotations, node selectors, quantities) read
 /// whole: this entry and the ones following it in the same run, looked up
 /// as the text the input holds in this thread's table of recent maps
-/// ([`crate::intern`]), so that equal maps share one array and a map found
+/// (the runtime's `intern` tables), so that equal maps share one array and a map found
 /// there costs no allocation, as the JSON decoder reads them. Entries of
 /// the same field given apart (not Go's writing) are added to the map.
 pub fn shared_map<V: TextValue>(place: &mut Map<V>, wire_type: WireType, reader: &mut Reader<'_>) -> Result<(), Error> {

@@ -302,7 +302,7 @@ fn maps_of_text_are_read_whole_and_shared_with_equal_maps() {
     let bytes = written(|w| encode::map(w, 11, &labels));
     let read = || {
         let mut read: Map = Map::new();
-        read_all(&bytes, &mut read, |p, wt, r| decode::shared_map(p, wt, r)).unwrap();
+        read_all(&bytes, &mut read, decode::shared_map).unwrap();
         read
     };
     let (first, second) = (read(), read());

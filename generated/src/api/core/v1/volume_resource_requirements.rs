@@ -78,7 +78,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeResourceRequirements 
         number: u32,
         wire_type: ::k8s_client_runtime::protobuf::WireType,
         reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
-        options: ::k8s_client_runtime::protobuf::DecodeOptions,
+        _options: ::k8s_client_runtime::protobuf::DecodeOptions,
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         match number {
             1 => {
