@@ -38,6 +38,7 @@ use crate::read::Staged;
 mod decode;
 
 pub use decode::TextValue;
+pub(crate) use decode::shared_from_text;
 pub(crate) use decode::deserialize_shared;
 
 /// A map from string keys to `V` (by default strings), in key order.
@@ -178,7 +179,7 @@ impl<V: Clone> Map<V> {
     }
 
     /// One block of exactly the entries' number.
-    pub(crate) fn from_sorted(entries: impl ExactSizeIterator<Item = (LeanString, V)>) -> Self {
+    fn from_sorted(entries: impl ExactSizeIterator<Item = (LeanString, V)>) -> Self {
         let mut exact = EcoVec::with_capacity(entries.len());
         for entry in entries {
             exact.push(entry);
@@ -334,7 +335,7 @@ impl<V: Clone + AsRef<str> + 'static> TextMap for Map<V> {
 }
 
 /// Sorts `entries` by key; of equal keys the last wins.
-pub(crate) fn sort<K: AsRef<str>, W>(entries: &mut Staged<(K, W)>) {
+fn sort<K: AsRef<str>, W>(entries: &mut Staged<(K, W)>) {
     if !entries.windows(2).all(|w| w[0].0.as_ref() < w[1].0.as_ref()) {
         // Reversed, a stable sort puts the last of equal keys first in
         // its run, and `dedup_by` keeps the first.

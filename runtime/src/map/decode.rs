@@ -56,8 +56,21 @@ where
 {
     let mut entries = Staged::new();
     deserializer.deserialize_map(Entries::<V>(&mut entries, PhantomData))?;
-    super::sort(&mut entries);
-    Ok(intern::shared_map(&mut entries, |entries| {
+    Ok(shared_from_text(&mut entries))
+}
+
+/// The map of `entries` read as text (in the order they came, the later of
+/// equal keys kept), sharing the array of an equal map this thread decoded
+/// recently ([`intern::shared_map`]): what the JSON and protobuf decoders
+/// make of labels, annotations and quantities.
+pub(crate) fn shared_from_text<V, K, W>(entries: &mut Staged<(K, W)>) -> Map<V>
+where
+    V: TextValue,
+    K: AsRef<str>,
+    W: AsRef<str>,
+{
+    super::sort(entries);
+    intern::shared_map(entries, |entries| {
         Map::from_sorted(
             entries
                 .drain(..)
@@ -65,7 +78,7 @@ where
                 // repeat across objects: they share buffers.
                 .map(|(key, value)| (intern::shared(key.as_ref()), V::from_text(value.as_ref()))),
         )
-    }))
+    })
 }
 
 /// Reads a JSON object's entries as text, in the order they come, onto

@@ -15,13 +15,6 @@ use super::{ListMeta, ObjectList};
 /// Go writes `ListMeta`'s strings always, empty or not; JSON leaves them
 /// out when empty. Read back as `None` when empty, a list decodes alike
 /// from both formats.
-fn non_empty(place: &mut Option<String>, wire_type: WireType, reader: &mut Reader<'_>) -> Result<(), Error> {
-    wire_type.expect(WireType::Len)?;
-    let text = reader.read_str()?;
-    *place = (!text.is_empty()).then(|| text.to_owned());
-    Ok(())
-}
-
 impl DecodeProto for ListMeta {
     const NAME: &'static str = "ListMeta";
 
@@ -33,9 +26,9 @@ impl DecodeProto for ListMeta {
         options: DecodeOptions,
     ) -> Result<(), Error> {
         match number {
-            1 => non_empty(&mut self.self_link, wire_type, reader),
-            2 => non_empty(&mut self.resource_version, wire_type, reader),
-            3 => non_empty(&mut self.continue_, wire_type, reader),
+            1 => decode::option_unless_default(&mut self.self_link, wire_type, reader, options),
+            2 => decode::option_unless_default(&mut self.resource_version, wire_type, reader, options),
+            3 => decode::option_unless_default(&mut self.continue_, wire_type, reader, options),
             4 => decode::option(&mut self.remaining_item_count, wire_type, reader, options),
             _ => reader.skip(wire_type),
         }
@@ -45,10 +38,9 @@ impl DecodeProto for ListMeta {
 /// As Go writes it: the three strings always, the count when set.
 impl EncodeProto for ListMeta {
     fn encode_fields(&self, writer: &mut Writer) {
-        for (number, text) in [(1, &self.self_link), (2, &self.resource_version), (3, &self.continue_)] {
-            writer.key(number, WireType::Len);
-            writer.bytes(text.as_deref().unwrap_or_default().as_bytes());
-        }
+        encode::option_or_default(writer, 1, &self.self_link);
+        encode::option_or_default(writer, 2, &self.resource_version);
+        encode::option_or_default(writer, 3, &self.continue_);
         encode::option(writer, 4, &self.remaining_item_count);
     }
 }

@@ -246,10 +246,7 @@ pub fn shared_map<V: TextValue>(place: &mut Map<V>, wire_type: WireType, reader:
         }
         return Ok(());
     }
-    crate::map::sort(&mut entries);
-    *place = crate::intern::shared_map(&mut entries, |entries| {
-        Map::from_sorted(entries.drain(..).map(|(key, value)| (crate::intern::shared(key), V::from_text(value))))
-    });
+    *place = crate::map::shared_from_text(&mut entries);
     Ok(())
 }
 

@@ -260,6 +260,22 @@ impl FieldValue for LeanString {
     }
 }
 
+/// `string` into an owned `String`, for the runtime's own types (`Status`,
+/// `ListMeta`), which are not kept by the thousand as cached objects are.
+impl FieldValue for String {
+    const WIRE_TYPE: WireType = WireType::Len;
+
+    fn merge_value(&mut self, wire_type: WireType, reader: &mut Reader<'_>, _: DecodeOptions) -> Result<(), Error> {
+        wire_type.expect(WireType::Len)?;
+        reader.read_str()?.clone_into(self);
+        Ok(())
+    }
+
+    fn encode_value(&self, writer: &mut Writer) {
+        writer.bytes(self.as_bytes());
+    }
+}
+
 /// `bytes`, as the JSON side holds a `format: byte` field.
 impl FieldValue for ByteString {
     const WIRE_TYPE: WireType = WireType::Len;

@@ -30,7 +30,7 @@
 use lean_string::LeanString;
 
 use super::message::for_each_field;
-use super::wire::{Reader, WireType, Writer};
+use super::wire::{Reader, WireType, Writer, str_from_utf8};
 use super::{DecodeOptions, Error, FieldValue};
 use crate::codec::{CompactTimestamp, IntOrStr, RawJson, Timestamp, zero_time};
 
@@ -190,7 +190,7 @@ pub fn decode_raw_json(reader: &mut Reader<'_>) -> Result<RawJson, Error> {
     if raw.is_empty() {
         return Ok(RawJson::default());
     }
-    let text = std::str::from_utf8(raw).map_err(|e| raw_not_json("FieldsV1", &e, raw))?;
+    let text = str_from_utf8(raw)?;
     RawJson::from_text(text).map_err(|e| raw_not_json("FieldsV1", &e, raw))
 }
 

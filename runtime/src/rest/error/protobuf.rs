@@ -11,7 +11,7 @@
 //! the same answer decodes alike in both formats.
 
 use crate::object::ListMeta;
-use crate::protobuf::{DecodeOptions, DecodeProto, EncodeProto, Envelope, Error, Reader, WireType, Writer, decode};
+use crate::protobuf::{DecodeOptions, DecodeProto, EncodeProto, Envelope, Error, Reader, WireType, Writer, decode, encode};
 
 use super::{Status, StatusCause, StatusDetails};
 
@@ -36,36 +36,11 @@ impl Status {
     }
 }
 
-/// A string field into a `String`.
-fn string(place: &mut String, wire_type: WireType, reader: &mut Reader<'_>) -> Result<(), Error> {
-    wire_type.expect(WireType::Len)?;
-    reader.read_str()?.clone_into(place);
-    Ok(())
-}
-
-/// A string field JSON leaves out when empty: `None` when empty.
-fn non_empty(place: &mut Option<String>, wire_type: WireType, reader: &mut Reader<'_>) -> Result<(), Error> {
-    wire_type.expect(WireType::Len)?;
-    let text = reader.read_str()?;
-    *place = (!text.is_empty()).then(|| text.to_owned());
-    Ok(())
-}
-
 /// An `int32` field.
 fn int32(wire_type: WireType, reader: &mut Reader<'_>) -> Result<i32, Error> {
     let mut value = 0i32;
     decode::value(&mut value, wire_type, reader, DecodeOptions::default())?;
     Ok(value)
-}
-
-fn write_str(writer: &mut Writer, number: u32, text: &str) {
-    writer.key(number, WireType::Len);
-    writer.bytes(text.as_bytes());
-}
-
-fn write_i32(writer: &mut Writer, number: u32, value: i32) {
-    writer.key(number, WireType::Varint);
-    writer.varint(i64::from(value) as u64);
 }
 
 impl DecodeProto for Status {
@@ -79,9 +54,9 @@ impl DecodeProto for Status {
         options: DecodeOptions,
     ) -> Result<(), Error> {
         match number {
-            2 => non_empty(&mut self.status, wire_type, reader),
-            3 => string(&mut self.message, wire_type, reader),
-            4 => string(&mut self.reason, wire_type, reader),
+            2 => decode::option_unless_default(&mut self.status, wire_type, reader, options),
+            3 => decode::value(&mut self.message, wire_type, reader, options),
+            4 => decode::value(&mut self.reason, wire_type, reader, options),
             5 => decode::option(&mut self.details, wire_type, reader, options),
             // A code outside HTTP's range is no code; the response's own
             // status code fills it in.
@@ -94,12 +69,12 @@ impl DecodeProto for Status {
 /// As Go writes a Status (its `metadata` empty: a Status has none to say).
 impl EncodeProto for Status {
     fn encode_fields(&self, writer: &mut Writer) {
-        crate::protobuf::encode::value(writer, 1, &ListMeta::default());
-        write_str(writer, 2, self.status.as_deref().unwrap_or_default());
-        write_str(writer, 3, &self.message);
-        write_str(writer, 4, &self.reason);
-        crate::protobuf::encode::option(writer, 5, &self.details);
-        write_i32(writer, 6, i32::from(self.code));
+        encode::value(writer, 1, &ListMeta::default());
+        encode::option_or_default(writer, 2, &self.status);
+        encode::value(writer, 3, &self.message);
+        encode::value(writer, 4, &self.reason);
+        encode::option(writer, 5, &self.details);
+        encode::value(writer, 6, &i32::from(self.code));
     }
 }
 
@@ -114,9 +89,9 @@ impl DecodeProto for StatusDetails {
         options: DecodeOptions,
     ) -> Result<(), Error> {
         match number {
-            1 => string(&mut self.name, wire_type, reader),
-            2 => string(&mut self.group, wire_type, reader),
-            3 => string(&mut self.kind, wire_type, reader),
+            1 => decode::value(&mut self.name, wire_type, reader, options),
+            2 => decode::value(&mut self.group, wire_type, reader, options),
+            3 => decode::value(&mut self.kind, wire_type, reader, options),
             4 => {
                 let mut cause = StatusCause::default();
                 decode::value(&mut cause, wire_type, reader, options)?;
@@ -125,7 +100,7 @@ impl DecodeProto for StatusDetails {
             }
             // Zero (or less) is JSON's absent value.
             5 => int32(wire_type, reader).map(|s| self.retry_after_seconds = u32::try_from(s).ok().filter(|&s| s > 0)),
-            6 => string(&mut self.uid, wire_type, reader),
+            6 => decode::value(&mut self.uid, wire_type, reader, options),
             _ => reader.skip(wire_type),
         }
     }
@@ -133,15 +108,15 @@ impl DecodeProto for StatusDetails {
 
 impl EncodeProto for StatusDetails {
     fn encode_fields(&self, writer: &mut Writer) {
-        write_str(writer, 1, &self.name);
-        write_str(writer, 2, &self.group);
-        write_str(writer, 3, &self.kind);
+        encode::value(writer, 1, &self.name);
+        encode::value(writer, 2, &self.group);
+        encode::value(writer, 3, &self.kind);
         for cause in &self.causes {
-            crate::protobuf::encode::value(writer, 4, cause);
+            encode::value(writer, 4, cause);
         }
         let retry = self.retry_after_seconds.map_or(0, |s| i32::try_from(s).unwrap_or(i32::MAX));
-        write_i32(writer, 5, retry);
-        write_str(writer, 6, &self.uid);
+        encode::value(writer, 5, &retry);
+        encode::value(writer, 6, &self.uid);
     }
 }
 
@@ -153,12 +128,12 @@ impl DecodeProto for StatusCause {
         number: u32,
         wire_type: WireType,
         reader: &mut Reader<'_>,
-        _: DecodeOptions,
+        options: DecodeOptions,
     ) -> Result<(), Error> {
         match number {
-            1 => string(&mut self.reason, wire_type, reader),
-            2 => string(&mut self.message, wire_type, reader),
-            3 => string(&mut self.field, wire_type, reader),
+            1 => decode::value(&mut self.reason, wire_type, reader, options),
+            2 => decode::value(&mut self.message, wire_type, reader, options),
+            3 => decode::value(&mut self.field, wire_type, reader, options),
             _ => reader.skip(wire_type),
         }
     }
@@ -166,8 +141,8 @@ impl DecodeProto for StatusCause {
 
 impl EncodeProto for StatusCause {
     fn encode_fields(&self, writer: &mut Writer) {
-        write_str(writer, 1, &self.reason);
-        write_str(writer, 2, &self.message);
-        write_str(writer, 3, &self.field);
+        encode::value(writer, 1, &self.reason);
+        encode::value(writer, 2, &self.message);
+        encode::value(writer, 3, &self.field);
     }
 }
