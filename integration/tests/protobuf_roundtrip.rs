@@ -5,7 +5,11 @@
 //! encodes back to the same bytes, byte for byte, and agrees with the JSON
 //! decode of the same object.
 
+mod support;
+
 use std::path::PathBuf;
+
+use support::testdata::{first_difference, parse_name};
 
 use k8s_client_runtime::protobuf::Envelope;
 
@@ -14,15 +18,6 @@ fn proto_testdata_dir() -> PathBuf {
         Some(dir) => PathBuf::from(dir),
         None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/proto-testdata"),
     }
-}
-
-/// `<group>.<version>.<Kind>.pb`, group `core` meaning the legacy group.
-fn parse_name(file: &str) -> Option<(String, String, String)> {
-    let stem = file.strip_suffix(".pb")?;
-    let (rest, kind) = stem.rsplit_once('.')?;
-    let (group, version) = rest.rsplit_once('.')?;
-    let group = if group == "core" { "" } else { group };
-    Some((group.to_owned(), version.to_owned(), kind.to_owned()))
 }
 
 #[test]
@@ -38,7 +33,7 @@ fn go_protobuf_round_trips_and_agrees_with_json() {
 
     let (mut passed, mut failed, mut absent) = (Vec::new(), Vec::new(), Vec::new());
     for file in &files {
-        let (group, version, kind) = parse_name(file).expect("testdata file name");
+        let (group, version, kind) = parse_name(file, "pb").expect("testdata file name");
         let Some(entry) = k8s_client::scheme::find(&group, &version, &kind) else {
             absent.push(file.clone());
             continue;
@@ -116,34 +111,4 @@ fn go_protobuf_round_trips_and_agrees_with_json() {
     );
     assert!(failed.is_empty(), "protobuf round trip failures ({}):\n{}", failed.len(), failed.join("\n"));
     assert!(passed.len() >= 91, "too few kinds matched: {}", passed.len());
-}
-
-fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> String {
-    use serde_json::Value;
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for (k, v) in x {
-                match y.get(k) {
-                    Some(w) if v == w => {}
-                    Some(w) => return first_difference(v, w, &format!("{path}/{k}")),
-                    None => return format!("{path}/{k} only in the JSON decode: {v}"),
-                }
-            }
-            for (k, w) in y {
-                if !x.contains_key(k) {
-                    return format!("{path}/{k} only in the protobuf decode: {w}");
-                }
-            }
-            format!("{path}: equal")
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (i, (v, w)) in x.iter().zip(y).enumerate() {
-                if v != w {
-                    return first_difference(v, w, &format!("{path}/{i}"));
-                }
-            }
-            format!("{path}: equal")
-        }
-        _ => format!("{path}: JSON decode {a}, protobuf decode {b}"),
-    }
 }

@@ -38,8 +38,8 @@ use crate::read::Staged;
 mod decode;
 
 pub use decode::TextValue;
-pub(crate) use decode::shared_from_text;
 pub(crate) use decode::deserialize_shared;
+pub(crate) use decode::shared_from_text;
 
 /// A map from string keys to `V` (by default strings), in key order.
 ///

@@ -2,6 +2,8 @@
 //! started by `k8s-client-testenv`, one namespace per test.
 #![allow(dead_code)]
 
+pub mod testdata;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 

@@ -11,7 +11,9 @@
 //! the same answer decodes alike in both formats.
 
 use crate::object::ListMeta;
-use crate::protobuf::{DecodeOptions, DecodeProto, EncodeProto, Envelope, Error, Reader, WireType, Writer, decode, encode};
+use crate::protobuf::{
+    DecodeOptions, DecodeProto, EncodeProto, Envelope, Error, Reader, WireType, Writer, decode, encode,
+};
 
 use super::{Status, StatusCause, StatusDetails};
 
