@@ -219,30 +219,73 @@ pub fn proto_impl(api: &Api, sp: &StructPlan) -> TokenStream {
     let level = Level::of(sp);
     let arms = level.read_arms(api);
     let writes = level.writes();
-    let params = if level.uses_options() { quote!(options) } else { quote!(_options) };
-    let writer = if writes.is_empty() { quote!(_writer) } else { quote!(writer) };
+    let parts = CodecParts {
+        arms: quote!(#(#arms)*),
+        uses_options: level.uses_options(),
+        merge_from: None,
+        encode: quote!(#(#writes)*),
+    };
+    codec_impls(&name, message_name, parts)
+}
+
+/// What differs between the `DecodeProto` and `EncodeProto` impls of two
+/// types; [`codec_impls`] renders the rest.
+struct CodecParts {
+    /// The arms of `merge_field`'s `match` on the field number, before the
+    /// one skipping the numbers the type does not know.
+    arms: TokenStream,
+    /// Whether the arms pass the decode's options on.
+    uses_options: bool,
+    /// A `merge_from` of the type's own (a special wire form), instead of
+    /// the trait's loop over `merge_field`.
+    merge_from: Option<TokenStream>,
+    /// The body of `encode_fields`.
+    encode: TokenStream,
+}
+
+/// `DecodeProto` and `EncodeProto` for `name`, message `message_name`,
+/// under the crate's `protobuf` feature.
+fn codec_impls(name: &proc_macro2::Ident, message_name: &str, parts: CodecParts) -> TokenStream {
     let proto = quote!(::k8s_client_runtime::protobuf);
+    let CodecParts { arms, uses_options, merge_from, encode } = parts;
+    let options = if uses_options { quote!(options) } else { quote!(_options) };
+    let writer = if encode.is_empty() { quote!(_writer) } else { quote!(writer) };
+    let (number, fields) = if arms.is_empty() {
+        (quote!(_number), quote!(reader.skip(wire_type)))
+    } else {
+        (quote!(number), quote!(match number { #arms _ => reader.skip(wire_type), }))
+    };
+    let merge_from = merge_from.map(|body| {
+        quote! {
+            fn merge_from(
+                &mut self,
+                reader: &mut #proto::Reader<'_>,
+                _options: #proto::DecodeOptions,
+            ) -> ::std::result::Result<(), #proto::Error> {
+                #body
+                ::std::result::Result::Ok(())
+            }
+        }
+    });
     quote! {
         #[cfg(feature = #FEATURE)]
         impl #proto::DecodeProto for #name {
             const NAME: &'static str = #message_name;
             fn merge_field(
                 &mut self,
-                number: u32,
+                #number: u32,
                 wire_type: #proto::WireType,
                 reader: &mut #proto::Reader<'_>,
-                #params: #proto::DecodeOptions,
+                #options: #proto::DecodeOptions,
             ) -> ::std::result::Result<(), #proto::Error> {
-                match number {
-                    #(#arms)*
-                    _ => reader.skip(wire_type),
-                }
+                #fields
             }
+            #merge_from
         }
         #[cfg(feature = #FEATURE)]
         impl #proto::EncodeProto for #name {
             fn encode_fields(&self, #writer: &mut #proto::Writer) {
-                #(#writes)*
+                #encode
             }
         }
     }
@@ -299,35 +342,8 @@ pub fn special_proto_impl(api: &Api, def: &TypeDef, special: Special) -> TokenSt
             return schema_or_proto_impl(def, special, message_name);
         }
     };
-    quote! {
-        #[cfg(feature = #FEATURE)]
-        impl #proto::DecodeProto for #name {
-            const NAME: &'static str = #message_name;
-            fn merge_field(
-                &mut self,
-                _number: u32,
-                wire_type: #proto::WireType,
-                reader: &mut #proto::Reader<'_>,
-                _options: #proto::DecodeOptions,
-            ) -> ::std::result::Result<(), #proto::Error> {
-                reader.skip(wire_type)
-            }
-            fn merge_from(
-                &mut self,
-                reader: &mut #proto::Reader<'_>,
-                _options: #proto::DecodeOptions,
-            ) -> ::std::result::Result<(), #proto::Error> {
-                #decode
-                ::std::result::Result::Ok(())
-            }
-        }
-        #[cfg(feature = #FEATURE)]
-        impl #proto::EncodeProto for #name {
-            fn encode_fields(&self, writer: &mut #proto::Writer) {
-                #encode
-            }
-        }
-    }
+    let parts = CodecParts { arms: TokenStream::new(), uses_options: false, merge_from: Some(decode), encode };
+    codec_impls(&name, message_name, parts)
 }
 
 /// apiextensions' schema-or-X unions: a message with a `JSONSchemaProps`
@@ -336,10 +352,7 @@ pub fn special_proto_impl(api: &Api, def: &TypeDef, special: Special) -> TokenSt
 /// property = 2), written as Go's hand-written marshalers write them.
 fn schema_or_proto_impl(def: &TypeDef, special: Special, message_name: &str) -> TokenStream {
     let name = ident(&def.rust_name);
-    let props = {
-        let modules = def.module.iter().map(|m| ident(m));
-        quote!(crate #(:: #modules)* :: JSONSchemaProps)
-    };
+    let props = super::special::schema_props(def);
     let proto = quote!(::k8s_client_runtime::protobuf);
     let decode = quote!(#proto::decode);
     let encode = quote!(#proto::encode);
@@ -427,34 +440,18 @@ fn schema_or_proto_impl(def: &TypeDef, special: Special, message_name: &str) -> 
             },
         ),
     };
-    quote! {
+    let mut out = quote! {
         #[cfg(feature = #FEATURE)]
         impl ::std::default::Default for #name {
             fn default() -> Self {
                 #default
             }
         }
-        #[cfg(feature = #FEATURE)]
-        impl #proto::DecodeProto for #name {
-            const NAME: &'static str = #message_name;
-            fn merge_field(
-                &mut self,
-                number: u32,
-                wire_type: #proto::WireType,
-                reader: &mut #proto::Reader<'_>,
-                options: #proto::DecodeOptions,
-            ) -> ::std::result::Result<(), #proto::Error> {
-                match number {
-                    #arms
-                    _ => reader.skip(wire_type),
-                }
-            }
-        }
-        #[cfg(feature = #FEATURE)]
-        impl #proto::EncodeProto for #name {
-            fn encode_fields(&self, writer: &mut #proto::Writer) {
-                #writes
-            }
-        }
-    }
+    };
+    out.extend(codec_impls(
+        &name,
+        message_name,
+        CodecParts { arms, uses_options: true, merge_from: None, encode: writes },
+    ));
+    out
 }

@@ -8,15 +8,18 @@ use quote::quote;
 use super::tokens::{doc_attr, ident};
 use crate::ir::{Special, TypeDef};
 
+/// The path of the JSONSchemaProps that the schema-or-X type `def` holds:
+/// it lives beside it.
+pub fn schema_props(def: &TypeDef) -> TokenStream {
+    let modules = def.module.iter().map(|m| ident(m));
+    quote!(crate #(:: #modules)* :: JSONSchemaProps)
+}
+
 /// The items of a special schema's type.
 pub fn emit_special(def: &TypeDef, special: Special) -> TokenStream {
     let name = ident(&def.rust_name);
     let doc = doc_attr(&def.doc);
-    // The JSONSchemaProps that the schema-or-X types hold lives beside them.
-    let props = {
-        let modules = def.module.iter().map(|m| ident(m));
-        quote!(crate #(:: #modules)* :: JSONSchemaProps)
-    };
+    let props = schema_props(def);
     // JSONSchemaProps or another JSON shape, told apart by the JSON itself.
     let schema_or = |other: TokenStream| {
         quote! {

@@ -35,14 +35,12 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for BasicSchedulingPolicy {
     const NAME: &'static str = "BasicSchedulingPolicy";
     fn merge_field(
         &mut self,
-        number: u32,
+        _number: u32,
         wire_type: ::k8s_client_runtime::protobuf::WireType,
         reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
         _options: ::k8s_client_runtime::protobuf::DecodeOptions,
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
-        match number {
-            _ => reader.skip(wire_type),
-        }
+        reader.skip(wire_type)
     }
 }
 #[cfg(feature = "protobuf")]
