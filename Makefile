@@ -1,6 +1,9 @@
 # Top-level tasks. `make generate` and `make test` are the two a newcomer needs.
 SHELL := /bin/bash
 CARGO ?= cargo
+# The workspace's dev profile (Cargo.toml), for the standalone crates built
+# into its target directory too, so they reuse its dependencies.
+export CARGO_PROFILE_DEV_DEBUG := line-tables-only
 
 # Default spec input: the project's own capture (make specs), else the shared copy.
 OWN_SPECS := $(lastword $(sort $(wildcard specs/kubernetes/*/api/v1.json)))
