@@ -55,7 +55,7 @@
 //! | `watch.Interface` | [`rest::WatchStream`] of [`rest::WatchEvent`]s |
 //! | `informers.SharedInformerFactory` | [`cache::SharedInformerFactory`]; typed accessors from the generated prelude |
 //! | `cache.SharedIndexInformer`, `ResourceEventHandlerFuncs` | [`cache::SharedIndexInformer`], [`cache::ResourceEventHandlerFuncs`], [`cache::EnqueueKeys`] |
-//! | `cache.Reflector`, `DeltaFIFO`, `ThreadSafeStore`, `Indexer` | [`cache::reflector`], [`cache::delta_fifo`], [`cache::store`] |
+//! | `cache.Reflector`, `RealFIFO`, `DeltaFIFO`, `ThreadSafeStore`, `Indexer` | [`cache::reflector`], [`cache::real_fifo`], [`cache::delta_fifo`], [`cache::store`] |
 //! | `WaitForCacheSync` | [`cache::SharedInformerFactory::wait_for_cache_sync_within`] |
 //! | listers (`DeploymentLister`) | [`cache::Lister<K>`](cache::Lister); the generated crate's `listers` |
 //! | `workqueue.TypedRateLimitingInterface` | [`workqueue::RateLimitingQueue`] |

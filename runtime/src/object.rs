@@ -17,6 +17,9 @@ use crate::codec::{DecodeOptions, DecodeWith, WithOptions};
 use crate::{LeanString, Map};
 
 mod protobuf;
+mod resource_version;
+
+pub use self::resource_version::{InvalidResourceVersion, compare_resource_version};
 
 /// Whether a resource lives in a namespace or at cluster level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -17,7 +17,7 @@ use k8s_client::informers::SharedInformerFactory;
 use k8s_client::prelude::*;
 use k8s_client_bench::{LATENCY_ANNOTATION, Latencies, cpu_seconds, free_unused_heap, rss_kib, unix_nanos};
 use k8s_client_runtime::ErrorChain;
-use k8s_client_runtime::cache::ResourceEventHandlerFuncs;
+use k8s_client_runtime::cache::{QueueKind, ResourceEventHandlerFuncs};
 use k8s_client_runtime::config::{Config, ContentType, KubeconfigOptions};
 use k8s_client_runtime::protobuf::DecodeProto as _;
 use k8s_client_runtime::rest::Client;
@@ -58,6 +58,9 @@ enum Workload {
         /// protobuf, the default for built-in kinds.
         #[arg(long)]
         json: bool,
+        /// The informer's queue.
+        #[arg(long, value_enum, default_value_t = Queue::RealFifo)]
+        queue: Queue,
     },
     /// A synced pod informer with one update handler, measuring write-to-handler latency.
     Churn {
@@ -67,6 +70,9 @@ enum Workload {
         expect: usize,
         #[arg(long)]
         duration: f64,
+        /// The informer's queue.
+        #[arg(long, value_enum, default_value_t = Queue::RealFifo)]
+        queue: Queue,
     },
     /// Add, get, forget and done `items` keys through a rate-limiting queue.
     Workqueue {
@@ -77,6 +83,24 @@ enum Workload {
     },
 }
 
+/// The informer queue to run (`QueueKind`).
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Queue {
+    /// Every change in order: the default.
+    RealFifo,
+    /// Changes grouped per object.
+    DeltaFifo,
+}
+
+impl Queue {
+    fn kind(self) -> QueueKind {
+        match self {
+            Queue::RealFifo => QueueKind::RealFifo,
+            Queue::DeltaFifo => QueueKind::DeltaFifo,
+        }
+    }
+}
+
 type Failure = Box<dyn std::error::Error>;
 /// The churn workload's update handler.
 type OnUpdate = Box<dyn Fn(&Pod) + Send + Sync>;
@@ -85,10 +109,12 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.workload {
         Workload::Decode { file, rounds } => decode(&file, rounds),
-        Workload::Sync { kubeconfig, expect, drop_managed_fields: _, json } => {
-            runtime().block_on(sync(&kubeconfig, expect, json))
+        Workload::Sync { kubeconfig, expect, drop_managed_fields: _, json, queue } => {
+            runtime().block_on(sync(&kubeconfig, expect, json, queue.kind()))
         }
-        Workload::Churn { kubeconfig, expect, duration } => runtime().block_on(churn(&kubeconfig, expect, duration)),
+        Workload::Churn { kubeconfig, expect, duration, queue } => {
+            runtime().block_on(churn(&kubeconfig, expect, duration, queue.kind()))
+        }
         Workload::Workqueue { workers, items } => runtime().block_on(workqueue(workers, items)),
     };
     match result {
@@ -158,9 +184,10 @@ async fn synced_informer(
     kubeconfig: &PathBuf,
     expect: usize,
     json: bool,
+    queue: QueueKind,
     on_update: Option<OnUpdate>,
 ) -> Result<(SharedInformerFactory, Duration, u64), Failure> {
-    let factory = SharedInformerFactory::builder(client(kubeconfig, json)?).build();
+    let factory = SharedInformerFactory::builder(client(kubeconfig, json)?).queue(queue).build();
     let informer = factory.core_v1().pods().informer();
     if let Some(on_update) = on_update {
         informer
@@ -182,8 +209,8 @@ async fn synced_informer(
     Ok((factory, elapsed, rss_before))
 }
 
-async fn sync(kubeconfig: &PathBuf, expect: usize, json: bool) -> Result<serde_json::Value, Failure> {
-    let (factory, synced, rss_before) = synced_informer(kubeconfig, expect, json, None).await?;
+async fn sync(kubeconfig: &PathBuf, expect: usize, json: bool, queue: QueueKind) -> Result<serde_json::Value, Failure> {
+    let (factory, synced, rss_before) = synced_informer(kubeconfig, expect, json, queue, None).await?;
     free_unused_heap();
     let (rss_after, peak) = rss_kib();
     let figures = json!({
@@ -199,7 +226,12 @@ async fn sync(kubeconfig: &PathBuf, expect: usize, json: bool) -> Result<serde_j
     Ok(figures)
 }
 
-async fn churn(kubeconfig: &PathBuf, expect: usize, duration: f64) -> Result<serde_json::Value, Failure> {
+async fn churn(
+    kubeconfig: &PathBuf,
+    expect: usize,
+    duration: f64,
+    queue: QueueKind,
+) -> Result<serde_json::Value, Failure> {
     let latencies = Arc::new(Latencies::default());
     let record = latencies.clone();
     let on_update = move |pod: &Pod| {
@@ -208,7 +240,7 @@ async fn churn(kubeconfig: &PathBuf, expect: usize, duration: f64) -> Result<ser
             record.record(unix_nanos().saturating_sub(written));
         }
     };
-    let (factory, _, _) = synced_informer(kubeconfig, expect, false, Some(Box::new(on_update))).await?;
+    let (factory, _, _) = synced_informer(kubeconfig, expect, false, queue, Some(Box::new(on_update))).await?;
     latencies.clear();
     let cpu_before = cpu_seconds();
     println!("ready");

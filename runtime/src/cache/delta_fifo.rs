@@ -18,6 +18,7 @@ use smallvec::{SmallVec, smallvec};
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
+use super::reflector::TransformFn;
 use super::store::{Key, KeyFn, Store, ThreadSafeStore};
 use crate::object::Object;
 use crate::object::object_key;
@@ -199,6 +200,7 @@ pub struct DeltaFifoOptions<T> {
     key_fn: KeyFn<T>,
     known_objects: Option<Arc<dyn KnownObjects<T>>>,
     emit_delta_type_replaced: bool,
+    transform: Option<TransformFn<T>>,
 }
 
 impl<T: Object + 'static> Default for DeltaFifoOptions<T> {
@@ -214,7 +216,15 @@ impl<T> DeltaFifoOptions<T> {
     /// [`DeltaType::Replaced`].
     #[must_use]
     pub fn with_key_fn(key_fn: KeyFn<T>) -> Self {
-        DeltaFifoOptions { key_fn, known_objects: None, emit_delta_type_replaced: true }
+        DeltaFifoOptions { key_fn, known_objects: None, emit_delta_type_replaced: true, transform: None }
+    }
+
+    /// Changes every object before it is queued (client-go `Transformer`);
+    /// see [`DeltaFifo::transform`] for when it runs.
+    #[must_use]
+    pub fn transform(mut self, transform: TransformFn<T>) -> Self {
+        self.transform = Some(transform);
+        self
     }
 
     /// The store the popped deltas are applied to; without it, deletions
@@ -243,6 +253,12 @@ struct FifoState<T> {
     populated: bool,
     /// Items of the first relist not popped yet.
     initial_population_count: usize,
+    /// The resourceVersion of the newest relist with keys still queued:
+    /// reached once the queue has been emptied (keys are popped in the order
+    /// first queued, so only then are all of the list's popped).
+    pending_list: Option<Arc<str>>,
+    /// The newest relist whose keys have all been popped, until taken.
+    reached_list: Option<Arc<str>>,
     closed: bool,
 }
 
@@ -266,6 +282,7 @@ struct Shared<T> {
     key_fn: KeyFn<T>,
     known_objects: Option<Arc<dyn KnownObjects<T>>>,
     emit_delta_type_replaced: bool,
+    transform: Option<TransformFn<T>>,
     state: Mutex<FifoState<T>>,
     item_ready: Notify,
     /// Held across a whole pop, so the deltas of one key are never
@@ -324,11 +341,14 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
                 key_fn: options.key_fn,
                 known_objects: options.known_objects,
                 emit_delta_type_replaced: options.emit_delta_type_replaced,
+                transform: options.transform,
                 state: Mutex::new(FifoState {
                     items: HashMap::new(),
                     queue: VecDeque::new(),
                     populated: false,
                     initial_population_count: 0,
+                    pending_list: None,
+                    reached_list: None,
                     closed: false,
                 }),
                 item_ready: Notify::new(),
@@ -340,6 +360,24 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     /// The key the queue files `obj` under.
     pub(crate) fn key(&self, obj: &T) -> Key {
         (self.shared.key_fn)(obj).into()
+    }
+
+    /// The transform of the options (client-go `Transformer()`). A
+    /// [`Reflector`](super::Reflector) runs it on each object as it decodes
+    /// it, before handing it over; the queue's own [`add`](Self::add),
+    /// [`update`](Self::update), [`delete`](Self::delete) and
+    /// [`replace`](Self::replace) run it on objects nobody else holds (an
+    /// `Arc` shared elsewhere is queued as it is: changing it would change
+    /// it for its other holders too).
+    pub fn transform(&self) -> Option<TransformFn<T>> {
+        self.shared.transform.clone()
+    }
+
+    fn transformed(&self, mut obj: Arc<T>) -> Arc<T> {
+        if let (Some(transform), Some(owned)) = (&self.shared.transform, Arc::get_mut(&mut obj)) {
+            transform(owned);
+        }
+        obj
     }
 
     fn key_of(&self, obj: &DeltaObject<T>) -> Key {
@@ -366,7 +404,7 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
         }
     }
 
-    fn queue_object(&self, delta_type: DeltaType, obj: Arc<T>) {
+    pub(crate) fn queue_object(&self, delta_type: DeltaType, obj: Arc<T>) {
         let key = self.key(&obj);
         let mut st = self.shared.state.lock();
         st.populated = true;
@@ -375,17 +413,21 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
 
     /// Queues an [`DeltaType::Added`] delta.
     pub fn add(&self, obj: Arc<T>) {
-        self.queue_object(DeltaType::Added, obj)
+        self.queue_object(DeltaType::Added, self.transformed(obj))
     }
 
     /// Queues an [`DeltaType::Updated`] delta.
     pub fn update(&self, obj: Arc<T>) {
-        self.queue_object(DeltaType::Updated, obj)
+        self.queue_object(DeltaType::Updated, self.transformed(obj))
     }
 
     /// Queues a [`DeltaType::Deleted`] delta, unless the object is neither
     /// queued nor known (a deletion of something never seen means nothing).
     pub fn delete(&self, obj: Arc<T>) {
+        self.queue_deletion(self.transformed(obj))
+    }
+
+    pub(crate) fn queue_deletion(&self, obj: Arc<T>) {
         let key = self.key(&obj);
         let mut st = self.shared.state.lock();
         st.populated = true;
@@ -427,15 +469,14 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     /// object, which is newer than the store's copy), then every known key
     /// with nothing queued (carrying the store's object), as client-go.
     pub fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) {
-        let keyed = list.into_iter().map(|obj| (self.key(&obj), obj)).collect();
+        let keyed = list.into_iter().map(|obj| (self.key(&obj), self.transformed(obj))).collect();
         self.replace_keyed(keyed, resource_version);
     }
 
     /// [`replace`](Self::replace) with each object's [`key`](Self::key)
-    /// already made (the reflector's watch-list keeps its objects by key);
-    /// the queue, then the cache, keep those buffers.
+    /// already made and its transform run (the reflector's way); the
+    /// queue, then the cache, keep those key buffers.
     pub(crate) fn replace_keyed(&self, list: Vec<(Key, Arc<T>)>, resource_version: &str) {
-        let _ = resource_version; // kept for parity with client-go; nothing uses it yet
         let action = if self.shared.emit_delta_type_replaced { DeltaType::Replaced } else { DeltaType::Sync };
         let mut st = self.shared.state.lock();
         let mut keys: HashSet<Key> = HashSet::with_capacity(list.len());
@@ -488,6 +529,10 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
         if !st.populated {
             st.populated = true;
             st.initial_population_count = keys.len() + queued_deletions;
+        }
+        st.pending_list = Some(resource_version.into());
+        if st.queue.is_empty() {
+            st.reached_list = st.pending_list.take();
         }
     }
 
@@ -577,11 +622,21 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
             st.initial_population_count = st.initial_population_count.saturating_sub(1);
             // A queued key always has deltas; one without is skipped.
             if let Some(deltas) = st.items.remove(&key) {
+                if st.queue.is_empty() && st.pending_list.is_some() {
+                    st.reached_list = st.pending_list.take();
+                }
                 st.give_back_room();
                 return Ok(Some((key, deltas.into_vec(), is_in_initial_list)));
             }
         }
         if st.closed { Err(Error::Closed) } else { Ok(None) }
+    }
+
+    /// The resourceVersion of the newest relist whose keys have all been
+    /// popped since the last call, if any: once those are processed, the
+    /// store holds that list.
+    pub(crate) fn take_reached_list(&self) -> Option<Arc<str>> {
+        self.shared.state.lock().reached_list.take()
     }
 
     /// Makes pops return [`Error::Closed`] once the queue is empty.

@@ -18,7 +18,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use super::informer::{HasSynced, SharedIndexInformer, wait_for_cache_sync};
+use super::informer::{HasSynced, QueueKind, SharedIndexInformer, wait_for_cache_sync};
 use super::list_watch::{FilteredListWatch, TweakListOptions};
 use super::lister::Lister;
 use super::reflector::ReflectorCounters;
@@ -70,6 +70,7 @@ pub struct FactoryBuilder {
     resync_for: HashMap<TypeId, Duration>,
     transform_for: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     keep_managed_fields: bool,
+    queue: QueueKind,
 }
 
 impl FactoryBuilder {
@@ -120,6 +121,14 @@ impl FactoryBuilder {
         self
     }
 
+    /// The queue of every informer ([`QueueKind`]): by default a
+    /// [`RealFifo`](super::RealFifo), delivering every change in order.
+    #[must_use]
+    pub fn queue(mut self, kind: QueueKind) -> Self {
+        self.queue = kind;
+        self
+    }
+
     /// The factory.
     #[must_use]
     pub fn build(self) -> SharedInformerFactory {
@@ -151,6 +160,7 @@ impl SharedInformerFactory {
             resync_for: HashMap::new(),
             transform_for: HashMap::new(),
             keep_managed_fields: false,
+            queue: QueueKind::default(),
         }
     }
 
@@ -201,7 +211,7 @@ impl SharedInformerFactory {
         });
         let resync = options.resync_for.get(&TypeId::of::<K>()).copied().unwrap_or(options.default_resync);
         // The builder decides from these whether managedFields are decoded.
-        let mut builder = SharedIndexInformer::builder(lw).resync_period(resync);
+        let mut builder = SharedIndexInformer::builder(lw).resync_period(resync).queue(options.queue);
         if options.keep_managed_fields {
             builder = builder.keep_managed_fields();
         }

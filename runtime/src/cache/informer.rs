@@ -1,9 +1,11 @@
 //! One watch of a kind shared by every interested party, as client-go's
 //! `SharedIndexInformer`.
 //!
-//! A [`SharedIndexInformer`] runs a [`Reflector`] into a [`DeltaFifo`],
-//! applies the popped changes to an indexed cache ([`Store`]) and tells
-//! every registered [`ResourceEventHandler`] about them. Controllers read
+//! A [`SharedIndexInformer`] runs a [`Reflector`] into a queue (a
+//! [`RealFifo`](super::RealFifo) that keeps every change in order, or, if
+//! asked with [`QueueKind`], a [`DeltaFifo`](super::DeltaFifo)), applies
+//! the popped changes to an indexed cache ([`Store`]) and tells every
+//! registered [`ResourceEventHandler`] about them. Controllers read
 //! the cache (through [`store`](SharedIndexInformer::store) or a
 //! [`Lister`]) and react to notifications, usually by queueing keys.
 //!
@@ -24,7 +26,13 @@
 //! Objects are decoded once and shared as `Arc<K>` by the queue, the cache
 //! and every handler. Before that, a transform may change them; the default
 //! one drops `managedFields`, which are big and rarely read
-//! ([`InformerBuilder::keep_managed_fields`] turns that off).
+//! ([`InformerBuilder::keep_managed_fields`] turns that off). The transform
+//! is the queue's (client-go's `Transformer` option); the reflector runs it
+//! as it decodes each object.
+//!
+//! To read your own writes, wait until the cache has caught up with the
+//! resourceVersion a write returned:
+//! [`wait_for_store_resource_version`](SharedIndexInformer::wait_for_store_resource_version).
 //!
 //! Whether `managedFields` are decoded at all is decided here, once, when
 //! the informer is built (`Stored::decode_options`): with the default
@@ -43,6 +51,7 @@
 
 mod handler;
 mod processor;
+mod queue;
 #[cfg(test)]
 mod tests;
 
@@ -59,7 +68,9 @@ use tokio_util::sync::CancellationToken;
 
 pub use self::handler::{EnqueueKeys, FilteringResourceEventHandler, ResourceEventHandler, ResourceEventHandlerFuncs};
 use self::processor::{ListenerSync, MINIMUM_RESYNC_PERIOD, Notification, Processor};
-use super::delta_fifo::{self, DeltaFifo, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects};
+use self::queue::InformerQueue;
+pub use self::queue::QueueKind;
+use super::delta_fifo::{Delta, DeltaObject, DeltaType, KnownObjects};
 use super::list_watch::ListWatch;
 use super::lister::Lister;
 use super::reflector::{
@@ -67,7 +78,7 @@ use super::reflector::{
 };
 use super::store::{self, Indexers, Key, Store, Writer};
 use crate::codec::DecodeOptions;
-use crate::object::{Metadata as _, Object};
+use crate::object::{InvalidResourceVersion, Metadata as _, Object, compare_resource_version};
 
 /// What an informer does to objects before it stores them, which decides
 /// how they are decoded.
@@ -120,6 +131,19 @@ pub enum Error {
     /// Adding indexers failed: an index of that name already exists.
     #[error("adding indexers")]
     Indexers(#[source] store::Error),
+    /// The resourceVersion to wait for cannot be ordered.
+    #[error("waiting for the cache to reach a resourceVersion")]
+    ResourceVersion(#[source] InvalidResourceVersion),
+    /// The cache did not reach the resourceVersion in time.
+    #[error("the cache did not reach resourceVersion {wanted} within {waited:?} (it is at {reached:?})")]
+    NotCaughtUp {
+        /// The resourceVersion waited for.
+        wanted: String,
+        /// Where the cache was when the wait ended ("" before its first list).
+        reached: String,
+        /// How long it waited.
+        waited: Duration,
+    },
 }
 
 /// Something that can tell whether it has caught up with the apiserver
@@ -178,6 +202,38 @@ impl HandlerRegistration {
     }
 }
 
+/// How to add a handler ([`SharedIndexInformer::add_event_handler_with_options`],
+/// client-go `HandlerOptions`).
+#[derive(Debug, Clone, Default)]
+pub struct HandlerOptions {
+    resync_period: Option<Duration>,
+    span: Option<tracing::Span>,
+}
+
+impl HandlerOptions {
+    /// The informer's default resync period, no span.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Also deliver every cached object as an update every `period`
+    /// (zero: never), instead of the informer's default period.
+    #[must_use]
+    pub fn resync_period(mut self, period: Duration) -> Self {
+        self.resync_period = Some(period);
+        self
+    }
+
+    /// Runs the handler's calls in `span` (client-go's per-handler
+    /// `Logger`): what they log carries its fields, e.g.
+    /// `tracing::info_span!("handler", controller = "web")`.
+    #[must_use]
+    pub fn span(mut self, span: tracing::Span) -> Self {
+        self.span = Some(span);
+        self
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum RunState {
     NotStarted,
@@ -191,19 +247,27 @@ struct Core<K> {
     writer: Writer<K>,
     processor: Processor<K>,
     resync_check_period: Duration,
+    /// The newest resourceVersion applied to the cache (client-go
+    /// `LastStoreSyncResourceVersion`), shared with readers.
+    store_rv: Arc<Mutex<String>>,
 }
 
 impl<K: Object + Send + Sync + 'static> Core<K> {
-    /// client-go `processDeltas` + the informer's `OnAdd/OnUpdate/OnDelete`.
-    /// `key` is the queue's key of every delta, shared with the cache.
-    fn process(&mut self, key: &Key, deltas: &Deltas<K>, is_in_initial_list: bool) {
-        for d in deltas {
-            match (d.delta_type, &d.object) {
-                (DeltaType::Deleted, object) => {
-                    self.writer.delete_by_key(key);
-                    self.processor.distribute(Notification::Delete(object.clone()), false);
+    /// client-go `processDeltas` + the informer's `OnAdd/OnUpdate/OnDelete`,
+    /// for one change. `key` is the queue's key of the change, shared with
+    /// the cache.
+    fn apply(&mut self, key: &Key, d: &Delta<K>, is_in_initial_list: bool) {
+        match (d.delta_type, &d.object) {
+            (DeltaType::Deleted, object) => {
+                self.writer.delete_by_key(key);
+                if let DeltaObject::Object(obj) = object {
+                    self.advance_store_rv(obj.metadata().resource_version());
                 }
-                (_, DeltaObject::Object(obj)) => match self.writer.upsert_keyed(Arc::clone(key), Arc::clone(obj)) {
+                self.processor.distribute(Notification::Delete(object.clone()), false);
+            }
+            (_, DeltaObject::Object(obj)) => {
+                self.advance_store_rv(obj.metadata().resource_version());
+                match self.writer.upsert_keyed(Arc::clone(key), Arc::clone(obj)) {
                     Some(old) => {
                         // Same version: a resync or an unchanged relisted object,
                         // only for handlers that asked for resyncs.
@@ -213,10 +277,21 @@ impl<K: Object + Send + Sync + 'static> Core<K> {
                     None => {
                         self.processor.distribute(Notification::Add(Arc::clone(obj), is_in_initial_list), false);
                     }
-                },
-                // Tombstones only come with deletions.
-                (_, DeltaObject::DeletedFinalStateUnknown(_)) => {}
+                }
             }
+            // Tombstones only come with deletions.
+            (_, DeltaObject::DeletedFinalStateUnknown(_)) => {}
+        }
+    }
+
+    /// Moves the cache's resourceVersion to `rv` if it is newer (or if
+    /// either cannot be ordered: the newest applied then wins).
+    fn advance_store_rv(&self, rv: Option<&str>) {
+        let Some(rv) = rv.filter(|rv| !rv.is_empty()) else { return };
+        let mut current = self.store_rv.lock();
+        if !matches!(compare_resource_version(rv, &current), Ok(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)) {
+            current.clear();
+            current.push_str(rv);
         }
     }
 }
@@ -224,12 +299,12 @@ impl<K: Object + Send + Sync + 'static> Core<K> {
 struct Inner<K> {
     lw: Arc<dyn ListWatch<K>>,
     store: Store<K>,
-    fifo: DeltaFifo<K>,
+    queue: InformerQueue<K>,
     core: Mutex<Core<K>>,
+    store_rv: Arc<Mutex<String>>,
     default_resync: Duration,
     /// How the reflector decodes objects, from what is stored ([`Stored`]).
     decode: DecodeOptions,
-    transform: Option<TransformFn<K>>,
     error_handler: Mutex<Option<WatchErrorHandler>>,
     reflector_options: ReflectorOptions,
     last_rv: ResourceVersionHandle,
@@ -269,6 +344,7 @@ pub struct InformerBuilder<K> {
     lw: Arc<dyn ListWatch<K>>,
     resync: Duration,
     stored: Stored<K>,
+    queue: QueueKind,
     indexers: Indexers<K>,
     reflector: ReflectorOptions,
     error_handler: Option<WatchErrorHandler>,
@@ -296,6 +372,15 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
     #[must_use]
     pub fn keep_managed_fields(mut self) -> Self {
         self.stored = Stored::AsReceived;
+        self
+    }
+
+    /// The queue between the reflector and the cache: a
+    /// [`RealFifo`](super::RealFifo), every change in order (the default,
+    /// as client-go 1.35), or a [`DeltaFifo`](super::DeltaFifo).
+    #[must_use]
+    pub fn queue(mut self, kind: QueueKind) -> Self {
+        self.queue = kind;
         self
     }
 
@@ -346,17 +431,25 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
     fn assemble(self, writer: Writer<K>) -> SharedIndexInformer<K> {
         let store = writer.store();
         let known: Arc<dyn KnownObjects<K>> = Arc::new(store.clone());
-        let fifo = DeltaFifo::new(DeltaFifoOptions::default().known_objects(known));
+        let decode = self.stored.decode_options();
+        let queue = InformerQueue::new(self.queue, known, self.stored.transform());
         let synced = Arc::new(AtomicBool::new(false));
+        let store_rv = Arc::new(Mutex::new(String::new()));
+        let core = Core {
+            writer,
+            processor: Processor::new(),
+            resync_check_period: self.resync,
+            store_rv: Arc::clone(&store_rv),
+        };
         SharedIndexInformer {
             inner: Arc::new(Inner {
                 lw: self.lw,
                 store,
-                fifo,
-                core: Mutex::new(Core { writer, processor: Processor::new(), resync_check_period: self.resync }),
+                queue,
+                core: Mutex::new(core),
+                store_rv,
                 default_resync: self.resync,
-                decode: self.stored.decode_options(),
-                transform: self.stored.transform(),
+                decode,
                 error_handler: Mutex::new(self.error_handler),
                 reflector_options: self.reflector,
                 last_rv: ResourceVersionHandle::default(),
@@ -378,6 +471,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
             lw: Arc::new(lw),
             resync: Duration::ZERO,
             stored: Stored::WithoutManagedFields,
+            queue: QueueKind::default(),
             indexers: Indexers::new(),
             reflector: ReflectorOptions {
                 name: crate::object::short_type_name::<K>().to_owned(),
@@ -415,9 +509,52 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         self.inner.synced.load(Ordering::Acquire)
     }
 
-    /// The resourceVersion the cache is at ("" before the first list).
+    /// The resourceVersion the reflector last synced to, from a list or a
+    /// watch event ("" before the first list), as client-go's
+    /// `LastSyncResourceVersion`: what has been received, which the cache
+    /// may not hold yet ([`last_store_sync_resource_version`](Self::last_store_sync_resource_version)).
     pub fn last_sync_resource_version(&self) -> String {
         self.inner.last_rv.get()
+    }
+
+    /// The newest resourceVersion the cache holds: of the last object
+    /// applied, or of the last list once all its objects are applied ("" before
+    /// any), as client-go's `LastStoreSyncResourceVersion`. Once it is at
+    /// least the resourceVersion a write of yours returned, the cache (and
+    /// every handler's queue) has that write.
+    #[doc(alias = "LastStoreSyncResourceVersion")]
+    pub fn last_store_sync_resource_version(&self) -> String {
+        self.inner.store_rv.lock().clone()
+    }
+
+    /// Waits until the cache holds `resource_version` or newer (a write's
+    /// answer, say: read-your-writes), for at most `timeout`; polls every
+    /// 10 ms. Fails at once if `resource_version` is not a positive decimal
+    /// integer ([`compare_resource_version`](crate::object::compare_resource_version())),
+    /// and with [`Error::NotCaughtUp`] after `timeout`.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: it only reads.
+    pub async fn wait_for_store_resource_version(
+        &self,
+        resource_version: &str,
+        timeout: Duration,
+    ) -> Result<(), Error> {
+        // A malformed version could never be reached.
+        compare_resource_version(resource_version, resource_version).map_err(Error::ResourceVersion)?;
+        let start = Instant::now();
+        let mut poll = tokio::time::interval(Duration::from_millis(10));
+        loop {
+            let reached = self.last_store_sync_resource_version();
+            // An empty cache version ("" before the first list) is not there yet.
+            if compare_resource_version(&reached, resource_version).is_ok_and(|o| o != std::cmp::Ordering::Less) {
+                return Ok(());
+            }
+            if start.elapsed() >= timeout {
+                return Err(Error::NotCaughtUp { wanted: resource_version.to_owned(), reached, waited: timeout });
+            }
+            poll.tick().await;
+        }
     }
 
     /// How many lists and watches the informer's reflector started: one
@@ -460,6 +597,20 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         handler: impl ResourceEventHandler<K>,
         resync: Duration,
     ) -> Result<HandlerRegistration, Error> {
+        self.add_event_handler_with_options(handler, HandlerOptions::new().resync_period(resync))
+    }
+
+    /// Adds a handler with `options` (client-go
+    /// `AddEventHandlerWithOptions`): its resync period (the informer's
+    /// default unless set; the rules of
+    /// [`add_event_handler_with_resync_period`](Self::add_event_handler_with_resync_period))
+    /// and a span its calls run in.
+    pub fn add_event_handler_with_options(
+        &self,
+        handler: impl ResourceEventHandler<K>,
+        options: HandlerOptions,
+    ) -> Result<HandlerRegistration, Error> {
+        let resync = options.resync_period.unwrap_or(self.inner.default_resync);
         let state = self.inner.state.lock();
         if *state == RunState::Stopped {
             return Err(Error::Stopped);
@@ -483,8 +634,9 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         } else {
             resync.max(core.resync_check_period)
         };
+        let span = options.span.unwrap_or_else(tracing::Span::none);
         let (id, sync) =
-            core.processor.add_listener(Arc::new(handler), resync, effective, Arc::clone(&self.inner.synced));
+            core.processor.add_listener(Arc::new(handler), span, resync, effective, Arc::clone(&self.inner.synced));
         if started {
             for obj in core.writer.list() {
                 core.processor.send_to(id, Notification::Add(obj, true));
@@ -530,11 +682,11 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         tokio::join!(reflector.run(cancel.clone()), self.process_loop(&cancel));
         *self.inner.state.lock() = RunState::Stopped;
         self.inner.core.lock().processor.stop();
-        self.inner.fifo.close();
+        self.inner.queue.close();
         Ok(())
     }
 
-    fn reflector(&self) -> Reflector<K> {
+    fn reflector(&self) -> Reflector<K, InformerQueue<K>> {
         let inner = &self.inner;
         let mut options = inner.reflector_options.clone();
         options.resync_period = inner.core.lock().resync_check_period;
@@ -549,15 +701,13 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
                 inner.replaced.notify_one();
             }
         });
-        let mut reflector = Reflector::from_arc(Arc::clone(&inner.lw), inner.fifo.clone(), options)
+        // The queue's transform is the reflector's (ReflectorStore::transform).
+        let mut reflector = Reflector::from_arc(Arc::clone(&inner.lw), inner.queue.clone(), options)
             .should_resync(should_resync)
             .after_replace(after_replace)
             .resource_version_handle_from(inner.last_rv.clone())
             .counters_from(inner.counters.clone())
             .decode_options(inner.decode);
-        if let Some(t) = &inner.transform {
-            reflector = reflector.transform(Arc::clone(t));
-        }
         if let Some(h) = inner.error_handler.lock().clone() {
             reflector = reflector.watch_error_handler(h);
         }
@@ -575,21 +725,23 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
             loop {
                 let popped = tokio::select! {
                     biased;
-                    r = inner.fifo.pop_keyed(|key, deltas, initial| {
-                        inner.core.lock().process(key, deltas, initial);
-                        Ok(())
-                    }) => Some(r),
+                    r = inner.queue.pop_into(&inner.core) => Some(r),
                     () = &mut replaced => {
                         replaced.set(inner.replaced.notified());
                         None
                     }
                 };
-                if let Some(Err(delta_fifo::Error::Closed)) = popped {
+                if let Some(Err(queue::Closed)) = popped {
                     return;
+                }
+                // A list whose objects are all applied now: the cache is at
+                // its resourceVersion (an empty list has nothing to pop).
+                if let Some(rv) = inner.queue.take_reached_list() {
+                    inner.core.lock().advance_store_rv(Some(&rv));
                 }
                 // Checked here, between pops, so "synced" never shows while
                 // the last initial item is still being applied.
-                if !inner.synced.load(Ordering::Relaxed) && inner.fifo.has_synced() {
+                if !inner.synced.load(Ordering::Relaxed) && inner.queue.has_synced() {
                     inner.synced.store(true, Ordering::Release);
                 }
             }

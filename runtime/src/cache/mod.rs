@@ -32,13 +32,16 @@
 //! - [`reflector_store`]: [`ReflectorStore`], what a reflector writes to
 //!   (add, update, delete, replace, resync). Implement it to put a queue of
 //!   your own behind a reflector.
-//! - [`delta_fifo`]: [`DeltaFifo`], the informer's [`ReflectorStore`]: it
-//!   queues what happened to each object (added, updated, deleted,
-//!   relisted) until the informer processes it, in order, one key at a
-//!   time. Use it with a reflector to pop changes yourself.
+//! - [`real_fifo`]: [`RealFifo`], the informer's queue by default: every
+//!   change (added, updated, deleted, relisted) in the order it came, until
+//!   the informer applies it. Use it with a reflector to pop changes
+//!   yourself.
+//! - [`delta_fifo`]: [`DeltaFifo`], the informer's queue when asked
+//!   ([`QueueKind`]): what happened to each object, grouped per key, keys
+//!   popped in the order first queued.
 //!
 //! Each module names its errors `Error`; refer to them by path:
-//! [`store::Error`], [`lister::Error`], [`delta_fifo::Error`],
+//! [`store::Error`], [`lister::Error`], [`real_fifo::Error`], [`delta_fifo::Error`],
 //! [`reflector::Error`], [`informer::Error`].
 
 pub mod delta_fifo;
@@ -46,6 +49,7 @@ pub mod factory;
 pub mod informer;
 pub mod list_watch;
 pub mod lister;
+pub mod real_fifo;
 pub mod reflector;
 pub mod reflector_store;
 pub mod store;
@@ -56,11 +60,12 @@ pub use delta_fifo::{
 };
 pub use factory::{CacheSyncError, FactoryBuilder, NotSynced, SharedInformerFactory, SyncStopped, TypedInformer};
 pub use informer::{
-    EnqueueKeys, FilteringResourceEventHandler, HandlerRegistration, HasSynced, InformerBuilder, ResourceEventHandler,
-    ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
+    EnqueueKeys, FilteringResourceEventHandler, HandlerOptions, HandlerRegistration, HasSynced, InformerBuilder,
+    QueueKind, ResourceEventHandler, ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
 };
 pub use list_watch::{FilteredListWatch, ListWatch, TweakListOptions};
 pub use lister::{Lister, NamespaceLister};
+pub use real_fifo::{Change, RealFifo, RealFifoOptions};
 pub use reflector::{
     BackoffConfig, Phase, Reflector, ReflectorCounters, ReflectorOptions, ResourceVersionHandle, ShouldResync,
     TransformFn, WatchErrorHandler,

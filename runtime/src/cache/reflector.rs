@@ -1,4 +1,5 @@
-//! Keeps a queue ([`ReflectorStore`], usually a [`DeltaFifo`]) in step
+//! Keeps a queue ([`ReflectorStore`]: a [`RealFifo`](super::RealFifo) or
+//! a [`DeltaFifo`]) in step
 //! with the apiserver, as client-go's `Reflector`.
 //!
 //! A reflector lists (or, with watch-list, streams) the current objects,
@@ -13,9 +14,9 @@
 //! tell how many lists and watches it took.
 //!
 //! Use a [`SharedIndexInformer`](super::SharedIndexInformer) unless you are
-//! building your own informer: it wires a reflector, a DeltaFifo and a store
-//! together. Use a reflector directly to fill a DeltaFifo you pop yourself,
-//! or a queue of your own that implements [`ReflectorStore`].
+//! building your own informer: it wires a reflector, a queue and a store
+//! together. Use a reflector directly to fill a RealFifo or DeltaFifo you
+//! pop yourself, or a queue of your own that implements [`ReflectorStore`].
 //!
 //! # Protocol (as client-go 1.35)
 //! - **Watch-list** (default, [`ReflectorOptions::use_watch_list`]): one
@@ -344,11 +345,11 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
     pub fn from_arc(lw: Arc<dyn ListWatch<K>>, queue: Q, options: ReflectorOptions) -> Self {
         Reflector {
             lw,
+            transform: queue.transform(),
             queue,
             backoff: Backoff::new(options.backoff),
             options,
             decode: DecodeOptions::default(),
-            transform: None,
             error_handler: None,
             should_resync: None,
             after_replace: None,
@@ -370,7 +371,8 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
         self
     }
 
-    /// Runs `transform` on every object before it is queued.
+    /// Runs `transform` on every object before it is queued, instead of the
+    /// queue's own ([`ReflectorStore::transform`], the default).
     #[must_use]
     pub fn transform(mut self, transform: TransformFn<K>) -> Self {
         self.transform = Some(transform);

@@ -9,11 +9,13 @@
 //! plain cache may apply them directly. Nothing here assumes deltas.
 //!
 //! Implement it to feed a reflector into a queue of your own; an informer
-//! uses a [`DeltaFifo`].
+//! uses a [`RealFifo`] (or, if asked, a [`DeltaFifo`]).
 
 use std::sync::Arc;
 
-use super::delta_fifo::DeltaFifo;
+use super::delta_fifo::{DeltaFifo, DeltaType};
+use super::real_fifo::RealFifo;
+use super::reflector::TransformFn;
 use super::store::Key;
 
 /// Where a [`Reflector`](super::Reflector) puts what it lists and watches
@@ -29,10 +31,22 @@ use super::store::Key;
 /// The reflector keeps a handle to the queue for its periodic resyncs
 /// beside the one its main loop writes through: implementations are
 /// handles (a clone shares the queue), or are shared in an [`Arc`].
+///
+/// A queue with a transform (client-go `TransformingStore`) returns it
+/// from [`transform`](Self::transform): the reflector runs it on every
+/// object as it decodes it, while the object is still its own (the objects
+/// of a watch-list's initial events too, before they pile up), so the
+/// objects these calls receive are already transformed.
 pub trait ReflectorStore<T>: Send + Sync {
     /// The key `obj` is filed under, `namespace/name` usually
     /// ([`object_key`](crate::object::object_key)).
     fn key(&self, obj: &T) -> Key;
+
+    /// The transform to run on each object before it is handed over
+    /// (client-go `TransformingStore.Transformer`); none by default.
+    fn transform(&self) -> Option<TransformFn<T>> {
+        None
+    }
 
     /// A watch's `ADDED` event.
     fn add(&self, obj: Arc<T>);
@@ -59,6 +73,9 @@ impl<T, Q: ReflectorStore<T> + ?Sized> ReflectorStore<T> for Arc<Q> {
     fn key(&self, obj: &T) -> Key {
         (**self).key(obj)
     }
+    fn transform(&self) -> Option<TransformFn<T>> {
+        (**self).transform()
+    }
     fn add(&self, obj: Arc<T>) {
         (**self).add(obj)
     }
@@ -80,23 +97,54 @@ impl<T, Q: ReflectorStore<T> + ?Sized> ReflectorStore<T> for Arc<Q> {
 /// their kind; a full list becomes `Replaced` (or `Sync`) deltas and
 /// tombstones for the keys it lacks ([`DeltaFifo::replace`]); a resync
 /// queues `Sync` deltas for the known objects ([`DeltaFifo::resync`]).
+/// Objects arrive transformed, so the queue does not run its transform.
 impl<T: Send + Sync + 'static> ReflectorStore<T> for DeltaFifo<T> {
     fn key(&self, obj: &T) -> Key {
         DeltaFifo::key(self, obj)
     }
+    fn transform(&self) -> Option<TransformFn<T>> {
+        DeltaFifo::transform(self)
+    }
     fn add(&self, obj: Arc<T>) {
-        DeltaFifo::add(self, obj)
+        self.queue_object(DeltaType::Added, obj)
     }
     fn update(&self, obj: Arc<T>) {
-        DeltaFifo::update(self, obj)
+        self.queue_object(DeltaType::Updated, obj)
     }
     fn delete(&self, obj: Arc<T>) {
-        DeltaFifo::delete(self, obj)
+        self.queue_deletion(obj)
     }
     fn replace(&self, list: Vec<(Key, Arc<T>)>, resource_version: &str) {
         DeltaFifo::replace_keyed(self, list, resource_version)
     }
     fn resync(&self) {
         DeltaFifo::resync(self)
+    }
+}
+
+/// Every call becomes changes queued in order ([`RealFifo`]); a full list
+/// also queues tombstones for the keys it lacks ([`RealFifo::replace`]).
+/// Objects arrive transformed, so the queue does not run its transform.
+impl<T: Send + Sync + 'static> ReflectorStore<T> for RealFifo<T> {
+    fn key(&self, obj: &T) -> Key {
+        RealFifo::key(self, obj)
+    }
+    fn transform(&self) -> Option<TransformFn<T>> {
+        RealFifo::transform(self)
+    }
+    fn add(&self, obj: Arc<T>) {
+        self.queue(DeltaType::Added, obj)
+    }
+    fn update(&self, obj: Arc<T>) {
+        self.queue(DeltaType::Updated, obj)
+    }
+    fn delete(&self, obj: Arc<T>) {
+        self.queue(DeltaType::Deleted, obj)
+    }
+    fn replace(&self, list: Vec<(Key, Arc<T>)>, resource_version: &str) {
+        RealFifo::replace_keyed(self, list, resource_version)
+    }
+    fn resync(&self) {
+        RealFifo::resync(self)
     }
 }

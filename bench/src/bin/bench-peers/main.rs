@@ -151,8 +151,11 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         // kube-rs always speaks (its runs count in both rows).
         // Ours drops managedFields by default (the flag is accepted and
         // ignored) and speaks protobuf unless `--json`.
-        let variants: [(&Program, &[&str], &[&str]); 8] = [
+        // Ours also with the DeltaFIFO, the queue its informers used before
+        // the RealFIFO (as client-go's before 1.33).
+        let variants: [(&Program, &[&str], &[&str]); 9] = [
             (&ours, &["default", "managedFields dropped"], &[]),
+            (&ours, &["DeltaFIFO"], &["--queue", "delta-fifo"]),
             (&ours, &["JSON", "JSON, managedFields dropped"], &["--json"]),
             (&client_go, &["default"], &[]),
             (&kube_rs, &["default", "JSON"], &[]),
@@ -181,16 +184,24 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         eprintln!("bench-peers: churn ({churn_rate}/s for {churn_seconds} s, {runs} runs)");
         let duration = churn_seconds.to_string();
         for _ in 0..runs {
-            for p in [&ours, &client_go, &kube_rs] {
-                let argv = ["churn", "--kubeconfig", &kc, "--expect", &expect, "--duration", &duration];
+            // (program, row, extra flags): ours also with the DeltaFIFO.
+            let variants: [(&Program, &str, &[&str]); 4] = [
+                (&ours, "churn", &[]),
+                (&ours, "churn, DeltaFIFO", &["--queue", "delta-fifo"]),
+                (&client_go, "churn", &[]),
+                (&kube_rs, "churn", &[]),
+            ];
+            for (p, row, flags) in variants {
+                let mut argv = vec!["churn", "--kubeconfig", &kc, "--expect", &expect, "--duration", &duration];
+                argv.extend_from_slice(flags);
                 let running = p.start(&argv).await?;
                 let writes =
                     cluster::churn_writer(&clientset, &pods, churn_rate, Duration::from_secs_f64(churn_seconds));
                 let (f, written) = running.finish_after(writes).await?;
-                samples.add("churn", "events delivered, per s", p.peer, f.num("events_per_s")?);
-                samples.add("churn", "latency p50, ms", p.peer, f.num("p50_ms")?);
-                samples.add("churn", "latency p99, ms", p.peer, f.num("p99_ms")?);
-                samples.add("churn", "informer CPU, s", p.peer, f.num("cpu_s")?);
+                samples.add(row, "events delivered, per s", p.peer, f.num("events_per_s")?);
+                samples.add(row, "latency p50, ms", p.peer, f.num("p50_ms")?);
+                samples.add(row, "latency p99, ms", p.peer, f.num("p99_ms")?);
+                samples.add(row, "informer CPU, s", p.peer, f.num("cpu_s")?);
                 let events = f.num("events")? as usize;
                 if events < written {
                     return Err(format!("{}: {events} update events for {written} writes", p.peer.name()).into());

@@ -131,6 +131,8 @@ struct Listener<K> {
     /// Whether the delivery task was spawned.
     delivering: bool,
     handler: Arc<dyn ResourceEventHandler<K>>,
+    /// Entered around the handler's calls (client-go's per-handler logger).
+    span: tracing::Span,
     requested_resync: Duration,
     resync_period: Duration,
     next_resync: Instant,
@@ -173,6 +175,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
     pub(crate) fn add_listener(
         &mut self,
         handler: Arc<dyn ResourceEventHandler<K>>,
+        span: tracing::Span,
         requested_resync: Duration,
         resync_period: Duration,
         informer_synced: Arc<AtomicBool>,
@@ -184,6 +187,7 @@ impl<K: Send + Sync + 'static> Processor<K> {
             mailbox: Arc::new(Mailbox::new()),
             delivering: false,
             handler,
+            span,
             requested_resync,
             resync_period,
             next_resync: Instant::now() + resync_period,
@@ -270,12 +274,13 @@ fn spawn_delivery<K: Send + Sync + 'static>(l: &mut Listener<K>, cancel: Cancell
     if std::mem::replace(&mut l.delivering, true) {
         return;
     }
-    tokio::spawn(deliver(Arc::clone(&l.mailbox), Arc::clone(&l.handler), Arc::clone(&l.sync), cancel));
+    tokio::spawn(deliver(Arc::clone(&l.mailbox), Arc::clone(&l.handler), l.span.clone(), Arc::clone(&l.sync), cancel));
 }
 
 async fn deliver<K: Send + Sync + 'static>(
     mailbox: Arc<Mailbox<Notification<K>>>,
     handler: Arc<dyn ResourceEventHandler<K>>,
+    span: tracing::Span,
     sync: Arc<ListenerSync>,
     cancel: CancellationToken,
 ) {
@@ -297,6 +302,8 @@ async fn deliver<K: Send + Sync + 'static>(
         if !open {
             return;
         }
+        // Entered once per batch, not per call: a disabled span costs nothing.
+        let _entered = span.enter();
         if multi_thread {
             tokio::task::block_in_place(|| dispatch(&*handler, &sync, &mut batch));
         } else {

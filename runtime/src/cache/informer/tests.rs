@@ -79,6 +79,22 @@ fn sorted_names(store: &Store<Pod>) -> Vec<String> {
 
 #[tokio::test(start_paused = true)]
 async fn delivers_adds_updates_deletes_and_relist_tombstones() {
+    // The update to "a" arrives while "a" is still queued: the RealFIFO
+    // hands it over in the order it came, after "b"'s add...
+    delivers_on(
+        QueueKind::RealFifo,
+        [Ev::Add("a".into(), true), Ev::Add("b".into(), true), Ev::Update("a".into(), "1".into(), "11".into())],
+    )
+    .await;
+    // ...the DeltaFIFO with "a"'s other deltas, before "b".
+    delivers_on(
+        QueueKind::DeltaFifo,
+        [Ev::Add("a".into(), true), Ev::Update("a".into(), "1".into(), "11".into()), Ev::Add("b".into(), true)],
+    )
+    .await;
+}
+
+async fn delivers_on(kind: QueueKind, first: [Ev; 3]) {
     let lw = Arc::new(Scripted::default());
     lw.push_list(Ok(page(vec![pod_rv("a", "1"), pod_rv("b", "2")], "10", None)));
     lw.push_watch(
@@ -94,7 +110,7 @@ async fn delivers_adds_updates_deletes_and_relist_tombstones() {
     lw.push_list(Ok(page(vec![pod_rv("c", "13")], "14", None)));
     lw.push_watch(vec![], true);
 
-    let inf = informer(&lw, Duration::ZERO);
+    let inf = SharedIndexInformer::builder(Arc::clone(&lw)).reflector_options(options()).queue(kind).build().unwrap();
     let rec = Arc::new(Recorder::default());
     let reg = inf.add_event_handler(Arc::clone(&rec)).unwrap();
     assert!(!inf.has_synced() && !reg.has_synced());
@@ -104,23 +120,19 @@ async fn delivers_adds_updates_deletes_and_relist_tombstones() {
     assert!(inf.has_synced() && reg.has_synced());
     tokio::time::sleep(Duration::from_secs(2)).await;
 
-    assert_eq!(
-        rec.events(),
-        [
-            // The update to "a" arrives while "a" is still queued: the FIFO
-            // hands both deltas over together, before "b".
-            Ev::Add("a".into(), true),
-            Ev::Update("a".into(), "1".into(), "11".into()),
-            Ev::Add("b".into(), true),
-            Ev::Delete("b".into(), false),
-            Ev::Add("c".into(), false),
-            // The relist's unchanged "c" is a resync-like update: not for a
-            // handler without resync. "a" is gone: a tombstone.
-            Ev::Delete("a".into(), true),
-        ]
-    );
+    let mut want = first.to_vec();
+    want.extend([
+        Ev::Delete("b".into(), false),
+        Ev::Add("c".into(), false),
+        // The relist's unchanged "c" is a resync-like update: not for a
+        // handler without resync. "a" is gone: a tombstone.
+        Ev::Delete("a".into(), true),
+    ]);
+    assert_eq!(rec.events(), want, "{kind:?}");
     assert_eq!(sorted_names(&inf.store()), ["c"]);
     assert_eq!(inf.last_sync_resource_version(), "14");
+    // The cache holds the relist at 14 (its newest object is at 13).
+    assert_eq!(inf.last_store_sync_resource_version(), "14", "{kind:?}");
     cancel.cancel();
     task.await.unwrap().unwrap();
     assert!(inf.is_stopped());
@@ -572,4 +584,38 @@ mod over_http {
         cancel.cancel();
         task.await.unwrap().unwrap();
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_handler_runs_in_the_span_of_its_options() {
+    // A subscriber for this thread (the test's runtime runs every task on it),
+    // so spans are real.
+    let subscriber = tracing_subscriber::fmt().with_writer(std::io::sink).finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let lw = Arc::new(Scripted::default());
+    lw.push_list(Ok(page(vec![pod_rv("a", "1")], "10", None)));
+    lw.push_watch(vec![], true);
+    let inf = informer(&lw, Duration::ZERO);
+    let spans = Arc::new(PlMutex::new(Vec::new()));
+    let (in_span, plain) = (Arc::clone(&spans), Arc::clone(&spans));
+    let record = |to: Arc<PlMutex<Vec<String>>>| {
+        move |_: &Arc<Pod>, _: bool| {
+            let name = tracing::Span::current().metadata().map_or("none", |m| m.name());
+            to.lock().push(name.to_owned());
+        }
+    };
+    inf.add_event_handler_with_options(
+        ResourceEventHandlerFuncs::new().on_add(record(in_span)),
+        HandlerOptions::new().span(tracing::info_span!("web_handler")),
+    )
+    .unwrap();
+    inf.add_event_handler(ResourceEventHandlerFuncs::new().on_add(record(plain))).unwrap();
+    let cancel = CancellationToken::new();
+    let task = inf.start(cancel.clone());
+    settle().await;
+    let mut seen = spans.lock().clone();
+    seen.sort();
+    assert_eq!(seen, ["none", "web_handler"]);
+    cancel.cancel();
+    task.await.unwrap().unwrap();
 }

@@ -1,0 +1,481 @@
+//! The queue between a reflector and an informer's store that hands over
+//! every change in the order it happened, as client-go's `RealFIFO` (the
+//! queue of its informers since 1.33, the `InOrderInformers` gate).
+//!
+//! Where the [`DeltaFifo`](super::DeltaFifo) keeps one entry per object key
+//! and pops keys in the order they were first queued, a [`RealFifo`] keeps
+//! one entry per change and pops them in the order they came:
+//! - an object's updates are delivered one by one, never merged, and
+//!   changes to different objects keep their order across keys;
+//! - a deletion is always delivered, even of an object the store never had
+//!   (created and deleted between two lists);
+//! - a relist ([`RealFifo::replace`]) queues a [`DeletedFinalStateUnknown`]
+//!   tombstone for every key that vanished, first those with changes still
+//!   queued, then those only the store knows ([`KnownObjects`]), and then
+//!   the listed objects as [`DeltaType::Replaced`];
+//! - [`RealFifo::pop_batch`] hands over up to [`DEFAULT_BATCH_SIZE`]
+//!   changes at once, never mixing the first list's with later ones.
+//!
+//! Informers use it by default ([`QueueKind`](super::QueueKind)); use it
+//! with a [`Reflector`](super::Reflector) to pop changes yourself, in order.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use tokio::sync::Notify;
+
+use super::delta_fifo::{DeletedFinalStateUnknown, Delta, DeltaObject, DeltaType, KnownObjects};
+use super::reflector::TransformFn;
+use super::store::{Key, KeyFn};
+use crate::object::{Object, object_key};
+
+/// The most changes [`RealFifo::pop_batch`] hands over at once (client-go's
+/// `defaultBatchSize`).
+pub const DEFAULT_BATCH_SIZE: usize = 1000;
+
+/// A queue that held at least this many changes gives its room back once
+/// emptied, as the [`DeltaFifo`](super::DeltaFifo) does: the first list of
+/// a large kind would otherwise keep its size for as long as the informer
+/// runs.
+const KEEP_ROOM: usize = 1024;
+
+/// Errors of the RealFIFO.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The queue was closed and has nothing left to pop.
+    #[error("RealFIFO: manipulating with closed queue")]
+    Closed,
+}
+
+/// One queued change: the object's key and what happened to it.
+#[derive(Debug)]
+pub struct Change<T> {
+    /// The key the object is filed under (a tombstone's own key).
+    pub key: Key,
+    /// What happened, with the object.
+    pub delta: Delta<T>,
+}
+
+impl<T> Clone for Change<T> {
+    fn clone(&self) -> Self {
+        Change { key: Arc::clone(&self.key), delta: self.delta.clone() }
+    }
+}
+
+/// How to build a [`RealFifo`] (client-go `RealFIFOOptions`).
+pub struct RealFifoOptions<T> {
+    key_fn: KeyFn<T>,
+    known_objects: Arc<dyn KnownObjects<T>>,
+    transform: Option<TransformFn<T>>,
+    batch_size: usize,
+}
+
+impl<T: Object + 'static> RealFifoOptions<T> {
+    /// Keys `namespace/name`; `known` is the store the popped changes go
+    /// into (client-go requires it: without it a relist could not tell what
+    /// vanished).
+    pub fn new(known: Arc<dyn KnownObjects<T>>) -> Self {
+        Self::with_key_fn(Arc::new(object_key::<T>), known)
+    }
+}
+
+impl<T> RealFifoOptions<T> {
+    /// Options keying objects with `key_fn`.
+    pub fn with_key_fn(key_fn: KeyFn<T>, known: Arc<dyn KnownObjects<T>>) -> Self {
+        RealFifoOptions { key_fn, known_objects: known, transform: None, batch_size: DEFAULT_BATCH_SIZE }
+    }
+
+    /// Changes every object before it is queued (client-go `Transformer`);
+    /// see [`RealFifo::transform`] for when it runs.
+    #[must_use]
+    pub fn transform(mut self, transform: TransformFn<T>) -> Self {
+        self.transform = Some(transform);
+        self
+    }
+
+    /// The most changes one [`RealFifo::pop_batch`] hands over (at least 1).
+    #[must_use]
+    pub fn batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+}
+
+struct FifoState<T> {
+    items: VecDeque<Change<T>>,
+    /// Something was added, or the first relist happened.
+    populated: bool,
+    /// Changes queued by the first relist (and before it) not popped yet.
+    initial_population_count: usize,
+    /// Changes ever queued and popped: a relist's resourceVersion is
+    /// reached once every change queued up to it has been popped.
+    queued: u64,
+    popped: u64,
+    /// Relists whose changes are not all popped yet: (`queued` after the
+    /// relist, its resourceVersion), oldest first.
+    pending_lists: VecDeque<(u64, Arc<str>)>,
+    /// The newest relist whose changes have all been popped, until taken.
+    reached_list: Option<Arc<str>>,
+    closed: bool,
+}
+
+impl<T> FifoState<T> {
+    fn has_synced(&self) -> bool {
+        self.populated && self.initial_population_count == 0
+    }
+
+    fn push(&mut self, key: Key, delta_type: DeltaType, object: DeltaObject<T>) {
+        self.items.push_back(Change { key, delta: Delta { delta_type, object } });
+        self.queued += 1;
+    }
+
+    /// Moves the relists whose changes are all popped to `reached_list`.
+    fn note_reached_lists(&mut self) {
+        while self.pending_lists.front().is_some_and(|(at, _)| *at <= self.popped) {
+            self.reached_list = self.pending_lists.pop_front().map(|(_, rv)| rv);
+        }
+    }
+
+    fn give_back_room(&mut self) {
+        if self.items.is_empty() && self.items.capacity() > KEEP_ROOM {
+            self.items = VecDeque::new();
+        }
+    }
+}
+
+struct Shared<T> {
+    key_fn: KeyFn<T>,
+    known_objects: Arc<dyn KnownObjects<T>>,
+    transform: Option<TransformFn<T>>,
+    batch_size: usize,
+    state: Mutex<FifoState<T>>,
+    item_ready: Notify,
+    /// Held across a whole pop, with the batch's buffer: changes are
+    /// processed in order, by one pop at a time.
+    pop: tokio::sync::Mutex<Vec<Change<T>>>,
+}
+
+/// A queue of every change, popped in the order they came, as client-go's
+/// `RealFIFO`. Cloning gives another handle to the same queue.
+#[doc(alias = "RealFIFO")]
+pub struct RealFifo<T> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T> Clone for RealFifo<T> {
+    fn clone(&self) -> Self {
+        RealFifo { shared: Arc::clone(&self.shared) }
+    }
+}
+
+impl<T> fmt::Debug for RealFifo<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let st = self.shared.state.lock();
+        f.debug_struct("RealFifo")
+            .field("len", &st.items.len())
+            .field("has_synced", &st.has_synced())
+            .field("closed", &st.closed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Send + Sync + 'static> RealFifo<T> {
+    /// An empty queue built from `options`.
+    pub fn new(options: RealFifoOptions<T>) -> Self {
+        RealFifo {
+            shared: Arc::new(Shared {
+                key_fn: options.key_fn,
+                known_objects: options.known_objects,
+                transform: options.transform,
+                batch_size: options.batch_size,
+                state: Mutex::new(FifoState {
+                    items: VecDeque::new(),
+                    populated: false,
+                    initial_population_count: 0,
+                    queued: 0,
+                    popped: 0,
+                    pending_lists: VecDeque::new(),
+                    reached_list: None,
+                    closed: false,
+                }),
+                item_ready: Notify::new(),
+                pop: tokio::sync::Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// The key the queue files `obj` under.
+    pub fn key(&self, obj: &T) -> Key {
+        (self.shared.key_fn)(obj).into()
+    }
+
+    /// The transform of the options (client-go `Transformer()`). A
+    /// [`Reflector`](super::Reflector) runs it on each object as it decodes
+    /// it, before handing it over; the queue's own [`add`](Self::add),
+    /// [`update`](Self::update), [`delete`](Self::delete) and
+    /// [`replace`](Self::replace) run it on objects nobody else holds (an
+    /// `Arc` shared elsewhere is queued as it is: changing it would change
+    /// it for its other holders too).
+    pub fn transform(&self) -> Option<TransformFn<T>> {
+        self.shared.transform.clone()
+    }
+
+    fn transformed(&self, mut obj: Arc<T>) -> Arc<T> {
+        if let (Some(transform), Some(owned)) = (&self.shared.transform, Arc::get_mut(&mut obj)) {
+            transform(owned);
+        }
+        obj
+    }
+
+    pub(crate) fn queue(&self, delta_type: DeltaType, obj: Arc<T>) {
+        let key = self.key(&obj);
+        let mut st = self.shared.state.lock();
+        st.populated = true;
+        st.push(key, delta_type, DeltaObject::Object(obj));
+        drop(st);
+        self.shared.item_ready.notify_one();
+    }
+
+    /// Queues a [`DeltaType::Added`] change.
+    pub fn add(&self, obj: Arc<T>) {
+        self.queue(DeltaType::Added, self.transformed(obj));
+    }
+
+    /// Queues a [`DeltaType::Updated`] change.
+    pub fn update(&self, obj: Arc<T>) {
+        self.queue(DeltaType::Updated, self.transformed(obj));
+    }
+
+    /// Queues a [`DeltaType::Deleted`] change, whether or not the object
+    /// was ever seen.
+    pub fn delete(&self, obj: Arc<T>) {
+        self.queue(DeltaType::Deleted, self.transformed(obj));
+    }
+
+    /// Takes a full list (a relist at `resource_version`), as client-go's
+    /// `Replace`: a tombstone for every key with changes queued that is not
+    /// in the list (unless its last queued change is a deletion), then one
+    /// for every key the store knows that is neither listed nor queued,
+    /// then a [`DeltaType::Replaced`] change per listed object.
+    pub fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) {
+        let keyed = list.into_iter().map(|obj| (self.key(&obj), self.transformed(obj))).collect();
+        self.replace_keyed(keyed, resource_version);
+    }
+
+    /// [`replace`](Self::replace) with each object's key made and its
+    /// transform run (the reflector's way).
+    pub(crate) fn replace_keyed(&self, list: Vec<(Key, Arc<T>)>, resource_version: &str) {
+        let listed: HashSet<&str> = list.iter().map(|(key, _)| &**key).collect();
+        let mut st = self.shared.state.lock();
+
+        // The last queued change of each queued key, keys in the order they
+        // first appear (which orders the tombstones).
+        let mut last_change: HashMap<&str, usize> = HashMap::new();
+        let mut queued_keys: Vec<&str> = Vec::new();
+        for (i, change) in st.items.iter().enumerate() {
+            if last_change.insert(&change.key, i).is_none() {
+                queued_keys.push(&change.key);
+            }
+        }
+        let mut tombstones: Vec<DeletedFinalStateUnknown<T>> = Vec::new();
+        for key in &queued_keys {
+            if listed.contains(key) {
+                continue;
+            }
+            let last = &st.items[last_change[key]];
+            // Already deleted: queuing another deletion would say nothing new.
+            if last.delta.delta_type == DeltaType::Deleted {
+                continue;
+            }
+            tombstones
+                .push(DeletedFinalStateUnknown { key: (*key).to_owned(), obj: last.delta.object.object().cloned() });
+        }
+        for key in self.shared.known_objects.list_keys() {
+            if listed.contains(key.as_str()) || last_change.contains_key(key.as_str()) {
+                continue;
+            }
+            let obj = self.shared.known_objects.get_by_key(&key);
+            tombstones.push(DeletedFinalStateUnknown { key, obj });
+        }
+        drop(last_change);
+        drop(queued_keys);
+        drop(listed);
+
+        for tombstone in tombstones {
+            let key: Key = tombstone.key.as_str().into();
+            st.push(key, DeltaType::Deleted, DeltaObject::DeletedFinalStateUnknown(tombstone));
+        }
+        for (key, obj) in list {
+            st.push(key, DeltaType::Replaced, DeltaObject::Object(obj));
+        }
+        if !st.populated {
+            st.populated = true;
+            st.initial_population_count = st.items.len();
+        }
+        let at = st.queued;
+        st.pending_lists.push_back((at, resource_version.into()));
+        st.note_reached_lists();
+        drop(st);
+        self.shared.item_ready.notify_one();
+    }
+
+    /// Queues a [`DeltaType::Sync`] change for every known object with no
+    /// change queued (a queued change would be newer than the store's copy),
+    /// as client-go's `Resync`.
+    pub fn resync(&self) {
+        let known = &self.shared.known_objects;
+        let mut st = self.shared.state.lock();
+        let queued: HashSet<Key> = st.items.iter().map(|c| Arc::clone(&c.key)).collect();
+        let mut synced = false;
+        for key in known.list_keys() {
+            if queued.contains(key.as_str()) {
+                continue;
+            }
+            let Some(obj) = known.get_by_key(&key) else { continue };
+            st.push(key.as_str().into(), DeltaType::Sync, DeltaObject::Object(obj));
+            synced = true;
+        }
+        drop(st);
+        if synced {
+            self.shared.item_ready.notify_one();
+        }
+    }
+
+    /// Waits for a change, removes it and calls `process` with it and
+    /// whether it belongs to the first list; returns it.
+    ///
+    /// Pops never overlap: a second pop waits until the first one's
+    /// `process` returned. Changes still queued after
+    /// [`close`](Self::close) are popped; then [`Error::Closed`].
+    ///
+    /// # Cancel safety
+    /// Cancel safe: a change is removed and processed within one poll.
+    pub async fn pop<F>(&self, process: F) -> Result<Change<T>, Error>
+    where
+        F: FnOnce(&Change<T>, bool),
+    {
+        let _pop = self.shared.pop.lock().await;
+        loop {
+            let notified = self.shared.item_ready.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let mut st = self.shared.state.lock();
+                if let Some(change) = st.items.pop_front() {
+                    let initial = !st.has_synced();
+                    st.initial_population_count = st.initial_population_count.saturating_sub(1);
+                    st.popped += 1;
+                    st.note_reached_lists();
+                    st.give_back_room();
+                    drop(st);
+                    process(&change, initial);
+                    return Ok(change);
+                }
+                if st.closed {
+                    return Err(Error::Closed);
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Waits for changes, removes up to the batch size of them (client-go
+    /// `PopBatch`), never mixing the first list's changes with later ones,
+    /// and calls `process` with them, oldest first, and whether they belong
+    /// to the first list.
+    ///
+    /// A batch holds each key at most once: a second change of a key ends
+    /// it, so applying a batch's changes in any order gives the same store.
+    ///
+    /// # Cancel safety
+    /// Cancel safe: changes are removed and processed within one poll.
+    pub async fn pop_batch<F, R>(&self, process: F) -> Result<R, Error>
+    where
+        F: FnOnce(&[Change<T>], bool) -> R,
+    {
+        let mut batch = self.shared.pop.lock().await;
+        loop {
+            let notified = self.shared.item_ready.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let initial = {
+                let mut st = self.shared.state.lock();
+                if st.items.is_empty() {
+                    if st.closed {
+                        return Err(Error::Closed);
+                    }
+                    None
+                } else {
+                    let initial = !st.has_synced();
+                    let mut limit = st.items.len().min(self.shared.batch_size);
+                    if st.initial_population_count > 0 {
+                        limit = limit.min(st.initial_population_count);
+                    }
+                    // A batch holds each key once, as client-go's: the next
+                    // change of a key already in it starts the next batch.
+                    let mut keys: HashSet<&str> = HashSet::with_capacity(limit);
+                    let take = st.items.iter().take(limit).take_while(|c| keys.insert(&c.key)).count();
+                    drop(keys);
+                    batch.extend(st.items.drain(..take));
+                    st.initial_population_count = st.initial_population_count.saturating_sub(take);
+                    st.popped += take as u64;
+                    st.note_reached_lists();
+                    st.give_back_room();
+                    Some(initial)
+                }
+            };
+            match initial {
+                Some(initial) => {
+                    let result = process(&batch, initial);
+                    batch.clear();
+                    return Ok(result);
+                }
+                None => notified.await,
+            }
+        }
+    }
+
+    /// The resourceVersion of the newest relist whose changes have all been
+    /// popped since the last call, if any: once those are processed, the
+    /// store holds that list.
+    pub(crate) fn take_reached_list(&self) -> Option<Arc<str>> {
+        self.shared.state.lock().reached_list.take()
+    }
+
+    /// Makes pops return [`Error::Closed`] once the queue is empty.
+    pub fn close(&self) {
+        self.shared.state.lock().closed = true;
+        self.shared.item_ready.notify_waiters();
+    }
+
+    /// Whether [`close`](Self::close) was called.
+    pub fn is_closed(&self) -> bool {
+        self.shared.state.lock().closed
+    }
+
+    /// True once something was added, or the first relist happened and all
+    /// its changes were popped (client-go `HasSynced`).
+    pub fn has_synced(&self) -> bool {
+        self.shared.state.lock().has_synced()
+    }
+
+    /// A copy of the queued changes, oldest first.
+    pub fn list(&self) -> Vec<Change<T>> {
+        self.shared.state.lock().items.iter().cloned().collect()
+    }
+
+    /// Number of changes queued.
+    pub fn len(&self) -> usize {
+        self.shared.state.lock().items.len()
+    }
+
+    /// Whether nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod upstream_tests;
