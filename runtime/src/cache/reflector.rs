@@ -76,9 +76,7 @@ use crate::codec::DecodeOptions;
 use crate::object::{Metadata as _, Object};
 use crate::rest::{self, ListOptions, VersionMatch, WatchEvent, WatchStream};
 
-/// Changes an object before it is stored (client-go `TransformFunc`), e.g.
-/// to drop fields nobody reads.
-pub type TransformFn<K> = Arc<dyn Fn(&mut K) + Send + Sync>;
+pub use super::store::TransformFn;
 
 /// Called with every list or watch failure (client-go `WatchErrorHandler`).
 pub type WatchErrorHandler = Arc<dyn Fn(&Error) + Send + Sync>;

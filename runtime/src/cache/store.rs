@@ -28,6 +28,15 @@ pub type KeyFn<T> = Arc<dyn Fn(&T) -> String + Send + Sync>;
 /// many indexes there are (Go's strings share theirs the same way).
 pub type Key = Arc<str>;
 
+/// Changes an object before it is queued or stored (client-go
+/// `TransformFunc`), e.g. to drop fields nobody reads. It runs where the
+/// object is still owned by one holder: in a reflector as it decodes
+/// (the transform of its queue, [`ReflectorStore::transform`](super::ReflectorStore::transform)),
+/// or in a queue or [`Writer`] given an `Arc` nobody else holds; an object
+/// shared elsewhere is kept as it is, since changing it would change it for
+/// its other holders too.
+pub type TransformFn<K> = Arc<dyn Fn(&mut K) + Send + Sync>;
+
 /// Computes the values under which an object is indexed (client-go
 /// `IndexFunc`); an object may have no value or several.
 pub type IndexFn<T> = Arc<dyn Fn(&T) -> Vec<String> + Send + Sync>;
@@ -365,6 +374,7 @@ impl<T> Store<T> {
 #[doc(alias = "Indexer")]
 pub struct Writer<T> {
     store: Store<T>,
+    transform: Option<TransformFn<T>>,
 }
 
 impl<T> fmt::Debug for Writer<T> {
@@ -392,7 +402,25 @@ impl<T: Object + 'static> Writer<T> {
 impl<T> Writer<T> {
     /// A cache of anything, keyed by `key_fn`, with the given indexes.
     pub fn with_key_fn(key_fn: KeyFn<T>, indexers: Indexers<T>) -> Self {
-        Writer { store: Store { store: Arc::new(ThreadSafeStore::new(indexers)), key_fn } }
+        Writer { store: Store { store: Arc::new(ThreadSafeStore::new(indexers)), key_fn }, transform: None }
+    }
+
+    /// Runs `transform` on every object [`add`](Self::add)ed,
+    /// [`update`](Self::update)d, [`upsert`](Self::upsert)ed or
+    /// [`replace`](Self::replace)d from now on (client-go's
+    /// `WithTransformer` store option; see [`TransformFn`] for which objects
+    /// it can change).
+    #[must_use]
+    pub fn with_transform(mut self, transform: TransformFn<T>) -> Self {
+        self.transform = Some(transform);
+        self
+    }
+
+    fn transformed(&self, mut obj: Arc<T>) -> Arc<T> {
+        if let (Some(transform), Some(owned)) = (&self.transform, Arc::get_mut(&mut obj)) {
+            transform(owned);
+        }
+        obj
     }
 
     /// A read-only handle on this cache.
@@ -402,6 +430,7 @@ impl<T> Writer<T> {
 
     /// Inserts or replaces `obj` under its key.
     pub fn add(&mut self, obj: Arc<T>) {
+        let obj = self.transformed(obj);
         let key = self.store.key_of(&obj);
         self.store.store.add(key, obj);
     }
@@ -413,6 +442,7 @@ impl<T> Writer<T> {
 
     /// Inserts or replaces `obj` under its key, returning the replaced one.
     pub fn upsert(&mut self, obj: Arc<T>) -> Option<Arc<T>> {
+        let obj = self.transformed(obj);
         let key = self.store.key_of(&obj);
         self.store.store.upsert(key, obj)
     }
@@ -430,7 +460,8 @@ impl<T> Writer<T> {
 
     /// Inserts or replaces `obj` under `key`, which must be what the key
     /// function gives for it: for the informer, whose queue already made
-    /// the key and shares its buffer with the store.
+    /// the key and shares its buffer with the store (and whose reflector
+    /// ran the transform).
     pub(crate) fn upsert_keyed(&mut self, key: Key, obj: Arc<T>) -> Option<Arc<T>> {
         debug_assert_eq!(*key, *self.store.key_of(&obj), "a key that is not the object's own");
         self.store.store.upsert_shared(key, obj)
@@ -439,6 +470,7 @@ impl<T> Writer<T> {
     /// Replaces the whole content by `objs` (after a relist).
     pub fn replace(&mut self, objs: impl IntoIterator<Item = Arc<T>>) {
         let key_fn = Arc::clone(&self.store.key_fn);
+        let objs: Vec<Arc<T>> = objs.into_iter().map(|o| self.transformed(o)).collect();
         self.store.store.replace(objs.into_iter().map(|o| (key_fn(&o), o)));
     }
 
@@ -471,6 +503,24 @@ mod tests {
 
     fn names(objs: Vec<Arc<Pod>>) -> Vec<String> {
         sorted(objs.into_iter().map(|p| p.metadata.name.clone().unwrap_or_default()))
+    }
+
+    #[test]
+    fn a_writer_transforms_what_it_stores_but_not_what_others_hold() {
+        let mut w: Writer<Pod> = Writer::new().with_transform(Arc::new(|p: &mut Pod| p.node = "moved".into()));
+        w.add(Arc::new(pod("ns", "a", "n1")));
+        w.upsert(Arc::new(pod("ns", "b", "n1")));
+        let shared = Arc::new(pod("ns", "c", "n1"));
+        w.add(Arc::clone(&shared));
+        let store = w.store();
+        let node = |name: &str| store.get_by_key(&format!("ns/{name}")).map(|p| p.node.clone());
+        assert_eq!(node("a").as_deref(), Some("moved"));
+        assert_eq!(node("b").as_deref(), Some("moved"));
+        // Held elsewhere too: changing it would change it for that holder.
+        assert_eq!(node("c").as_deref(), Some("n1"));
+        assert_eq!(shared.node, "n1");
+        w.replace(vec![Arc::new(pod("ns", "d", "n2"))]);
+        assert_eq!(node("d").as_deref(), Some("moved"));
     }
 
     fn by_node() -> Indexers<Pod> {
