@@ -18,8 +18,7 @@ use smallvec::{SmallVec, smallvec};
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
-use super::reflector::TransformFn;
-use super::store::{Key, KeyFn, Store, ThreadSafeStore};
+use super::store::{Key, KeyFn, Store, ThreadSafeStore, TransformFn, transform_unshared};
 use crate::object::Object;
 use crate::object::object_key;
 
@@ -362,22 +361,17 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
         (self.shared.key_fn)(obj).into()
     }
 
-    /// The transform of the options (client-go `Transformer()`). A
-    /// [`Reflector`](super::Reflector) runs it on each object as it decodes
-    /// it, before handing it over; the queue's own [`add`](Self::add),
-    /// [`update`](Self::update), [`delete`](Self::delete) and
-    /// [`replace`](Self::replace) run it on objects nobody else holds (an
-    /// `Arc` shared elsewhere is queued as it is: changing it would change
-    /// it for its other holders too).
+    /// The transform of the options (client-go `Transformer()`): a
+    /// [`Reflector`](super::Reflector) runs it as it decodes, and the
+    /// queue's own [`add`](Self::add), [`update`](Self::update),
+    /// [`delete`](Self::delete) and [`replace`](Self::replace) on what they
+    /// are given ([`TransformFn`] says which objects it can change).
     pub fn transform(&self) -> Option<TransformFn<T>> {
         self.shared.transform.clone()
     }
 
-    fn transformed(&self, mut obj: Arc<T>) -> Arc<T> {
-        if let (Some(transform), Some(owned)) = (&self.shared.transform, Arc::get_mut(&mut obj)) {
-            transform(owned);
-        }
-        obj
+    fn transformed(&self, obj: Arc<T>) -> Arc<T> {
+        transform_unshared(self.shared.transform.as_ref(), obj)
     }
 
     fn key_of(&self, obj: &DeltaObject<T>) -> Key {

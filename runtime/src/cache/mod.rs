@@ -46,6 +46,8 @@
 
 pub mod delta_fifo;
 pub mod factory;
+#[cfg(test)]
+mod fifo_test_support;
 pub mod informer;
 pub mod list_watch;
 pub mod lister;

@@ -27,8 +27,7 @@ use parking_lot::Mutex;
 use tokio::sync::Notify;
 
 use super::delta_fifo::{DeletedFinalStateUnknown, Delta, DeltaObject, DeltaType, KnownObjects};
-use super::reflector::TransformFn;
-use super::store::{Key, KeyFn};
+use super::store::{Key, KeyFn, TransformFn, transform_unshared};
 use crate::object::{Object, object_key};
 
 /// The most changes [`RealFifo::pop_batch`] hands over at once (client-go's
@@ -211,22 +210,17 @@ impl<T: Send + Sync + 'static> RealFifo<T> {
         (self.shared.key_fn)(obj).into()
     }
 
-    /// The transform of the options (client-go `Transformer()`). A
-    /// [`Reflector`](super::Reflector) runs it on each object as it decodes
-    /// it, before handing it over; the queue's own [`add`](Self::add),
-    /// [`update`](Self::update), [`delete`](Self::delete) and
-    /// [`replace`](Self::replace) run it on objects nobody else holds (an
-    /// `Arc` shared elsewhere is queued as it is: changing it would change
-    /// it for its other holders too).
+    /// The transform of the options (client-go `Transformer()`): a
+    /// [`Reflector`](super::Reflector) runs it as it decodes, and the
+    /// queue's own [`add`](Self::add), [`update`](Self::update),
+    /// [`delete`](Self::delete) and [`replace`](Self::replace) on what they
+    /// are given ([`TransformFn`] says which objects it can change).
     pub fn transform(&self) -> Option<TransformFn<T>> {
         self.shared.transform.clone()
     }
 
-    fn transformed(&self, mut obj: Arc<T>) -> Arc<T> {
-        if let (Some(transform), Some(owned)) = (&self.shared.transform, Arc::get_mut(&mut obj)) {
-            transform(owned);
-        }
-        obj
+    fn transformed(&self, obj: Arc<T>) -> Arc<T> {
+        transform_unshared(self.shared.transform.as_ref(), obj)
     }
 
     pub(crate) fn queue(&self, delta_type: DeltaType, obj: Arc<T>) {

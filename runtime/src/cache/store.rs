@@ -37,6 +37,15 @@ pub type Key = Arc<str>;
 /// its other holders too.
 pub type TransformFn<K> = Arc<dyn Fn(&mut K) + Send + Sync>;
 
+/// Runs `transform` on `obj` unless someone else holds it too (see
+/// [`TransformFn`]).
+pub(crate) fn transform_unshared<K>(transform: Option<&TransformFn<K>>, mut obj: Arc<K>) -> Arc<K> {
+    if let (Some(transform), Some(owned)) = (transform, Arc::get_mut(&mut obj)) {
+        transform(owned);
+    }
+    obj
+}
+
 /// Computes the values under which an object is indexed (client-go
 /// `IndexFunc`); an object may have no value or several.
 pub type IndexFn<T> = Arc<dyn Fn(&T) -> Vec<String> + Send + Sync>;
@@ -416,11 +425,8 @@ impl<T> Writer<T> {
         self
     }
 
-    fn transformed(&self, mut obj: Arc<T>) -> Arc<T> {
-        if let (Some(transform), Some(owned)) = (&self.transform, Arc::get_mut(&mut obj)) {
-            transform(owned);
-        }
-        obj
+    fn transformed(&self, obj: Arc<T>) -> Arc<T> {
+        transform_unshared(self.transform.as_ref(), obj)
     }
 
     /// A read-only handle on this cache.

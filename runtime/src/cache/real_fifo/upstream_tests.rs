@@ -12,23 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::*;
-use crate::testing::{Pod, pod};
-
-fn obj(name: &str, val: i64) -> Arc<Pod> {
-    Arc::new(pod("", name, &val.to_string()))
-}
-
-/// Upstream's `literalListerGetter`: a fixed set of known objects.
-struct Literal(Vec<Arc<Pod>>);
-
-impl KnownObjects<Pod> for Literal {
-    fn list_keys(&self) -> Vec<String> {
-        self.0.iter().map(|o| object_key(&**o)).collect()
-    }
-    fn get_by_key(&self, key: &str) -> Option<Arc<Pod>> {
-        self.0.iter().find(|o| object_key(&***o) == key).cloned()
-    }
-}
+use crate::cache::fifo_test_support::{Literal, obj, show as show_delta, two_producers_keep_their_order};
+use crate::testing::Pod;
 
 fn fifo(known: Vec<Arc<Pod>>) -> RealFifo<Pod> {
     RealFifo::new(RealFifoOptions::new(Arc::new(Literal(known))))
@@ -40,14 +25,7 @@ fn known3() -> Vec<Arc<Pod>> {
 
 /// A change as text: `Added foo=10`, `Deleted tombstone(bar, bar=6)`.
 fn show(c: &Change<Pod>) -> String {
-    let o = |p: &Arc<Pod>| format!("{}={}", p.metadata.name.as_deref().unwrap_or(""), p.node);
-    let what = match &c.delta.object {
-        DeltaObject::Object(p) => o(p),
-        DeltaObject::DeletedFinalStateUnknown(t) => {
-            format!("tombstone({}, {})", t.key, t.obj.as_ref().map_or_else(|| "none".to_owned(), o))
-        }
-    };
-    format!("{:?} {what}", c.delta.delta_type)
+    show_delta(&c.delta)
 }
 
 /// Upstream's `Pop(f)`, with whether the change belongs to the first list.
@@ -84,32 +62,7 @@ fn items(f: &RealFifo<Pod>) -> Vec<String> {
 // TestRealFIFO_basic: two producers, pops keep each producer's order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn basic_two_producers_keep_their_order() {
-    let f = fifo(vec![]);
-    const AMOUNT: i64 = 500;
-    let producers: Vec<_> = ["a", "b"]
-        .into_iter()
-        .map(|prefix| {
-            let f = f.clone();
-            tokio::spawn(async move {
-                for i in 0..AMOUNT {
-                    f.add(obj(&format!("{prefix}{i}"), i + 1));
-                    tokio::task::yield_now().await;
-                }
-            })
-        })
-        .collect();
-    let mut last = std::collections::HashMap::new();
-    for _ in 0..AMOUNT * 2 {
-        let (c, _) = pop_raw(&f).await;
-        let p = c.delta.object.object().unwrap();
-        let prefix = &p.metadata.name.as_deref().unwrap()[..1];
-        let val: i64 = p.node.parse().unwrap();
-        let prev = last.insert(prefix.to_owned(), val).unwrap_or(0);
-        assert!(val > prev, "{prefix}: got {val} after {prev}");
-    }
-    for p in producers {
-        p.await.unwrap();
-    }
+    two_producers_keep_their_order(fifo(vec![])).await;
 }
 
 // TestRealFIFO_replaceWithDeleteDeltaIn
