@@ -41,6 +41,8 @@
 //! client-go exports) through the `with_metrics` constructors.
 
 mod delaying;
+mod idle;
+mod items;
 mod metrics;
 mod prometheus;
 mod queue;
@@ -74,15 +76,13 @@ pub enum Error {
     Metrics(#[source] ::prometheus::Error),
 }
 
-/// What a queue item must be: cloned into the dirty/processing sets and
-/// hashed for deduplication.
+/// What a queue item must be: hashed for deduplication, and cloned once on
+/// its way through a queue (for the worker that gets it).
 pub trait QueueItem: Clone + Eq + std::hash::Hash + Send + Sync + 'static {}
 
-/// The sets and maps of items: every queue operation hashes its item a few
-/// times, and SipHash (std's default) was 12.6% of a queue's profile. This
-/// hash is seeded per process, so keys still cannot be chosen to collide.
-type ItemSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
-/// See [`ItemSet`].
+/// The maps of items (rate limiters, metrics, delayed items): SipHash
+/// (std's default) was 12.6% of a queue's profile. This hash is seeded per
+/// process, so keys still cannot be chosen to collide.
 type ItemMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 impl<T: Clone + Eq + std::hash::Hash + Send + Sync + 'static> QueueItem for T {}
