@@ -17,9 +17,11 @@
 //!   costs a cache miss per access once it outgrows the CPU caches: it finds
 //!   the slot in a small table of the items being processed (one per busy
 //!   worker), and leaves the index entry of a freed slot behind. A lookup
-//!   skips such stale entries (their slot is vacant or holds another item);
-//!   once they outnumber the live ones the index is rebuilt from the queue,
-//!   which writes the table in one pass instead of reading it at random.
+//!   skips such stale entries (their slot is vacant or holds another item).
+//!   When the index is full and at least half stale, the next `add` clears
+//!   it and puts back the live slots (those queued or processed) instead of
+//!   growing it: a drain touches the index not at all, and a steady flow
+//!   rebuilds a table of a few live entries now and then.
 //!
 //! So an item costs one lookup in the big index (at `add`), one small-table
 //! insert and remove, a slot write and a slot read. The figures are in
@@ -38,10 +40,6 @@ use super::QueueItem;
 /// so a burst does not keep its peak allocated; below it, keeping the room
 /// avoids growing again and again.
 const RELEASE_ABOVE: usize = 4096;
-
-/// Stale index entries tolerated beyond one per live item before the index
-/// is rebuilt; keeps rebuilds of a nearly empty queue rare.
-const STALE_SLACK: usize = 64;
 
 /// Hashes items for [`Items`]; a copy lives outside the queue's lock so
 /// that callers hash before taking it.
@@ -145,6 +143,9 @@ impl<T: QueueItem> Items<T> {
     ///
     /// If `u32::MAX` distinct items are already in the queue.
     pub(super) fn add(&mut self, item: T, hash: u32, on_dirty: impl FnOnce(&T)) -> bool {
+        if self.index.len() == self.index.capacity() && self.index.len() >= 2 * self.slots.len() {
+            self.purge_stale();
+        }
         let Items { slots, index, queue, .. } = self;
         let key = match index.entry(table_hash(hash), |e| holds(slots, *e, &item, hash), |e| table_hash(e.hash)) {
             Entry::Occupied(entry) => {
@@ -233,17 +234,16 @@ impl<T: QueueItem> Items<T> {
         if self.slots.is_empty() && self.slots.capacity() > RELEASE_ABOVE {
             // Gives back the room a burst left behind.
             *self = Items::new();
-        } else if self.index.len() > 2 * self.slots.len() + STALE_SLACK {
-            self.rebuild_index();
         }
     }
 
     /// Replaces the index by one of the live slots only: those queued and
     /// those processed (a dirty slot is one of them).
-    fn rebuild_index(&mut self) {
-        let want = (2 * self.slots.len()).max(STALE_SLACK);
-        if self.index.capacity() > 4 * want {
-            self.index = HashTable::with_capacity(want);
+    fn purge_stale(&mut self) {
+        let room = 2 * self.slots.len() + 16;
+        if self.index.capacity() > 4 * room {
+            // What a burst left behind.
+            self.index = HashTable::with_capacity(room);
         } else {
             self.index.clear();
         }
