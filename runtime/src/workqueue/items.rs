@@ -192,8 +192,10 @@ impl<T: QueueItem> Items<T> {
     }
 
     /// client-go's `Done` of `item`, whose [`ItemHasher::hash`] is `hash`:
-    /// no longer processed; queued again if it is dirty.
-    pub(super) fn done(&mut self, item: &T, hash: u32) -> Done {
+    /// no longer processed; queued again if it is dirty. Also returns the
+    /// queue's copy of the item if its slot was freed, for the caller to drop
+    /// once it released the lock.
+    pub(super) fn done(&mut self, item: &T, hash: u32) -> (Done, Option<T>) {
         let Items { slots, processing, .. } = self;
         let held = processing
             .find_entry(table_hash(hash), |e| holds(slots, *e, item, hash))
@@ -214,12 +216,17 @@ impl<T: QueueItem> Items<T> {
                 if slot.queued < u16::MAX {
                     slot.queued += 1;
                     self.queue.push_back(key);
-                    return Done::Requeued;
+                    return (Done::Requeued, None);
                 }
             } else if slot.is_unused() {
-                self.free(key);
+                let freed = self.free(key);
+                return (self.activity(), Some(freed));
             }
         }
+        (self.activity(), None)
+    }
+
+    fn activity(&self) -> Done {
         if self.processing.is_empty() { Done::Idle } else { Done::Busy }
     }
 
@@ -228,13 +235,15 @@ impl<T: QueueItem> Items<T> {
         self.index.find(table_hash(hash), |e| holds(&self.slots, *e, item, hash)).map(|e| e.slot)
     }
 
-    /// Drops the unused slot `key`, leaving its index entry stale.
-    fn free(&mut self, key: u32) {
-        self.slots.remove(key as usize);
+    /// Frees the unused slot `key`, leaving its index entry stale; returns
+    /// its item.
+    fn free(&mut self, key: u32) -> T {
+        let item = self.slots.remove(key as usize).item;
         if self.slots.is_empty() && self.slots.capacity() > RELEASE_ABOVE {
             // Gives back the room a burst left behind.
             *self = Items::new();
         }
+        item
     }
 
     /// Replaces the index by one of the live slots only: those queued and

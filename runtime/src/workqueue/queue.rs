@@ -287,7 +287,8 @@ impl<T: QueueItem> Queue<T> {
         if let Some(m) = &mut st.metrics {
             m.done(item);
         }
-        match st.items.done(item, hash) {
+        let (done, freed) = st.items.done(item, hash);
+        match done {
             Done::Requeued => {
                 let waker = st.idle.take_one();
                 drop(st);
@@ -299,8 +300,10 @@ impl<T: QueueItem> Queue<T> {
                 drop(st);
                 self.inner.drained.notify_waiters();
             }
-            Done::Idle | Done::Busy => {}
+            Done::Idle | Done::Busy => drop(st),
         }
+        // Dropped without the lock held.
+        drop(freed);
     }
 
     /// Number of items waiting to be handed out (not those being processed,

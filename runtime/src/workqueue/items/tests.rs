@@ -104,7 +104,7 @@ fn check<T: super::QueueItem + std::fmt::Debug>(ops: &[Op], wrap: impl Fn(u16) -
                     },
                 };
                 let item = wrap(n);
-                let got = items.done(&item, hasher.hash(&item));
+                let (got, _) = items.done(&item, hasher.hash(&item));
                 let (requeued, idle) = model.done(n);
                 let got = (matches!(got, Done::Requeued), matches!(got, Done::Idle));
                 // A requeue says nothing about the others.
