@@ -7,6 +7,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::QueueItem;
+use super::idle::Wakers;
 use super::metrics::MetricsProvider;
 use super::queue::Queue;
 
@@ -72,25 +73,24 @@ impl<T: QueueItem> DelayingQueue<T> {
         if let Some(m) = &st.metrics {
             m.retry();
         }
-        let wake = if delay.is_zero() {
-            st.add(item)
+        let wakers = if delay.is_zero() {
+            let mut wakers = Wakers::default();
+            let hash = inner.hasher.hash(&item);
+            wakers.push(st.add(item, hash));
+            wakers
         } else {
-            // A new earliest time: sleeping workers must look at it.
             let now = Instant::now();
             // A delay too long to represent is as good as forever.
             let at = now.checked_add(delay).unwrap_or_else(|| now + FOREVER);
-            let earliest = st.waiting.insert(item, at);
-            if earliest {
-                drop(st);
-                inner.item_ready.notify_waiters();
-                return;
+            if st.waiting.insert(item, at) {
+                // A new earliest time: waiting workers must look at it.
+                st.idle.take_all()
+            } else {
+                Wakers::default()
             }
-            false
         };
         drop(st);
-        if wake {
-            inner.item_ready.notify_one();
-        }
+        wakers.wake();
     }
 
     /// Number of items added with a delay whose time has not come yet.

@@ -39,8 +39,34 @@
 //! Metrics: give a queue a name and a [`MetricsProvider`]
 //! ([`PrometheusMetricsProvider`] for the `workqueue_*` metrics that
 //! client-go exports) through the `with_metrics` constructors.
+//!
+//! # Why it is fast
+//!
+//! client-go keeps a FIFO and two sets (`dirty`, `processing`); a straight
+//! port hashes an item up to seven times and copies it twice per
+//! add/get/done, and on a burst the sets' inserts, removes and rehashes
+//! were most of the time. Here (see `items.rs`) every item has one slot in
+//! a slab, the FIFO holds slot numbers, an index of 8-byte entries (slot
+//! number and 32 bits of hash) finds a slot from an item, and `done` finds
+//! its slot in a small table of the items being processed, never in the
+//! index: an item costs one index lookup and one clone. Workers waiting in
+//! `get` are kept under the queue's lock, so an `add` wakes a worker only
+//! when one waits, and at most one; the rate limiters' `forget` of an item
+//! that never failed takes no lock. Without metrics, no metric code runs.
+//!
+//! Measured with the `workqueue` workload of `k8s-client-peer` against
+//! client-go's program (200,000 distinct keys added by one task, got,
+//! forgotten and done by the workers; medians of 11 alternating runs on 2
+//! shared cores): 1.5x to 1.7x client-go's throughput with 1 worker (e.g.
+//! 3.9 M against 2.3 M items/s) and 1.6x to 1.7x with 4 (3.3 M against
+//! 2.1 M), where the previous layout did 0.7x and 0.9x. With one worker the
+//! tokio scheduler runs the producer and the worker on one thread, so the
+//! whole burst is queued before it is drained; client-go spreads the same
+//! work over both cores, which is where the rest of its time goes.
 
 mod delaying;
+mod idle;
+mod items;
 mod metrics;
 mod prometheus;
 mod queue;
@@ -74,15 +100,13 @@ pub enum Error {
     Metrics(#[source] ::prometheus::Error),
 }
 
-/// What a queue item must be: cloned into the dirty/processing sets and
-/// hashed for deduplication.
+/// What a queue item must be: hashed for deduplication, and cloned once on
+/// its way through a queue (for the worker that gets it).
 pub trait QueueItem: Clone + Eq + std::hash::Hash + Send + Sync + 'static {}
 
-/// The sets and maps of items: every queue operation hashes its item a few
-/// times, and SipHash (std's default) was 12.6% of a queue's profile. This
-/// hash is seeded per process, so keys still cannot be chosen to collide.
-type ItemSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
-/// See [`ItemSet`].
+/// The maps of items (rate limiters, metrics, delayed items): SipHash
+/// (std's default) was 12.6% of a queue's profile. This hash is seeded per
+/// process, so keys still cannot be chosen to collide.
 type ItemMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 impl<T: Clone + Eq + std::hash::Hash + Send + Sync + 'static> QueueItem for T {}

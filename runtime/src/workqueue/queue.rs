@@ -1,55 +1,57 @@
 //! The deduplicating FIFO shared by all queue kinds.
 
-use std::collections::VecDeque;
 use std::fmt;
+use std::future::{Future, poll_fn};
+use std::pin::Pin;
 use std::sync::{Arc, Weak};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use parking_lot::Mutex;
 use tokio::sync::Notify;
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 
+use super::QueueItem;
+use super::idle::{IdleWorkers, Wakers};
+use super::items::{Done, ItemHasher, Items};
 use super::metrics::{MetricsProvider, QueueMetrics};
 use super::waiting::Waiting;
-use super::{ItemSet, QueueItem};
 
 /// How often the "unfinished work" gauges are refreshed, as client-go.
 const UNFINISHED_WORK_UPDATE_PERIOD: Duration = Duration::from_millis(500);
 
 /// Everything a queue knows, under one lock so that the dirty/processing
-/// rules and the delayed items are always seen together.
+/// rules, the delayed items and the waiting workers are always seen
+/// together.
 pub(super) struct State<T> {
-    /// Items to hand out, in order; every one is also in `dirty`.
-    queue: VecDeque<T>,
-    /// Items that need processing (queued, or re-added while processing).
-    dirty: ItemSet<T>,
-    /// Items a worker holds between `get` and `done`.
-    processing: ItemSet<T>,
+    /// The FIFO and the dirty and processing sets.
+    items: Items<T>,
+    /// Workers waiting in `get`.
+    pub(super) idle: IdleWorkers,
     shutting_down: bool,
-    /// A `shut_down_with_drain` call is waiting for `processing` to empty.
+    /// A `shut_down_with_drain` call is waiting for processing to end.
     drain: bool,
     /// Items added with a delay that is not over yet.
     pub(super) waiting: Waiting<T>,
     pub(super) metrics: Option<QueueMetrics<T>>,
+    /// For the delayed items that become due.
+    hasher: ItemHasher,
 }
 
 impl<T: QueueItem> State<T> {
-    /// The `Add` of client-go; returns whether a worker should be woken.
-    pub(super) fn add(&mut self, item: T) -> bool {
-        if self.shutting_down || self.dirty.contains(&item) {
-            return false;
+    /// The `Add` of client-go of `item`, whose hash is `hash`; returns the
+    /// worker to wake, if one waits.
+    pub(super) fn add(&mut self, item: T, hash: u32) -> Option<Waker> {
+        if self.shutting_down {
+            return None;
         }
-        if let Some(m) = &mut self.metrics {
-            m.add(&item);
-        }
-        if self.processing.contains(&item) {
-            // Handed out again by `done`.
-            self.dirty.insert(item);
-            return false;
-        }
-        self.dirty.insert(item.clone());
-        self.queue.push_back(item);
-        true
+        let metrics = &mut self.metrics;
+        let queued = self.items.add(item, hash, |item| {
+            if let Some(m) = metrics {
+                m.add(item);
+            }
+        });
+        if queued { self.idle.take_one() } else { None }
     }
 
     pub(super) fn is_shutting_down(&self) -> bool {
@@ -57,31 +59,50 @@ impl<T: QueueItem> State<T> {
     }
 
     /// Moves the delayed items whose time has come into the queue; returns
-    /// how many workers to wake.
-    fn promote_ready(&mut self, now: Instant) -> usize {
-        let mut woken = 0;
-        while let Some(item) = self.waiting.pop_ready(now) {
-            if self.add(item) {
-                woken += 1;
-            }
+    /// the workers to wake for them.
+    fn promote_ready(&mut self) -> Wakers {
+        let mut wakers = Wakers::default();
+        if self.waiting.is_empty() {
+            // Spares the clock read on every `get` of a queue without delays.
+            return wakers;
         }
-        woken
+        let now = Instant::now();
+        while let Some(item) = self.waiting.pop_ready(now) {
+            let hash = self.hasher.hash(&item);
+            wakers.push(self.add(item, hash));
+        }
+        wakers
     }
 }
 
 pub(super) struct Inner<T> {
     pub(super) state: Mutex<State<T>>,
-    /// Signalled when an item becomes available, a delayed item becomes the
-    /// earliest, or the queue shuts down.
-    pub(super) item_ready: Notify,
-    /// Signalled when the last processed item is done, for draining.
+    /// Items are hashed before taking the lock, to hold it shorter.
+    pub(super) hasher: ItemHasher,
+    /// Signalled when the last processed item is done while a
+    /// `shut_down_with_drain` waits.
     drained: Notify,
 }
 
-impl<T: QueueItem> Inner<T> {
-    pub(super) fn wake(&self, workers: usize) {
-        for _ in 0..workers {
-            self.item_ready.notify_one();
+/// A `get` that registered as waiting: unregisters when dropped, and passes
+/// on a wake-up it received but did not use.
+struct Ticket<'a, T: QueueItem> {
+    inner: &'a Inner<T>,
+    ticket: Option<u64>,
+}
+
+impl<T: QueueItem> Drop for Ticket<'_, T> {
+    fn drop(&mut self) {
+        let Some(ticket) = self.ticket else { return };
+        let mut st = self.inner.state.lock();
+        if st.idle.unregister(ticket) || st.items.len() == 0 {
+            return;
+        }
+        // Woken for an item this `get` will not take: another worker must.
+        let waker = st.idle.take_one();
+        drop(st);
+        if let Some(waker) = waker {
+            waker.wake();
         }
     }
 }
@@ -96,7 +117,9 @@ impl<T: QueueItem> Inner<T> {
 /// * After [`shut_down`](Self::shut_down) adds are ignored, items still
 ///   queued are handed out, then `get` returns `None`.
 ///
-/// Cloning gives another handle to the same queue.
+/// Cloning gives another handle to the same queue. A queue holds at most
+/// `u32::MAX` distinct items at once (adding more panics, as a `Vec` does
+/// past its capacity).
 #[doc(alias = "Type")]
 pub struct Queue<T> {
     pub(super) inner: Arc<Inner<T>>,
@@ -118,8 +141,8 @@ impl<T> fmt::Debug for Queue<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let st = self.inner.state.lock();
         f.debug_struct("Queue")
-            .field("len", &st.queue.len())
-            .field("processing", &st.processing.len())
+            .field("len", &st.items.len())
+            .field("processing", &st.items.processing())
             .field("shutting_down", &st.shutting_down)
             .finish_non_exhaustive()
     }
@@ -143,18 +166,19 @@ impl<T: QueueItem> Queue<T> {
     }
 
     fn build(metrics: Option<QueueMetrics<T>>) -> Self {
+        let hasher = ItemHasher::default();
         Queue {
             inner: Arc::new(Inner {
+                hasher: hasher.clone(),
                 state: Mutex::new(State {
-                    queue: VecDeque::new(),
-                    dirty: ItemSet::default(),
-                    processing: ItemSet::default(),
+                    items: Items::new(),
+                    hasher,
+                    idle: IdleWorkers::default(),
                     shutting_down: false,
                     drain: false,
                     waiting: Waiting::default(),
                     metrics,
                 }),
-                item_ready: Notify::new(),
                 drained: Notify::new(),
             }),
         }
@@ -184,9 +208,10 @@ impl<T: QueueItem> Queue<T> {
     /// Queues `item` unless it is already queued; see the type's docs for
     /// items being processed and shutdown.
     pub fn add(&self, item: T) {
-        let woken = self.inner.state.lock().add(item);
-        if woken {
-            self.inner.item_ready.notify_one();
+        let hash = self.inner.hasher.hash(&item);
+        let waker = self.inner.state.lock().add(item, hash);
+        if let Some(waker) = waker {
+            waker.wake();
         }
     }
 
@@ -200,69 +225,95 @@ impl<T: QueueItem> Queue<T> {
     /// Cancel safe: an item is taken from the queue only in the poll that
     /// returns it, so dropping the future loses nothing.
     pub async fn get(&self) -> Option<T> {
+        let mut ticket = Ticket { inner: &self.inner, ticket: None };
+        // Created only when delayed items are pending.
+        let mut timer: Option<Pin<Box<Sleep>>> = None;
+        poll_fn(|cx| self.poll_get(cx, &mut ticket, &mut timer)).await
+    }
+
+    /// One look at the queue for [`get`](Self::get): an item, `None` at
+    /// shutdown, or registered as waiting (with a timer for the earliest
+    /// delayed item) and pending.
+    fn poll_get(
+        &self,
+        cx: &mut Context<'_>,
+        ticket: &mut Ticket<'_, T>,
+        timer: &mut Option<Pin<Box<Sleep>>>,
+    ) -> Poll<Option<T>> {
         loop {
-            let notified = self.inner.item_ready.notified();
-            tokio::pin!(notified);
-            // Register before looking, so a wake-up between the look and the
-            // await is not lost.
-            notified.as_mut().enable();
-            let next_delayed = {
-                let mut st = self.inner.state.lock();
-                let woken = st.promote_ready(Instant::now());
-                if let Some(item) = st.queue.pop_front() {
-                    st.dirty.remove(&item);
-                    st.processing.insert(item.clone());
-                    if let Some(m) = &mut st.metrics {
-                        m.get(&item);
-                    }
-                    drop(st);
-                    // Other promoted items are for other workers.
-                    self.inner.wake(woken.saturating_sub(1));
-                    return Some(item);
-                }
-                if st.shutting_down {
-                    return None;
-                }
-                st.waiting.next_ready_at()
-            };
-            match next_delayed {
-                Some(at) => {
-                    tokio::select! {
-                        _ = &mut notified => {}
-                        _ = tokio::time::sleep_until(at) => {}
-                    }
-                }
-                None => notified.await,
+            let mut st = self.inner.state.lock();
+            if let Some(t) = ticket.ticket.take() {
+                // Woken or not, this look decides.
+                st.idle.unregister(t);
             }
+            let wakers = st.promote_ready();
+            let State { items, metrics, .. } = &mut *st;
+            let item = items.pop(|item| {
+                if let Some(m) = metrics {
+                    m.get(item);
+                }
+            });
+            if item.is_some() || st.shutting_down {
+                // Promoted items beyond this one are for other workers, and
+                // one woken for nothing looks again and waits.
+                drop(st);
+                wakers.wake();
+                return Poll::Ready(item);
+            }
+            ticket.ticket = Some(st.idle.register(cx.waker()));
+            let next_delayed = st.waiting.next_ready_at();
+            drop(st);
+            wakers.wake();
+            let Some(at) = next_delayed else {
+                *timer = None;
+                return Poll::Pending;
+            };
+            let sleep = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(at)));
+            if sleep.deadline() != at {
+                sleep.as_mut().reset(at);
+            }
+            if sleep.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            // The earliest delayed item is due: look again.
         }
     }
 
     /// Marks `item` as no longer processed; if it was added meanwhile, it is
     /// queued again.
     pub fn done(&self, item: &T) {
+        let hash = self.inner.hasher.hash(item);
         let mut st = self.inner.state.lock();
         if let Some(m) = &mut st.metrics {
             m.done(item);
         }
-        st.processing.remove(item);
-        if st.dirty.contains(item) {
-            st.queue.push_back(item.clone());
-            drop(st);
-            self.inner.item_ready.notify_one();
-        } else if st.processing.is_empty() {
-            drop(st);
-            self.inner.drained.notify_waiters();
+        let (done, freed) = st.items.done(item, hash);
+        match done {
+            Done::Requeued => {
+                let waker = st.idle.take_one();
+                drop(st);
+                if let Some(waker) = waker {
+                    waker.wake();
+                }
+            }
+            Done::Idle if st.drain => {
+                drop(st);
+                self.inner.drained.notify_waiters();
+            }
+            Done::Idle | Done::Busy => drop(st),
         }
+        // Dropped without the lock held.
+        drop(freed);
     }
 
     /// Number of items waiting to be handed out (not those being processed,
     /// nor delayed ones whose time has not come).
     pub fn len(&self) -> usize {
         let mut st = self.inner.state.lock();
-        let woken = st.promote_ready(Instant::now());
-        let len = st.queue.len();
+        let wakers = st.promote_ready();
+        let len = st.items.len();
         drop(st);
-        self.inner.wake(woken);
+        wakers.wake();
         len
     }
 
@@ -276,13 +327,14 @@ impl<T: QueueItem> Queue<T> {
     /// waited for; a pending [`shut_down_with_drain`](Self::shut_down_with_drain)
     /// stops waiting.
     pub fn shut_down(&self) {
-        {
+        let wakers = {
             let mut st = self.inner.state.lock();
             st.shutting_down = true;
             st.drain = false;
             st.waiting.clear();
-        }
-        self.inner.item_ready.notify_waiters();
+            st.idle.take_all()
+        };
+        wakers.wake();
         self.inner.drained.notify_waiters();
     }
 
@@ -297,20 +349,21 @@ impl<T: QueueItem> Queue<T> {
     /// Cancel safe: the queue is shut down at the first poll; dropping the
     /// future only stops the waiting.
     pub async fn shut_down_with_drain(&self) {
-        {
+        let wakers = {
             let mut st = self.inner.state.lock();
             st.shutting_down = true;
             st.drain = true;
             st.waiting.clear();
-        }
-        self.inner.item_ready.notify_waiters();
+            st.idle.take_all()
+        };
+        wakers.wake();
         loop {
             let drained = self.inner.drained.notified();
             tokio::pin!(drained);
             drained.as_mut().enable();
             {
                 let st = self.inner.state.lock();
-                if st.processing.is_empty() || !st.drain {
+                if st.items.processing() == 0 || !st.drain {
                     return;
                 }
             }

@@ -2,6 +2,7 @@
 //! `workqueue.RateLimiter` family.
 
 use std::hash::Hash;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -35,11 +36,58 @@ impl<T, R: RateLimiter<T> + ?Sized> RateLimiter<T> for Box<R> {
     }
 }
 
+/// Failure counts per item, with their number readable without the lock:
+/// every success calls `forget`, and most items never failed, so `forget`
+/// of an empty map must not take the lock (nor hash the item).
+#[derive(Debug)]
+struct Failures<T> {
+    counts: Mutex<ItemMap<T, u32>>,
+    /// `counts.len()`, written under the lock after each change.
+    tracked: AtomicUsize,
+}
+
+impl<T> Failures<T> {
+    fn new() -> Self {
+        Failures { counts: Mutex::new(ItemMap::default()), tracked: AtomicUsize::new(0) }
+    }
+}
+
+impl<T: Clone + Eq + Hash> Failures<T> {
+    /// Counts one more failure of `item`; returns the count before it.
+    fn record(&self, item: &T) -> u32 {
+        let mut counts = self.counts.lock();
+        let count = counts.entry(item.clone()).or_insert(0);
+        let before = *count;
+        *count = count.saturating_add(1);
+        self.tracked.store(counts.len(), Ordering::Release);
+        before
+    }
+
+    fn forget(&self, item: &T) {
+        // A count recorded before this call (by any thread it synchronised
+        // with) is seen here: the store above is made under the lock and
+        // before `record` returns.
+        if self.tracked.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        let mut counts = self.counts.lock();
+        counts.remove(item);
+        self.tracked.store(counts.len(), Ordering::Release);
+    }
+
+    fn get(&self, item: &T) -> u32 {
+        if self.tracked.load(Ordering::Acquire) == 0 {
+            return 0;
+        }
+        self.counts.lock().get(item).copied().unwrap_or(0)
+    }
+}
+
 /// `base * 2^failures`, capped at `max`: backs off one item that keeps
 /// failing without slowing the others.
 #[derive(Debug)]
 pub struct ItemExponentialFailureRateLimiter<T> {
-    failures: Mutex<ItemMap<T, u32>>,
+    failures: Failures<T>,
     base_delay: Duration,
     max_delay: Duration,
 }
@@ -48,7 +96,7 @@ impl<T: Eq + Hash> ItemExponentialFailureRateLimiter<T> {
     /// Waits `base_delay` after an item's first failure, doubling with each
     /// further one up to `max_delay`.
     pub fn new(base_delay: Duration, max_delay: Duration) -> Self {
-        ItemExponentialFailureRateLimiter { failures: Mutex::new(ItemMap::default()), base_delay, max_delay }
+        ItemExponentialFailureRateLimiter { failures: Failures::new(), base_delay, max_delay }
     }
 }
 
@@ -62,13 +110,7 @@ impl<T: Eq + Hash> Default for ItemExponentialFailureRateLimiter<T> {
 
 impl<T: Clone + Eq + Hash + Send + Sync> RateLimiter<T> for ItemExponentialFailureRateLimiter<T> {
     fn when(&self, item: &T) -> Duration {
-        let exp = {
-            let mut failures = self.failures.lock();
-            let count = failures.entry(item.clone()).or_insert(0);
-            let exp = *count;
-            *count = count.saturating_add(1);
-            exp
-        };
+        let exp = self.failures.record(item);
         // 2^exp overflows long before it matters; anything that does is
         // past the cap anyway.
         let factor = 1u32.checked_shl(exp).unwrap_or(u32::MAX);
@@ -79,11 +121,11 @@ impl<T: Clone + Eq + Hash + Send + Sync> RateLimiter<T> for ItemExponentialFailu
     }
 
     fn forget(&self, item: &T) {
-        self.failures.lock().remove(item);
+        self.failures.forget(item);
     }
 
     fn num_requeues(&self, item: &T) -> u32 {
-        self.failures.lock().get(item).copied().unwrap_or(0)
+        self.failures.get(item)
     }
 }
 
@@ -91,7 +133,7 @@ impl<T: Clone + Eq + Hash + Send + Sync> RateLimiter<T> for ItemExponentialFailu
 /// `slow_delay`: quick retries for a blip, slow ones for a lasting problem.
 #[derive(Debug)]
 pub struct ItemFastSlowRateLimiter<T> {
-    failures: Mutex<ItemMap<T, u32>>,
+    failures: Failures<T>,
     fast_delay: Duration,
     slow_delay: Duration,
     max_fast_attempts: u32,
@@ -101,24 +143,22 @@ impl<T: Eq + Hash> ItemFastSlowRateLimiter<T> {
     /// Waits `fast_delay` for an item's first `max_fast_attempts` failures,
     /// `slow_delay` after that.
     pub fn new(fast_delay: Duration, slow_delay: Duration, max_fast_attempts: u32) -> Self {
-        ItemFastSlowRateLimiter { failures: Mutex::new(ItemMap::default()), fast_delay, slow_delay, max_fast_attempts }
+        ItemFastSlowRateLimiter { failures: Failures::new(), fast_delay, slow_delay, max_fast_attempts }
     }
 }
 
 impl<T: Clone + Eq + Hash + Send + Sync> RateLimiter<T> for ItemFastSlowRateLimiter<T> {
     fn when(&self, item: &T) -> Duration {
-        let mut failures = self.failures.lock();
-        let count = failures.entry(item.clone()).or_insert(0);
-        *count = count.saturating_add(1);
-        if *count <= self.max_fast_attempts { self.fast_delay } else { self.slow_delay }
+        let count = self.failures.record(item).saturating_add(1);
+        if count <= self.max_fast_attempts { self.fast_delay } else { self.slow_delay }
     }
 
     fn forget(&self, item: &T) {
-        self.failures.lock().remove(item);
+        self.failures.forget(item);
     }
 
     fn num_requeues(&self, item: &T) -> u32 {
-        self.failures.lock().get(item).copied().unwrap_or(0)
+        self.failures.get(item)
     }
 }
 

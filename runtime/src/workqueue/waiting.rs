@@ -73,6 +73,10 @@ impl<T: QueueItem> Waiting<T> {
         self.ready_at.len()
     }
 
+    pub(super) fn is_empty(&self) -> bool {
+        self.ready_at.is_empty()
+    }
+
     fn drop_stale_head(&mut self) {
         while let Some(Reverse((_, seq))) = self.heap.peek() {
             if self.entries.contains_key(seq) {
