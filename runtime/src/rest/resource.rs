@@ -176,6 +176,15 @@ impl<K: ClientObject> ResourceClient<K> {
         .await
     }
 
+    /// The object `request` answers with: asked for as protobuf when this
+    /// client speaks it (the body stays as built), else as JSON.
+    pub(super) async fn object_answer(&self, request: Request) -> Result<K, Error> {
+        match self.protobuf {
+            Some(codec) => Self::negotiate_object(request, codec).await,
+            None => request.json().await,
+        }
+    }
+
     /// Sends `obj` to the object (or `subresource`) with `method`: as
     /// protobuf when this client speaks it, else as JSON.
     pub(super) async fn write_object(
@@ -412,14 +421,17 @@ impl<K: verbs::Update> ResourceClient<K> {
 /// Patches and applies, for a kind whose resource serves `patch`.
 impl<K: verbs::Patch> ResourceClient<K> {
     /// Patches the object `name` (JSON, merge or strategic-merge patch).
+    /// The patch is JSON; the answer comes as protobuf when this client
+    /// speaks it.
     pub async fn patch(&self, name: &str, patch: &Patch, opts: &PatchOptions) -> Result<K, Error> {
-        self.patch_subresource(name, "", patch, opts).await
+        self.object_answer(self.patch_request(name, "", patch, opts)?).await
     }
 
     /// Server-side apply of `config` (a `K` or any JSON-shaped partial
-    /// object) to the object `name`.
+    /// object) to the object `name`. The configuration is JSON; the answer
+    /// comes as protobuf when this client speaks it.
     pub async fn apply<B: Serialize + ?Sized>(&self, name: &str, config: &B, opts: &ApplyOptions) -> Result<K, Error> {
-        self.apply_subresource(name, "", config, opts).await
+        self.object_answer(self.apply_request(name, "", config, opts)?).await
     }
 }
 

@@ -16,6 +16,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::Error;
 use super::options::{ApplyOptions, CreateOptions, Patch, PatchOptions, UpdateOptions, WriteOptions};
+use super::request::Request;
 use super::resource::{ClientObject, ResourceClient};
 use super::watch::ByteStream;
 
@@ -61,15 +62,25 @@ impl<K: ClientObject> ResourceClient<K> {
         patch: &Patch,
         opts: &PatchOptions,
     ) -> Result<R, Error> {
+        self.patch_request(name, subresource, patch, opts)?.json().await
+    }
+
+    /// The request of a patch, its answer not read yet.
+    pub(super) fn patch_request(
+        &self,
+        name: &str,
+        subresource: &str,
+        patch: &Patch,
+        opts: &PatchOptions,
+    ) -> Result<Request, Error> {
         if matches!(patch, Patch::Apply(_)) && opts.field_manager.is_none() {
             return Err(missing_field_manager("apply patches"));
         }
-        self.target
+        Ok(self
+            .target
             .item(http::Method::PATCH, name, subresource, None)?
             .params(opts.query_pairs())
-            .json_body_as(patch.body(), patch.content_type())
-            .json()
-            .await
+            .json_body_as(patch.body(), patch.content_type()))
     }
 
     /// Server-side apply of `config` to a subresource (`""`: the object).
@@ -80,15 +91,25 @@ impl<K: ClientObject> ResourceClient<K> {
         config: &B,
         opts: &ApplyOptions,
     ) -> Result<R, Error> {
+        self.apply_request(name, subresource, config, opts)?.json().await
+    }
+
+    /// The request of a server-side apply, its answer not read yet.
+    pub(super) fn apply_request<B: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        subresource: &str,
+        config: &B,
+        opts: &ApplyOptions,
+    ) -> Result<Request, Error> {
         if opts.field_manager.is_empty() {
             return Err(missing_field_manager("apply"));
         }
-        self.target
+        Ok(self
+            .target
             .item(http::Method::PATCH, name, subresource, None)?
             .params(opts.query_pairs())
-            .json_body_as(config, "application/apply-patch+yaml")
-            .json()
-            .await
+            .json_body_as(config, "application/apply-patch+yaml"))
     }
 
     /// A subresource's answer as text (pod `log`), invalid UTF-8 replaced.
@@ -156,7 +177,7 @@ impl<K: HasStatus> ResourceClient<K> {
 
     /// Patches the status of the object `name`.
     pub async fn patch_status(&self, name: &str, patch: &Patch, opts: &PatchOptions) -> Result<K, Error> {
-        self.patch_subresource(name, "status", patch, opts).await
+        self.object_answer(self.patch_request(name, "status", patch, opts)?).await
     }
 
     /// Server-side apply of `config` to the status of the object `name`.
@@ -166,7 +187,7 @@ impl<K: HasStatus> ResourceClient<K> {
         config: &B,
         opts: &ApplyOptions,
     ) -> Result<K, Error> {
-        self.apply_subresource(name, "status", config, opts).await
+        self.object_answer(self.apply_request(name, "status", config, opts)?).await
     }
 }
 

@@ -202,6 +202,40 @@ impl crate::protobuf::EncodeProto for Raw {
 }
 
 #[tokio::test]
+async fn patches_and_applies_send_json_and_read_protobuf_answers() {
+    let server = TestServer::start(|_, _| protobuf(200, hex(CONFIGMAP))).await;
+    let config_maps = config_maps(&server);
+    let expected = config_map("a", "1", &[("k", "v")]);
+    let merge = Patch::Merge(json!({"data": {"k": "v"}}));
+    let apply = ApplyOptions::new("test");
+    let config = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "v"}});
+    assert_eq!(config_maps.patch("a", &merge, &PatchOptions::default()).await.unwrap(), expected);
+    assert_eq!(config_maps.apply("a", &config, &apply).await.unwrap(), expected);
+    assert_eq!(config_maps.patch_status("a", &merge, &PatchOptions::default()).await.unwrap(), expected);
+    assert_eq!(config_maps.apply_status("a", &config, &apply).await.unwrap(), expected);
+
+    let requests = server.requests();
+    let sent: Vec<_> =
+        requests.iter().map(|r| (r.path.as_str(), r.header("content-type"), r.header("accept"))).collect();
+    let (merge_type, apply_type) = (Some("application/merge-patch+json"), Some("application/apply-patch+yaml"));
+    let object = "/api/v1/namespaces/ns/configmaps/a";
+    let status = "/api/v1/namespaces/ns/configmaps/a/status";
+    assert_eq!(
+        sent,
+        [
+            (object, merge_type, Some(ACCEPT)),
+            (&*format!("{object}?fieldManager=test"), apply_type, Some(ACCEPT)),
+            (status, merge_type, Some(ACCEPT)),
+            (&*format!("{status}?fieldManager=test"), apply_type, Some(ACCEPT)),
+        ]
+    );
+    // The bodies stay JSON.
+    for request in &requests {
+        assert!(serde_json::from_slice::<serde_json::Value>(&request.body).is_ok());
+    }
+}
+
+#[tokio::test]
 async fn deletes_read_a_protobuf_status_or_object() {
     let success = Status { status: Some("Success".into()), code: 200, ..Status::default() };
     let success = crate::protobuf::encode_object("v1", "Status", &success);
