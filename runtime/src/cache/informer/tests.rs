@@ -25,8 +25,20 @@ fn options() -> ReflectorOptions {
 }
 
 fn informer(lw: &Arc<Scripted<Pod>>, resync: Duration) -> SharedIndexInformer<Pod> {
-    SharedIndexInformer::builder(Arc::clone(lw)).reflector_options(options()).resync_period(resync).build().unwrap()
+    informer_on(QueueKind::default(), lw, resync)
 }
+
+fn informer_on(kind: QueueKind, lw: &Arc<Scripted<Pod>>, resync: Duration) -> SharedIndexInformer<Pod> {
+    SharedIndexInformer::builder(Arc::clone(lw))
+        .reflector_options(options())
+        .resync_period(resync)
+        .queue(kind)
+        .build()
+        .unwrap()
+}
+
+/// Both queues, for the cases where their semantics agree.
+const BOTH: [QueueKind; 2] = [QueueKind::RealFifo, QueueKind::DeltaFifo];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Ev {
@@ -206,10 +218,17 @@ async fn a_blocked_handler_stalls_neither_other_handlers_nor_the_cache() {
 
 #[tokio::test(start_paused = true)]
 async fn a_late_handler_first_gets_the_current_objects_as_adds() {
+    for kind in BOTH {
+        a_late_handler_first_gets_the_current_objects_as_adds_on(kind).await;
+    }
+}
+
+async fn a_late_handler_first_gets_the_current_objects_as_adds_on(kind: QueueKind) {
+    eprintln!("queue: {kind:?}");
     let lw = Arc::new(Scripted::default());
     lw.push_list(Ok(page(vec![pod_rv("a", "1"), pod_rv("b", "2")], "10", None)));
     lw.push_watch(vec![Ok(WatchEvent::Added(pod_rv("c", "11")))], true);
-    let inf = informer(&lw, Duration::ZERO);
+    let inf = informer_on(kind, &lw, Duration::ZERO);
     let cancel = CancellationToken::new();
     let task = inf.start(cancel.clone());
     assert!(wait_for_cache_sync(&cancel, &[&inf]).await);
@@ -229,10 +248,17 @@ async fn a_late_handler_first_gets_the_current_objects_as_adds() {
 
 #[tokio::test(start_paused = true)]
 async fn resyncs_reach_only_handlers_whose_period_is_due() {
+    for kind in BOTH {
+        resyncs_reach_only_handlers_whose_period_is_due_on(kind).await;
+    }
+}
+
+async fn resyncs_reach_only_handlers_whose_period_is_due_on(kind: QueueKind) {
+    eprintln!("queue: {kind:?}");
     let lw = Arc::new(Scripted::default());
     lw.push_list(Ok(page(vec![pod_rv("a", "1")], "10", None)));
     lw.push_watch(vec![], true);
-    let inf = informer(&lw, Duration::from_secs(30));
+    let inf = informer_on(kind, &lw, Duration::from_secs(30));
     let every_10s = Arc::new(Recorder::default());
     let never = Arc::new(Recorder::default());
     let default_30s = Arc::new(Recorder::default());
@@ -254,10 +280,17 @@ async fn resyncs_reach_only_handlers_whose_period_is_due() {
 
 #[tokio::test(start_paused = true)]
 async fn an_empty_initial_list_is_synced_and_waiting_honours_cancel() {
+    for kind in BOTH {
+        an_empty_initial_list_is_synced_and_waiting_honours_cancel_on(kind).await;
+    }
+}
+
+async fn an_empty_initial_list_is_synced_and_waiting_honours_cancel_on(kind: QueueKind) {
+    eprintln!("queue: {kind:?}");
     let lw = Arc::new(Scripted::default());
     lw.push_list(Ok(page(vec![], "10", None)));
     lw.push_watch(vec![], true);
-    let inf = informer(&lw, Duration::ZERO);
+    let inf = informer_on(kind, &lw, Duration::ZERO);
     let reg = inf.add_event_handler(Recorder::default()).unwrap();
     let cancel = CancellationToken::new();
     let task = inf.start(cancel.clone());
@@ -267,7 +300,7 @@ async fn an_empty_initial_list_is_synced_and_waiting_honours_cancel() {
     task.await.unwrap().unwrap();
 
     // A list that never answers: never synced; waiting ends with the token.
-    let stuck = informer(&Arc::new(Scripted::default()), Duration::ZERO);
+    let stuck = informer_on(kind, &Arc::new(Scripted::default()), Duration::ZERO);
     let cancel = CancellationToken::new();
     let task = stuck.start(cancel.clone());
     let stop = cancel.clone();
@@ -420,6 +453,13 @@ async fn by_default_watch_list_is_tried_and_a_rejection_falls_back_to_list() {
 
 #[tokio::test(start_paused = true)]
 async fn a_watch_list_informer_syncs_at_the_initial_events_end_bookmark() {
+    for kind in BOTH {
+        a_watch_list_informer_syncs_at_the_initial_events_end_bookmark_on(kind).await;
+    }
+}
+
+async fn a_watch_list_informer_syncs_at_the_initial_events_end_bookmark_on(kind: QueueKind) {
+    eprintln!("queue: {kind:?}");
     use crate::rest::Bookmark;
     let lw = Arc::new(Scripted::default());
     let end = Bookmark {
@@ -435,7 +475,7 @@ async fn a_watch_list_informer_syncs_at_the_initial_events_end_bookmark() {
         ],
         true,
     );
-    let inf = SharedIndexInformer::builder(Arc::clone(&lw)).build().unwrap();
+    let inf = SharedIndexInformer::builder(Arc::clone(&lw)).queue(kind).build().unwrap();
     let rec = Arc::new(Recorder::default());
     let reg = inf.add_event_handler(Arc::clone(&rec)).unwrap();
     let cancel = CancellationToken::new();
