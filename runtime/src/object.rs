@@ -19,7 +19,7 @@ use crate::{LeanString, Map};
 mod protobuf;
 mod resource_version;
 
-pub use self::resource_version::{InvalidResourceVersion, compare_resource_version};
+pub use self::resource_version::{InvalidResourceVersion, check_resource_version, compare_resource_version};
 
 /// Whether a resource lives in a namespace or at cluster level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

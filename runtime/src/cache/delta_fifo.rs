@@ -160,11 +160,12 @@ type Queued<T> = SmallVec<[Delta<T>; 1]>;
 /// A popped key, its deltas and whether they belong to the first relist.
 type Popped<T> = (Key, Deltas<T>, bool);
 
-/// A queue that held at least this many keys gives its room back once
+/// A queue (this one or a [`RealFifo`](super::RealFifo)) that held at
+/// least this many entries gives its room back once
 /// emptied: a relist of many objects would otherwise keep the map and the
 /// queue sized for all of them for as long as the informer runs (as Go's
 /// maps do), while smaller ones keep theirs for the next events.
-const KEEP_ROOM: usize = 1024;
+pub(crate) const KEEP_ROOM: usize = 1024;
 
 /// What the DeltaFIFO needs from the store the popped deltas go into
 /// (client-go `KeyListerGetter`): to find deletions during a relist and the

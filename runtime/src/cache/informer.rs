@@ -78,7 +78,7 @@ use super::reflector::{
 };
 use super::store::{self, Indexers, Key, Store, Writer};
 use crate::codec::DecodeOptions;
-use crate::object::{InvalidResourceVersion, Metadata as _, Object, compare_resource_version};
+use crate::object::{InvalidResourceVersion, Metadata as _, Object, check_resource_version, compare_resource_version};
 
 /// What an informer does to objects before it stores them, which decides
 /// how they are decoded.
@@ -541,7 +541,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         timeout: Duration,
     ) -> Result<(), Error> {
         // A malformed version could never be reached.
-        compare_resource_version(resource_version, resource_version).map_err(Error::ResourceVersion)?;
+        check_resource_version(resource_version).map_err(Error::ResourceVersion)?;
         let start = Instant::now();
         let mut poll = tokio::time::interval(Duration::from_millis(10));
         loop {

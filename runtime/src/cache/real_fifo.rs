@@ -26,19 +26,13 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
-use super::delta_fifo::{DeletedFinalStateUnknown, Delta, DeltaObject, DeltaType, KnownObjects};
+use super::delta_fifo::{DeletedFinalStateUnknown, Delta, DeltaObject, DeltaType, KEEP_ROOM, KnownObjects};
 use super::store::{Key, KeyFn, TransformFn, transform_unshared};
 use crate::object::{Object, object_key};
 
 /// The most changes [`RealFifo::pop_batch`] hands over at once (client-go's
 /// `defaultBatchSize`).
 pub const DEFAULT_BATCH_SIZE: usize = 1000;
-
-/// A queue that held at least this many changes gives its room back once
-/// emptied, as the [`DeltaFifo`](super::DeltaFifo) does: the first list of
-/// a large kind would otherwise keep its size for as long as the informer
-/// runs.
-const KEEP_ROOM: usize = 1024;
 
 /// Errors of the RealFIFO.
 #[derive(Debug, thiserror::Error)]
@@ -137,6 +131,8 @@ impl<T> FifoState<T> {
         }
     }
 
+    /// Frees the room of an emptied queue that grew past [`KEEP_ROOM`], as
+    /// the DeltaFIFO does.
     fn give_back_room(&mut self) {
         if self.items.is_empty() && self.items.capacity() > KEEP_ROOM {
             self.items = VecDeque::new();

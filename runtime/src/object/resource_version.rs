@@ -19,14 +19,17 @@ pub struct InvalidResourceVersion(pub String);
 /// first one that is not a positive decimal integer without leading zeros
 /// (zero is refused too: list and watch use it to mean "any").
 pub fn compare_resource_version(a: &str, b: &str) -> Result<Ordering, InvalidResourceVersion> {
-    for rv in [a, b] {
-        if !is_well_formed(rv) {
-            return Err(InvalidResourceVersion(rv.to_owned()));
-        }
-    }
+    check_resource_version(a)?;
+    check_resource_version(b)?;
     // Without leading zeros, the longer number is the larger; numbers of
     // one length compare as text. No width limit, as upstream.
     Ok(a.len().cmp(&b.len()).then_with(|| a.cmp(b)))
+}
+
+/// Whether `rv` can be ordered at all (a positive decimal integer without
+/// leading zeros); the error names it if not.
+pub fn check_resource_version(rv: &str) -> Result<(), InvalidResourceVersion> {
+    if is_well_formed(rv) { Ok(()) } else { Err(InvalidResourceVersion(rv.to_owned())) }
 }
 
 fn is_well_formed(rv: &str) -> bool {
@@ -74,5 +77,7 @@ mod tests {
     fn the_error_names_the_bad_version() {
         let err = compare_resource_version("100", "10a").unwrap_err();
         assert_eq!(err.to_string(), r#"resource version is not well formed: "10a""#);
+        assert_eq!(check_resource_version("0100"), Err(InvalidResourceVersion("0100".into())));
+        assert_eq!(check_resource_version("100"), Ok(()));
     }
 }

@@ -152,9 +152,11 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         // Ours drops managedFields by default (the flag is accepted and
         // ignored) and speaks protobuf unless `--json`.
         // Ours also with the DeltaFIFO, the queue its informers used before
-        // the RealFIFO (as client-go's before 1.33). A run right after
-        // another protobuf sync is faster (the apiserver keeps what it
-        // encoded): like ours by default, it runs after a JSON sync.
+        // the RealFIFO (as client-go's before 1.33). Placed right after
+        // ours by default it measured 0.46 s against 0.78 s, while 10 runs
+        // alternating the two gave both 0.75 s: a protobuf sync right after
+        // another came out faster. Like ours by default, it runs after a
+        // JSON sync.
         let variants: [(&Program, &[&str], &[&str]); 9] = [
             (&ours, &["default", "managedFields dropped"], &[]),
             (&ours, &["JSON", "JSON, managedFields dropped"], &["--json"]),
