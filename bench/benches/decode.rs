@@ -11,16 +11,14 @@
 //!
 //! Run: `cargo bench -p k8s-client-bench --bench decode`.
 
-use std::alloc::System;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use cap::Cap;
 use k8s_client::api::core::v1::PodList;
 
 // Counting allocator: live heap bytes are read before and after a decode.
 #[global_allocator]
-static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
+static ALLOC: k8s_client_bench::CountingAlloc = k8s_client_bench::CountingAlloc;
 
 const ROUNDS: usize = 21;
 /// Each decoder in its own process: this many processes per decoder, taking
@@ -53,11 +51,11 @@ fn measure_in_turns(json: &[u8], decoders: &[Decoder]) -> Vec<Figures> {
     let mut heap = vec![(0usize, 0usize); decoders.len()];
     for _ in 0..ROUNDS {
         for (i, (_, decode)) in decoders.iter().enumerate() {
-            let before = ALLOC.allocated();
+            let before = k8s_client_bench::thread_heap_bytes();
             let start = Instant::now();
             let (pods, list) = decode(json);
             times[i].push(start.elapsed());
-            heap[i] = (ALLOC.allocated() - before, pods);
+            heap[i] = (k8s_client_bench::thread_heap_bytes() - before, pods);
             drop(list);
         }
     }
@@ -102,9 +100,9 @@ fn measure_alone(decoders: &[Decoder]) -> Vec<Figures> {
 /// pages), then [`ROUNDS_PER_PROCESS`] timed, each list dropped after the
 /// clock stops.
 fn run_alone(json: &[u8], (_, decode): &Decoder) {
-    let before = ALLOC.allocated();
+    let before = k8s_client_bench::thread_heap_bytes();
     let (pods, warm) = decode(json);
-    let heap = ALLOC.allocated() - before;
+    let heap = k8s_client_bench::thread_heap_bytes() - before;
     drop(warm);
     drop(decode(json));
     let mut line = format!("{heap} {pods}");

@@ -3,14 +3,12 @@
 //! line and the figures are those of `bench/peers/PROTOCOL.md`, which the
 //! client-go and kube-rs programs follow too.
 
-use std::alloc::System;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use cap::Cap;
 use clap::{Parser, Subcommand};
 use k8s_client::api::core::v1::{Pod, PodList};
 use k8s_client::informers::SharedInformerFactory;
@@ -24,10 +22,10 @@ use k8s_client_runtime::rest::Client;
 use k8s_client_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
 use serde_json::json;
 
-// Counts live heap bytes for `decode`; the system allocator underneath, as
-// for the other Rust program.
+// Counts the heap the `decode` workload keeps (on its one thread); the
+// system allocator underneath, as for the other Rust program.
 #[global_allocator]
-static ALLOC: Cap<System> = Cap::new(System, usize::MAX);
+static ALLOC: k8s_client_bench::CountingAlloc = k8s_client_bench::CountingAlloc;
 
 #[derive(Parser)]
 #[command(about = "This project's side of `make bench-peers` (see bench/peers/PROTOCOL.md)")]
@@ -144,9 +142,9 @@ fn decode(file: &PathBuf, rounds: usize) -> Result<serde_json::Value, Failure> {
             Ok(k8s_client_runtime::codec::decode_json::<PodList>(&json)?)
         }
     };
-    let before = ALLOC.allocated();
+    let before = k8s_client_bench::thread_heap_bytes();
     let warm = decode()?;
-    let heap = ALLOC.allocated() - before;
+    let heap = k8s_client_bench::thread_heap_bytes() - before;
     let pods = warm.items.len();
     drop(warm);
     let mut times = Vec::with_capacity(rounds);
