@@ -362,6 +362,26 @@ pub fn file_name(type_name: &str) -> String {
     if s == "mod" { "mod_".to_owned() } else { s }
 }
 
+/// The apply configuration of a generated type (client-go's
+/// `<Type>ApplyConfiguration`): the type's name and `Apply`, a keyword's
+/// escape dropped (`Deployment` → `DeploymentApply`, `Self_` → `SelfApply`).
+/// Generated in the type's module, beside it; [`crate::plan`] checks that
+/// no other item of the module has the name.
+pub fn apply_type_name(type_name: &str) -> String {
+    format!("{}Apply", type_name.trim_end_matches('_'))
+}
+
+/// The builder method of an apply configuration's field, from the field's
+/// Rust name ([`field_name`]), as client-go names it `With<Field>`:
+/// `replicas` → `with_replicas`; the escapes of a keyword or a leading
+/// digit are dropped, which `with_` makes unneeded (`type_` →
+/// `with_type`, `_3scale` → `with_3scale`). Distinct field names give
+/// distinct methods: only a keyword's name ends with `_`, and only one
+/// starting with a digit begins with one.
+pub fn apply_method_name(field_rust_name: &str) -> String {
+    format!("with_{}", field_rust_name.trim_start_matches('_').trim_end_matches('_'))
+}
+
 /// Module path and type name for a schema name, following the public rule:
 /// drop `io.k8s.`, dots become `::`, each segment escaped as a module name.
 /// The type name is the last segment's [`kind_name`]; `None` when that
