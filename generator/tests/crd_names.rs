@@ -127,3 +127,37 @@ fn names_another_crd_of_the_group_claimed_are_an_error() {
     let (ok, stderr, ..) = generate(&docs, &[]);
     assert!(ok, "{stderr}");
 }
+
+#[test]
+fn a_kind_named_like_another_kinds_apply_configuration_is_an_error() {
+    // `Thing`'s apply configuration is `ThingApply`, which the second kind takes.
+    let docs = [crd("example.com", "Thing", "things", None), crd("example.com", "ThingApply", "thingapplies", None)];
+    let (ok, stderr, out, _dir) = generate(&docs, &[]);
+    assert!(!ok, "{stderr}");
+    for part in [
+        "the type ThingApply (schema com.example.v1.ThingApply)",
+        "the apply configuration of Thing (schema com.example.v1.Thing)",
+        "both get the name ThingApply in com::example::v1",
+    ] {
+        assert!(stderr.contains(part), "{part:?} missing: {stderr}");
+    }
+    assert!(!out.exists(), "nothing may be written on failure");
+}
+
+#[test]
+fn a_kind_field_named_like_a_metadata_builder_keeps_the_name() {
+    // A top-level `labels` of the kind's own: `with_labels` sets it, and
+    // `metadata.labels` is reached through `with_metadata`.
+    let doc = crd("example.com", "Tagged", "taggeds", None).replace(
+        "openAPIV3Schema: {type: object}",
+        "openAPIV3Schema: {type: object, properties: {labels: {type: object, additionalProperties: {type: string}}}}",
+    );
+    let (ok, stderr, out, _dir) = generate(&[doc], &[]);
+    assert!(ok, "{stderr}");
+    let tagged = std::fs::read_to_string(out.join("src/com/example/v1/tagged.rs")).unwrap();
+    assert_eq!(tagged.matches("pub fn with_labels(").count(), 1, "{tagged}");
+    assert!(tagged.contains("Adds the entries to `labels`"), "{tagged}");
+    assert!(!tagged.contains("metadata.labels"), "{tagged}");
+    // The other metadata builders stay.
+    assert!(tagged.contains("pub fn with_annotations("), "{tagged}");
+}
