@@ -189,6 +189,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetApply {
 #[cfg(feature = "apply")]
 impl WidgetApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -203,6 +204,7 @@ impl WidgetApply {
         }
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -211,11 +213,13 @@ impl WidgetApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(mut self, value: crate::com::example::v1::WidgetSpecApply) -> Self {
         self.spec = ::std::option::Option::Some(value);
         self
     }
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: crate::com::example::v1::WidgetStatusApply,
@@ -224,6 +228,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -234,6 +239,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -244,6 +250,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -254,6 +261,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -264,6 +272,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -274,6 +283,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -281,6 +291,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -293,6 +304,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -305,6 +317,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -319,6 +332,7 @@ impl WidgetApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -334,6 +348,7 @@ impl WidgetApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -349,6 +364,7 @@ impl WidgetApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -361,6 +377,7 @@ impl WidgetApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -375,6 +392,7 @@ impl WidgetApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &Widget,
         field_manager: &str,
@@ -384,6 +402,7 @@ impl WidgetApply {
     /// The apply configuration holding exactly the fields of the `status` subresource that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract_status(
         object: &Widget,
         field_manager: &str,
@@ -510,6 +529,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpecApply {
 #[cfg(feature = "apply")]
 impl WidgetSpecApply {
     /// Sets `color`, replacing an earlier value.
+    #[inline]
     pub fn with_color(
         mut self,
         value: impl ::std::convert::Into<crate::com::example::v1::WidgetSpecColor>,
@@ -518,6 +538,7 @@ impl WidgetSpecApply {
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
@@ -741,6 +762,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetStatusApply {
 #[cfg(feature = "apply")]
 impl WidgetStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -755,11 +777,13 @@ impl WidgetStatusApply {
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

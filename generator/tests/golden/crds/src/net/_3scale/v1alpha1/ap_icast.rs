@@ -154,6 +154,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastApply {
 #[cfg(feature = "apply")]
 impl APIcastApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -168,6 +169,7 @@ impl APIcastApply {
         }
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -176,6 +178,7 @@ impl APIcastApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(
         mut self,
         value: crate::net::_3scale::v1alpha1::APIcastSpecApply,
@@ -184,6 +187,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -194,6 +198,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -204,6 +209,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -214,6 +220,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -224,6 +231,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -234,6 +242,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -241,6 +250,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -253,6 +263,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -265,6 +276,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -279,6 +291,7 @@ impl APIcastApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -294,6 +307,7 @@ impl APIcastApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -309,6 +323,7 @@ impl APIcastApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -321,6 +336,7 @@ impl APIcastApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -335,6 +351,7 @@ impl APIcastApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &APIcast,
         field_manager: &str,
@@ -806,6 +823,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpecApply {
 #[cfg(feature = "apply")]
 impl APIcastSpecApply {
     /// Sets `$`, replacing an earlier value.
+    #[inline]
     pub fn with_dollar(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -814,6 +832,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `$ref`, replacing an earlier value.
+    #[inline]
     pub fn with_ref_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -822,6 +841,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `-`, replacing an earlier value.
+    #[inline]
     pub fn with_dash(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -830,11 +850,13 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `3d`, replacing an earlier value.
+    #[inline]
     pub fn with_3d(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self._3d = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `FooBar`, replacing an earlier value.
+    #[inline]
     pub fn with_foo_bar(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -843,6 +865,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `Self`, replacing an earlier value.
+    #[inline]
     pub fn with_self(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -851,6 +874,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `_`, replacing an earlier value.
+    #[inline]
     pub fn with_underscore(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -859,6 +883,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `a.b`, replacing an earlier value.
+    #[inline]
     pub fn with_a_b(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -867,6 +892,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `example.com/weight`, replacing an earlier value.
+    #[inline]
     pub fn with_example_com_weight(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -875,6 +901,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `fooBar`, replacing an earlier value.
+    #[inline]
     pub fn with_foo_bar_2(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -883,6 +910,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `foo_bar`, replacing an earlier value.
+    #[inline]
     pub fn with_foo_bar_3(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -891,6 +919,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `größe`, replacing an earlier value.
+    #[inline]
     pub fn with_gr_u00f6_u00df_e(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -899,11 +928,13 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `match`, replacing an earlier value.
+    #[inline]
     pub fn with_match(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.match_ = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `nested`, replacing an earlier value.
+    #[inline]
     pub fn with_nested(
         mut self,
         value: crate::net::_3scale::v1alpha1::APIcastSpecNestedApply,
@@ -912,6 +943,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `nestedInner`, replacing an earlier value.
+    #[inline]
     pub fn with_nested_inner(
         mut self,
         value: crate::net::_3scale::v1alpha1::APIcastSpecNestedInnerApply,
@@ -920,6 +952,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `self`, replacing an earlier value.
+    #[inline]
     pub fn with_self_2(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -928,6 +961,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -936,6 +970,7 @@ impl APIcastSpecApply {
         self
     }
     /// Sets `x-forwarded-for`, replacing an earlier value.
+    #[inline]
     pub fn with_x_forwarded_for(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1060,6 +1095,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpecNestedAppl
 #[cfg(feature = "apply")]
 impl APIcastSpecNestedApply {
     /// Sets `inner`, replacing an earlier value.
+    #[inline]
     pub fn with_inner(
         mut self,
         value: crate::net::_3scale::v1alpha1::APIcastSpecNestedInner_2Apply,
@@ -1176,6 +1212,7 @@ for APIcastSpecNestedInner_2Apply {
 #[cfg(feature = "apply")]
 impl APIcastSpecNestedInner_2Apply {
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1282,6 +1319,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpecNestedInne
 #[cfg(feature = "apply")]
 impl APIcastSpecNestedInnerApply {
     /// Sets `other`, replacing an earlier value.
+    #[inline]
     pub fn with_other(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.other = ::std::option::Option::Some(value.into());
         self

@@ -153,6 +153,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TreeApply {
 #[cfg(feature = "apply")]
 impl TreeApply {
     /// Appends the values to `children` (a later call appends more).
+    #[inline]
     pub fn with_children(
         mut self,
         values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::TreeApply>,
@@ -165,11 +166,13 @@ impl TreeApply {
         self
     }
     /// Sets `continue`, replacing an earlier value.
+    #[inline]
     pub fn with_continue(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.continue_ = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `left`, replacing an earlier value.
+    #[inline]
     pub fn with_left(mut self, value: crate::api::core::v1::TreeApply) -> Self {
         self.left = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self

@@ -213,6 +213,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpecApply {
 #[cfg(feature = "apply")]
 impl WidgetSpecApply {
     /// Appends the values to `clusterIPs` (a later call appends more).
+    #[inline]
     pub fn with_cluster_ips(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -227,6 +228,7 @@ impl WidgetSpecApply {
         self
     }
     /// Adds the entries to `data`, replacing the values of keys already there.
+    #[inline]
     pub fn with_data(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -244,6 +246,7 @@ impl WidgetSpecApply {
         self
     }
     /// Sets `port`, replacing an earlier value.
+    #[inline]
     pub fn with_port(
         mut self,
         value: impl ::std::convert::Into<
@@ -254,11 +257,13 @@ impl WidgetSpecApply {
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `startedAt`, replacing an earlier value.
+    #[inline]
     pub fn with_started_at(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -267,11 +272,13 @@ impl WidgetSpecApply {
         self
     }
     /// Sets `tree`, replacing an earlier value.
+    #[inline]
     pub fn with_tree(mut self, value: crate::api::core::v1::TreeApply) -> Self {
         self.tree = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

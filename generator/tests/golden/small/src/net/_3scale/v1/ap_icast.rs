@@ -265,6 +265,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastApply {
 #[cfg(feature = "apply")]
 impl APIcastApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -279,6 +280,7 @@ impl APIcastApply {
         }
     }
     /// Sets `$`, replacing an earlier value.
+    #[inline]
     pub fn with_dollar(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -287,16 +289,19 @@ impl APIcastApply {
         self
     }
     /// Sets `-`, replacing an earlier value.
+    #[inline]
     pub fn with_dash(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.dash = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `3d`, replacing an earlier value.
+    #[inline]
     pub fn with_3d(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self._3d = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `Mode`, replacing an earlier value.
+    #[inline]
     pub fn with_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -305,6 +310,7 @@ impl APIcastApply {
         self
     }
     /// Sets `_`, replacing an earlier value.
+    #[inline]
     pub fn with_underscore(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -313,6 +319,7 @@ impl APIcastApply {
         self
     }
     /// Sets `größe`, replacing an earlier value.
+    #[inline]
     pub fn with_gr_u00f6_u00df_e(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -321,6 +328,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -329,6 +337,7 @@ impl APIcastApply {
         self
     }
     /// Sets `mode`, replacing an earlier value.
+    #[inline]
     pub fn with_mode_2(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -337,11 +346,13 @@ impl APIcastApply {
         self
     }
     /// Sets `self`, replacing an earlier value.
+    #[inline]
     pub fn with_self(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.self_ = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -352,6 +363,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -362,6 +374,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -372,6 +385,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -382,6 +396,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -392,6 +407,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -399,6 +415,7 @@ impl APIcastApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -409,6 +426,7 @@ impl APIcastApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -424,6 +442,7 @@ impl APIcastApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<

@@ -154,6 +154,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HubListApply {
 #[cfg(feature = "apply")]
 impl HubListApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -168,6 +169,7 @@ impl HubListApply {
         }
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -176,6 +178,7 @@ impl HubListApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(
         mut self,
         value: crate::com::example::aliases::v1::HubListSpecApply,
@@ -184,6 +187,7 @@ impl HubListApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -194,6 +198,7 @@ impl HubListApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -204,6 +209,7 @@ impl HubListApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -214,6 +220,7 @@ impl HubListApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -224,6 +231,7 @@ impl HubListApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -234,6 +242,7 @@ impl HubListApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -241,6 +250,7 @@ impl HubListApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -253,6 +263,7 @@ impl HubListApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -265,6 +276,7 @@ impl HubListApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -279,6 +291,7 @@ impl HubListApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -294,6 +307,7 @@ impl HubListApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -309,6 +323,7 @@ impl HubListApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -321,6 +336,7 @@ impl HubListApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -335,6 +351,7 @@ impl HubListApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &HubList,
         field_manager: &str,
@@ -450,6 +467,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HubListSpecApply {
 #[cfg(feature = "apply")]
 impl HubListSpecApply {
     /// Appends the values to `hubs` (a later call appends more).
+    #[inline]
     pub fn with_hubs(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -154,6 +154,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepApply {
 #[cfg(feature = "apply")]
 impl DeepApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -168,6 +169,7 @@ impl DeepApply {
         }
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -176,6 +178,7 @@ impl DeepApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(
         mut self,
         value: crate::com::example::features::v1::DeepSpecApply,
@@ -184,6 +187,7 @@ impl DeepApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -194,6 +198,7 @@ impl DeepApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -204,6 +209,7 @@ impl DeepApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -214,6 +220,7 @@ impl DeepApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -224,6 +231,7 @@ impl DeepApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -234,6 +242,7 @@ impl DeepApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -241,6 +250,7 @@ impl DeepApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -253,6 +263,7 @@ impl DeepApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -265,6 +276,7 @@ impl DeepApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -279,6 +291,7 @@ impl DeepApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -294,6 +307,7 @@ impl DeepApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -309,6 +323,7 @@ impl DeepApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -321,6 +336,7 @@ impl DeepApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -335,6 +351,7 @@ impl DeepApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &Deep,
         field_manager: &str,
@@ -470,6 +487,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecApply {
 #[cfg(feature = "apply")]
 impl DeepSpecApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextApply,
@@ -478,6 +496,7 @@ impl DeepSpecApply {
         self
     }
     /// Sets `value0`, replacing an earlier value.
+    #[inline]
     pub fn with_value0(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value0 = ::std::option::Option::Some(value.into());
         self
@@ -611,6 +630,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextApply,
@@ -619,6 +639,7 @@ impl DeepSpecNextApply {
         self
     }
     /// Sets `value1`, replacing an earlier value.
+    #[inline]
     pub fn with_value1(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value1 = ::std::option::Option::Some(value.into());
         self
@@ -752,6 +773,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNextApply
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextApply,
@@ -760,6 +782,7 @@ impl DeepSpecNextNextApply {
         self
     }
     /// Sets `value2`, replacing an earlier value.
+    #[inline]
     pub fn with_value2(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value2 = ::std::option::Option::Some(value.into());
         self
@@ -895,6 +918,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNextNextA
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextApply,
@@ -903,6 +927,7 @@ impl DeepSpecNextNextNextApply {
         self
     }
     /// Sets `value3`, replacing an earlier value.
+    #[inline]
     pub fn with_value3(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value3 = ::std::option::Option::Some(value.into());
         self
@@ -1042,6 +1067,7 @@ for DeepSpecNextNextNextNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextApply,
@@ -1050,6 +1076,7 @@ impl DeepSpecNextNextNextNextApply {
         self
     }
     /// Sets `value4`, replacing an earlier value.
+    #[inline]
     pub fn with_value4(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value4 = ::std::option::Option::Some(value.into());
         self
@@ -1189,6 +1216,7 @@ for DeepSpecNextNextNextNextNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextApply,
@@ -1197,6 +1225,7 @@ impl DeepSpecNextNextNextNextNextApply {
         self
     }
     /// Sets `value5`, replacing an earlier value.
+    #[inline]
     pub fn with_value5(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value5 = ::std::option::Option::Some(value.into());
         self
@@ -1338,6 +1367,7 @@ for DeepSpecNextNextNextNextNextNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextApply,
@@ -1346,6 +1376,7 @@ impl DeepSpecNextNextNextNextNextNextApply {
         self
     }
     /// Sets `value6`, replacing an earlier value.
+    #[inline]
     pub fn with_value6(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value6 = ::std::option::Option::Some(value.into());
         self
@@ -1487,6 +1518,7 @@ for DeepSpecNextNextNextNextNextNextNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextApply,
@@ -1495,6 +1527,7 @@ impl DeepSpecNextNextNextNextNextNextNextApply {
         self
     }
     /// Sets `value7`, replacing an earlier value.
+    #[inline]
     pub fn with_value7(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value7 = ::std::option::Option::Some(value.into());
         self
@@ -1636,6 +1669,7 @@ for DeepSpecNextNextNextNextNextNextNextNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextApply,
@@ -1644,6 +1678,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextApply {
         self
     }
     /// Sets `value8`, replacing an earlier value.
+    #[inline]
     pub fn with_value8(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value8 = ::std::option::Option::Some(value.into());
         self
@@ -1785,6 +1820,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextApply,
@@ -1793,6 +1829,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextApply {
         self
     }
     /// Sets `value9`, replacing an earlier value.
+    #[inline]
     pub fn with_value9(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value9 = ::std::option::Option::Some(value.into());
         self
@@ -1934,6 +1971,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -1942,6 +1980,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextApply {
         self
     }
     /// Sets `value10`, replacing an earlier value.
+    #[inline]
     pub fn with_value10(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value10 = ::std::option::Option::Some(value.into());
         self
@@ -2085,6 +2124,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -2093,6 +2133,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply {
         self
     }
     /// Sets `value11`, replacing an earlier value.
+    #[inline]
     pub fn with_value11(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value11 = ::std::option::Option::Some(value.into());
         self
@@ -2238,6 +2279,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -2246,6 +2288,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply {
         self
     }
     /// Sets `value12`, replacing an earlier value.
+    #[inline]
     pub fn with_value12(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value12 = ::std::option::Option::Some(value.into());
         self
@@ -2391,6 +2434,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -2399,6 +2443,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
         self
     }
     /// Sets `value13`, replacing an earlier value.
+    #[inline]
     pub fn with_value13(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value13 = ::std::option::Option::Some(value.into());
         self
@@ -2544,6 +2589,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -2552,6 +2598,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
         self
     }
     /// Sets `value14`, replacing an earlier value.
+    #[inline]
     pub fn with_value14(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value14 = ::std::option::Option::Some(value.into());
         self
@@ -2697,6 +2744,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -2705,6 +2753,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
         self
     }
     /// Sets `value15`, replacing an earlier value.
+    #[inline]
     pub fn with_value15(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value15 = ::std::option::Option::Some(value.into());
         self
@@ -2850,6 +2899,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextAppl
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -2858,6 +2908,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApp
         self
     }
     /// Sets `value16`, replacing an earlier value.
+    #[inline]
     pub fn with_value16(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value16 = ::std::option::Option::Some(value.into());
         self
@@ -3003,6 +3054,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -3011,6 +3063,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value17`, replacing an earlier value.
+    #[inline]
     pub fn with_value17(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value17 = ::std::option::Option::Some(value.into());
         self
@@ -3156,6 +3209,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -3164,6 +3218,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value18`, replacing an earlier value.
+    #[inline]
     pub fn with_value18(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value18 = ::std::option::Option::Some(value.into());
         self
@@ -3309,6 +3364,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -3317,6 +3373,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value19`, replacing an earlier value.
+    #[inline]
     pub fn with_value19(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value19 = ::std::option::Option::Some(value.into());
         self
@@ -3462,6 +3519,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -3470,6 +3528,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value20`, replacing an earlier value.
+    #[inline]
     pub fn with_value20(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value20 = ::std::option::Option::Some(value.into());
         self
@@ -3615,6 +3674,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -3623,6 +3683,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value21`, replacing an earlier value.
+    #[inline]
     pub fn with_value21(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value21 = ::std::option::Option::Some(value.into());
         self
@@ -3764,6 +3825,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNext_2Apply,
@@ -3772,6 +3834,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value22`, replacing an earlier value.
+    #[inline]
     pub fn with_value22(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value22 = ::std::option::Option::Some(value.into());
         self
@@ -3909,6 +3972,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNext_2App
 #[cfg(feature = "apply")]
 impl DeepSpecNextNext_2Apply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -3917,6 +3981,7 @@ impl DeepSpecNextNext_2Apply {
         self
     }
     /// Sets `value23`, replacing an earlier value.
+    #[inline]
     pub fn with_value23(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value23 = ::std::option::Option::Some(value.into());
         self
@@ -4062,6 +4127,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -4070,6 +4136,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value24`, replacing an earlier value.
+    #[inline]
     pub fn with_value24(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value24 = ::std::option::Option::Some(value.into());
         self
@@ -4215,6 +4282,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -4223,6 +4291,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value25`, replacing an earlier value.
+    #[inline]
     pub fn with_value25(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value25 = ::std::option::Option::Some(value.into());
         self
@@ -4368,6 +4437,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -4376,6 +4446,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value26`, replacing an earlier value.
+    #[inline]
     pub fn with_value26(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value26 = ::std::option::Option::Some(value.into());
         self
@@ -4521,6 +4592,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -4529,6 +4601,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value27`, replacing an earlier value.
+    #[inline]
     pub fn with_value27(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value27 = ::std::option::Option::Some(value.into());
         self
@@ -4674,6 +4747,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -4682,6 +4756,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value28`, replacing an earlier value.
+    #[inline]
     pub fn with_value28(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value28 = ::std::option::Option::Some(value.into());
         self
@@ -4827,6 +4902,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -4835,6 +4911,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value29`, replacing an earlier value.
+    #[inline]
     pub fn with_value29(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value29 = ::std::option::Option::Some(value.into());
         self
@@ -4980,6 +5057,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
@@ -4988,6 +5066,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value30`, replacing an earlier value.
+    #[inline]
     pub fn with_value30(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value30 = ::std::option::Option::Some(value.into());
         self
@@ -5119,6 +5198,7 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 #[cfg(feature = "apply")]
 impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     /// Sets `next`, replacing an earlier value.
+    #[inline]
     pub fn with_next(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -5127,6 +5207,7 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
     /// Sets `value31`, replacing an earlier value.
+    #[inline]
     pub fn with_value31(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value31 = ::std::option::Option::Some(value.into());
         self

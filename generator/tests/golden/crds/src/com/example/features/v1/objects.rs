@@ -154,6 +154,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsApply {
 #[cfg(feature = "apply")]
 impl ObjectsApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -168,6 +169,7 @@ impl ObjectsApply {
         }
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -176,6 +178,7 @@ impl ObjectsApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(
         mut self,
         value: crate::com::example::features::v1::ObjectsSpecApply,
@@ -184,6 +187,7 @@ impl ObjectsApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -194,6 +198,7 @@ impl ObjectsApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -204,6 +209,7 @@ impl ObjectsApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -214,6 +220,7 @@ impl ObjectsApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -224,6 +231,7 @@ impl ObjectsApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -234,6 +242,7 @@ impl ObjectsApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -241,6 +250,7 @@ impl ObjectsApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -253,6 +263,7 @@ impl ObjectsApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -265,6 +276,7 @@ impl ObjectsApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -279,6 +291,7 @@ impl ObjectsApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -294,6 +307,7 @@ impl ObjectsApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -309,6 +323,7 @@ impl ObjectsApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -321,6 +336,7 @@ impl ObjectsApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -335,6 +351,7 @@ impl ObjectsApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &Objects,
         field_manager: &str,
@@ -744,6 +761,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecApply {
 #[cfg(feature = "apply")]
 impl ObjectsSpecApply {
     /// Adds the entries to `annotationsAny`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations_any(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -761,6 +779,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Sets `anything`, replacing an earlier value.
+    #[inline]
     pub fn with_anything(
         mut self,
         value: impl ::std::convert::Into<::serde_json::Value>,
@@ -769,6 +788,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Sets `choice`, replacing an earlier value.
+    #[inline]
     pub fn with_choice(
         mut self,
         value: impl ::std::convert::Into<::serde_json::Value>,
@@ -777,6 +797,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Sets `config`, replacing an earlier value.
+    #[inline]
     pub fn with_config(
         mut self,
         value: impl ::std::convert::Into<::serde_json::Value>,
@@ -785,6 +806,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Sets `empty`, replacing an earlier value.
+    #[inline]
     pub fn with_empty(
         mut self,
         value: impl ::std::convert::Into<::serde_json::Value>,
@@ -793,6 +815,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Appends the values to `entries` (a later call appends more).
+    #[inline]
     pub fn with_entries(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -807,6 +830,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Appends the values to `grid` (a later call appends more).
+    #[inline]
     pub fn with_grid(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -821,6 +845,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Appends the values to `hosts` (a later call appends more).
+    #[inline]
     pub fn with_hosts(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -835,6 +860,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Adds the entries to `labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -852,6 +878,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Appends the values to `matrix` (a later call appends more).
+    #[inline]
     pub fn with_matrix(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -866,6 +893,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Adds the entries to `ports`, replacing the values of keys already there.
+    #[inline]
     pub fn with_ports(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -883,6 +911,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: ::k8s_client::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -891,6 +920,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Sets `template`, replacing an earlier value.
+    #[inline]
     pub fn with_template(
         mut self,
         value: impl ::std::convert::Into<::serde_json::Value>,
@@ -899,6 +929,7 @@ impl ObjectsSpecApply {
         self
     }
     /// Sets `typedTemplate`, replacing an earlier value.
+    #[inline]
     pub fn with_typed_template(
         mut self,
         value: crate::com::example::features::v1::ObjectsSpecTypedTemplateApply,
@@ -1031,6 +1062,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecEntriesApp
 #[cfg(feature = "apply")]
 impl ObjectsSpecEntriesApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1039,6 +1071,7 @@ impl ObjectsSpecEntriesApply {
         self
     }
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1157,11 +1190,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecGridApply 
 #[cfg(feature = "apply")]
 impl ObjectsSpecGridApply {
     /// Sets `x`, replacing an earlier value.
+    #[inline]
     pub fn with_x(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.x = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `y`, replacing an earlier value.
+    #[inline]
     pub fn with_y(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.y = ::std::option::Option::Some(value.into());
         self
@@ -1276,11 +1311,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecPortsApply
 #[cfg(feature = "apply")]
 impl ObjectsSpecPortsApply {
     /// Sets `number`, replacing an earlier value.
+    #[inline]
     pub fn with_number(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.number = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `protocol`, replacing an earlier value.
+    #[inline]
     pub fn with_protocol(
         mut self,
         value: impl ::std::convert::Into<
@@ -1536,6 +1573,7 @@ for ObjectsSpecTypedTemplateApply {
 #[cfg(feature = "apply")]
 impl ObjectsSpecTypedTemplateApply {
     /// Sets `apiVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_api_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1544,6 +1582,7 @@ impl ObjectsSpecTypedTemplateApply {
         self
     }
     /// Adds the entries to `data`, replacing the values of keys already there.
+    #[inline]
     pub fn with_data(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -1561,6 +1600,7 @@ impl ObjectsSpecTypedTemplateApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1569,6 +1609,7 @@ impl ObjectsSpecTypedTemplateApply {
         self
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,

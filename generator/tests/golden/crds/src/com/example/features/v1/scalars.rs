@@ -154,6 +154,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ScalarsApply {
 #[cfg(feature = "apply")]
 impl ScalarsApply {
     /// The apply configuration of the object `name` (client-go's `<Kind>(name)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
     ) -> Self {
@@ -166,6 +167,7 @@ impl ScalarsApply {
         }
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -174,6 +176,7 @@ impl ScalarsApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(
         mut self,
         value: crate::com::example::features::v1::ScalarsSpecApply,
@@ -182,6 +185,7 @@ impl ScalarsApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -192,6 +196,7 @@ impl ScalarsApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -202,6 +207,7 @@ impl ScalarsApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -212,6 +218,7 @@ impl ScalarsApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -222,6 +229,7 @@ impl ScalarsApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -232,6 +240,7 @@ impl ScalarsApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -239,6 +248,7 @@ impl ScalarsApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -251,6 +261,7 @@ impl ScalarsApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -263,6 +274,7 @@ impl ScalarsApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -277,6 +289,7 @@ impl ScalarsApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -292,6 +305,7 @@ impl ScalarsApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -307,6 +321,7 @@ impl ScalarsApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -319,6 +334,7 @@ impl ScalarsApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -333,6 +349,7 @@ impl ScalarsApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &Scalars,
         field_manager: &str,
@@ -749,11 +766,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ScalarsSpecApply {
 #[cfg(feature = "apply")]
 impl ScalarsSpecApply {
     /// Sets `big`, replacing an earlier value.
+    #[inline]
     pub fn with_big(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.big = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `blob`, replacing an earlier value.
+    #[inline]
     pub fn with_blob(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
@@ -762,6 +781,7 @@ impl ScalarsSpecApply {
         self
     }
     /// Sets `createdAt`, replacing an earlier value.
+    #[inline]
     pub fn with_created_at(
         mut self,
         value: impl ::std::convert::Into<
@@ -772,6 +792,7 @@ impl ScalarsSpecApply {
         self
     }
     /// Sets `day`, replacing an earlier value.
+    #[inline]
     pub fn with_day(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -780,11 +801,13 @@ impl ScalarsSpecApply {
         self
     }
     /// Sets `flag`, replacing an earlier value.
+    #[inline]
     pub fn with_flag(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.flag = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `flexible`, replacing an earlier value.
+    #[inline]
     pub fn with_flexible(
         mut self,
         value: impl ::std::convert::Into<
@@ -795,16 +818,19 @@ impl ScalarsSpecApply {
         self
     }
     /// Sets `fraction`, replacing an earlier value.
+    #[inline]
     pub fn with_fraction(mut self, value: impl ::std::convert::Into<f64>) -> Self {
         self.fraction = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `level`, replacing an earlier value.
+    #[inline]
     pub fn with_level(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.level = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `maxSurge`, replacing an earlier value.
+    #[inline]
     pub fn with_max_surge(
         mut self,
         value: impl ::std::convert::Into<
@@ -815,6 +841,7 @@ impl ScalarsSpecApply {
         self
     }
     /// Sets `maybe`, replacing an earlier value.
+    #[inline]
     pub fn with_maybe(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -823,6 +850,7 @@ impl ScalarsSpecApply {
         self
     }
     /// Sets `mixed`, replacing an earlier value.
+    #[inline]
     pub fn with_mixed(
         mut self,
         value: impl ::std::convert::Into<::serde_json::Value>,
@@ -831,6 +859,7 @@ impl ScalarsSpecApply {
         self
     }
     /// Sets `mode`, replacing an earlier value.
+    #[inline]
     pub fn with_mode(
         mut self,
         value: impl ::std::convert::Into<
@@ -841,6 +870,7 @@ impl ScalarsSpecApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -849,6 +879,7 @@ impl ScalarsSpecApply {
         self
     }
     /// Sets `nullableButRequired`, replacing an earlier value.
+    #[inline]
     pub fn with_nullable_but_required(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -857,11 +888,13 @@ impl ScalarsSpecApply {
         self
     }
     /// Sets `plain`, replacing an earlier value.
+    #[inline]
     pub fn with_plain(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.plain = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `port`, replacing an earlier value.
+    #[inline]
     pub fn with_port(
         mut self,
         value: impl ::std::convert::Into<
@@ -872,16 +905,19 @@ impl ScalarsSpecApply {
         self
     }
     /// Sets `ratio`, replacing an earlier value.
+    #[inline]
     pub fn with_ratio(mut self, value: impl ::std::convert::Into<f64>) -> Self {
         self.ratio = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `small`, replacing an earlier value.
+    #[inline]
     pub fn with_small(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.small = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `timeout`, replacing an earlier value.
+    #[inline]
     pub fn with_timeout(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -890,11 +926,13 @@ impl ScalarsSpecApply {
         self
     }
     /// Sets `toggles`, replacing an earlier value.
+    #[inline]
     pub fn with_toggles(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.toggles = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `withNull`, replacing an earlier value.
+    #[inline]
     pub fn with_with_null(
         mut self,
         value: impl ::std::convert::Into<

@@ -154,6 +154,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for BackupApply {
 #[cfg(feature = "apply")]
 impl BackupApply {
     /// The apply configuration of the object `name` (client-go's `<Kind>(name)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
     ) -> Self {
@@ -166,6 +167,7 @@ impl BackupApply {
         }
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -174,6 +176,7 @@ impl BackupApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(
         mut self,
         value: crate::do_::zalan::acid::v1::BackupSpecApply,
@@ -182,6 +185,7 @@ impl BackupApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -192,6 +196,7 @@ impl BackupApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -202,6 +207,7 @@ impl BackupApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -212,6 +218,7 @@ impl BackupApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -222,6 +229,7 @@ impl BackupApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -232,6 +240,7 @@ impl BackupApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -239,6 +248,7 @@ impl BackupApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -251,6 +261,7 @@ impl BackupApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -263,6 +274,7 @@ impl BackupApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -277,6 +289,7 @@ impl BackupApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -292,6 +305,7 @@ impl BackupApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -307,6 +321,7 @@ impl BackupApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -319,6 +334,7 @@ impl BackupApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -333,6 +349,7 @@ impl BackupApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &Backup,
         field_manager: &str,
@@ -440,6 +457,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for BackupSpecApply {
 #[cfg(feature = "apply")]
 impl BackupSpecApply {
     /// Sets `size`, replacing an earlier value.
+    #[inline]
     pub fn with_size(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.size = ::std::option::Option::Some(value.into());
         self

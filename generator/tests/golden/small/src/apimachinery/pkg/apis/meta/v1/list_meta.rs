@@ -132,6 +132,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ListMetaApply {
 #[cfg(feature = "apply")]
 impl ListMetaApply {
     /// Sets `continue`, replacing an earlier value.
+    #[inline]
     pub fn with_continue(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -140,6 +141,7 @@ impl ListMetaApply {
         self
     }
     /// Sets `resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -308,6 +308,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectMetaApply {
 #[cfg(feature = "apply")]
 impl ObjectMetaApply {
     /// Adds the entries to `annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -325,6 +326,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -333,6 +335,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -341,11 +344,13 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.generation = ::std::option::Option::Some(value.into());
         self
     }
     /// Adds the entries to `labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -363,6 +368,7 @@ impl ObjectMetaApply {
         self
     }
     /// Appends the values to `managedFields` (a later call appends more).
+    #[inline]
     pub fn with_managed_fields(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -379,6 +385,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -387,6 +394,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -395,6 +403,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -403,6 +412,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -151,6 +151,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ThingApply {
 #[cfg(feature = "apply")]
 impl ThingApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -165,6 +166,7 @@ impl ThingApply {
         }
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -173,11 +175,13 @@ impl ThingApply {
         self
     }
     /// Sets `widget`, replacing an earlier value.
+    #[inline]
     pub fn with_widget(mut self, value: crate::api::core::v1::WidgetSpecApply) -> Self {
         self.widget = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -188,6 +192,7 @@ impl ThingApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -198,6 +203,7 @@ impl ThingApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -208,6 +214,7 @@ impl ThingApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -218,6 +225,7 @@ impl ThingApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -228,6 +236,7 @@ impl ThingApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -235,6 +244,7 @@ impl ThingApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -245,6 +255,7 @@ impl ThingApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -260,6 +271,7 @@ impl ThingApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
