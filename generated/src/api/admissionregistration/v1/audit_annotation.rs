@@ -188,6 +188,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AuditAnnotationApply 
 #[cfg(feature = "apply")]
 impl AuditAnnotationApply {
     /// Sets `key`, replacing an earlier value.
+    #[inline]
     pub fn with_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -196,6 +197,7 @@ impl AuditAnnotationApply {
         self
     }
     /// Sets `valueExpression`, replacing an earlier value.
+    #[inline]
     pub fn with_value_expression(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -166,6 +166,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ExpressionWarningAppl
 #[cfg(feature = "apply")]
 impl ExpressionWarningApply {
     /// Sets `fieldRef`, replacing an earlier value.
+    #[inline]
     pub fn with_field_ref(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -174,6 +175,7 @@ impl ExpressionWarningApply {
         self
     }
     /// Sets `warning`, replacing an earlier value.
+    #[inline]
     pub fn with_warning(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

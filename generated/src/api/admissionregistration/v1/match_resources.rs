@@ -414,6 +414,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MatchResourcesApply {
 #[cfg(feature = "apply")]
 impl MatchResourcesApply {
     /// Appends the values to `excludeResourceRules` (a later call appends more).
+    #[inline]
     pub fn with_exclude_resource_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -428,6 +429,7 @@ impl MatchResourcesApply {
         self
     }
     /// Sets `matchPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_match_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -436,6 +438,7 @@ impl MatchResourcesApply {
         self
     }
     /// Sets `namespaceSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -446,6 +449,7 @@ impl MatchResourcesApply {
         self
     }
     /// Sets `objectSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_object_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -456,6 +460,7 @@ impl MatchResourcesApply {
         self
     }
     /// Appends the values to `resourceRules` (a later call appends more).
+    #[inline]
     pub fn with_resource_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<

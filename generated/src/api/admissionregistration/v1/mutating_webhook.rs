@@ -712,6 +712,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MutatingWebhookApply 
 #[cfg(feature = "apply")]
 impl MutatingWebhookApply {
     /// Appends the values to `admissionReviewVersions` (a later call appends more).
+    #[inline]
     pub fn with_admission_review_versions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -726,6 +727,7 @@ impl MutatingWebhookApply {
         self
     }
     /// Sets `clientConfig`, replacing an earlier value.
+    #[inline]
     pub fn with_client_config(
         mut self,
         value: crate::api::admissionregistration::v1::WebhookClientConfigApply,
@@ -734,6 +736,7 @@ impl MutatingWebhookApply {
         self
     }
     /// Sets `failurePolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_failure_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -742,6 +745,7 @@ impl MutatingWebhookApply {
         self
     }
     /// Appends the values to `matchConditions` (a later call appends more).
+    #[inline]
     pub fn with_match_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -756,6 +760,7 @@ impl MutatingWebhookApply {
         self
     }
     /// Sets `matchPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_match_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -764,6 +769,7 @@ impl MutatingWebhookApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -772,6 +778,7 @@ impl MutatingWebhookApply {
         self
     }
     /// Sets `namespaceSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -782,6 +789,7 @@ impl MutatingWebhookApply {
         self
     }
     /// Sets `objectSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_object_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -792,6 +800,7 @@ impl MutatingWebhookApply {
         self
     }
     /// Sets `reinvocationPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_reinvocation_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -800,6 +809,7 @@ impl MutatingWebhookApply {
         self
     }
     /// Appends the values to `rules` (a later call appends more).
+    #[inline]
     pub fn with_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -812,6 +822,7 @@ impl MutatingWebhookApply {
         self
     }
     /// Sets `sideEffects`, replacing an earlier value.
+    #[inline]
     pub fn with_side_effects(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -820,6 +831,7 @@ impl MutatingWebhookApply {
         self
     }
     /// Sets `timeoutSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_timeout_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,

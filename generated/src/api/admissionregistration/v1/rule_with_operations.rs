@@ -336,6 +336,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for RuleWithOperationsApp
 #[cfg(feature = "apply")]
 impl RuleWithOperationsApply {
     /// Appends the values to `apiGroups` (a later call appends more).
+    #[inline]
     pub fn with_api_groups(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -350,6 +351,7 @@ impl RuleWithOperationsApply {
         self
     }
     /// Appends the values to `apiVersions` (a later call appends more).
+    #[inline]
     pub fn with_api_versions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -364,6 +366,7 @@ impl RuleWithOperationsApply {
         self
     }
     /// Appends the values to `operations` (a later call appends more).
+    #[inline]
     pub fn with_operations(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -378,6 +381,7 @@ impl RuleWithOperationsApply {
         self
     }
     /// Appends the values to `resources` (a later call appends more).
+    #[inline]
     pub fn with_resources(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -392,6 +396,7 @@ impl RuleWithOperationsApply {
         self
     }
     /// Sets `scope`, replacing an earlier value.
+    #[inline]
     pub fn with_scope(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -154,6 +154,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TypeCheckingApply {
 #[cfg(feature = "apply")]
 impl TypeCheckingApply {
     /// Appends the values to `expressionWarnings` (a later call appends more).
+    #[inline]
     pub fn with_expression_warnings(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -321,6 +321,7 @@ for ValidatingAdmissionPolicyBindingSpecApply {
 #[cfg(feature = "apply")]
 impl ValidatingAdmissionPolicyBindingSpecApply {
     /// Sets `matchResources`, replacing an earlier value.
+    #[inline]
     pub fn with_match_resources(
         mut self,
         value: crate::api::admissionregistration::v1::MatchResourcesApply,
@@ -331,6 +332,7 @@ impl ValidatingAdmissionPolicyBindingSpecApply {
         self
     }
     /// Sets `paramRef`, replacing an earlier value.
+    #[inline]
     pub fn with_param_ref(
         mut self,
         value: crate::api::admissionregistration::v1::ParamRefApply,
@@ -339,6 +341,7 @@ impl ValidatingAdmissionPolicyBindingSpecApply {
         self
     }
     /// Sets `policyName`, replacing an earlier value.
+    #[inline]
     pub fn with_policy_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -347,6 +350,7 @@ impl ValidatingAdmissionPolicyBindingSpecApply {
         self
     }
     /// Appends the values to `validationActions` (a later call appends more).
+    #[inline]
     pub fn with_validation_actions(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -474,6 +474,7 @@ for ValidatingAdmissionPolicySpecApply {
 #[cfg(feature = "apply")]
 impl ValidatingAdmissionPolicySpecApply {
     /// Appends the values to `auditAnnotations` (a later call appends more).
+    #[inline]
     pub fn with_audit_annotations(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -488,6 +489,7 @@ impl ValidatingAdmissionPolicySpecApply {
         self
     }
     /// Sets `failurePolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_failure_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -496,6 +498,7 @@ impl ValidatingAdmissionPolicySpecApply {
         self
     }
     /// Appends the values to `matchConditions` (a later call appends more).
+    #[inline]
     pub fn with_match_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -510,6 +513,7 @@ impl ValidatingAdmissionPolicySpecApply {
         self
     }
     /// Sets `matchConstraints`, replacing an earlier value.
+    #[inline]
     pub fn with_match_constraints(
         mut self,
         value: crate::api::admissionregistration::v1::MatchResourcesApply,
@@ -520,6 +524,7 @@ impl ValidatingAdmissionPolicySpecApply {
         self
     }
     /// Sets `paramKind`, replacing an earlier value.
+    #[inline]
     pub fn with_param_kind(
         mut self,
         value: crate::api::admissionregistration::v1::ParamKindApply,
@@ -528,6 +533,7 @@ impl ValidatingAdmissionPolicySpecApply {
         self
     }
     /// Appends the values to `validations` (a later call appends more).
+    #[inline]
     pub fn with_validations(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -542,6 +548,7 @@ impl ValidatingAdmissionPolicySpecApply {
         self
     }
     /// Appends the values to `variables` (a later call appends more).
+    #[inline]
     pub fn with_variables(
         mut self,
         values: impl ::std::iter::IntoIterator<

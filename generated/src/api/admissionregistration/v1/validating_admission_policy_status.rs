@@ -234,6 +234,7 @@ for ValidatingAdmissionPolicyStatusApply {
 #[cfg(feature = "apply")]
 impl ValidatingAdmissionPolicyStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -248,6 +249,7 @@ impl ValidatingAdmissionPolicyStatusApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -256,6 +258,7 @@ impl ValidatingAdmissionPolicyStatusApply {
         self
     }
     /// Sets `typeChecking`, replacing an earlier value.
+    #[inline]
     pub fn with_type_checking(
         mut self,
         value: crate::api::admissionregistration::v1::TypeCheckingApply,

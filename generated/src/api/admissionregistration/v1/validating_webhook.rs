@@ -651,6 +651,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ValidatingWebhookAppl
 #[cfg(feature = "apply")]
 impl ValidatingWebhookApply {
     /// Appends the values to `admissionReviewVersions` (a later call appends more).
+    #[inline]
     pub fn with_admission_review_versions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -665,6 +666,7 @@ impl ValidatingWebhookApply {
         self
     }
     /// Sets `clientConfig`, replacing an earlier value.
+    #[inline]
     pub fn with_client_config(
         mut self,
         value: crate::api::admissionregistration::v1::WebhookClientConfigApply,
@@ -673,6 +675,7 @@ impl ValidatingWebhookApply {
         self
     }
     /// Sets `failurePolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_failure_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -681,6 +684,7 @@ impl ValidatingWebhookApply {
         self
     }
     /// Appends the values to `matchConditions` (a later call appends more).
+    #[inline]
     pub fn with_match_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -695,6 +699,7 @@ impl ValidatingWebhookApply {
         self
     }
     /// Sets `matchPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_match_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -703,6 +708,7 @@ impl ValidatingWebhookApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -711,6 +717,7 @@ impl ValidatingWebhookApply {
         self
     }
     /// Sets `namespaceSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -721,6 +728,7 @@ impl ValidatingWebhookApply {
         self
     }
     /// Sets `objectSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_object_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -731,6 +739,7 @@ impl ValidatingWebhookApply {
         self
     }
     /// Appends the values to `rules` (a later call appends more).
+    #[inline]
     pub fn with_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -743,6 +752,7 @@ impl ValidatingWebhookApply {
         self
     }
     /// Sets `sideEffects`, replacing an earlier value.
+    #[inline]
     pub fn with_side_effects(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -751,6 +761,7 @@ impl ValidatingWebhookApply {
         self
     }
     /// Sets `timeoutSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_timeout_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,

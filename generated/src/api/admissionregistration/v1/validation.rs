@@ -296,6 +296,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ValidationApply {
 #[cfg(feature = "apply")]
 impl ValidationApply {
     /// Sets `expression`, replacing an earlier value.
+    #[inline]
     pub fn with_expression(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -304,6 +305,7 @@ impl ValidationApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -312,6 +314,7 @@ impl ValidationApply {
         self
     }
     /// Sets `messageExpression`, replacing an earlier value.
+    #[inline]
     pub fn with_message_expression(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -320,6 +323,7 @@ impl ValidationApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

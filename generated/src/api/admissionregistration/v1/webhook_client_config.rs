@@ -228,6 +228,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WebhookClientConfigAp
 #[cfg(feature = "apply")]
 impl WebhookClientConfigApply {
     /// Sets `caBundle`, replacing an earlier value.
+    #[inline]
     pub fn with_ca_bundle(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
@@ -236,6 +237,7 @@ impl WebhookClientConfigApply {
         self
     }
     /// Sets `service`, replacing an earlier value.
+    #[inline]
     pub fn with_service(
         mut self,
         value: crate::api::admissionregistration::v1::ServiceReferenceApply,
@@ -244,6 +246,7 @@ impl WebhookClientConfigApply {
         self
     }
     /// Sets `url`, replacing an earlier value.
+    #[inline]
     pub fn with_url(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -185,6 +185,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MatchConditionApply {
 #[cfg(feature = "apply")]
 impl MatchConditionApply {
     /// Sets `expression`, replacing an earlier value.
+    #[inline]
     pub fn with_expression(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -193,6 +194,7 @@ impl MatchConditionApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -482,6 +482,7 @@ for MutatingAdmissionPolicySpecApply {
 #[cfg(feature = "apply")]
 impl MutatingAdmissionPolicySpecApply {
     /// Sets `failurePolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_failure_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -490,6 +491,7 @@ impl MutatingAdmissionPolicySpecApply {
         self
     }
     /// Appends the values to `matchConditions` (a later call appends more).
+    #[inline]
     pub fn with_match_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -504,6 +506,7 @@ impl MutatingAdmissionPolicySpecApply {
         self
     }
     /// Sets `matchConstraints`, replacing an earlier value.
+    #[inline]
     pub fn with_match_constraints(
         mut self,
         value: crate::api::admissionregistration::v1alpha1::MatchResourcesApply,
@@ -514,6 +517,7 @@ impl MutatingAdmissionPolicySpecApply {
         self
     }
     /// Appends the values to `mutations` (a later call appends more).
+    #[inline]
     pub fn with_mutations(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -528,6 +532,7 @@ impl MutatingAdmissionPolicySpecApply {
         self
     }
     /// Sets `paramKind`, replacing an earlier value.
+    #[inline]
     pub fn with_param_kind(
         mut self,
         value: crate::api::admissionregistration::v1alpha1::ParamKindApply,
@@ -536,6 +541,7 @@ impl MutatingAdmissionPolicySpecApply {
         self
     }
     /// Sets `reinvocationPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_reinvocation_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -544,6 +550,7 @@ impl MutatingAdmissionPolicySpecApply {
         self
     }
     /// Appends the values to `variables` (a later call appends more).
+    #[inline]
     pub fn with_variables(
         mut self,
         values: impl ::std::iter::IntoIterator<

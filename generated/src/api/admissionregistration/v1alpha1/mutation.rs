@@ -239,6 +239,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MutationApply {
 #[cfg(feature = "apply")]
 impl MutationApply {
     /// Sets `applyConfiguration`, replacing an earlier value.
+    #[inline]
     pub fn with_apply_configuration(
         mut self,
         value: crate::api::admissionregistration::v1alpha1::ApplyConfigurationApply,
@@ -249,6 +250,7 @@ impl MutationApply {
         self
     }
     /// Sets `jsonPatch`, replacing an earlier value.
+    #[inline]
     pub fn with_json_patch(
         mut self,
         value: crate::api::admissionregistration::v1alpha1::JSONPatchApply,
@@ -257,6 +259,7 @@ impl MutationApply {
         self
     }
     /// Sets `patchType`, replacing an earlier value.
+    #[inline]
     pub fn with_patch_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

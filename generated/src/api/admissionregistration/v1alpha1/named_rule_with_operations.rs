@@ -411,6 +411,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NamedRuleWithOperatio
 #[cfg(feature = "apply")]
 impl NamedRuleWithOperationsApply {
     /// Appends the values to `apiGroups` (a later call appends more).
+    #[inline]
     pub fn with_api_groups(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -425,6 +426,7 @@ impl NamedRuleWithOperationsApply {
         self
     }
     /// Appends the values to `apiVersions` (a later call appends more).
+    #[inline]
     pub fn with_api_versions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -439,6 +441,7 @@ impl NamedRuleWithOperationsApply {
         self
     }
     /// Appends the values to `operations` (a later call appends more).
+    #[inline]
     pub fn with_operations(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -453,6 +456,7 @@ impl NamedRuleWithOperationsApply {
         self
     }
     /// Appends the values to `resourceNames` (a later call appends more).
+    #[inline]
     pub fn with_resource_names(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -467,6 +471,7 @@ impl NamedRuleWithOperationsApply {
         self
     }
     /// Appends the values to `resources` (a later call appends more).
+    #[inline]
     pub fn with_resources(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -481,6 +486,7 @@ impl NamedRuleWithOperationsApply {
         self
     }
     /// Sets `scope`, replacing an earlier value.
+    #[inline]
     pub fn with_scope(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -166,6 +166,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VariableApply {
 #[cfg(feature = "apply")]
 impl VariableApply {
     /// Sets `expression`, replacing an earlier value.
+    #[inline]
     pub fn with_expression(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -174,6 +175,7 @@ impl VariableApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -242,6 +242,7 @@ for MutatingAdmissionPolicyBindingSpecApply {
 #[cfg(feature = "apply")]
 impl MutatingAdmissionPolicyBindingSpecApply {
     /// Sets `matchResources`, replacing an earlier value.
+    #[inline]
     pub fn with_match_resources(
         mut self,
         value: crate::api::admissionregistration::v1beta1::MatchResourcesApply,
@@ -252,6 +253,7 @@ impl MutatingAdmissionPolicyBindingSpecApply {
         self
     }
     /// Sets `paramRef`, replacing an earlier value.
+    #[inline]
     pub fn with_param_ref(
         mut self,
         value: crate::api::admissionregistration::v1beta1::ParamRefApply,
@@ -260,6 +262,7 @@ impl MutatingAdmissionPolicyBindingSpecApply {
         self
     }
     /// Sets `policyName`, replacing an earlier value.
+    #[inline]
     pub fn with_policy_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

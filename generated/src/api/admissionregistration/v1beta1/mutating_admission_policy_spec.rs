@@ -474,6 +474,7 @@ for MutatingAdmissionPolicySpecApply {
 #[cfg(feature = "apply")]
 impl MutatingAdmissionPolicySpecApply {
     /// Sets `failurePolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_failure_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -482,6 +483,7 @@ impl MutatingAdmissionPolicySpecApply {
         self
     }
     /// Appends the values to `matchConditions` (a later call appends more).
+    #[inline]
     pub fn with_match_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -496,6 +498,7 @@ impl MutatingAdmissionPolicySpecApply {
         self
     }
     /// Sets `matchConstraints`, replacing an earlier value.
+    #[inline]
     pub fn with_match_constraints(
         mut self,
         value: crate::api::admissionregistration::v1beta1::MatchResourcesApply,
@@ -506,6 +509,7 @@ impl MutatingAdmissionPolicySpecApply {
         self
     }
     /// Appends the values to `mutations` (a later call appends more).
+    #[inline]
     pub fn with_mutations(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -520,6 +524,7 @@ impl MutatingAdmissionPolicySpecApply {
         self
     }
     /// Sets `paramKind`, replacing an earlier value.
+    #[inline]
     pub fn with_param_kind(
         mut self,
         value: crate::api::admissionregistration::v1beta1::ParamKindApply,
@@ -528,6 +533,7 @@ impl MutatingAdmissionPolicySpecApply {
         self
     }
     /// Sets `reinvocationPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_reinvocation_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -536,6 +542,7 @@ impl MutatingAdmissionPolicySpecApply {
         self
     }
     /// Appends the values to `variables` (a later call appends more).
+    #[inline]
     pub fn with_variables(
         mut self,
         values: impl ::std::iter::IntoIterator<

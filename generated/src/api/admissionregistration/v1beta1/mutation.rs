@@ -237,6 +237,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MutationApply {
 #[cfg(feature = "apply")]
 impl MutationApply {
     /// Sets `applyConfiguration`, replacing an earlier value.
+    #[inline]
     pub fn with_apply_configuration(
         mut self,
         value: crate::api::admissionregistration::v1beta1::ApplyConfigurationApply,
@@ -247,6 +248,7 @@ impl MutationApply {
         self
     }
     /// Sets `jsonPatch`, replacing an earlier value.
+    #[inline]
     pub fn with_json_patch(
         mut self,
         value: crate::api::admissionregistration::v1beta1::JSONPatchApply,
@@ -255,6 +257,7 @@ impl MutationApply {
         self
     }
     /// Sets `patchType`, replacing an earlier value.
+    #[inline]
     pub fn with_patch_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

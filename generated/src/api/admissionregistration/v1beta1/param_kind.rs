@@ -179,6 +179,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ParamKindApply {
 #[cfg(feature = "apply")]
 impl ParamKindApply {
     /// Sets `apiVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_api_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -187,6 +188,7 @@ impl ParamKindApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

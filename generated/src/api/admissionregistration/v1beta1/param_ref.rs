@@ -293,6 +293,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ParamRefApply {
 #[cfg(feature = "apply")]
 impl ParamRefApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -301,6 +302,7 @@ impl ParamRefApply {
         self
     }
     /// Sets `namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -309,6 +311,7 @@ impl ParamRefApply {
         self
     }
     /// Sets `parameterNotFoundAction`, replacing an earlier value.
+    #[inline]
     pub fn with_parameter_not_found_action(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -317,6 +320,7 @@ impl ParamRefApply {
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,

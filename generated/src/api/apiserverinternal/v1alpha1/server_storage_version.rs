@@ -273,6 +273,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServerStorageVersionA
 #[cfg(feature = "apply")]
 impl ServerStorageVersionApply {
     /// Sets `apiServerID`, replacing an earlier value.
+    #[inline]
     pub fn with_api_server_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -281,6 +282,7 @@ impl ServerStorageVersionApply {
         self
     }
     /// Appends the values to `decodableVersions` (a later call appends more).
+    #[inline]
     pub fn with_decodable_versions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -295,6 +297,7 @@ impl ServerStorageVersionApply {
         self
     }
     /// Sets `encodingVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_encoding_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -303,6 +306,7 @@ impl ServerStorageVersionApply {
         self
     }
     /// Appends the values to `servedVersions` (a later call appends more).
+    #[inline]
     pub fn with_served_versions(
         mut self,
         values: impl ::std::iter::IntoIterator<

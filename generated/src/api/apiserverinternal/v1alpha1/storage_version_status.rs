@@ -244,6 +244,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersionStatusA
 #[cfg(feature = "apply")]
 impl StorageVersionStatusApply {
     /// Sets `commonEncodingVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_common_encoding_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -252,6 +253,7 @@ impl StorageVersionStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -266,6 +268,7 @@ impl StorageVersionStatusApply {
         self
     }
     /// Appends the values to `storageVersions` (a later call appends more).
+    #[inline]
     pub fn with_storage_versions(
         mut self,
         values: impl ::std::iter::IntoIterator<

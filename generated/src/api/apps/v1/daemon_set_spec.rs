@@ -281,6 +281,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonSetSpecApply {
 #[cfg(feature = "apply")]
 impl DaemonSetSpecApply {
     /// Sets `minReadySeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_min_ready_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -289,6 +290,7 @@ impl DaemonSetSpecApply {
         self
     }
     /// Sets `revisionHistoryLimit`, replacing an earlier value.
+    #[inline]
     pub fn with_revision_history_limit(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -297,6 +299,7 @@ impl DaemonSetSpecApply {
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -305,6 +308,7 @@ impl DaemonSetSpecApply {
         self
     }
     /// Sets `template`, replacing an earlier value.
+    #[inline]
     pub fn with_template(
         mut self,
         value: crate::api::core::v1::PodTemplateSpecApply,
@@ -313,6 +317,7 @@ impl DaemonSetSpecApply {
         self
     }
     /// Sets `updateStrategy`, replacing an earlier value.
+    #[inline]
     pub fn with_update_strategy(
         mut self,
         value: crate::api::apps::v1::DaemonSetUpdateStrategyApply,

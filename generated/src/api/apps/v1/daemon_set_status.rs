@@ -391,6 +391,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonSetStatusApply 
 #[cfg(feature = "apply")]
 impl DaemonSetStatusApply {
     /// Sets `collisionCount`, replacing an earlier value.
+    #[inline]
     pub fn with_collision_count(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -399,6 +400,7 @@ impl DaemonSetStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -413,6 +415,7 @@ impl DaemonSetStatusApply {
         self
     }
     /// Sets `currentNumberScheduled`, replacing an earlier value.
+    #[inline]
     pub fn with_current_number_scheduled(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -421,6 +424,7 @@ impl DaemonSetStatusApply {
         self
     }
     /// Sets `desiredNumberScheduled`, replacing an earlier value.
+    #[inline]
     pub fn with_desired_number_scheduled(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -429,6 +433,7 @@ impl DaemonSetStatusApply {
         self
     }
     /// Sets `numberAvailable`, replacing an earlier value.
+    #[inline]
     pub fn with_number_available(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -437,6 +442,7 @@ impl DaemonSetStatusApply {
         self
     }
     /// Sets `numberMisscheduled`, replacing an earlier value.
+    #[inline]
     pub fn with_number_misscheduled(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -445,11 +451,13 @@ impl DaemonSetStatusApply {
         self
     }
     /// Sets `numberReady`, replacing an earlier value.
+    #[inline]
     pub fn with_number_ready(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.number_ready = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `numberUnavailable`, replacing an earlier value.
+    #[inline]
     pub fn with_number_unavailable(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -458,6 +466,7 @@ impl DaemonSetStatusApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -466,6 +475,7 @@ impl DaemonSetStatusApply {
         self
     }
     /// Sets `updatedNumberScheduled`, replacing an earlier value.
+    #[inline]
     pub fn with_updated_number_scheduled(
         mut self,
         value: impl ::std::convert::Into<i32>,

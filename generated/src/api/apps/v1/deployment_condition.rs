@@ -294,6 +294,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeploymentConditionAp
 #[cfg(feature = "apply")]
 impl DeploymentConditionApply {
     /// Sets `lastTransitionTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_transition_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -302,6 +303,7 @@ impl DeploymentConditionApply {
         self
     }
     /// Sets `lastUpdateTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_update_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -310,6 +312,7 @@ impl DeploymentConditionApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -318,6 +321,7 @@ impl DeploymentConditionApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -326,6 +330,7 @@ impl DeploymentConditionApply {
         self
     }
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -334,6 +339,7 @@ impl DeploymentConditionApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

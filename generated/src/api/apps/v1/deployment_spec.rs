@@ -362,6 +362,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeploymentSpecApply {
 #[cfg(feature = "apply")]
 impl DeploymentSpecApply {
     /// Sets `minReadySeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_min_ready_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -370,11 +371,13 @@ impl DeploymentSpecApply {
         self
     }
     /// Sets `paused`, replacing an earlier value.
+    #[inline]
     pub fn with_paused(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.paused = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `progressDeadlineSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_progress_deadline_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -383,11 +386,13 @@ impl DeploymentSpecApply {
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `revisionHistoryLimit`, replacing an earlier value.
+    #[inline]
     pub fn with_revision_history_limit(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -396,6 +401,7 @@ impl DeploymentSpecApply {
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -404,6 +410,7 @@ impl DeploymentSpecApply {
         self
     }
     /// Sets `strategy`, replacing an earlier value.
+    #[inline]
     pub fn with_strategy(
         mut self,
         value: crate::api::apps::v1::DeploymentStrategyApply,
@@ -412,6 +419,7 @@ impl DeploymentSpecApply {
         self
     }
     /// Sets `template`, replacing an earlier value.
+    #[inline]
     pub fn with_template(
         mut self,
         value: crate::api::core::v1::PodTemplateSpecApply,

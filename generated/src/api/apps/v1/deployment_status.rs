@@ -382,6 +382,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeploymentStatusApply
 #[cfg(feature = "apply")]
 impl DeploymentStatusApply {
     /// Sets `availableReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_available_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -390,6 +391,7 @@ impl DeploymentStatusApply {
         self
     }
     /// Sets `collisionCount`, replacing an earlier value.
+    #[inline]
     pub fn with_collision_count(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -398,6 +400,7 @@ impl DeploymentStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -412,6 +415,7 @@ impl DeploymentStatusApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -420,16 +424,19 @@ impl DeploymentStatusApply {
         self
     }
     /// Sets `readyReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_ready_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.ready_replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `terminatingReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_terminating_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -438,6 +445,7 @@ impl DeploymentStatusApply {
         self
     }
     /// Sets `unavailableReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_unavailable_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -446,6 +454,7 @@ impl DeploymentStatusApply {
         self
     }
     /// Sets `updatedReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_updated_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,

@@ -197,6 +197,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeploymentStrategyApp
 #[cfg(feature = "apply")]
 impl DeploymentStrategyApply {
     /// Sets `rollingUpdate`, replacing an earlier value.
+    #[inline]
     pub fn with_rolling_update(
         mut self,
         value: crate::api::apps::v1::RollingUpdateDeploymentApply,
@@ -205,6 +206,7 @@ impl DeploymentStrategyApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -236,6 +236,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ReplicaSetSpecApply {
 #[cfg(feature = "apply")]
 impl ReplicaSetSpecApply {
     /// Sets `minReadySeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_min_ready_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -244,11 +245,13 @@ impl ReplicaSetSpecApply {
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -257,6 +260,7 @@ impl ReplicaSetSpecApply {
         self
     }
     /// Sets `template`, replacing an earlier value.
+    #[inline]
     pub fn with_template(
         mut self,
         value: crate::api::core::v1::PodTemplateSpecApply,

@@ -321,6 +321,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ReplicaSetStatusApply
 #[cfg(feature = "apply")]
 impl ReplicaSetStatusApply {
     /// Sets `availableReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_available_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -329,6 +330,7 @@ impl ReplicaSetStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -343,6 +345,7 @@ impl ReplicaSetStatusApply {
         self
     }
     /// Sets `fullyLabeledReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_fully_labeled_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -351,6 +354,7 @@ impl ReplicaSetStatusApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -359,16 +363,19 @@ impl ReplicaSetStatusApply {
         self
     }
     /// Sets `readyReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_ready_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.ready_replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `terminatingReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_terminating_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,

@@ -155,6 +155,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for RollingUpdateDeployme
 #[cfg(feature = "apply")]
 impl RollingUpdateDeploymentApply {
     /// Sets `maxSurge`, replacing an earlier value.
+    #[inline]
     pub fn with_max_surge(
         mut self,
         value: impl ::std::convert::Into<
@@ -165,6 +166,7 @@ impl RollingUpdateDeploymentApply {
         self
     }
     /// Sets `maxUnavailable`, replacing an earlier value.
+    #[inline]
     pub fn with_max_unavailable(
         mut self,
         value: impl ::std::convert::Into<

@@ -159,6 +159,7 @@ for RollingUpdateStatefulSetStrategyApply {
 #[cfg(feature = "apply")]
 impl RollingUpdateStatefulSetStrategyApply {
     /// Sets `maxUnavailable`, replacing an earlier value.
+    #[inline]
     pub fn with_max_unavailable(
         mut self,
         value: impl ::std::convert::Into<
@@ -169,6 +170,7 @@ impl RollingUpdateStatefulSetStrategyApply {
         self
     }
     /// Sets `partition`, replacing an earlier value.
+    #[inline]
     pub fn with_partition(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.partition = ::std::option::Option::Some(value.into());
         self

@@ -140,6 +140,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatefulSetOrdinalsAp
 #[cfg(feature = "apply")]
 impl StatefulSetOrdinalsApply {
     /// Sets `start`, replacing an earlier value.
+    #[inline]
     pub fn with_start(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.start = ::std::option::Option::Some(value.into());
         self

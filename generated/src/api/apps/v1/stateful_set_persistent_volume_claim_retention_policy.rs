@@ -193,6 +193,7 @@ for StatefulSetPersistentVolumeClaimRetentionPolicyApply {
 #[cfg(feature = "apply")]
 impl StatefulSetPersistentVolumeClaimRetentionPolicyApply {
     /// Sets `whenDeleted`, replacing an earlier value.
+    #[inline]
     pub fn with_when_deleted(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -201,6 +202,7 @@ impl StatefulSetPersistentVolumeClaimRetentionPolicyApply {
         self
     }
     /// Sets `whenScaled`, replacing an earlier value.
+    #[inline]
     pub fn with_when_scaled(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -544,6 +544,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatefulSetSpecApply 
 #[cfg(feature = "apply")]
 impl StatefulSetSpecApply {
     /// Sets `minReadySeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_min_ready_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -552,6 +553,7 @@ impl StatefulSetSpecApply {
         self
     }
     /// Sets `ordinals`, replacing an earlier value.
+    #[inline]
     pub fn with_ordinals(
         mut self,
         value: crate::api::apps::v1::StatefulSetOrdinalsApply,
@@ -560,6 +562,7 @@ impl StatefulSetSpecApply {
         self
     }
     /// Sets `persistentVolumeClaimRetentionPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_persistent_volume_claim_retention_policy(
         mut self,
         value: crate::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicyApply,
@@ -570,6 +573,7 @@ impl StatefulSetSpecApply {
         self
     }
     /// Sets `podManagementPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_management_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -578,11 +582,13 @@ impl StatefulSetSpecApply {
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `revisionHistoryLimit`, replacing an earlier value.
+    #[inline]
     pub fn with_revision_history_limit(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -591,6 +597,7 @@ impl StatefulSetSpecApply {
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -599,6 +606,7 @@ impl StatefulSetSpecApply {
         self
     }
     /// Sets `serviceName`, replacing an earlier value.
+    #[inline]
     pub fn with_service_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -607,6 +615,7 @@ impl StatefulSetSpecApply {
         self
     }
     /// Sets `template`, replacing an earlier value.
+    #[inline]
     pub fn with_template(
         mut self,
         value: crate::api::core::v1::PodTemplateSpecApply,
@@ -615,6 +624,7 @@ impl StatefulSetSpecApply {
         self
     }
     /// Sets `updateStrategy`, replacing an earlier value.
+    #[inline]
     pub fn with_update_strategy(
         mut self,
         value: crate::api::apps::v1::StatefulSetUpdateStrategyApply,
@@ -625,6 +635,7 @@ impl StatefulSetSpecApply {
         self
     }
     /// Appends the values to `volumeClaimTemplates` (a later call appends more).
+    #[inline]
     pub fn with_volume_claim_templates(
         mut self,
         values: impl ::std::iter::IntoIterator<

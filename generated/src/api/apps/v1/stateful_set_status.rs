@@ -424,6 +424,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatefulSetStatusAppl
 #[cfg(feature = "apply")]
 impl StatefulSetStatusApply {
     /// Sets `availableReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_available_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -432,6 +433,7 @@ impl StatefulSetStatusApply {
         self
     }
     /// Sets `collisionCount`, replacing an earlier value.
+    #[inline]
     pub fn with_collision_count(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -440,6 +442,7 @@ impl StatefulSetStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -454,6 +457,7 @@ impl StatefulSetStatusApply {
         self
     }
     /// Sets `currentReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_current_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -462,6 +466,7 @@ impl StatefulSetStatusApply {
         self
     }
     /// Sets `currentRevision`, replacing an earlier value.
+    #[inline]
     pub fn with_current_revision(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -470,6 +475,7 @@ impl StatefulSetStatusApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -478,16 +484,19 @@ impl StatefulSetStatusApply {
         self
     }
     /// Sets `readyReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_ready_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.ready_replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `updateRevision`, replacing an earlier value.
+    #[inline]
     pub fn with_update_revision(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -496,6 +505,7 @@ impl StatefulSetStatusApply {
         self
     }
     /// Sets `updatedReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_updated_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,

@@ -199,6 +199,7 @@ for StatefulSetUpdateStrategyApply {
 #[cfg(feature = "apply")]
 impl StatefulSetUpdateStrategyApply {
     /// Sets `rollingUpdate`, replacing an earlier value.
+    #[inline]
     pub fn with_rolling_update(
         mut self,
         value: crate::api::apps::v1::RollingUpdateStatefulSetStrategyApply,
@@ -207,6 +208,7 @@ impl StatefulSetUpdateStrategyApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

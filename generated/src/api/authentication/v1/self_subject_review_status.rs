@@ -150,6 +150,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SelfSubjectReviewStat
 #[cfg(feature = "apply")]
 impl SelfSubjectReviewStatusApply {
     /// Sets `userInfo`, replacing an earlier value.
+    #[inline]
     pub fn with_user_info(
         mut self,
         value: crate::api::authentication::v1::UserInfoApply,

@@ -213,6 +213,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenRequestSpecApply
 #[cfg(feature = "apply")]
 impl TokenRequestSpecApply {
     /// Appends the values to `audiences` (a later call appends more).
+    #[inline]
     pub fn with_audiences(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -227,6 +228,7 @@ impl TokenRequestSpecApply {
         self
     }
     /// Sets `boundObjectRef`, replacing an earlier value.
+    #[inline]
     pub fn with_bound_object_ref(
         mut self,
         value: crate::api::authentication::v1::BoundObjectReferenceApply,
@@ -237,6 +239,7 @@ impl TokenRequestSpecApply {
         self
     }
     /// Sets `expirationSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_expiration_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,

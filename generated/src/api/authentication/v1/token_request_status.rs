@@ -162,6 +162,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenRequestStatusApp
 #[cfg(feature = "apply")]
 impl TokenRequestStatusApply {
     /// Sets `expirationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_expiration_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -170,6 +171,7 @@ impl TokenRequestStatusApply {
         self
     }
     /// Sets `token`, replacing an earlier value.
+    #[inline]
     pub fn with_token(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

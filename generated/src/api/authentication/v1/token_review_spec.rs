@@ -181,6 +181,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenReviewSpecApply 
 #[cfg(feature = "apply")]
 impl TokenReviewSpecApply {
     /// Appends the values to `audiences` (a later call appends more).
+    #[inline]
     pub fn with_audiences(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -195,6 +196,7 @@ impl TokenReviewSpecApply {
         self
     }
     /// Sets `token`, replacing an earlier value.
+    #[inline]
     pub fn with_token(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -251,6 +251,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenReviewStatusAppl
 #[cfg(feature = "apply")]
 impl TokenReviewStatusApply {
     /// Appends the values to `audiences` (a later call appends more).
+    #[inline]
     pub fn with_audiences(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -265,11 +266,13 @@ impl TokenReviewStatusApply {
         self
     }
     /// Sets `authenticated`, replacing an earlier value.
+    #[inline]
     pub fn with_authenticated(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.authenticated = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `error`, replacing an earlier value.
+    #[inline]
     pub fn with_error(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -278,6 +281,7 @@ impl TokenReviewStatusApply {
         self
     }
     /// Sets `user`, replacing an earlier value.
+    #[inline]
     pub fn with_user(
         mut self,
         value: crate::api::authentication::v1::UserInfoApply,

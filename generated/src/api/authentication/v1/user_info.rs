@@ -239,6 +239,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for UserInfoApply {
 #[cfg(feature = "apply")]
 impl UserInfoApply {
     /// Adds the entries to `extra`, replacing the values of keys already there.
+    #[inline]
     pub fn with_extra(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -258,6 +259,7 @@ impl UserInfoApply {
         self
     }
     /// Appends the values to `groups` (a later call appends more).
+    #[inline]
     pub fn with_groups(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -272,6 +274,7 @@ impl UserInfoApply {
         self
     }
     /// Sets `uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -280,6 +283,7 @@ impl UserInfoApply {
         self
     }
     /// Sets `username`, replacing an earlier value.
+    #[inline]
     pub fn with_username(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

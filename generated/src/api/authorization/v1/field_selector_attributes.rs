@@ -195,6 +195,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FieldSelectorAttribut
 #[cfg(feature = "apply")]
 impl FieldSelectorAttributesApply {
     /// Sets `rawSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_raw_selector(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -203,6 +204,7 @@ impl FieldSelectorAttributesApply {
         self
     }
     /// Appends the values to `requirements` (a later call appends more).
+    #[inline]
     pub fn with_requirements(
         mut self,
         values: impl ::std::iter::IntoIterator<

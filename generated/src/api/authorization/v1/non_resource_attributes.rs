@@ -169,6 +169,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NonResourceAttributes
 #[cfg(feature = "apply")]
 impl NonResourceAttributesApply {
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -177,6 +178,7 @@ impl NonResourceAttributesApply {
         self
     }
     /// Sets `verb`, replacing an earlier value.
+    #[inline]
     pub fn with_verb(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

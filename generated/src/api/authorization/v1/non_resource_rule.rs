@@ -178,6 +178,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NonResourceRuleApply 
 #[cfg(feature = "apply")]
 impl NonResourceRuleApply {
     /// Appends the values to `nonResourceURLs` (a later call appends more).
+    #[inline]
     pub fn with_non_resource_urls(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -192,6 +193,7 @@ impl NonResourceRuleApply {
         self
     }
     /// Appends the values to `verbs` (a later call appends more).
+    #[inline]
     pub fn with_verbs(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -450,6 +450,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceAttributesApp
 #[cfg(feature = "apply")]
 impl ResourceAttributesApply {
     /// Sets `fieldSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_field_selector(
         mut self,
         value: crate::api::authorization::v1::FieldSelectorAttributesApply,
@@ -458,6 +459,7 @@ impl ResourceAttributesApply {
         self
     }
     /// Sets `group`, replacing an earlier value.
+    #[inline]
     pub fn with_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -466,6 +468,7 @@ impl ResourceAttributesApply {
         self
     }
     /// Sets `labelSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_label_selector(
         mut self,
         value: crate::api::authorization::v1::LabelSelectorAttributesApply,
@@ -474,6 +477,7 @@ impl ResourceAttributesApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -482,6 +486,7 @@ impl ResourceAttributesApply {
         self
     }
     /// Sets `namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -490,6 +495,7 @@ impl ResourceAttributesApply {
         self
     }
     /// Sets `resource`, replacing an earlier value.
+    #[inline]
     pub fn with_resource(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -498,6 +504,7 @@ impl ResourceAttributesApply {
         self
     }
     /// Sets `subresource`, replacing an earlier value.
+    #[inline]
     pub fn with_subresource(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -506,6 +513,7 @@ impl ResourceAttributesApply {
         self
     }
     /// Sets `verb`, replacing an earlier value.
+    #[inline]
     pub fn with_verb(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -514,6 +522,7 @@ impl ResourceAttributesApply {
         self
     }
     /// Sets `version`, replacing an earlier value.
+    #[inline]
     pub fn with_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -257,6 +257,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceRuleApply {
 #[cfg(feature = "apply")]
 impl ResourceRuleApply {
     /// Appends the values to `apiGroups` (a later call appends more).
+    #[inline]
     pub fn with_api_groups(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -271,6 +272,7 @@ impl ResourceRuleApply {
         self
     }
     /// Appends the values to `resourceNames` (a later call appends more).
+    #[inline]
     pub fn with_resource_names(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -285,6 +287,7 @@ impl ResourceRuleApply {
         self
     }
     /// Appends the values to `resources` (a later call appends more).
+    #[inline]
     pub fn with_resources(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -299,6 +302,7 @@ impl ResourceRuleApply {
         self
     }
     /// Appends the values to `verbs` (a later call appends more).
+    #[inline]
     pub fn with_verbs(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -201,6 +201,7 @@ for SelfSubjectAccessReviewSpecApply {
 #[cfg(feature = "apply")]
 impl SelfSubjectAccessReviewSpecApply {
     /// Sets `nonResourceAttributes`, replacing an earlier value.
+    #[inline]
     pub fn with_non_resource_attributes(
         mut self,
         value: crate::api::authorization::v1::NonResourceAttributesApply,
@@ -211,6 +212,7 @@ impl SelfSubjectAccessReviewSpecApply {
         self
     }
     /// Sets `resourceAttributes`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_attributes(
         mut self,
         value: crate::api::authorization::v1::ResourceAttributesApply,

@@ -144,6 +144,7 @@ for SelfSubjectRulesReviewSpecApply {
 #[cfg(feature = "apply")]
 impl SelfSubjectRulesReviewSpecApply {
     /// Sets `namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

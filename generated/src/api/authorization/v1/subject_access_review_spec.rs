@@ -329,6 +329,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SubjectAccessReviewSp
 #[cfg(feature = "apply")]
 impl SubjectAccessReviewSpecApply {
     /// Adds the entries to `extra`, replacing the values of keys already there.
+    #[inline]
     pub fn with_extra(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -348,6 +349,7 @@ impl SubjectAccessReviewSpecApply {
         self
     }
     /// Appends the values to `groups` (a later call appends more).
+    #[inline]
     pub fn with_groups(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -362,6 +364,7 @@ impl SubjectAccessReviewSpecApply {
         self
     }
     /// Sets `nonResourceAttributes`, replacing an earlier value.
+    #[inline]
     pub fn with_non_resource_attributes(
         mut self,
         value: crate::api::authorization::v1::NonResourceAttributesApply,
@@ -372,6 +375,7 @@ impl SubjectAccessReviewSpecApply {
         self
     }
     /// Sets `resourceAttributes`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_attributes(
         mut self,
         value: crate::api::authorization::v1::ResourceAttributesApply,
@@ -382,6 +386,7 @@ impl SubjectAccessReviewSpecApply {
         self
     }
     /// Sets `uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -390,6 +395,7 @@ impl SubjectAccessReviewSpecApply {
         self
     }
     /// Sets `user`, replacing an earlier value.
+    #[inline]
     pub fn with_user(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -235,16 +235,19 @@ for SubjectAccessReviewStatusApply {
 #[cfg(feature = "apply")]
 impl SubjectAccessReviewStatusApply {
     /// Sets `allowed`, replacing an earlier value.
+    #[inline]
     pub fn with_allowed(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.allowed = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `denied`, replacing an earlier value.
+    #[inline]
     pub fn with_denied(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.denied = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `evaluationError`, replacing an earlier value.
+    #[inline]
     pub fn with_evaluation_error(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -253,6 +256,7 @@ impl SubjectAccessReviewStatusApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

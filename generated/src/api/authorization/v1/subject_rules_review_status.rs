@@ -260,6 +260,7 @@ for SubjectRulesReviewStatusApply {
 #[cfg(feature = "apply")]
 impl SubjectRulesReviewStatusApply {
     /// Sets `evaluationError`, replacing an earlier value.
+    #[inline]
     pub fn with_evaluation_error(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -268,11 +269,13 @@ impl SubjectRulesReviewStatusApply {
         self
     }
     /// Sets `incomplete`, replacing an earlier value.
+    #[inline]
     pub fn with_incomplete(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.incomplete = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `nonResourceRules` (a later call appends more).
+    #[inline]
     pub fn with_non_resource_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -287,6 +290,7 @@ impl SubjectRulesReviewStatusApply {
         self
     }
     /// Appends the values to `resourceRules` (a later call appends more).
+    #[inline]
     pub fn with_resource_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -225,16 +225,19 @@ for HorizontalPodAutoscalerSpecApply {
 #[cfg(feature = "apply")]
 impl HorizontalPodAutoscalerSpecApply {
     /// Sets `maxReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_max_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.max_replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `minReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_min_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.min_replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `scaleTargetRef`, replacing an earlier value.
+    #[inline]
     pub fn with_scale_target_ref(
         mut self,
         value: crate::api::autoscaling::v1::CrossVersionObjectReferenceApply,
@@ -243,6 +246,7 @@ impl HorizontalPodAutoscalerSpecApply {
         self
     }
     /// Sets `targetCPUUtilizationPercentage`, replacing an earlier value.
+    #[inline]
     pub fn with_target_cpu_utilization_percentage(
         mut self,
         value: impl ::std::convert::Into<i32>,

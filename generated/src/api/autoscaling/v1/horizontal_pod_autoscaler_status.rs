@@ -240,6 +240,7 @@ for HorizontalPodAutoscalerStatusApply {
 #[cfg(feature = "apply")]
 impl HorizontalPodAutoscalerStatusApply {
     /// Sets `currentCPUUtilizationPercentage`, replacing an earlier value.
+    #[inline]
     pub fn with_current_cpu_utilization_percentage(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -250,6 +251,7 @@ impl HorizontalPodAutoscalerStatusApply {
         self
     }
     /// Sets `currentReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_current_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -258,6 +260,7 @@ impl HorizontalPodAutoscalerStatusApply {
         self
     }
     /// Sets `desiredReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_desired_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -266,6 +269,7 @@ impl HorizontalPodAutoscalerStatusApply {
         self
     }
     /// Sets `lastScaleTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_scale_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -274,6 +278,7 @@ impl HorizontalPodAutoscalerStatusApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,

@@ -134,6 +134,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ScaleSpecApply {
 #[cfg(feature = "apply")]
 impl ScaleSpecApply {
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self

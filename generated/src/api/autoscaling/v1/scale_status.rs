@@ -164,11 +164,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ScaleStatusApply {
 #[cfg(feature = "apply")]
 impl ScaleStatusApply {
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

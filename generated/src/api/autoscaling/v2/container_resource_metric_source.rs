@@ -205,6 +205,7 @@ for ContainerResourceMetricSourceApply {
 #[cfg(feature = "apply")]
 impl ContainerResourceMetricSourceApply {
     /// Sets `container`, replacing an earlier value.
+    #[inline]
     pub fn with_container(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -213,6 +214,7 @@ impl ContainerResourceMetricSourceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -221,6 +223,7 @@ impl ContainerResourceMetricSourceApply {
         self
     }
     /// Sets `target`, replacing an earlier value.
+    #[inline]
     pub fn with_target(
         mut self,
         value: crate::api::autoscaling::v2::MetricTargetApply,

@@ -205,6 +205,7 @@ for ContainerResourceMetricStatusApply {
 #[cfg(feature = "apply")]
 impl ContainerResourceMetricStatusApply {
     /// Sets `container`, replacing an earlier value.
+    #[inline]
     pub fn with_container(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -213,6 +214,7 @@ impl ContainerResourceMetricStatusApply {
         self
     }
     /// Sets `current`, replacing an earlier value.
+    #[inline]
     pub fn with_current(
         mut self,
         value: crate::api::autoscaling::v2::MetricValueStatusApply,
@@ -221,6 +223,7 @@ impl ContainerResourceMetricStatusApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -201,6 +201,7 @@ for HorizontalPodAutoscalerBehaviorApply {
 #[cfg(feature = "apply")]
 impl HorizontalPodAutoscalerBehaviorApply {
     /// Sets `scaleDown`, replacing an earlier value.
+    #[inline]
     pub fn with_scale_down(
         mut self,
         value: crate::api::autoscaling::v2::HPAScalingRulesApply,
@@ -209,6 +210,7 @@ impl HorizontalPodAutoscalerBehaviorApply {
         self
     }
     /// Sets `scaleUp`, replacing an earlier value.
+    #[inline]
     pub fn with_scale_up(
         mut self,
         value: crate::api::autoscaling::v2::HPAScalingRulesApply,

@@ -282,6 +282,7 @@ for HorizontalPodAutoscalerSpecApply {
 #[cfg(feature = "apply")]
 impl HorizontalPodAutoscalerSpecApply {
     /// Sets `behavior`, replacing an earlier value.
+    #[inline]
     pub fn with_behavior(
         mut self,
         value: crate::api::autoscaling::v2::HorizontalPodAutoscalerBehaviorApply,
@@ -290,11 +291,13 @@ impl HorizontalPodAutoscalerSpecApply {
         self
     }
     /// Sets `maxReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_max_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.max_replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `metrics` (a later call appends more).
+    #[inline]
     pub fn with_metrics(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -309,11 +312,13 @@ impl HorizontalPodAutoscalerSpecApply {
         self
     }
     /// Sets `minReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_min_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.min_replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `scaleTargetRef`, replacing an earlier value.
+    #[inline]
     pub fn with_scale_target_ref(
         mut self,
         value: crate::api::autoscaling::v2::CrossVersionObjectReferenceApply,

@@ -308,6 +308,7 @@ for HorizontalPodAutoscalerStatusApply {
 #[cfg(feature = "apply")]
 impl HorizontalPodAutoscalerStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -322,6 +323,7 @@ impl HorizontalPodAutoscalerStatusApply {
         self
     }
     /// Appends the values to `currentMetrics` (a later call appends more).
+    #[inline]
     pub fn with_current_metrics(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -336,6 +338,7 @@ impl HorizontalPodAutoscalerStatusApply {
         self
     }
     /// Sets `currentReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_current_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -344,6 +347,7 @@ impl HorizontalPodAutoscalerStatusApply {
         self
     }
     /// Sets `desiredReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_desired_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -352,6 +356,7 @@ impl HorizontalPodAutoscalerStatusApply {
         self
     }
     /// Sets `lastScaleTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_scale_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -360,6 +365,7 @@ impl HorizontalPodAutoscalerStatusApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,

@@ -179,11 +179,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HPAScalingPolicyApply
 #[cfg(feature = "apply")]
 impl HPAScalingPolicyApply {
     /// Sets `periodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_period_seconds(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.period_seconds = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -192,6 +194,7 @@ impl HPAScalingPolicyApply {
         self
     }
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.value = ::std::option::Option::Some(value.into());
         self

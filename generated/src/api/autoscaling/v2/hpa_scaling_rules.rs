@@ -253,6 +253,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HPAScalingRulesApply 
 #[cfg(feature = "apply")]
 impl HPAScalingRulesApply {
     /// Appends the values to `policies` (a later call appends more).
+    #[inline]
     pub fn with_policies(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -267,6 +268,7 @@ impl HPAScalingRulesApply {
         self
     }
     /// Sets `selectPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_select_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -275,6 +277,7 @@ impl HPAScalingRulesApply {
         self
     }
     /// Sets `stabilizationWindowSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_stabilization_window_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -283,6 +286,7 @@ impl HPAScalingRulesApply {
         self
     }
     /// Sets `tolerance`, replacing an earlier value.
+    #[inline]
     pub fn with_tolerance(
         mut self,
         value: impl ::std::convert::Into<

@@ -177,6 +177,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricIdentifierApply
 #[cfg(feature = "apply")]
 impl MetricIdentifierApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -185,6 +186,7 @@ impl MetricIdentifierApply {
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,

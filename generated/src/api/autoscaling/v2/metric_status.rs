@@ -350,6 +350,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricStatusApply {
 #[cfg(feature = "apply")]
 impl MetricStatusApply {
     /// Sets `containerResource`, replacing an earlier value.
+    #[inline]
     pub fn with_container_resource(
         mut self,
         value: crate::api::autoscaling::v2::ContainerResourceMetricStatusApply,
@@ -360,6 +361,7 @@ impl MetricStatusApply {
         self
     }
     /// Sets `external`, replacing an earlier value.
+    #[inline]
     pub fn with_external(
         mut self,
         value: crate::api::autoscaling::v2::ExternalMetricStatusApply,
@@ -368,6 +370,7 @@ impl MetricStatusApply {
         self
     }
     /// Sets `object`, replacing an earlier value.
+    #[inline]
     pub fn with_object(
         mut self,
         value: crate::api::autoscaling::v2::ObjectMetricStatusApply,
@@ -376,6 +379,7 @@ impl MetricStatusApply {
         self
     }
     /// Sets `pods`, replacing an earlier value.
+    #[inline]
     pub fn with_pods(
         mut self,
         value: crate::api::autoscaling::v2::PodsMetricStatusApply,
@@ -384,6 +388,7 @@ impl MetricStatusApply {
         self
     }
     /// Sets `resource`, replacing an earlier value.
+    #[inline]
     pub fn with_resource(
         mut self,
         value: crate::api::autoscaling::v2::ResourceMetricStatusApply,
@@ -392,6 +397,7 @@ impl MetricStatusApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

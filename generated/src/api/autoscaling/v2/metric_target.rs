@@ -213,6 +213,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricTargetApply {
 #[cfg(feature = "apply")]
 impl MetricTargetApply {
     /// Sets `averageUtilization`, replacing an earlier value.
+    #[inline]
     pub fn with_average_utilization(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -221,6 +222,7 @@ impl MetricTargetApply {
         self
     }
     /// Sets `averageValue`, replacing an earlier value.
+    #[inline]
     pub fn with_average_value(
         mut self,
         value: impl ::std::convert::Into<
@@ -231,6 +233,7 @@ impl MetricTargetApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -239,6 +242,7 @@ impl MetricTargetApply {
         self
     }
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(
         mut self,
         value: impl ::std::convert::Into<

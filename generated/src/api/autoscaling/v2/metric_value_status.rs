@@ -184,6 +184,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricValueStatusAppl
 #[cfg(feature = "apply")]
 impl MetricValueStatusApply {
     /// Sets `averageUtilization`, replacing an earlier value.
+    #[inline]
     pub fn with_average_utilization(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -192,6 +193,7 @@ impl MetricValueStatusApply {
         self
     }
     /// Sets `averageValue`, replacing an earlier value.
+    #[inline]
     pub fn with_average_value(
         mut self,
         value: impl ::std::convert::Into<
@@ -202,6 +204,7 @@ impl MetricValueStatusApply {
         self
     }
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(
         mut self,
         value: impl ::std::convert::Into<

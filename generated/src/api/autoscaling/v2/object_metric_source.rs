@@ -215,6 +215,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectMetricSourceApp
 #[cfg(feature = "apply")]
 impl ObjectMetricSourceApply {
     /// Sets `describedObject`, replacing an earlier value.
+    #[inline]
     pub fn with_described_object(
         mut self,
         value: crate::api::autoscaling::v2::CrossVersionObjectReferenceApply,
@@ -223,6 +224,7 @@ impl ObjectMetricSourceApply {
         self
     }
     /// Sets `metric`, replacing an earlier value.
+    #[inline]
     pub fn with_metric(
         mut self,
         value: crate::api::autoscaling::v2::MetricIdentifierApply,
@@ -231,6 +233,7 @@ impl ObjectMetricSourceApply {
         self
     }
     /// Sets `target`, replacing an earlier value.
+    #[inline]
     pub fn with_target(
         mut self,
         value: crate::api::autoscaling::v2::MetricTargetApply,

@@ -216,6 +216,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectMetricStatusApp
 #[cfg(feature = "apply")]
 impl ObjectMetricStatusApply {
     /// Sets `current`, replacing an earlier value.
+    #[inline]
     pub fn with_current(
         mut self,
         value: crate::api::autoscaling::v2::MetricValueStatusApply,
@@ -224,6 +225,7 @@ impl ObjectMetricStatusApply {
         self
     }
     /// Sets `describedObject`, replacing an earlier value.
+    #[inline]
     pub fn with_described_object(
         mut self,
         value: crate::api::autoscaling::v2::CrossVersionObjectReferenceApply,
@@ -232,6 +234,7 @@ impl ObjectMetricStatusApply {
         self
     }
     /// Sets `metric`, replacing an earlier value.
+    #[inline]
     pub fn with_metric(
         mut self,
         value: crate::api::autoscaling::v2::MetricIdentifierApply,

@@ -177,6 +177,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodsMetricSourceApply
 #[cfg(feature = "apply")]
 impl PodsMetricSourceApply {
     /// Sets `metric`, replacing an earlier value.
+    #[inline]
     pub fn with_metric(
         mut self,
         value: crate::api::autoscaling::v2::MetricIdentifierApply,
@@ -185,6 +186,7 @@ impl PodsMetricSourceApply {
         self
     }
     /// Sets `target`, replacing an earlier value.
+    #[inline]
     pub fn with_target(
         mut self,
         value: crate::api::autoscaling::v2::MetricTargetApply,

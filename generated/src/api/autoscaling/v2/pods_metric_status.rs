@@ -177,6 +177,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodsMetricStatusApply
 #[cfg(feature = "apply")]
 impl PodsMetricStatusApply {
     /// Sets `current`, replacing an earlier value.
+    #[inline]
     pub fn with_current(
         mut self,
         value: crate::api::autoscaling::v2::MetricValueStatusApply,
@@ -185,6 +186,7 @@ impl PodsMetricStatusApply {
         self
     }
     /// Sets `metric`, replacing an earlier value.
+    #[inline]
     pub fn with_metric(
         mut self,
         value: crate::api::autoscaling::v2::MetricIdentifierApply,

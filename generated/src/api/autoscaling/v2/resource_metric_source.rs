@@ -171,6 +171,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceMetricSourceA
 #[cfg(feature = "apply")]
 impl ResourceMetricSourceApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -179,6 +180,7 @@ impl ResourceMetricSourceApply {
         self
     }
     /// Sets `target`, replacing an earlier value.
+    #[inline]
     pub fn with_target(
         mut self,
         value: crate::api::autoscaling::v2::MetricTargetApply,

@@ -171,6 +171,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceMetricStatusA
 #[cfg(feature = "apply")]
 impl ResourceMetricStatusApply {
     /// Sets `current`, replacing an earlier value.
+    #[inline]
     pub fn with_current(
         mut self,
         value: crate::api::autoscaling::v2::MetricValueStatusApply,
@@ -179,6 +180,7 @@ impl ResourceMetricStatusApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

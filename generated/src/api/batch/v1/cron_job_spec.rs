@@ -369,6 +369,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CronJobSpecApply {
 #[cfg(feature = "apply")]
 impl CronJobSpecApply {
     /// Sets `concurrencyPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_concurrency_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -377,6 +378,7 @@ impl CronJobSpecApply {
         self
     }
     /// Sets `failedJobsHistoryLimit`, replacing an earlier value.
+    #[inline]
     pub fn with_failed_jobs_history_limit(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -385,6 +387,7 @@ impl CronJobSpecApply {
         self
     }
     /// Sets `jobTemplate`, replacing an earlier value.
+    #[inline]
     pub fn with_job_template(
         mut self,
         value: crate::api::batch::v1::JobTemplateSpecApply,
@@ -393,6 +396,7 @@ impl CronJobSpecApply {
         self
     }
     /// Sets `schedule`, replacing an earlier value.
+    #[inline]
     pub fn with_schedule(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -401,6 +405,7 @@ impl CronJobSpecApply {
         self
     }
     /// Sets `startingDeadlineSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_starting_deadline_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -409,6 +414,7 @@ impl CronJobSpecApply {
         self
     }
     /// Sets `successfulJobsHistoryLimit`, replacing an earlier value.
+    #[inline]
     pub fn with_successful_jobs_history_limit(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -417,11 +423,13 @@ impl CronJobSpecApply {
         self
     }
     /// Sets `suspend`, replacing an earlier value.
+    #[inline]
     pub fn with_suspend(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.suspend = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `timeZone`, replacing an earlier value.
+    #[inline]
     pub fn with_time_zone(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -208,6 +208,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CronJobStatusApply {
 #[cfg(feature = "apply")]
 impl CronJobStatusApply {
     /// Appends the values to `active` (a later call appends more).
+    #[inline]
     pub fn with_active(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -220,6 +221,7 @@ impl CronJobStatusApply {
         self
     }
     /// Sets `lastScheduleTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_schedule_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -228,6 +230,7 @@ impl CronJobStatusApply {
         self
     }
     /// Sets `lastSuccessfulTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_successful_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,

@@ -665,6 +665,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for JobSpecApply {
 #[cfg(feature = "apply")]
 impl JobSpecApply {
     /// Sets `activeDeadlineSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_active_deadline_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -673,11 +674,13 @@ impl JobSpecApply {
         self
     }
     /// Sets `backoffLimit`, replacing an earlier value.
+    #[inline]
     pub fn with_backoff_limit(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.backoff_limit = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `backoffLimitPerIndex`, replacing an earlier value.
+    #[inline]
     pub fn with_backoff_limit_per_index(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -686,6 +689,7 @@ impl JobSpecApply {
         self
     }
     /// Sets `completionMode`, replacing an earlier value.
+    #[inline]
     pub fn with_completion_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -694,11 +698,13 @@ impl JobSpecApply {
         self
     }
     /// Sets `completions`, replacing an earlier value.
+    #[inline]
     pub fn with_completions(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.completions = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `managedBy`, replacing an earlier value.
+    #[inline]
     pub fn with_managed_by(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -707,6 +713,7 @@ impl JobSpecApply {
         self
     }
     /// Sets `manualSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_manual_selector(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -715,6 +722,7 @@ impl JobSpecApply {
         self
     }
     /// Sets `maxFailedIndexes`, replacing an earlier value.
+    #[inline]
     pub fn with_max_failed_indexes(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -723,11 +731,13 @@ impl JobSpecApply {
         self
     }
     /// Sets `parallelism`, replacing an earlier value.
+    #[inline]
     pub fn with_parallelism(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.parallelism = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `podFailurePolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_failure_policy(
         mut self,
         value: crate::api::batch::v1::PodFailurePolicyApply,
@@ -738,6 +748,7 @@ impl JobSpecApply {
         self
     }
     /// Sets `podReplacementPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_replacement_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -746,6 +757,7 @@ impl JobSpecApply {
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -754,6 +766,7 @@ impl JobSpecApply {
         self
     }
     /// Sets `successPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_success_policy(
         mut self,
         value: crate::api::batch::v1::SuccessPolicyApply,
@@ -762,11 +775,13 @@ impl JobSpecApply {
         self
     }
     /// Sets `suspend`, replacing an earlier value.
+    #[inline]
     pub fn with_suspend(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.suspend = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `template`, replacing an earlier value.
+    #[inline]
     pub fn with_template(
         mut self,
         value: crate::api::core::v1::PodTemplateSpecApply,
@@ -775,6 +790,7 @@ impl JobSpecApply {
         self
     }
     /// Sets `ttlSecondsAfterFinished`, replacing an earlier value.
+    #[inline]
     pub fn with_ttl_seconds_after_finished(
         mut self,
         value: impl ::std::convert::Into<i32>,

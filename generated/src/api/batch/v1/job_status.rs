@@ -488,11 +488,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for JobStatusApply {
 #[cfg(feature = "apply")]
 impl JobStatusApply {
     /// Sets `active`, replacing an earlier value.
+    #[inline]
     pub fn with_active(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.active = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `completedIndexes`, replacing an earlier value.
+    #[inline]
     pub fn with_completed_indexes(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -501,6 +503,7 @@ impl JobStatusApply {
         self
     }
     /// Sets `completionTime`, replacing an earlier value.
+    #[inline]
     pub fn with_completion_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -509,6 +512,7 @@ impl JobStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -523,11 +527,13 @@ impl JobStatusApply {
         self
     }
     /// Sets `failed`, replacing an earlier value.
+    #[inline]
     pub fn with_failed(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.failed = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `failedIndexes`, replacing an earlier value.
+    #[inline]
     pub fn with_failed_indexes(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -536,11 +542,13 @@ impl JobStatusApply {
         self
     }
     /// Sets `ready`, replacing an earlier value.
+    #[inline]
     pub fn with_ready(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.ready = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `startTime`, replacing an earlier value.
+    #[inline]
     pub fn with_start_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -549,16 +557,19 @@ impl JobStatusApply {
         self
     }
     /// Sets `succeeded`, replacing an earlier value.
+    #[inline]
     pub fn with_succeeded(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.succeeded = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `terminating`, replacing an earlier value.
+    #[inline]
     pub fn with_terminating(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.terminating = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `uncountedTerminatedPods`, replacing an earlier value.
+    #[inline]
     pub fn with_uncounted_terminated_pods(
         mut self,
         value: crate::api::batch::v1::UncountedTerminatedPodsApply,

@@ -146,6 +146,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodFailurePolicyApply
 #[cfg(feature = "apply")]
 impl PodFailurePolicyApply {
     /// Appends the values to `rules` (a later call appends more).
+    #[inline]
     pub fn with_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<

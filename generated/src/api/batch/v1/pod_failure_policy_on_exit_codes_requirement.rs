@@ -231,6 +231,7 @@ for PodFailurePolicyOnExitCodesRequirementApply {
 #[cfg(feature = "apply")]
 impl PodFailurePolicyOnExitCodesRequirementApply {
     /// Sets `containerName`, replacing an earlier value.
+    #[inline]
     pub fn with_container_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -239,6 +240,7 @@ impl PodFailurePolicyOnExitCodesRequirementApply {
         self
     }
     /// Sets `operator`, replacing an earlier value.
+    #[inline]
     pub fn with_operator(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -247,6 +249,7 @@ impl PodFailurePolicyOnExitCodesRequirementApply {
         self
     }
     /// Appends the values to `values` (a later call appends more).
+    #[inline]
     pub fn with_values(
         mut self,
         values: impl ::std::iter::IntoIterator<Item = impl ::std::convert::Into<i32>>,

@@ -177,6 +177,7 @@ for PodFailurePolicyOnPodConditionsPatternApply {
 #[cfg(feature = "apply")]
 impl PodFailurePolicyOnPodConditionsPatternApply {
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -185,6 +186,7 @@ impl PodFailurePolicyOnPodConditionsPatternApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -265,6 +265,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodFailurePolicyRuleA
 #[cfg(feature = "apply")]
 impl PodFailurePolicyRuleApply {
     /// Sets `action`, replacing an earlier value.
+    #[inline]
     pub fn with_action(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -273,6 +274,7 @@ impl PodFailurePolicyRuleApply {
         self
     }
     /// Sets `onExitCodes`, replacing an earlier value.
+    #[inline]
     pub fn with_on_exit_codes(
         mut self,
         value: crate::api::batch::v1::PodFailurePolicyOnExitCodesRequirementApply,
@@ -281,6 +283,7 @@ impl PodFailurePolicyRuleApply {
         self
     }
     /// Appends the values to `onPodConditions` (a later call appends more).
+    #[inline]
     pub fn with_on_pod_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<

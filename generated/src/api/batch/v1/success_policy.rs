@@ -144,6 +144,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SuccessPolicyApply {
 #[cfg(feature = "apply")]
 impl SuccessPolicyApply {
     /// Appends the values to `rules` (a later call appends more).
+    #[inline]
     pub fn with_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<

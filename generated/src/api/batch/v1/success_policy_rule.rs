@@ -171,6 +171,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SuccessPolicyRuleAppl
 #[cfg(feature = "apply")]
 impl SuccessPolicyRuleApply {
     /// Sets `succeededCount`, replacing an earlier value.
+    #[inline]
     pub fn with_succeeded_count(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -179,6 +180,7 @@ impl SuccessPolicyRuleApply {
         self
     }
     /// Sets `succeededIndexes`, replacing an earlier value.
+    #[inline]
     pub fn with_succeeded_indexes(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

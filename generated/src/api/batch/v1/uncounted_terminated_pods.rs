@@ -179,6 +179,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for UncountedTerminatedPo
 #[cfg(feature = "apply")]
 impl UncountedTerminatedPodsApply {
     /// Appends the values to `failed` (a later call appends more).
+    #[inline]
     pub fn with_failed(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -193,6 +194,7 @@ impl UncountedTerminatedPodsApply {
         self
     }
     /// Appends the values to `succeeded` (a later call appends more).
+    #[inline]
     pub fn with_succeeded(
         mut self,
         values: impl ::std::iter::IntoIterator<

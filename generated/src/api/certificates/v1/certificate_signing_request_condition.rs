@@ -318,6 +318,7 @@ for CertificateSigningRequestConditionApply {
 #[cfg(feature = "apply")]
 impl CertificateSigningRequestConditionApply {
     /// Sets `lastTransitionTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_transition_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -326,6 +327,7 @@ impl CertificateSigningRequestConditionApply {
         self
     }
     /// Sets `lastUpdateTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_update_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -334,6 +336,7 @@ impl CertificateSigningRequestConditionApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -342,6 +345,7 @@ impl CertificateSigningRequestConditionApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -350,6 +354,7 @@ impl CertificateSigningRequestConditionApply {
         self
     }
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -358,6 +363,7 @@ impl CertificateSigningRequestConditionApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

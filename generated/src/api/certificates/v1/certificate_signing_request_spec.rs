@@ -448,6 +448,7 @@ for CertificateSigningRequestSpecApply {
 #[cfg(feature = "apply")]
 impl CertificateSigningRequestSpecApply {
     /// Sets `expirationSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_expiration_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -456,6 +457,7 @@ impl CertificateSigningRequestSpecApply {
         self
     }
     /// Adds the entries to `extra`, replacing the values of keys already there.
+    #[inline]
     pub fn with_extra(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -475,6 +477,7 @@ impl CertificateSigningRequestSpecApply {
         self
     }
     /// Appends the values to `groups` (a later call appends more).
+    #[inline]
     pub fn with_groups(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -489,6 +492,7 @@ impl CertificateSigningRequestSpecApply {
         self
     }
     /// Sets `request`, replacing an earlier value.
+    #[inline]
     pub fn with_request(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
@@ -497,6 +501,7 @@ impl CertificateSigningRequestSpecApply {
         self
     }
     /// Sets `signerName`, replacing an earlier value.
+    #[inline]
     pub fn with_signer_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -505,6 +510,7 @@ impl CertificateSigningRequestSpecApply {
         self
     }
     /// Sets `uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -513,6 +519,7 @@ impl CertificateSigningRequestSpecApply {
         self
     }
     /// Appends the values to `usages` (a later call appends more).
+    #[inline]
     pub fn with_usages(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -527,6 +534,7 @@ impl CertificateSigningRequestSpecApply {
         self
     }
     /// Sets `username`, replacing an earlier value.
+    #[inline]
     pub fn with_username(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -225,6 +225,7 @@ for CertificateSigningRequestStatusApply {
 #[cfg(feature = "apply")]
 impl CertificateSigningRequestStatusApply {
     /// Sets `certificate`, replacing an earlier value.
+    #[inline]
     pub fn with_certificate(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
@@ -233,6 +234,7 @@ impl CertificateSigningRequestStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<

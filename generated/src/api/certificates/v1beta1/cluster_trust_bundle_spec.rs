@@ -202,6 +202,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterTrustBundleSpe
 #[cfg(feature = "apply")]
 impl ClusterTrustBundleSpecApply {
     /// Sets `signerName`, replacing an earlier value.
+    #[inline]
     pub fn with_signer_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -210,6 +211,7 @@ impl ClusterTrustBundleSpecApply {
         self
     }
     /// Sets `trustBundle`, replacing an earlier value.
+    #[inline]
     pub fn with_trust_bundle(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

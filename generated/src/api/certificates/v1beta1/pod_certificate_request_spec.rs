@@ -503,6 +503,7 @@ for PodCertificateRequestSpecApply {
 #[cfg(feature = "apply")]
 impl PodCertificateRequestSpecApply {
     /// Sets `maxExpirationSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_max_expiration_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -511,6 +512,7 @@ impl PodCertificateRequestSpecApply {
         self
     }
     /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
     pub fn with_node_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -519,6 +521,7 @@ impl PodCertificateRequestSpecApply {
         self
     }
     /// Sets `nodeUID`, replacing an earlier value.
+    #[inline]
     pub fn with_node_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -527,6 +530,7 @@ impl PodCertificateRequestSpecApply {
         self
     }
     /// Sets `pkixPublicKey`, replacing an earlier value.
+    #[inline]
     pub fn with_pkix_public_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
@@ -535,6 +539,7 @@ impl PodCertificateRequestSpecApply {
         self
     }
     /// Sets `podName`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -543,6 +548,7 @@ impl PodCertificateRequestSpecApply {
         self
     }
     /// Sets `podUID`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -551,6 +557,7 @@ impl PodCertificateRequestSpecApply {
         self
     }
     /// Sets `proofOfPossession`, replacing an earlier value.
+    #[inline]
     pub fn with_proof_of_possession(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
@@ -559,6 +566,7 @@ impl PodCertificateRequestSpecApply {
         self
     }
     /// Sets `serviceAccountName`, replacing an earlier value.
+    #[inline]
     pub fn with_service_account_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -567,6 +575,7 @@ impl PodCertificateRequestSpecApply {
         self
     }
     /// Sets `serviceAccountUID`, replacing an earlier value.
+    #[inline]
     pub fn with_service_account_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -575,6 +584,7 @@ impl PodCertificateRequestSpecApply {
         self
     }
     /// Sets `signerName`, replacing an earlier value.
+    #[inline]
     pub fn with_signer_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -583,6 +593,7 @@ impl PodCertificateRequestSpecApply {
         self
     }
     /// Adds the entries to `unverifiedUserAnnotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_unverified_user_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<

@@ -306,6 +306,7 @@ for PodCertificateRequestStatusApply {
 #[cfg(feature = "apply")]
 impl PodCertificateRequestStatusApply {
     /// Sets `beginRefreshAt`, replacing an earlier value.
+    #[inline]
     pub fn with_begin_refresh_at(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -314,6 +315,7 @@ impl PodCertificateRequestStatusApply {
         self
     }
     /// Sets `certificateChain`, replacing an earlier value.
+    #[inline]
     pub fn with_certificate_chain(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -322,6 +324,7 @@ impl PodCertificateRequestStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -336,6 +339,7 @@ impl PodCertificateRequestStatusApply {
         self
     }
     /// Sets `notAfter`, replacing an earlier value.
+    #[inline]
     pub fn with_not_after(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -344,6 +348,7 @@ impl PodCertificateRequestStatusApply {
         self
     }
     /// Sets `notBefore`, replacing an earlier value.
+    #[inline]
     pub fn with_not_before(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,

@@ -324,6 +324,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LeaseSpecApply {
 #[cfg(feature = "apply")]
 impl LeaseSpecApply {
     /// Sets `acquireTime`, replacing an earlier value.
+    #[inline]
     pub fn with_acquire_time(
         mut self,
         value: impl ::std::convert::Into<
@@ -334,6 +335,7 @@ impl LeaseSpecApply {
         self
     }
     /// Sets `holderIdentity`, replacing an earlier value.
+    #[inline]
     pub fn with_holder_identity(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -342,6 +344,7 @@ impl LeaseSpecApply {
         self
     }
     /// Sets `leaseDurationSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_lease_duration_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -350,6 +353,7 @@ impl LeaseSpecApply {
         self
     }
     /// Sets `leaseTransitions`, replacing an earlier value.
+    #[inline]
     pub fn with_lease_transitions(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -358,6 +362,7 @@ impl LeaseSpecApply {
         self
     }
     /// Sets `preferredHolder`, replacing an earlier value.
+    #[inline]
     pub fn with_preferred_holder(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -366,6 +371,7 @@ impl LeaseSpecApply {
         self
     }
     /// Sets `renewTime`, replacing an earlier value.
+    #[inline]
     pub fn with_renew_time(
         mut self,
         value: impl ::std::convert::Into<
@@ -376,6 +382,7 @@ impl LeaseSpecApply {
         self
     }
     /// Sets `strategy`, replacing an earlier value.
+    #[inline]
     pub fn with_strategy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

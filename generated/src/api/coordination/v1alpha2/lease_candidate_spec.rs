@@ -288,6 +288,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LeaseCandidateSpecApp
 #[cfg(feature = "apply")]
 impl LeaseCandidateSpecApply {
     /// Sets `binaryVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_binary_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -296,6 +297,7 @@ impl LeaseCandidateSpecApply {
         self
     }
     /// Sets `emulationVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_emulation_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -304,6 +306,7 @@ impl LeaseCandidateSpecApply {
         self
     }
     /// Sets `leaseName`, replacing an earlier value.
+    #[inline]
     pub fn with_lease_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -312,6 +315,7 @@ impl LeaseCandidateSpecApply {
         self
     }
     /// Sets `pingTime`, replacing an earlier value.
+    #[inline]
     pub fn with_ping_time(
         mut self,
         value: impl ::std::convert::Into<
@@ -322,6 +326,7 @@ impl LeaseCandidateSpecApply {
         self
     }
     /// Sets `renewTime`, replacing an earlier value.
+    #[inline]
     pub fn with_renew_time(
         mut self,
         value: impl ::std::convert::Into<
@@ -332,6 +337,7 @@ impl LeaseCandidateSpecApply {
         self
     }
     /// Sets `strategy`, replacing an earlier value.
+    #[inline]
     pub fn with_strategy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -240,6 +240,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AffinityApply {
 #[cfg(feature = "apply")]
 impl AffinityApply {
     /// Sets `nodeAffinity`, replacing an earlier value.
+    #[inline]
     pub fn with_node_affinity(
         mut self,
         value: crate::api::core::v1::NodeAffinityApply,
@@ -248,6 +249,7 @@ impl AffinityApply {
         self
     }
     /// Sets `podAffinity`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_affinity(
         mut self,
         value: crate::api::core::v1::PodAffinityApply,
@@ -256,6 +258,7 @@ impl AffinityApply {
         self
     }
     /// Sets `podAntiAffinity`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_anti_affinity(
         mut self,
         value: crate::api::core::v1::PodAntiAffinityApply,

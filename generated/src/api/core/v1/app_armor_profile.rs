@@ -192,6 +192,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AppArmorProfileApply 
 #[cfg(feature = "apply")]
 impl AppArmorProfileApply {
     /// Sets `localhostProfile`, replacing an earlier value.
+    #[inline]
     pub fn with_localhost_profile(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -200,6 +201,7 @@ impl AppArmorProfileApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -168,6 +168,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AttachedVolumeApply {
 #[cfg(feature = "apply")]
 impl AttachedVolumeApply {
     /// Sets `devicePath`, replacing an earlier value.
+    #[inline]
     pub fn with_device_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -176,6 +177,7 @@ impl AttachedVolumeApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

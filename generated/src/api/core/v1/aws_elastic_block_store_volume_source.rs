@@ -236,6 +236,7 @@ for AWSElasticBlockStoreVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl AWSElasticBlockStoreVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -244,16 +245,19 @@ impl AWSElasticBlockStoreVolumeSourceApply {
         self
     }
     /// Sets `partition`, replacing an earlier value.
+    #[inline]
     pub fn with_partition(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.partition = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `volumeID`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

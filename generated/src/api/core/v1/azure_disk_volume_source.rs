@@ -310,6 +310,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AzureDiskVolumeSource
 #[cfg(feature = "apply")]
 impl AzureDiskVolumeSourceApply {
     /// Sets `cachingMode`, replacing an earlier value.
+    #[inline]
     pub fn with_caching_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -318,6 +319,7 @@ impl AzureDiskVolumeSourceApply {
         self
     }
     /// Sets `diskName`, replacing an earlier value.
+    #[inline]
     pub fn with_disk_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -326,6 +328,7 @@ impl AzureDiskVolumeSourceApply {
         self
     }
     /// Sets `diskURI`, replacing an earlier value.
+    #[inline]
     pub fn with_disk_uri(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -334,6 +337,7 @@ impl AzureDiskVolumeSourceApply {
         self
     }
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -342,6 +346,7 @@ impl AzureDiskVolumeSourceApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -350,6 +355,7 @@ impl AzureDiskVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self

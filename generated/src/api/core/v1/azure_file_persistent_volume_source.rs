@@ -241,11 +241,13 @@ for AzureFilePersistentVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl AzureFilePersistentVolumeSourceApply {
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretName`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -254,6 +256,7 @@ impl AzureFilePersistentVolumeSourceApply {
         self
     }
     /// Sets `secretNamespace`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -262,6 +265,7 @@ impl AzureFilePersistentVolumeSourceApply {
         self
     }
     /// Sets `shareName`, replacing an earlier value.
+    #[inline]
     pub fn with_share_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -196,11 +196,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AzureFileVolumeSource
 #[cfg(feature = "apply")]
 impl AzureFileVolumeSourceApply {
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretName`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -209,6 +211,7 @@ impl AzureFileVolumeSourceApply {
         self
     }
     /// Sets `shareName`, replacing an earlier value.
+    #[inline]
     pub fn with_share_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -173,6 +173,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CapabilitiesApply {
 #[cfg(feature = "apply")]
 impl CapabilitiesApply {
     /// Appends the values to `add` (a later call appends more).
+    #[inline]
     pub fn with_add(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -187,6 +188,7 @@ impl CapabilitiesApply {
         self
     }
     /// Appends the values to `drop` (a later call appends more).
+    #[inline]
     pub fn with_drop(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -312,6 +312,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CephFSVolumeSourceApp
 #[cfg(feature = "apply")]
 impl CephFSVolumeSourceApply {
     /// Appends the values to `monitors` (a later call appends more).
+    #[inline]
     pub fn with_monitors(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -326,6 +327,7 @@ impl CephFSVolumeSourceApply {
         self
     }
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -334,11 +336,13 @@ impl CephFSVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretFile`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_file(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -347,6 +351,7 @@ impl CephFSVolumeSourceApply {
         self
     }
     /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_ref(
         mut self,
         value: crate::api::core::v1::LocalObjectReferenceApply,
@@ -355,6 +360,7 @@ impl CephFSVolumeSourceApply {
         self
     }
     /// Sets `user`, replacing an earlier value.
+    #[inline]
     pub fn with_user(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

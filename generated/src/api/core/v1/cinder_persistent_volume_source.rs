@@ -244,6 +244,7 @@ for CinderPersistentVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl CinderPersistentVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -252,11 +253,13 @@ impl CinderPersistentVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_ref(
         mut self,
         value: crate::api::core::v1::SecretReferenceApply,
@@ -265,6 +268,7 @@ impl CinderPersistentVolumeSourceApply {
         self
     }
     /// Sets `volumeID`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -130,6 +130,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ClientIPConfigApply {
 #[cfg(feature = "apply")]
 impl ClientIPConfigApply {
     /// Sets `timeoutSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_timeout_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,

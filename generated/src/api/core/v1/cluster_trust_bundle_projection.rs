@@ -276,6 +276,7 @@ for ClusterTrustBundleProjectionApply {
 #[cfg(feature = "apply")]
 impl ClusterTrustBundleProjectionApply {
     /// Sets `labelSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_label_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -284,6 +285,7 @@ impl ClusterTrustBundleProjectionApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -292,11 +294,13 @@ impl ClusterTrustBundleProjectionApply {
         self
     }
     /// Sets `optional`, replacing an earlier value.
+    #[inline]
     pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.optional = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -305,6 +309,7 @@ impl ClusterTrustBundleProjectionApply {
         self
     }
     /// Sets `signerName`, replacing an earlier value.
+    #[inline]
     pub fn with_signer_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

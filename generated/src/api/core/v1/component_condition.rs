@@ -236,6 +236,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ComponentConditionApp
 #[cfg(feature = "apply")]
 impl ComponentConditionApply {
     /// Sets `error`, replacing an earlier value.
+    #[inline]
     pub fn with_error(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -244,6 +245,7 @@ impl ComponentConditionApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -252,6 +254,7 @@ impl ComponentConditionApply {
         self
     }
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -260,6 +263,7 @@ impl ComponentConditionApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -211,6 +211,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ConfigMapKeySelectorA
 #[cfg(feature = "apply")]
 impl ConfigMapKeySelectorApply {
     /// Sets `key`, replacing an earlier value.
+    #[inline]
     pub fn with_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -219,6 +220,7 @@ impl ConfigMapKeySelectorApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -227,6 +229,7 @@ impl ConfigMapKeySelectorApply {
         self
     }
     /// Sets `optional`, replacing an earlier value.
+    #[inline]
     pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.optional = ::std::option::Option::Some(value.into());
         self

@@ -278,6 +278,7 @@ for ConfigMapNodeConfigSourceApply {
 #[cfg(feature = "apply")]
 impl ConfigMapNodeConfigSourceApply {
     /// Sets `kubeletConfigKey`, replacing an earlier value.
+    #[inline]
     pub fn with_kubelet_config_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -286,6 +287,7 @@ impl ConfigMapNodeConfigSourceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -294,6 +296,7 @@ impl ConfigMapNodeConfigSourceApply {
         self
     }
     /// Sets `namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -302,6 +305,7 @@ impl ConfigMapNodeConfigSourceApply {
         self
     }
     /// Sets `resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -310,6 +314,7 @@ impl ConfigMapNodeConfigSourceApply {
         self
     }
     /// Sets `uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -226,6 +226,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ConfigMapProjectionAp
 #[cfg(feature = "apply")]
 impl ConfigMapProjectionApply {
     /// Appends the values to `items` (a later call appends more).
+    #[inline]
     pub fn with_items(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -238,6 +239,7 @@ impl ConfigMapProjectionApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -246,6 +248,7 @@ impl ConfigMapProjectionApply {
         self
     }
     /// Sets `optional`, replacing an earlier value.
+    #[inline]
     pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.optional = ::std::option::Option::Some(value.into());
         self

@@ -251,11 +251,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ConfigMapVolumeSource
 #[cfg(feature = "apply")]
 impl ConfigMapVolumeSourceApply {
     /// Sets `defaultMode`, replacing an earlier value.
+    #[inline]
     pub fn with_default_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.default_mode = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `items` (a later call appends more).
+    #[inline]
     pub fn with_items(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -268,6 +270,7 @@ impl ConfigMapVolumeSourceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -276,6 +279,7 @@ impl ConfigMapVolumeSourceApply {
         self
     }
     /// Sets `optional`, replacing an earlier value.
+    #[inline]
     pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.optional = ::std::option::Option::Some(value.into());
         self

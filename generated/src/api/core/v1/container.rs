@@ -1108,6 +1108,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerApply {
 #[cfg(feature = "apply")]
 impl ContainerApply {
     /// Appends the values to `args` (a later call appends more).
+    #[inline]
     pub fn with_args(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1122,6 +1123,7 @@ impl ContainerApply {
         self
     }
     /// Appends the values to `command` (a later call appends more).
+    #[inline]
     pub fn with_command(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1136,6 +1138,7 @@ impl ContainerApply {
         self
     }
     /// Appends the values to `env` (a later call appends more).
+    #[inline]
     pub fn with_env(
         mut self,
         values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::EnvVarApply>,
@@ -1146,6 +1149,7 @@ impl ContainerApply {
         self
     }
     /// Appends the values to `envFrom` (a later call appends more).
+    #[inline]
     pub fn with_env_from(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1160,6 +1164,7 @@ impl ContainerApply {
         self
     }
     /// Sets `image`, replacing an earlier value.
+    #[inline]
     pub fn with_image(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1168,6 +1173,7 @@ impl ContainerApply {
         self
     }
     /// Sets `imagePullPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_image_pull_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1176,6 +1182,7 @@ impl ContainerApply {
         self
     }
     /// Sets `lifecycle`, replacing an earlier value.
+    #[inline]
     pub fn with_lifecycle(
         mut self,
         value: crate::api::core::v1::LifecycleApply,
@@ -1184,6 +1191,7 @@ impl ContainerApply {
         self
     }
     /// Sets `livenessProbe`, replacing an earlier value.
+    #[inline]
     pub fn with_liveness_probe(
         mut self,
         value: crate::api::core::v1::ProbeApply,
@@ -1192,6 +1200,7 @@ impl ContainerApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1200,6 +1209,7 @@ impl ContainerApply {
         self
     }
     /// Appends the values to `ports` (a later call appends more).
+    #[inline]
     pub fn with_ports(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1212,6 +1222,7 @@ impl ContainerApply {
         self
     }
     /// Sets `readinessProbe`, replacing an earlier value.
+    #[inline]
     pub fn with_readiness_probe(
         mut self,
         value: crate::api::core::v1::ProbeApply,
@@ -1222,6 +1233,7 @@ impl ContainerApply {
         self
     }
     /// Appends the values to `resizePolicy` (a later call appends more).
+    #[inline]
     pub fn with_resize_policy(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1236,6 +1248,7 @@ impl ContainerApply {
         self
     }
     /// Sets `resources`, replacing an earlier value.
+    #[inline]
     pub fn with_resources(
         mut self,
         value: crate::api::core::v1::ResourceRequirementsApply,
@@ -1244,6 +1257,7 @@ impl ContainerApply {
         self
     }
     /// Sets `restartPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_restart_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1252,6 +1266,7 @@ impl ContainerApply {
         self
     }
     /// Appends the values to `restartPolicyRules` (a later call appends more).
+    #[inline]
     pub fn with_restart_policy_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1266,6 +1281,7 @@ impl ContainerApply {
         self
     }
     /// Sets `securityContext`, replacing an earlier value.
+    #[inline]
     pub fn with_security_context(
         mut self,
         value: crate::api::core::v1::SecurityContextApply,
@@ -1276,6 +1292,7 @@ impl ContainerApply {
         self
     }
     /// Sets `startupProbe`, replacing an earlier value.
+    #[inline]
     pub fn with_startup_probe(
         mut self,
         value: crate::api::core::v1::ProbeApply,
@@ -1284,16 +1301,19 @@ impl ContainerApply {
         self
     }
     /// Sets `stdin`, replacing an earlier value.
+    #[inline]
     pub fn with_stdin(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.stdin = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `stdinOnce`, replacing an earlier value.
+    #[inline]
     pub fn with_stdin_once(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.stdin_once = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `terminationMessagePath`, replacing an earlier value.
+    #[inline]
     pub fn with_termination_message_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1302,6 +1322,7 @@ impl ContainerApply {
         self
     }
     /// Sets `terminationMessagePolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_termination_message_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1310,11 +1331,13 @@ impl ContainerApply {
         self
     }
     /// Sets `tty`, replacing an earlier value.
+    #[inline]
     pub fn with_tty(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.tty = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `volumeDevices` (a later call appends more).
+    #[inline]
     pub fn with_volume_devices(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1329,6 +1352,7 @@ impl ContainerApply {
         self
     }
     /// Appends the values to `volumeMounts` (a later call appends more).
+    #[inline]
     pub fn with_volume_mounts(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1343,6 +1367,7 @@ impl ContainerApply {
         self
     }
     /// Sets `workingDir`, replacing an earlier value.
+    #[inline]
     pub fn with_working_dir(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -206,6 +206,7 @@ for ContainerExtendedResourceRequestApply {
 #[cfg(feature = "apply")]
 impl ContainerExtendedResourceRequestApply {
     /// Sets `containerName`, replacing an earlier value.
+    #[inline]
     pub fn with_container_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -214,6 +215,7 @@ impl ContainerExtendedResourceRequestApply {
         self
     }
     /// Sets `requestName`, replacing an earlier value.
+    #[inline]
     pub fn with_request_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -222,6 +224,7 @@ impl ContainerExtendedResourceRequestApply {
         self
     }
     /// Sets `resourceName`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -169,6 +169,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerImageApply {
 #[cfg(feature = "apply")]
 impl ContainerImageApply {
     /// Appends the values to `names` (a later call appends more).
+    #[inline]
     pub fn with_names(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -183,6 +184,7 @@ impl ContainerImageApply {
         self
     }
     /// Sets `sizeBytes`, replacing an earlier value.
+    #[inline]
     pub fn with_size_bytes(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.size_bytes = ::std::option::Option::Some(value.into());
         self

@@ -270,11 +270,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerPortApply {
 #[cfg(feature = "apply")]
 impl ContainerPortApply {
     /// Sets `containerPort`, replacing an earlier value.
+    #[inline]
     pub fn with_container_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.container_port = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `hostIP`, replacing an earlier value.
+    #[inline]
     pub fn with_host_ip(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -283,11 +285,13 @@ impl ContainerPortApply {
         self
     }
     /// Sets `hostPort`, replacing an earlier value.
+    #[inline]
     pub fn with_host_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.host_port = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -296,6 +300,7 @@ impl ContainerPortApply {
         self
     }
     /// Sets `protocol`, replacing an earlier value.
+    #[inline]
     pub fn with_protocol(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

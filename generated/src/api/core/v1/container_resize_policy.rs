@@ -170,6 +170,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerResizePolicy
 #[cfg(feature = "apply")]
 impl ContainerResizePolicyApply {
     /// Sets `resourceName`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -178,6 +179,7 @@ impl ContainerResizePolicyApply {
         self
     }
     /// Sets `restartPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_restart_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

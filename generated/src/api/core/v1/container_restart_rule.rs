@@ -178,6 +178,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerRestartRuleA
 #[cfg(feature = "apply")]
 impl ContainerRestartRuleApply {
     /// Sets `action`, replacing an earlier value.
+    #[inline]
     pub fn with_action(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -186,6 +187,7 @@ impl ContainerRestartRuleApply {
         self
     }
     /// Sets `exitCodes`, replacing an earlier value.
+    #[inline]
     pub fn with_exit_codes(
         mut self,
         value: crate::api::core::v1::ContainerRestartRuleOnExitCodesApply,

@@ -180,6 +180,7 @@ for ContainerRestartRuleOnExitCodesApply {
 #[cfg(feature = "apply")]
 impl ContainerRestartRuleOnExitCodesApply {
     /// Sets `operator`, replacing an earlier value.
+    #[inline]
     pub fn with_operator(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -188,6 +189,7 @@ impl ContainerRestartRuleOnExitCodesApply {
         self
     }
     /// Appends the values to `values` (a later call appends more).
+    #[inline]
     pub fn with_values(
         mut self,
         values: impl ::std::iter::IntoIterator<Item = impl ::std::convert::Into<i32>>,

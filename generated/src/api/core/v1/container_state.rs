@@ -230,6 +230,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerStateApply {
 #[cfg(feature = "apply")]
 impl ContainerStateApply {
     /// Sets `running`, replacing an earlier value.
+    #[inline]
     pub fn with_running(
         mut self,
         value: crate::api::core::v1::ContainerStateRunningApply,
@@ -238,6 +239,7 @@ impl ContainerStateApply {
         self
     }
     /// Sets `terminated`, replacing an earlier value.
+    #[inline]
     pub fn with_terminated(
         mut self,
         value: crate::api::core::v1::ContainerStateTerminatedApply,
@@ -246,6 +248,7 @@ impl ContainerStateApply {
         self
     }
     /// Sets `waiting`, replacing an earlier value.
+    #[inline]
     pub fn with_waiting(
         mut self,
         value: crate::api::core::v1::ContainerStateWaitingApply,

@@ -134,6 +134,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerStateRunning
 #[cfg(feature = "apply")]
 impl ContainerStateRunningApply {
     /// Sets `startedAt`, replacing an earlier value.
+    #[inline]
     pub fn with_started_at(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,

@@ -327,6 +327,7 @@ for ContainerStateTerminatedApply {
 #[cfg(feature = "apply")]
 impl ContainerStateTerminatedApply {
     /// Sets `containerID`, replacing an earlier value.
+    #[inline]
     pub fn with_container_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -335,11 +336,13 @@ impl ContainerStateTerminatedApply {
         self
     }
     /// Sets `exitCode`, replacing an earlier value.
+    #[inline]
     pub fn with_exit_code(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.exit_code = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `finishedAt`, replacing an earlier value.
+    #[inline]
     pub fn with_finished_at(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -348,6 +351,7 @@ impl ContainerStateTerminatedApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -356,6 +360,7 @@ impl ContainerStateTerminatedApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -364,11 +369,13 @@ impl ContainerStateTerminatedApply {
         self
     }
     /// Sets `signal`, replacing an earlier value.
+    #[inline]
     pub fn with_signal(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.signal = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `startedAt`, replacing an earlier value.
+    #[inline]
     pub fn with_started_at(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,

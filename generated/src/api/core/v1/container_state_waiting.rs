@@ -177,6 +177,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerStateWaiting
 #[cfg(feature = "apply")]
 impl ContainerStateWaitingApply {
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -185,6 +186,7 @@ impl ContainerStateWaitingApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

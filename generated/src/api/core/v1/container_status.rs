@@ -773,6 +773,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerStatusApply 
 #[cfg(feature = "apply")]
 impl ContainerStatusApply {
     /// Adds the entries to `allocatedResources`, replacing the values of keys already there.
+    #[inline]
     pub fn with_allocated_resources(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -792,6 +793,7 @@ impl ContainerStatusApply {
         self
     }
     /// Appends the values to `allocatedResourcesStatus` (a later call appends more).
+    #[inline]
     pub fn with_allocated_resources_status(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -806,6 +808,7 @@ impl ContainerStatusApply {
         self
     }
     /// Sets `containerID`, replacing an earlier value.
+    #[inline]
     pub fn with_container_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -814,6 +817,7 @@ impl ContainerStatusApply {
         self
     }
     /// Sets `image`, replacing an earlier value.
+    #[inline]
     pub fn with_image(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -822,6 +826,7 @@ impl ContainerStatusApply {
         self
     }
     /// Sets `imageID`, replacing an earlier value.
+    #[inline]
     pub fn with_image_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -830,6 +835,7 @@ impl ContainerStatusApply {
         self
     }
     /// Sets `lastState`, replacing an earlier value.
+    #[inline]
     pub fn with_last_state(
         mut self,
         value: crate::api::core::v1::ContainerStateApply,
@@ -838,6 +844,7 @@ impl ContainerStatusApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -846,11 +853,13 @@ impl ContainerStatusApply {
         self
     }
     /// Sets `ready`, replacing an earlier value.
+    #[inline]
     pub fn with_ready(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.ready = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `resources`, replacing an earlier value.
+    #[inline]
     pub fn with_resources(
         mut self,
         value: crate::api::core::v1::ResourceRequirementsApply,
@@ -859,16 +868,19 @@ impl ContainerStatusApply {
         self
     }
     /// Sets `restartCount`, replacing an earlier value.
+    #[inline]
     pub fn with_restart_count(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.restart_count = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `started`, replacing an earlier value.
+    #[inline]
     pub fn with_started(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.started = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `state`, replacing an earlier value.
+    #[inline]
     pub fn with_state(
         mut self,
         value: crate::api::core::v1::ContainerStateApply,
@@ -877,6 +889,7 @@ impl ContainerStatusApply {
         self
     }
     /// Sets `stopSignal`, replacing an earlier value.
+    #[inline]
     pub fn with_stop_signal(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -885,11 +898,13 @@ impl ContainerStatusApply {
         self
     }
     /// Sets `user`, replacing an earlier value.
+    #[inline]
     pub fn with_user(mut self, value: crate::api::core::v1::ContainerUserApply) -> Self {
         self.user = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Appends the values to `volumeMounts` (a later call appends more).
+    #[inline]
     pub fn with_volume_mounts(
         mut self,
         values: impl ::std::iter::IntoIterator<

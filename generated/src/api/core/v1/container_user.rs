@@ -144,6 +144,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerUserApply {
 #[cfg(feature = "apply")]
 impl ContainerUserApply {
     /// Sets `linux`, replacing an earlier value.
+    #[inline]
     pub fn with_linux(
         mut self,
         value: crate::api::core::v1::LinuxContainerUserApply,

@@ -509,6 +509,7 @@ for CSIPersistentVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl CSIPersistentVolumeSourceApply {
     /// Sets `controllerExpandSecretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_controller_expand_secret_ref(
         mut self,
         value: crate::api::core::v1::SecretReferenceApply,
@@ -519,6 +520,7 @@ impl CSIPersistentVolumeSourceApply {
         self
     }
     /// Sets `controllerPublishSecretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_controller_publish_secret_ref(
         mut self,
         value: crate::api::core::v1::SecretReferenceApply,
@@ -529,6 +531,7 @@ impl CSIPersistentVolumeSourceApply {
         self
     }
     /// Sets `driver`, replacing an earlier value.
+    #[inline]
     pub fn with_driver(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -537,6 +540,7 @@ impl CSIPersistentVolumeSourceApply {
         self
     }
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -545,6 +549,7 @@ impl CSIPersistentVolumeSourceApply {
         self
     }
     /// Sets `nodeExpandSecretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_node_expand_secret_ref(
         mut self,
         value: crate::api::core::v1::SecretReferenceApply,
@@ -555,6 +560,7 @@ impl CSIPersistentVolumeSourceApply {
         self
     }
     /// Sets `nodePublishSecretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_node_publish_secret_ref(
         mut self,
         value: crate::api::core::v1::SecretReferenceApply,
@@ -565,6 +571,7 @@ impl CSIPersistentVolumeSourceApply {
         self
     }
     /// Sets `nodeStageSecretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_node_stage_secret_ref(
         mut self,
         value: crate::api::core::v1::SecretReferenceApply,
@@ -575,11 +582,13 @@ impl CSIPersistentVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Adds the entries to `volumeAttributes`, replacing the values of keys already there.
+    #[inline]
     pub fn with_volume_attributes(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -597,6 +606,7 @@ impl CSIPersistentVolumeSourceApply {
         self
     }
     /// Sets `volumeHandle`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_handle(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

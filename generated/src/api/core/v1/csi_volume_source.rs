@@ -279,6 +279,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIVolumeSourceApply 
 #[cfg(feature = "apply")]
 impl CSIVolumeSourceApply {
     /// Sets `driver`, replacing an earlier value.
+    #[inline]
     pub fn with_driver(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -287,6 +288,7 @@ impl CSIVolumeSourceApply {
         self
     }
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -295,6 +297,7 @@ impl CSIVolumeSourceApply {
         self
     }
     /// Sets `nodePublishSecretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_node_publish_secret_ref(
         mut self,
         value: crate::api::core::v1::LocalObjectReferenceApply,
@@ -305,11 +308,13 @@ impl CSIVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Adds the entries to `volumeAttributes`, replacing the values of keys already there.
+    #[inline]
     pub fn with_volume_attributes(
         mut self,
         entries: impl ::std::iter::IntoIterator<

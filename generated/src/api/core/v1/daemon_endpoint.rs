@@ -128,6 +128,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonEndpointApply {
 #[cfg(feature = "apply")]
 impl DaemonEndpointApply {
     /// Sets `Port`, replacing an earlier value.
+    #[inline]
     pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.port = ::std::option::Option::Some(value.into());
         self

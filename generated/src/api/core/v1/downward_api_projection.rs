@@ -150,6 +150,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DownwardAPIProjection
 #[cfg(feature = "apply")]
 impl DownwardAPIProjectionApply {
     /// Appends the values to `items` (a later call appends more).
+    #[inline]
     pub fn with_items(
         mut self,
         values: impl ::std::iter::IntoIterator<

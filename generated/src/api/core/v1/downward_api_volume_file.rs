@@ -246,6 +246,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DownwardAPIVolumeFile
 #[cfg(feature = "apply")]
 impl DownwardAPIVolumeFileApply {
     /// Sets `fieldRef`, replacing an earlier value.
+    #[inline]
     pub fn with_field_ref(
         mut self,
         value: crate::api::core::v1::ObjectFieldSelectorApply,
@@ -254,11 +255,13 @@ impl DownwardAPIVolumeFileApply {
         self
     }
     /// Sets `mode`, replacing an earlier value.
+    #[inline]
     pub fn with_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.mode = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -267,6 +270,7 @@ impl DownwardAPIVolumeFileApply {
         self
     }
     /// Sets `resourceFieldRef`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_field_ref(
         mut self,
         value: crate::api::core::v1::ResourceFieldSelectorApply,

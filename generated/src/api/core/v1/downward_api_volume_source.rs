@@ -175,11 +175,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DownwardAPIVolumeSour
 #[cfg(feature = "apply")]
 impl DownwardAPIVolumeSourceApply {
     /// Sets `defaultMode`, replacing an earlier value.
+    #[inline]
     pub fn with_default_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.default_mode = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `items` (a later call appends more).
+    #[inline]
     pub fn with_items(
         mut self,
         values: impl ::std::iter::IntoIterator<

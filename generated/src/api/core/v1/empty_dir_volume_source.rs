@@ -167,6 +167,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EmptyDirVolumeSourceA
 #[cfg(feature = "apply")]
 impl EmptyDirVolumeSourceApply {
     /// Sets `medium`, replacing an earlier value.
+    #[inline]
     pub fn with_medium(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -175,6 +176,7 @@ impl EmptyDirVolumeSourceApply {
         self
     }
     /// Sets `sizeLimit`, replacing an earlier value.
+    #[inline]
     pub fn with_size_limit(
         mut self,
         value: impl ::std::convert::Into<

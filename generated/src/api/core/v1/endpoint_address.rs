@@ -245,6 +245,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointAddressApply 
 #[cfg(feature = "apply")]
 impl EndpointAddressApply {
     /// Sets `hostname`, replacing an earlier value.
+    #[inline]
     pub fn with_hostname(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -253,6 +254,7 @@ impl EndpointAddressApply {
         self
     }
     /// Sets `ip`, replacing an earlier value.
+    #[inline]
     pub fn with_ip(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -261,6 +263,7 @@ impl EndpointAddressApply {
         self
     }
     /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
     pub fn with_node_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -269,6 +272,7 @@ impl EndpointAddressApply {
         self
     }
     /// Sets `targetRef`, replacing an earlier value.
+    #[inline]
     pub fn with_target_ref(
         mut self,
         value: crate::api::core::v1::ObjectReferenceApply,

@@ -260,6 +260,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointPortApply {
 #[cfg(feature = "apply")]
 impl EndpointPortApply {
     /// Sets `appProtocol`, replacing an earlier value.
+    #[inline]
     pub fn with_app_protocol(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -268,6 +269,7 @@ impl EndpointPortApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -276,11 +278,13 @@ impl EndpointPortApply {
         self
     }
     /// Sets `port`, replacing an earlier value.
+    #[inline]
     pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.port = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `protocol`, replacing an earlier value.
+    #[inline]
     pub fn with_protocol(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -250,6 +250,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointSubsetApply {
 #[cfg(feature = "apply")]
 impl EndpointSubsetApply {
     /// Appends the values to `addresses` (a later call appends more).
+    #[inline]
     pub fn with_addresses(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -264,6 +265,7 @@ impl EndpointSubsetApply {
         self
     }
     /// Appends the values to `notReadyAddresses` (a later call appends more).
+    #[inline]
     pub fn with_not_ready_addresses(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -278,6 +280,7 @@ impl EndpointSubsetApply {
         self
     }
     /// Appends the values to `ports` (a later call appends more).
+    #[inline]
     pub fn with_ports(
         mut self,
         values: impl ::std::iter::IntoIterator<

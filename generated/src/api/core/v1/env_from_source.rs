@@ -228,6 +228,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EnvFromSourceApply {
 #[cfg(feature = "apply")]
 impl EnvFromSourceApply {
     /// Sets `configMapRef`, replacing an earlier value.
+    #[inline]
     pub fn with_config_map_ref(
         mut self,
         value: crate::api::core::v1::ConfigMapEnvSourceApply,
@@ -236,6 +237,7 @@ impl EnvFromSourceApply {
         self
     }
     /// Sets `prefix`, replacing an earlier value.
+    #[inline]
     pub fn with_prefix(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -244,6 +246,7 @@ impl EnvFromSourceApply {
         self
     }
     /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_ref(
         mut self,
         value: crate::api::core::v1::SecretEnvSourceApply,

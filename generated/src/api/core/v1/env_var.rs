@@ -210,6 +210,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EnvVarApply {
 #[cfg(feature = "apply")]
 impl EnvVarApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -218,6 +219,7 @@ impl EnvVarApply {
         self
     }
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -226,6 +228,7 @@ impl EnvVarApply {
         self
     }
     /// Sets `valueFrom`, replacing an earlier value.
+    #[inline]
     pub fn with_value_from(
         mut self,
         value: crate::api::core::v1::EnvVarSourceApply,

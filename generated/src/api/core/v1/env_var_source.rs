@@ -332,6 +332,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EnvVarSourceApply {
 #[cfg(feature = "apply")]
 impl EnvVarSourceApply {
     /// Sets `configMapKeyRef`, replacing an earlier value.
+    #[inline]
     pub fn with_config_map_key_ref(
         mut self,
         value: crate::api::core::v1::ConfigMapKeySelectorApply,
@@ -342,6 +343,7 @@ impl EnvVarSourceApply {
         self
     }
     /// Sets `fieldRef`, replacing an earlier value.
+    #[inline]
     pub fn with_field_ref(
         mut self,
         value: crate::api::core::v1::ObjectFieldSelectorApply,
@@ -350,6 +352,7 @@ impl EnvVarSourceApply {
         self
     }
     /// Sets `fileKeyRef`, replacing an earlier value.
+    #[inline]
     pub fn with_file_key_ref(
         mut self,
         value: crate::api::core::v1::FileKeySelectorApply,
@@ -358,6 +361,7 @@ impl EnvVarSourceApply {
         self
     }
     /// Sets `resourceFieldRef`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_field_ref(
         mut self,
         value: crate::api::core::v1::ResourceFieldSelectorApply,
@@ -368,6 +372,7 @@ impl EnvVarSourceApply {
         self
     }
     /// Sets `secretKeyRef`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_key_ref(
         mut self,
         value: crate::api::core::v1::SecretKeySelectorApply,

@@ -1183,6 +1183,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EphemeralContainerApp
 #[cfg(feature = "apply")]
 impl EphemeralContainerApply {
     /// Appends the values to `args` (a later call appends more).
+    #[inline]
     pub fn with_args(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1197,6 +1198,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Appends the values to `command` (a later call appends more).
+    #[inline]
     pub fn with_command(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1211,6 +1213,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Appends the values to `env` (a later call appends more).
+    #[inline]
     pub fn with_env(
         mut self,
         values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::EnvVarApply>,
@@ -1221,6 +1224,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Appends the values to `envFrom` (a later call appends more).
+    #[inline]
     pub fn with_env_from(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1235,6 +1239,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `image`, replacing an earlier value.
+    #[inline]
     pub fn with_image(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1243,6 +1248,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `imagePullPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_image_pull_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1251,6 +1257,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `lifecycle`, replacing an earlier value.
+    #[inline]
     pub fn with_lifecycle(
         mut self,
         value: crate::api::core::v1::LifecycleApply,
@@ -1259,6 +1266,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `livenessProbe`, replacing an earlier value.
+    #[inline]
     pub fn with_liveness_probe(
         mut self,
         value: crate::api::core::v1::ProbeApply,
@@ -1267,6 +1275,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1275,6 +1284,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Appends the values to `ports` (a later call appends more).
+    #[inline]
     pub fn with_ports(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1287,6 +1297,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `readinessProbe`, replacing an earlier value.
+    #[inline]
     pub fn with_readiness_probe(
         mut self,
         value: crate::api::core::v1::ProbeApply,
@@ -1297,6 +1308,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Appends the values to `resizePolicy` (a later call appends more).
+    #[inline]
     pub fn with_resize_policy(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1311,6 +1323,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `resources`, replacing an earlier value.
+    #[inline]
     pub fn with_resources(
         mut self,
         value: crate::api::core::v1::ResourceRequirementsApply,
@@ -1319,6 +1332,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `restartPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_restart_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1327,6 +1341,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Appends the values to `restartPolicyRules` (a later call appends more).
+    #[inline]
     pub fn with_restart_policy_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1341,6 +1356,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `securityContext`, replacing an earlier value.
+    #[inline]
     pub fn with_security_context(
         mut self,
         value: crate::api::core::v1::SecurityContextApply,
@@ -1351,6 +1367,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `startupProbe`, replacing an earlier value.
+    #[inline]
     pub fn with_startup_probe(
         mut self,
         value: crate::api::core::v1::ProbeApply,
@@ -1359,16 +1376,19 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `stdin`, replacing an earlier value.
+    #[inline]
     pub fn with_stdin(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.stdin = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `stdinOnce`, replacing an earlier value.
+    #[inline]
     pub fn with_stdin_once(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.stdin_once = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `targetContainerName`, replacing an earlier value.
+    #[inline]
     pub fn with_target_container_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1377,6 +1397,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `terminationMessagePath`, replacing an earlier value.
+    #[inline]
     pub fn with_termination_message_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1385,6 +1406,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `terminationMessagePolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_termination_message_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1393,11 +1415,13 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `tty`, replacing an earlier value.
+    #[inline]
     pub fn with_tty(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.tty = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `volumeDevices` (a later call appends more).
+    #[inline]
     pub fn with_volume_devices(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1412,6 +1436,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Appends the values to `volumeMounts` (a later call appends more).
+    #[inline]
     pub fn with_volume_mounts(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1426,6 +1451,7 @@ impl EphemeralContainerApply {
         self
     }
     /// Sets `workingDir`, replacing an earlier value.
+    #[inline]
     pub fn with_working_dir(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -164,6 +164,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EphemeralVolumeSource
 #[cfg(feature = "apply")]
 impl EphemeralVolumeSourceApply {
     /// Sets `volumeClaimTemplate`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_claim_template(
         mut self,
         value: crate::api::core::v1::PersistentVolumeClaimTemplateApply,

@@ -650,6 +650,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EventApply {
 #[cfg(feature = "apply")]
 impl EventApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -664,6 +665,7 @@ impl EventApply {
         }
     }
     /// Sets `action`, replacing an earlier value.
+    #[inline]
     pub fn with_action(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -672,11 +674,13 @@ impl EventApply {
         self
     }
     /// Sets `count`, replacing an earlier value.
+    #[inline]
     pub fn with_count(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.count = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `eventTime`, replacing an earlier value.
+    #[inline]
     pub fn with_event_time(
         mut self,
         value: impl ::std::convert::Into<
@@ -687,6 +691,7 @@ impl EventApply {
         self
     }
     /// Sets `firstTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_first_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -695,6 +700,7 @@ impl EventApply {
         self
     }
     /// Sets `involvedObject`, replacing an earlier value.
+    #[inline]
     pub fn with_involved_object(
         mut self,
         value: crate::api::core::v1::ObjectReferenceApply,
@@ -703,6 +709,7 @@ impl EventApply {
         self
     }
     /// Sets `lastTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_last_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -711,6 +718,7 @@ impl EventApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -719,6 +727,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -727,6 +736,7 @@ impl EventApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -735,6 +745,7 @@ impl EventApply {
         self
     }
     /// Sets `related`, replacing an earlier value.
+    #[inline]
     pub fn with_related(
         mut self,
         value: crate::api::core::v1::ObjectReferenceApply,
@@ -743,6 +754,7 @@ impl EventApply {
         self
     }
     /// Sets `reportingComponent`, replacing an earlier value.
+    #[inline]
     pub fn with_reporting_component(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -751,6 +763,7 @@ impl EventApply {
         self
     }
     /// Sets `reportingInstance`, replacing an earlier value.
+    #[inline]
     pub fn with_reporting_instance(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -759,16 +772,19 @@ impl EventApply {
         self
     }
     /// Sets `series`, replacing an earlier value.
+    #[inline]
     pub fn with_series(mut self, value: crate::api::core::v1::EventSeriesApply) -> Self {
         self.series = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Sets `source`, replacing an earlier value.
+    #[inline]
     pub fn with_source(mut self, value: crate::api::core::v1::EventSourceApply) -> Self {
         self.source = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -777,6 +793,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -787,6 +804,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -797,6 +815,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -807,6 +826,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -817,6 +837,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -827,6 +848,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -834,6 +856,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -844,6 +867,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -854,6 +878,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -868,6 +893,7 @@ impl EventApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -883,6 +909,7 @@ impl EventApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -898,6 +925,7 @@ impl EventApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -910,6 +938,7 @@ impl EventApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -924,6 +953,7 @@ impl EventApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &Event,
         field_manager: &str,

@@ -173,6 +173,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EventSourceApply {
 #[cfg(feature = "apply")]
 impl EventSourceApply {
     /// Sets `component`, replacing an earlier value.
+    #[inline]
     pub fn with_component(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -181,6 +182,7 @@ impl EventSourceApply {
         self
     }
     /// Sets `host`, replacing an earlier value.
+    #[inline]
     pub fn with_host(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -140,6 +140,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ExecActionApply {
 #[cfg(feature = "apply")]
 impl ExecActionApply {
     /// Appends the values to `command` (a later call appends more).
+    #[inline]
     pub fn with_command(
         mut self,
         values: impl ::std::iter::IntoIterator<

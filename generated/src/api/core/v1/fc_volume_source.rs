@@ -270,6 +270,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FCVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl FCVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -278,16 +279,19 @@ impl FCVolumeSourceApply {
         self
     }
     /// Sets `lun`, replacing an earlier value.
+    #[inline]
     pub fn with_lun(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.lun = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `targetWWNs` (a later call appends more).
+    #[inline]
     pub fn with_target_wwns(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -302,6 +306,7 @@ impl FCVolumeSourceApply {
         self
     }
     /// Appends the values to `wwids` (a later call appends more).
+    #[inline]
     pub fn with_wwids(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -224,6 +224,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FileKeySelectorApply 
 #[cfg(feature = "apply")]
 impl FileKeySelectorApply {
     /// Sets `key`, replacing an earlier value.
+    #[inline]
     pub fn with_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -232,11 +233,13 @@ impl FileKeySelectorApply {
         self
     }
     /// Sets `optional`, replacing an earlier value.
+    #[inline]
     pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.optional = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -245,6 +248,7 @@ impl FileKeySelectorApply {
         self
     }
     /// Sets `volumeName`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -277,6 +277,7 @@ for FlexPersistentVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl FlexPersistentVolumeSourceApply {
     /// Sets `driver`, replacing an earlier value.
+    #[inline]
     pub fn with_driver(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -285,6 +286,7 @@ impl FlexPersistentVolumeSourceApply {
         self
     }
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -293,6 +295,7 @@ impl FlexPersistentVolumeSourceApply {
         self
     }
     /// Adds the entries to `options`, replacing the values of keys already there.
+    #[inline]
     pub fn with_options(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -310,11 +313,13 @@ impl FlexPersistentVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_ref(
         mut self,
         value: crate::api::core::v1::SecretReferenceApply,

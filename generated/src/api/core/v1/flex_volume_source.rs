@@ -277,6 +277,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FlexVolumeSourceApply
 #[cfg(feature = "apply")]
 impl FlexVolumeSourceApply {
     /// Sets `driver`, replacing an earlier value.
+    #[inline]
     pub fn with_driver(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -285,6 +286,7 @@ impl FlexVolumeSourceApply {
         self
     }
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -293,6 +295,7 @@ impl FlexVolumeSourceApply {
         self
     }
     /// Adds the entries to `options`, replacing the values of keys already there.
+    #[inline]
     pub fn with_options(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -310,11 +313,13 @@ impl FlexVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_ref(
         mut self,
         value: crate::api::core::v1::LocalObjectReferenceApply,

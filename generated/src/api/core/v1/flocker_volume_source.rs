@@ -187,6 +187,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FlockerVolumeSourceAp
 #[cfg(feature = "apply")]
 impl FlockerVolumeSourceApply {
     /// Sets `datasetName`, replacing an earlier value.
+    #[inline]
     pub fn with_dataset_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -195,6 +196,7 @@ impl FlockerVolumeSourceApply {
         self
     }
     /// Sets `datasetUUID`, replacing an earlier value.
+    #[inline]
     pub fn with_dataset_uuid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -235,6 +235,7 @@ for GCEPersistentDiskVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl GCEPersistentDiskVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -243,11 +244,13 @@ impl GCEPersistentDiskVolumeSourceApply {
         self
     }
     /// Sets `partition`, replacing an earlier value.
+    #[inline]
     pub fn with_partition(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.partition = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `pdName`, replacing an earlier value.
+    #[inline]
     pub fn with_pd_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -256,6 +259,7 @@ impl GCEPersistentDiskVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self

@@ -211,6 +211,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for GitRepoVolumeSourceAp
 #[cfg(feature = "apply")]
 impl GitRepoVolumeSourceApply {
     /// Sets `directory`, replacing an earlier value.
+    #[inline]
     pub fn with_directory(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -219,6 +220,7 @@ impl GitRepoVolumeSourceApply {
         self
     }
     /// Sets `repository`, replacing an earlier value.
+    #[inline]
     pub fn with_repository(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -227,6 +229,7 @@ impl GitRepoVolumeSourceApply {
         self
     }
     /// Sets `revision`, replacing an earlier value.
+    #[inline]
     pub fn with_revision(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

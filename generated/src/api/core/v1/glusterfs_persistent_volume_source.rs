@@ -238,6 +238,7 @@ for GlusterfsPersistentVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl GlusterfsPersistentVolumeSourceApply {
     /// Sets `endpoints`, replacing an earlier value.
+    #[inline]
     pub fn with_endpoints(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -246,6 +247,7 @@ impl GlusterfsPersistentVolumeSourceApply {
         self
     }
     /// Sets `endpointsNamespace`, replacing an earlier value.
+    #[inline]
     pub fn with_endpoints_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -254,6 +256,7 @@ impl GlusterfsPersistentVolumeSourceApply {
         self
     }
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -262,6 +265,7 @@ impl GlusterfsPersistentVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self

@@ -193,6 +193,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for GlusterfsVolumeSource
 #[cfg(feature = "apply")]
 impl GlusterfsVolumeSourceApply {
     /// Sets `endpoints`, replacing an earlier value.
+    #[inline]
     pub fn with_endpoints(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -201,6 +202,7 @@ impl GlusterfsVolumeSourceApply {
         self
     }
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -209,6 +211,7 @@ impl GlusterfsVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self

@@ -163,11 +163,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for GRPCActionApply {
 #[cfg(feature = "apply")]
 impl GRPCActionApply {
     /// Sets `port`, replacing an earlier value.
+    #[inline]
     pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.port = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `service`, replacing an earlier value.
+    #[inline]
     pub fn with_service(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -173,6 +173,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HostAliasApply {
 #[cfg(feature = "apply")]
 impl HostAliasApply {
     /// Appends the values to `hostnames` (a later call appends more).
+    #[inline]
     pub fn with_hostnames(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -187,6 +188,7 @@ impl HostAliasApply {
         self
     }
     /// Sets `ip`, replacing an earlier value.
+    #[inline]
     pub fn with_ip(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -187,6 +187,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HostPathVolumeSourceA
 #[cfg(feature = "apply")]
 impl HostPathVolumeSourceApply {
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -195,6 +196,7 @@ impl HostPathVolumeSourceApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

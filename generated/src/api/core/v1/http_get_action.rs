@@ -280,6 +280,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HTTPGetActionApply {
 #[cfg(feature = "apply")]
 impl HTTPGetActionApply {
     /// Sets `host`, replacing an earlier value.
+    #[inline]
     pub fn with_host(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -288,6 +289,7 @@ impl HTTPGetActionApply {
         self
     }
     /// Appends the values to `httpHeaders` (a later call appends more).
+    #[inline]
     pub fn with_http_headers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -302,6 +304,7 @@ impl HTTPGetActionApply {
         self
     }
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -310,6 +313,7 @@ impl HTTPGetActionApply {
         self
     }
     /// Sets `port`, replacing an earlier value.
+    #[inline]
     pub fn with_port(
         mut self,
         value: impl ::std::convert::Into<
@@ -320,6 +324,7 @@ impl HTTPGetActionApply {
         self
     }
     /// Sets `scheme`, replacing an earlier value.
+    #[inline]
     pub fn with_scheme(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -165,6 +165,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HTTPHeaderApply {
 #[cfg(feature = "apply")]
 impl HTTPHeaderApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -173,6 +174,7 @@ impl HTTPHeaderApply {
         self
     }
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

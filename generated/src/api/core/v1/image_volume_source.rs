@@ -193,6 +193,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ImageVolumeSourceAppl
 #[cfg(feature = "apply")]
 impl ImageVolumeSourceApply {
     /// Sets `pullPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_pull_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -201,6 +202,7 @@ impl ImageVolumeSourceApply {
         self
     }
     /// Sets `reference`, replacing an earlier value.
+    #[inline]
     pub fn with_reference(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

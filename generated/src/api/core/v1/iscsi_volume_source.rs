@@ -467,6 +467,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ISCSIVolumeSourceAppl
 #[cfg(feature = "apply")]
 impl ISCSIVolumeSourceApply {
     /// Sets `chapAuthDiscovery`, replacing an earlier value.
+    #[inline]
     pub fn with_chap_auth_discovery(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -475,6 +476,7 @@ impl ISCSIVolumeSourceApply {
         self
     }
     /// Sets `chapAuthSession`, replacing an earlier value.
+    #[inline]
     pub fn with_chap_auth_session(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -483,6 +485,7 @@ impl ISCSIVolumeSourceApply {
         self
     }
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -491,6 +494,7 @@ impl ISCSIVolumeSourceApply {
         self
     }
     /// Sets `initiatorName`, replacing an earlier value.
+    #[inline]
     pub fn with_initiator_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -499,6 +503,7 @@ impl ISCSIVolumeSourceApply {
         self
     }
     /// Sets `iqn`, replacing an earlier value.
+    #[inline]
     pub fn with_iqn(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -507,6 +512,7 @@ impl ISCSIVolumeSourceApply {
         self
     }
     /// Sets `iscsiInterface`, replacing an earlier value.
+    #[inline]
     pub fn with_iscsi_interface(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -515,11 +521,13 @@ impl ISCSIVolumeSourceApply {
         self
     }
     /// Sets `lun`, replacing an earlier value.
+    #[inline]
     pub fn with_lun(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.lun = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `portals` (a later call appends more).
+    #[inline]
     pub fn with_portals(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -534,11 +542,13 @@ impl ISCSIVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_ref(
         mut self,
         value: crate::api::core::v1::LocalObjectReferenceApply,
@@ -547,6 +557,7 @@ impl ISCSIVolumeSourceApply {
         self
     }
     /// Sets `targetPortal`, replacing an earlier value.
+    #[inline]
     pub fn with_target_portal(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -189,6 +189,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for KeyToPathApply {
 #[cfg(feature = "apply")]
 impl KeyToPathApply {
     /// Sets `key`, replacing an earlier value.
+    #[inline]
     pub fn with_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -197,11 +198,13 @@ impl KeyToPathApply {
         self
     }
     /// Sets `mode`, replacing an earlier value.
+    #[inline]
     pub fn with_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.mode = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

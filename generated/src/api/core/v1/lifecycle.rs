@@ -356,6 +356,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LifecycleApply {
 #[cfg(feature = "apply")]
 impl LifecycleApply {
     /// Sets `postStart`, replacing an earlier value.
+    #[inline]
     pub fn with_post_start(
         mut self,
         value: crate::api::core::v1::LifecycleHandlerApply,
@@ -364,6 +365,7 @@ impl LifecycleApply {
         self
     }
     /// Sets `preStop`, replacing an earlier value.
+    #[inline]
     pub fn with_pre_stop(
         mut self,
         value: crate::api::core::v1::LifecycleHandlerApply,
@@ -372,6 +374,7 @@ impl LifecycleApply {
         self
     }
     /// Sets `stopSignal`, replacing an earlier value.
+    #[inline]
     pub fn with_stop_signal(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

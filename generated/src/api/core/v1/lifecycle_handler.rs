@@ -259,11 +259,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LifecycleHandlerApply
 #[cfg(feature = "apply")]
 impl LifecycleHandlerApply {
     /// Sets `exec`, replacing an earlier value.
+    #[inline]
     pub fn with_exec(mut self, value: crate::api::core::v1::ExecActionApply) -> Self {
         self.exec = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Sets `httpGet`, replacing an earlier value.
+    #[inline]
     pub fn with_http_get(
         mut self,
         value: crate::api::core::v1::HTTPGetActionApply,
@@ -272,11 +274,13 @@ impl LifecycleHandlerApply {
         self
     }
     /// Sets `sleep`, replacing an earlier value.
+    #[inline]
     pub fn with_sleep(mut self, value: crate::api::core::v1::SleepActionApply) -> Self {
         self.sleep = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Sets `tcpSocket`, replacing an earlier value.
+    #[inline]
     pub fn with_tcp_socket(
         mut self,
         value: crate::api::core::v1::TCPSocketActionApply,

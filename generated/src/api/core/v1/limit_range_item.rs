@@ -334,6 +334,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LimitRangeItemApply {
 #[cfg(feature = "apply")]
 impl LimitRangeItemApply {
     /// Adds the entries to `default`, replacing the values of keys already there.
+    #[inline]
     pub fn with_default(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -353,6 +354,7 @@ impl LimitRangeItemApply {
         self
     }
     /// Adds the entries to `defaultRequest`, replacing the values of keys already there.
+    #[inline]
     pub fn with_default_request(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -372,6 +374,7 @@ impl LimitRangeItemApply {
         self
     }
     /// Adds the entries to `max`, replacing the values of keys already there.
+    #[inline]
     pub fn with_max(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -391,6 +394,7 @@ impl LimitRangeItemApply {
         self
     }
     /// Adds the entries to `maxLimitRequestRatio`, replacing the values of keys already there.
+    #[inline]
     pub fn with_max_limit_request_ratio(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -410,6 +414,7 @@ impl LimitRangeItemApply {
         self
     }
     /// Adds the entries to `min`, replacing the values of keys already there.
+    #[inline]
     pub fn with_min(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -429,6 +434,7 @@ impl LimitRangeItemApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

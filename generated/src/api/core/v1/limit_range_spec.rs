@@ -144,6 +144,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LimitRangeSpecApply {
 #[cfg(feature = "apply")]
 impl LimitRangeSpecApply {
     /// Appends the values to `limits` (a later call appends more).
+    #[inline]
     pub fn with_limits(
         mut self,
         values: impl ::std::iter::IntoIterator<

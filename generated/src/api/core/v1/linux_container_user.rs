@@ -188,11 +188,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LinuxContainerUserApp
 #[cfg(feature = "apply")]
 impl LinuxContainerUserApply {
     /// Sets `gid`, replacing an earlier value.
+    #[inline]
     pub fn with_gid(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.gid = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `supplementalGroups` (a later call appends more).
+    #[inline]
     pub fn with_supplemental_groups(
         mut self,
         values: impl ::std::iter::IntoIterator<Item = impl ::std::convert::Into<i64>>,
@@ -205,6 +207,7 @@ impl LinuxContainerUserApply {
         self
     }
     /// Sets `uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.uid = ::std::option::Option::Some(value.into());
         self

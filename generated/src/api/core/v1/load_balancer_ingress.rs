@@ -247,6 +247,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LoadBalancerIngressAp
 #[cfg(feature = "apply")]
 impl LoadBalancerIngressApply {
     /// Sets `hostname`, replacing an earlier value.
+    #[inline]
     pub fn with_hostname(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -255,6 +256,7 @@ impl LoadBalancerIngressApply {
         self
     }
     /// Sets `ip`, replacing an earlier value.
+    #[inline]
     pub fn with_ip(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -263,6 +265,7 @@ impl LoadBalancerIngressApply {
         self
     }
     /// Sets `ipMode`, replacing an earlier value.
+    #[inline]
     pub fn with_ip_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -271,6 +274,7 @@ impl LoadBalancerIngressApply {
         self
     }
     /// Appends the values to `ports` (a later call appends more).
+    #[inline]
     pub fn with_ports(
         mut self,
         values: impl ::std::iter::IntoIterator<

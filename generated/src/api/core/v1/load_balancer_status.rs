@@ -150,6 +150,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LoadBalancerStatusApp
 #[cfg(feature = "apply")]
 impl LoadBalancerStatusApply {
     /// Appends the values to `ingress` (a later call appends more).
+    #[inline]
     pub fn with_ingress(
         mut self,
         values: impl ::std::iter::IntoIterator<

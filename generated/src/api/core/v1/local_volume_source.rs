@@ -167,6 +167,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LocalVolumeSourceAppl
 #[cfg(feature = "apply")]
 impl LocalVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -175,6 +176,7 @@ impl LocalVolumeSourceApply {
         self
     }
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -208,6 +208,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ModifyVolumeStatusApp
 #[cfg(feature = "apply")]
 impl ModifyVolumeStatusApply {
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -216,6 +217,7 @@ impl ModifyVolumeStatusApply {
         self
     }
     /// Sets `targetVolumeAttributesClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_target_volume_attributes_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

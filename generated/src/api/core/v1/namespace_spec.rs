@@ -144,6 +144,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NamespaceSpecApply {
 #[cfg(feature = "apply")]
 impl NamespaceSpecApply {
     /// Appends the values to `finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -195,6 +195,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NamespaceStatusApply 
 #[cfg(feature = "apply")]
 impl NamespaceStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -209,6 +210,7 @@ impl NamespaceStatusApply {
         self
     }
     /// Sets `phase`, replacing an earlier value.
+    #[inline]
     pub fn with_phase(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -193,6 +193,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NFSVolumeSourceApply 
 #[cfg(feature = "apply")]
 impl NFSVolumeSourceApply {
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -201,11 +202,13 @@ impl NFSVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `server`, replacing an earlier value.
+    #[inline]
     pub fn with_server(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -165,6 +165,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeAddressApply {
 #[cfg(feature = "apply")]
 impl NodeAddressApply {
     /// Sets `address`, replacing an earlier value.
+    #[inline]
     pub fn with_address(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -173,6 +174,7 @@ impl NodeAddressApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

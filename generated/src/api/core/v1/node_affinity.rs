@@ -217,6 +217,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeAffinityApply {
 #[cfg(feature = "apply")]
 impl NodeAffinityApply {
     /// Appends the values to `preferredDuringSchedulingIgnoredDuringExecution` (a later call appends more).
+    #[inline]
     pub fn with_preferred_during_scheduling_ignored_during_execution(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -231,6 +232,7 @@ impl NodeAffinityApply {
         self
     }
     /// Sets `requiredDuringSchedulingIgnoredDuringExecution`, replacing an earlier value.
+    #[inline]
     pub fn with_required_during_scheduling_ignored_during_execution(
         mut self,
         value: crate::api::core::v1::NodeSelectorApply,

@@ -148,6 +148,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeConfigSourceApply
 #[cfg(feature = "apply")]
 impl NodeConfigSourceApply {
     /// Sets `configMap`, replacing an earlier value.
+    #[inline]
     pub fn with_config_map(
         mut self,
         value: crate::api::core::v1::ConfigMapNodeConfigSourceApply,

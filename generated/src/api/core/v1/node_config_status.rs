@@ -265,6 +265,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeConfigStatusApply
 #[cfg(feature = "apply")]
 impl NodeConfigStatusApply {
     /// Sets `active`, replacing an earlier value.
+    #[inline]
     pub fn with_active(
         mut self,
         value: crate::api::core::v1::NodeConfigSourceApply,
@@ -273,6 +274,7 @@ impl NodeConfigStatusApply {
         self
     }
     /// Sets `assigned`, replacing an earlier value.
+    #[inline]
     pub fn with_assigned(
         mut self,
         value: crate::api::core::v1::NodeConfigSourceApply,
@@ -281,6 +283,7 @@ impl NodeConfigStatusApply {
         self
     }
     /// Sets `error`, replacing an earlier value.
+    #[inline]
     pub fn with_error(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -289,6 +292,7 @@ impl NodeConfigStatusApply {
         self
     }
     /// Sets `lastKnownGood`, replacing an earlier value.
+    #[inline]
     pub fn with_last_known_good(
         mut self,
         value: crate::api::core::v1::NodeConfigSourceApply,

@@ -152,6 +152,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeDaemonEndpointsAp
 #[cfg(feature = "apply")]
 impl NodeDaemonEndpointsApply {
     /// Sets `kubeletEndpoint`, replacing an earlier value.
+    #[inline]
     pub fn with_kubelet_endpoint(
         mut self,
         value: crate::api::core::v1::DaemonEndpointApply,

@@ -134,6 +134,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeFeaturesApply {
 #[cfg(feature = "apply")]
 impl NodeFeaturesApply {
     /// Sets `supplementalGroupsPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_supplemental_groups_policy(
         mut self,
         value: impl ::std::convert::Into<bool>,

@@ -179,6 +179,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeRuntimeHandlerApp
 #[cfg(feature = "apply")]
 impl NodeRuntimeHandlerApply {
     /// Sets `features`, replacing an earlier value.
+    #[inline]
     pub fn with_features(
         mut self,
         value: crate::api::core::v1::NodeRuntimeHandlerFeaturesApply,
@@ -187,6 +188,7 @@ impl NodeRuntimeHandlerApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -161,6 +161,7 @@ for NodeRuntimeHandlerFeaturesApply {
 #[cfg(feature = "apply")]
 impl NodeRuntimeHandlerFeaturesApply {
     /// Sets `recursiveReadOnlyMounts`, replacing an earlier value.
+    #[inline]
     pub fn with_recursive_read_only_mounts(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -169,6 +170,7 @@ impl NodeRuntimeHandlerFeaturesApply {
         self
     }
     /// Sets `userNamespaces`, replacing an earlier value.
+    #[inline]
     pub fn with_user_namespaces(
         mut self,
         value: impl ::std::convert::Into<bool>,

@@ -150,6 +150,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSelectorApply {
 #[cfg(feature = "apply")]
 impl NodeSelectorApply {
     /// Appends the values to `nodeSelectorTerms` (a later call appends more).
+    #[inline]
     pub fn with_node_selector_terms(
         mut self,
         values: impl ::std::iter::IntoIterator<

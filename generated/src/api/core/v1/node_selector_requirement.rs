@@ -215,6 +215,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSelectorRequireme
 #[cfg(feature = "apply")]
 impl NodeSelectorRequirementApply {
     /// Sets `key`, replacing an earlier value.
+    #[inline]
     pub fn with_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -223,6 +224,7 @@ impl NodeSelectorRequirementApply {
         self
     }
     /// Sets `operator`, replacing an earlier value.
+    #[inline]
     pub fn with_operator(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -231,6 +233,7 @@ impl NodeSelectorRequirementApply {
         self
     }
     /// Appends the values to `values` (a later call appends more).
+    #[inline]
     pub fn with_values(
         mut self,
         values: impl ::std::iter::IntoIterator<

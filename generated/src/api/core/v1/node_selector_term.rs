@@ -195,6 +195,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSelectorTermApply
 #[cfg(feature = "apply")]
 impl NodeSelectorTermApply {
     /// Appends the values to `matchExpressions` (a later call appends more).
+    #[inline]
     pub fn with_match_expressions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -209,6 +210,7 @@ impl NodeSelectorTermApply {
         self
     }
     /// Appends the values to `matchFields` (a later call appends more).
+    #[inline]
     pub fn with_match_fields(
         mut self,
         values: impl ::std::iter::IntoIterator<

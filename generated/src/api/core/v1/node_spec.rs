@@ -378,6 +378,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSpecApply {
 #[cfg(feature = "apply")]
 impl NodeSpecApply {
     /// Sets `configSource`, replacing an earlier value.
+    #[inline]
     pub fn with_config_source(
         mut self,
         value: crate::api::core::v1::NodeConfigSourceApply,
@@ -386,6 +387,7 @@ impl NodeSpecApply {
         self
     }
     /// Sets `externalID`, replacing an earlier value.
+    #[inline]
     pub fn with_external_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -394,6 +396,7 @@ impl NodeSpecApply {
         self
     }
     /// Sets `podCIDR`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_cidr(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -402,6 +405,7 @@ impl NodeSpecApply {
         self
     }
     /// Appends the values to `podCIDRs` (a later call appends more).
+    #[inline]
     pub fn with_pod_cidrs(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -416,6 +420,7 @@ impl NodeSpecApply {
         self
     }
     /// Sets `providerID`, replacing an earlier value.
+    #[inline]
     pub fn with_provider_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -424,6 +429,7 @@ impl NodeSpecApply {
         self
     }
     /// Appends the values to `taints` (a later call appends more).
+    #[inline]
     pub fn with_taints(
         mut self,
         values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::TaintApply>,
@@ -434,6 +440,7 @@ impl NodeSpecApply {
         self
     }
     /// Sets `unschedulable`, replacing an earlier value.
+    #[inline]
     pub fn with_unschedulable(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.unschedulable = ::std::option::Option::Some(value.into());
         self

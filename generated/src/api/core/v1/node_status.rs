@@ -705,6 +705,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeStatusApply {
 #[cfg(feature = "apply")]
 impl NodeStatusApply {
     /// Appends the values to `addresses` (a later call appends more).
+    #[inline]
     pub fn with_addresses(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -719,6 +720,7 @@ impl NodeStatusApply {
         self
     }
     /// Adds the entries to `allocatable`, replacing the values of keys already there.
+    #[inline]
     pub fn with_allocatable(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -738,6 +740,7 @@ impl NodeStatusApply {
         self
     }
     /// Adds the entries to `capacity`, replacing the values of keys already there.
+    #[inline]
     pub fn with_capacity(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -757,6 +760,7 @@ impl NodeStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -771,6 +775,7 @@ impl NodeStatusApply {
         self
     }
     /// Sets `config`, replacing an earlier value.
+    #[inline]
     pub fn with_config(
         mut self,
         value: crate::api::core::v1::NodeConfigStatusApply,
@@ -779,6 +784,7 @@ impl NodeStatusApply {
         self
     }
     /// Sets `daemonEndpoints`, replacing an earlier value.
+    #[inline]
     pub fn with_daemon_endpoints(
         mut self,
         value: crate::api::core::v1::NodeDaemonEndpointsApply,
@@ -789,6 +795,7 @@ impl NodeStatusApply {
         self
     }
     /// Appends the values to `declaredFeatures` (a later call appends more).
+    #[inline]
     pub fn with_declared_features(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -803,6 +810,7 @@ impl NodeStatusApply {
         self
     }
     /// Sets `features`, replacing an earlier value.
+    #[inline]
     pub fn with_features(
         mut self,
         value: crate::api::core::v1::NodeFeaturesApply,
@@ -811,6 +819,7 @@ impl NodeStatusApply {
         self
     }
     /// Appends the values to `images` (a later call appends more).
+    #[inline]
     pub fn with_images(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -823,6 +832,7 @@ impl NodeStatusApply {
         self
     }
     /// Sets `nodeInfo`, replacing an earlier value.
+    #[inline]
     pub fn with_node_info(
         mut self,
         value: crate::api::core::v1::NodeSystemInfoApply,
@@ -831,6 +841,7 @@ impl NodeStatusApply {
         self
     }
     /// Sets `phase`, replacing an earlier value.
+    #[inline]
     pub fn with_phase(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -839,6 +850,7 @@ impl NodeStatusApply {
         self
     }
     /// Appends the values to `runtimeHandlers` (a later call appends more).
+    #[inline]
     pub fn with_runtime_handlers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -853,6 +865,7 @@ impl NodeStatusApply {
         self
     }
     /// Appends the values to `volumesAttached` (a later call appends more).
+    #[inline]
     pub fn with_volumes_attached(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -867,6 +880,7 @@ impl NodeStatusApply {
         self
     }
     /// Appends the values to `volumesInUse` (a later call appends more).
+    #[inline]
     pub fn with_volumes_in_use(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -130,6 +130,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSwapStatusApply {
 #[cfg(feature = "apply")]
 impl NodeSwapStatusApply {
     /// Sets `capacity`, replacing an earlier value.
+    #[inline]
     pub fn with_capacity(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.capacity = ::std::option::Option::Some(value.into());
         self

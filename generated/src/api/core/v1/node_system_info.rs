@@ -469,6 +469,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSystemInfoApply {
 #[cfg(feature = "apply")]
 impl NodeSystemInfoApply {
     /// Sets `architecture`, replacing an earlier value.
+    #[inline]
     pub fn with_architecture(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -477,6 +478,7 @@ impl NodeSystemInfoApply {
         self
     }
     /// Sets `bootID`, replacing an earlier value.
+    #[inline]
     pub fn with_boot_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -485,6 +487,7 @@ impl NodeSystemInfoApply {
         self
     }
     /// Sets `containerRuntimeVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_container_runtime_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -493,6 +496,7 @@ impl NodeSystemInfoApply {
         self
     }
     /// Sets `kernelVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_kernel_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -501,6 +505,7 @@ impl NodeSystemInfoApply {
         self
     }
     /// Sets `kubeProxyVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_kube_proxy_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -509,6 +514,7 @@ impl NodeSystemInfoApply {
         self
     }
     /// Sets `kubeletVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_kubelet_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -517,6 +523,7 @@ impl NodeSystemInfoApply {
         self
     }
     /// Sets `machineID`, replacing an earlier value.
+    #[inline]
     pub fn with_machine_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -525,6 +532,7 @@ impl NodeSystemInfoApply {
         self
     }
     /// Sets `operatingSystem`, replacing an earlier value.
+    #[inline]
     pub fn with_operating_system(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -533,6 +541,7 @@ impl NodeSystemInfoApply {
         self
     }
     /// Sets `osImage`, replacing an earlier value.
+    #[inline]
     pub fn with_os_image(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -541,6 +550,7 @@ impl NodeSystemInfoApply {
         self
     }
     /// Sets `swap`, replacing an earlier value.
+    #[inline]
     pub fn with_swap(
         mut self,
         value: crate::api::core::v1::NodeSwapStatusApply,
@@ -549,6 +559,7 @@ impl NodeSystemInfoApply {
         self
     }
     /// Sets `systemUUID`, replacing an earlier value.
+    #[inline]
     pub fn with_system_uuid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

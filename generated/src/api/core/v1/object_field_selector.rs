@@ -176,6 +176,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectFieldSelectorAp
 #[cfg(feature = "apply")]
 impl ObjectFieldSelectorApply {
     /// Sets `apiVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_api_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -184,6 +185,7 @@ impl ObjectFieldSelectorApply {
         self
     }
     /// Sets `fieldPath`, replacing an earlier value.
+    #[inline]
     pub fn with_field_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -356,6 +356,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectReferenceApply 
 #[cfg(feature = "apply")]
 impl ObjectReferenceApply {
     /// Sets `apiVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_api_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -364,6 +365,7 @@ impl ObjectReferenceApply {
         self
     }
     /// Sets `fieldPath`, replacing an earlier value.
+    #[inline]
     pub fn with_field_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -372,6 +374,7 @@ impl ObjectReferenceApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -380,6 +383,7 @@ impl ObjectReferenceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -388,6 +392,7 @@ impl ObjectReferenceApply {
         self
     }
     /// Sets `namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -396,6 +401,7 @@ impl ObjectReferenceApply {
         self
     }
     /// Sets `resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -404,6 +410,7 @@ impl ObjectReferenceApply {
         self
     }
     /// Sets `uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -298,6 +298,7 @@ for PersistentVolumeClaimConditionApply {
 #[cfg(feature = "apply")]
 impl PersistentVolumeClaimConditionApply {
     /// Sets `lastProbeTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_probe_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -306,6 +307,7 @@ impl PersistentVolumeClaimConditionApply {
         self
     }
     /// Sets `lastTransitionTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_transition_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -314,6 +316,7 @@ impl PersistentVolumeClaimConditionApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -322,6 +325,7 @@ impl PersistentVolumeClaimConditionApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -330,6 +334,7 @@ impl PersistentVolumeClaimConditionApply {
         self
     }
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -338,6 +343,7 @@ impl PersistentVolumeClaimConditionApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

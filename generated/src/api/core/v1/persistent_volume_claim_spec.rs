@@ -512,6 +512,7 @@ for PersistentVolumeClaimSpecApply {
 #[cfg(feature = "apply")]
 impl PersistentVolumeClaimSpecApply {
     /// Appends the values to `accessModes` (a later call appends more).
+    #[inline]
     pub fn with_access_modes(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -526,6 +527,7 @@ impl PersistentVolumeClaimSpecApply {
         self
     }
     /// Sets `dataSource`, replacing an earlier value.
+    #[inline]
     pub fn with_data_source(
         mut self,
         value: crate::api::core::v1::TypedLocalObjectReferenceApply,
@@ -534,6 +536,7 @@ impl PersistentVolumeClaimSpecApply {
         self
     }
     /// Sets `dataSourceRef`, replacing an earlier value.
+    #[inline]
     pub fn with_data_source_ref(
         mut self,
         value: crate::api::core::v1::TypedObjectReferenceApply,
@@ -544,6 +547,7 @@ impl PersistentVolumeClaimSpecApply {
         self
     }
     /// Sets `resources`, replacing an earlier value.
+    #[inline]
     pub fn with_resources(
         mut self,
         value: crate::api::core::v1::VolumeResourceRequirementsApply,
@@ -552,6 +556,7 @@ impl PersistentVolumeClaimSpecApply {
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -560,6 +565,7 @@ impl PersistentVolumeClaimSpecApply {
         self
     }
     /// Sets `storageClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_storage_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -568,6 +574,7 @@ impl PersistentVolumeClaimSpecApply {
         self
     }
     /// Sets `volumeAttributesClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_attributes_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -576,6 +583,7 @@ impl PersistentVolumeClaimSpecApply {
         self
     }
     /// Sets `volumeMode`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -584,6 +592,7 @@ impl PersistentVolumeClaimSpecApply {
         self
     }
     /// Sets `volumeName`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

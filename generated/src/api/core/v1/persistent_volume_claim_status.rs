@@ -532,6 +532,7 @@ for PersistentVolumeClaimStatusApply {
 #[cfg(feature = "apply")]
 impl PersistentVolumeClaimStatusApply {
     /// Appends the values to `accessModes` (a later call appends more).
+    #[inline]
     pub fn with_access_modes(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -546,6 +547,7 @@ impl PersistentVolumeClaimStatusApply {
         self
     }
     /// Adds the entries to `allocatedResourceStatuses`, replacing the values of keys already there.
+    #[inline]
     pub fn with_allocated_resource_statuses(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -563,6 +565,7 @@ impl PersistentVolumeClaimStatusApply {
         self
     }
     /// Adds the entries to `allocatedResources`, replacing the values of keys already there.
+    #[inline]
     pub fn with_allocated_resources(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -582,6 +585,7 @@ impl PersistentVolumeClaimStatusApply {
         self
     }
     /// Adds the entries to `capacity`, replacing the values of keys already there.
+    #[inline]
     pub fn with_capacity(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -601,6 +605,7 @@ impl PersistentVolumeClaimStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -615,6 +620,7 @@ impl PersistentVolumeClaimStatusApply {
         self
     }
     /// Sets `currentVolumeAttributesClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_current_volume_attributes_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -625,6 +631,7 @@ impl PersistentVolumeClaimStatusApply {
         self
     }
     /// Sets `modifyVolumeStatus`, replacing an earlier value.
+    #[inline]
     pub fn with_modify_volume_status(
         mut self,
         value: crate::api::core::v1::ModifyVolumeStatusApply,
@@ -635,6 +642,7 @@ impl PersistentVolumeClaimStatusApply {
         self
     }
     /// Sets `phase`, replacing an earlier value.
+    #[inline]
     pub fn with_phase(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

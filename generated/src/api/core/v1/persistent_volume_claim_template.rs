@@ -188,6 +188,7 @@ for PersistentVolumeClaimTemplateApply {
 #[cfg(feature = "apply")]
 impl PersistentVolumeClaimTemplateApply {
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -196,6 +197,7 @@ impl PersistentVolumeClaimTemplateApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(
         mut self,
         value: crate::api::core::v1::PersistentVolumeClaimSpecApply,

@@ -168,6 +168,7 @@ for PersistentVolumeClaimVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl PersistentVolumeClaimVolumeSourceApply {
     /// Sets `claimName`, replacing an earlier value.
+    #[inline]
     pub fn with_claim_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -176,6 +177,7 @@ impl PersistentVolumeClaimVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self

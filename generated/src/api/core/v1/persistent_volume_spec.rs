@@ -1497,6 +1497,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeSpecA
 #[cfg(feature = "apply")]
 impl PersistentVolumeSpecApply {
     /// Appends the values to `accessModes` (a later call appends more).
+    #[inline]
     pub fn with_access_modes(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1511,6 +1512,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `awsElasticBlockStore`, replacing an earlier value.
+    #[inline]
     pub fn with_aws_elastic_block_store(
         mut self,
         value: crate::api::core::v1::AWSElasticBlockStoreVolumeSourceApply,
@@ -1521,6 +1523,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `azureDisk`, replacing an earlier value.
+    #[inline]
     pub fn with_azure_disk(
         mut self,
         value: crate::api::core::v1::AzureDiskVolumeSourceApply,
@@ -1529,6 +1532,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `azureFile`, replacing an earlier value.
+    #[inline]
     pub fn with_azure_file(
         mut self,
         value: crate::api::core::v1::AzureFilePersistentVolumeSourceApply,
@@ -1537,6 +1541,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Adds the entries to `capacity`, replacing the values of keys already there.
+    #[inline]
     pub fn with_capacity(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -1556,6 +1561,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `cephfs`, replacing an earlier value.
+    #[inline]
     pub fn with_cephfs(
         mut self,
         value: crate::api::core::v1::CephFSPersistentVolumeSourceApply,
@@ -1564,6 +1570,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `cinder`, replacing an earlier value.
+    #[inline]
     pub fn with_cinder(
         mut self,
         value: crate::api::core::v1::CinderPersistentVolumeSourceApply,
@@ -1572,6 +1579,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `claimRef`, replacing an earlier value.
+    #[inline]
     pub fn with_claim_ref(
         mut self,
         value: crate::api::core::v1::ObjectReferenceApply,
@@ -1580,6 +1588,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `csi`, replacing an earlier value.
+    #[inline]
     pub fn with_csi(
         mut self,
         value: crate::api::core::v1::CSIPersistentVolumeSourceApply,
@@ -1588,11 +1597,13 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `fc`, replacing an earlier value.
+    #[inline]
     pub fn with_fc(mut self, value: crate::api::core::v1::FCVolumeSourceApply) -> Self {
         self.fc = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Sets `flexVolume`, replacing an earlier value.
+    #[inline]
     pub fn with_flex_volume(
         mut self,
         value: crate::api::core::v1::FlexPersistentVolumeSourceApply,
@@ -1601,6 +1612,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `flocker`, replacing an earlier value.
+    #[inline]
     pub fn with_flocker(
         mut self,
         value: crate::api::core::v1::FlockerVolumeSourceApply,
@@ -1609,6 +1621,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `gcePersistentDisk`, replacing an earlier value.
+    #[inline]
     pub fn with_gce_persistent_disk(
         mut self,
         value: crate::api::core::v1::GCEPersistentDiskVolumeSourceApply,
@@ -1619,6 +1632,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `glusterfs`, replacing an earlier value.
+    #[inline]
     pub fn with_glusterfs(
         mut self,
         value: crate::api::core::v1::GlusterfsPersistentVolumeSourceApply,
@@ -1627,6 +1641,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `hostPath`, replacing an earlier value.
+    #[inline]
     pub fn with_host_path(
         mut self,
         value: crate::api::core::v1::HostPathVolumeSourceApply,
@@ -1635,6 +1650,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `iscsi`, replacing an earlier value.
+    #[inline]
     pub fn with_iscsi(
         mut self,
         value: crate::api::core::v1::ISCSIPersistentVolumeSourceApply,
@@ -1643,6 +1659,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `local`, replacing an earlier value.
+    #[inline]
     pub fn with_local(
         mut self,
         value: crate::api::core::v1::LocalVolumeSourceApply,
@@ -1651,6 +1668,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Appends the values to `mountOptions` (a later call appends more).
+    #[inline]
     pub fn with_mount_options(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1665,6 +1683,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `nfs`, replacing an earlier value.
+    #[inline]
     pub fn with_nfs(
         mut self,
         value: crate::api::core::v1::NFSVolumeSourceApply,
@@ -1673,6 +1692,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `nodeAffinity`, replacing an earlier value.
+    #[inline]
     pub fn with_node_affinity(
         mut self,
         value: crate::api::core::v1::VolumeNodeAffinityApply,
@@ -1681,6 +1701,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `persistentVolumeReclaimPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_persistent_volume_reclaim_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1691,6 +1712,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `photonPersistentDisk`, replacing an earlier value.
+    #[inline]
     pub fn with_photon_persistent_disk(
         mut self,
         value: crate::api::core::v1::PhotonPersistentDiskVolumeSourceApply,
@@ -1701,6 +1723,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `portworxVolume`, replacing an earlier value.
+    #[inline]
     pub fn with_portworx_volume(
         mut self,
         value: crate::api::core::v1::PortworxVolumeSourceApply,
@@ -1711,6 +1734,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `quobyte`, replacing an earlier value.
+    #[inline]
     pub fn with_quobyte(
         mut self,
         value: crate::api::core::v1::QuobyteVolumeSourceApply,
@@ -1719,6 +1743,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `rbd`, replacing an earlier value.
+    #[inline]
     pub fn with_rbd(
         mut self,
         value: crate::api::core::v1::RBDPersistentVolumeSourceApply,
@@ -1727,6 +1752,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `scaleIO`, replacing an earlier value.
+    #[inline]
     pub fn with_scale_io(
         mut self,
         value: crate::api::core::v1::ScaleIOPersistentVolumeSourceApply,
@@ -1735,6 +1761,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `storageClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_storage_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1743,6 +1770,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `storageos`, replacing an earlier value.
+    #[inline]
     pub fn with_storageos(
         mut self,
         value: crate::api::core::v1::StorageOSPersistentVolumeSourceApply,
@@ -1751,6 +1779,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `volumeAttributesClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_attributes_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1759,6 +1788,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `volumeMode`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1767,6 +1797,7 @@ impl PersistentVolumeSpecApply {
         self
     }
     /// Sets `vsphereVolume`, replacing an earlier value.
+    #[inline]
     pub fn with_vsphere_volume(
         mut self,
         value: crate::api::core::v1::VsphereVirtualDiskVolumeSourceApply,

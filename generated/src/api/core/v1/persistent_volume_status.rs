@@ -261,6 +261,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeStatu
 #[cfg(feature = "apply")]
 impl PersistentVolumeStatusApply {
     /// Sets `lastPhaseTransitionTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_phase_transition_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -269,6 +270,7 @@ impl PersistentVolumeStatusApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -277,6 +279,7 @@ impl PersistentVolumeStatusApply {
         self
     }
     /// Sets `phase`, replacing an earlier value.
+    #[inline]
     pub fn with_phase(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -285,6 +288,7 @@ impl PersistentVolumeStatusApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

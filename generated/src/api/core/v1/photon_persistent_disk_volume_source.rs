@@ -175,6 +175,7 @@ for PhotonPersistentDiskVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl PhotonPersistentDiskVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -183,6 +184,7 @@ impl PhotonPersistentDiskVolumeSourceApply {
         self
     }
     /// Sets `pdID`, replacing an earlier value.
+    #[inline]
     pub fn with_pd_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

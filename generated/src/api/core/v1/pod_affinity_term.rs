@@ -356,6 +356,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodAffinityTermApply 
 #[cfg(feature = "apply")]
 impl PodAffinityTermApply {
     /// Sets `labelSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_label_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -364,6 +365,7 @@ impl PodAffinityTermApply {
         self
     }
     /// Appends the values to `matchLabelKeys` (a later call appends more).
+    #[inline]
     pub fn with_match_label_keys(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -378,6 +380,7 @@ impl PodAffinityTermApply {
         self
     }
     /// Appends the values to `mismatchLabelKeys` (a later call appends more).
+    #[inline]
     pub fn with_mismatch_label_keys(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -392,6 +395,7 @@ impl PodAffinityTermApply {
         self
     }
     /// Sets `namespaceSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -402,6 +406,7 @@ impl PodAffinityTermApply {
         self
     }
     /// Appends the values to `namespaces` (a later call appends more).
+    #[inline]
     pub fn with_namespaces(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -416,6 +421,7 @@ impl PodAffinityTermApply {
         self
     }
     /// Sets `topologyKey`, replacing an earlier value.
+    #[inline]
     pub fn with_topology_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

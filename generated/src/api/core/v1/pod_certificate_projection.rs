@@ -404,6 +404,7 @@ for PodCertificateProjectionApply {
 #[cfg(feature = "apply")]
 impl PodCertificateProjectionApply {
     /// Sets `certificateChainPath`, replacing an earlier value.
+    #[inline]
     pub fn with_certificate_chain_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -412,6 +413,7 @@ impl PodCertificateProjectionApply {
         self
     }
     /// Sets `credentialBundlePath`, replacing an earlier value.
+    #[inline]
     pub fn with_credential_bundle_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -420,6 +422,7 @@ impl PodCertificateProjectionApply {
         self
     }
     /// Sets `keyPath`, replacing an earlier value.
+    #[inline]
     pub fn with_key_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -428,6 +431,7 @@ impl PodCertificateProjectionApply {
         self
     }
     /// Sets `keyType`, replacing an earlier value.
+    #[inline]
     pub fn with_key_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -436,6 +440,7 @@ impl PodCertificateProjectionApply {
         self
     }
     /// Sets `maxExpirationSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_max_expiration_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -444,6 +449,7 @@ impl PodCertificateProjectionApply {
         self
     }
     /// Sets `signerName`, replacing an earlier value.
+    #[inline]
     pub fn with_signer_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -452,6 +458,7 @@ impl PodCertificateProjectionApply {
         self
     }
     /// Adds the entries to `userAnnotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_user_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<

@@ -325,6 +325,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodConditionApply {
 #[cfg(feature = "apply")]
 impl PodConditionApply {
     /// Sets `lastProbeTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_probe_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -333,6 +334,7 @@ impl PodConditionApply {
         self
     }
     /// Sets `lastTransitionTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_transition_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -341,6 +343,7 @@ impl PodConditionApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -349,6 +352,7 @@ impl PodConditionApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -357,6 +361,7 @@ impl PodConditionApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -365,6 +370,7 @@ impl PodConditionApply {
         self
     }
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -373,6 +379,7 @@ impl PodConditionApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

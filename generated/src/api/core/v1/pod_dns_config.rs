@@ -230,6 +230,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodDNSConfigApply {
 #[cfg(feature = "apply")]
 impl PodDNSConfigApply {
     /// Appends the values to `nameservers` (a later call appends more).
+    #[inline]
     pub fn with_nameservers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -244,6 +245,7 @@ impl PodDNSConfigApply {
         self
     }
     /// Appends the values to `options` (a later call appends more).
+    #[inline]
     pub fn with_options(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -258,6 +260,7 @@ impl PodDNSConfigApply {
         self
     }
     /// Appends the values to `searches` (a later call appends more).
+    #[inline]
     pub fn with_searches(
         mut self,
         values: impl ::std::iter::IntoIterator<

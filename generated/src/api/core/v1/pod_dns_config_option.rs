@@ -169,6 +169,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodDNSConfigOptionApp
 #[cfg(feature = "apply")]
 impl PodDNSConfigOptionApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -177,6 +178,7 @@ impl PodDNSConfigOptionApply {
         self
     }
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -194,6 +194,7 @@ for PodExtendedResourceClaimStatusApply {
 #[cfg(feature = "apply")]
 impl PodExtendedResourceClaimStatusApply {
     /// Appends the values to `requestMappings` (a later call appends more).
+    #[inline]
     pub fn with_request_mappings(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -208,6 +209,7 @@ impl PodExtendedResourceClaimStatusApply {
         self
     }
     /// Sets `resourceClaimName`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_claim_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -136,6 +136,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodIPApply {
 #[cfg(feature = "apply")]
 impl PodIPApply {
     /// Sets `ip`, replacing an earlier value.
+    #[inline]
     pub fn with_ip(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

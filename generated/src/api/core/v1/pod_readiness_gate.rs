@@ -138,6 +138,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodReadinessGateApply
 #[cfg(feature = "apply")]
 impl PodReadinessGateApply {
     /// Sets `conditionType`, replacing an earlier value.
+    #[inline]
     pub fn with_condition_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -235,6 +235,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodResourceClaimApply
 #[cfg(feature = "apply")]
 impl PodResourceClaimApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -243,6 +244,7 @@ impl PodResourceClaimApply {
         self
     }
     /// Sets `resourceClaimName`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_claim_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -251,6 +253,7 @@ impl PodResourceClaimApply {
         self
     }
     /// Sets `resourceClaimTemplateName`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_claim_template_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -176,6 +176,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodResourceClaimStatu
 #[cfg(feature = "apply")]
 impl PodResourceClaimStatusApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -184,6 +185,7 @@ impl PodResourceClaimStatusApply {
         self
     }
     /// Sets `resourceClaimName`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_claim_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -640,6 +640,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodSecurityContextApp
 #[cfg(feature = "apply")]
 impl PodSecurityContextApply {
     /// Sets `appArmorProfile`, replacing an earlier value.
+    #[inline]
     pub fn with_app_armor_profile(
         mut self,
         value: crate::api::core::v1::AppArmorProfileApply,
@@ -650,11 +651,13 @@ impl PodSecurityContextApply {
         self
     }
     /// Sets `fsGroup`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_group(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.fs_group = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `fsGroupChangePolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_group_change_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -663,11 +666,13 @@ impl PodSecurityContextApply {
         self
     }
     /// Sets `runAsGroup`, replacing an earlier value.
+    #[inline]
     pub fn with_run_as_group(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.run_as_group = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `runAsNonRoot`, replacing an earlier value.
+    #[inline]
     pub fn with_run_as_non_root(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -676,11 +681,13 @@ impl PodSecurityContextApply {
         self
     }
     /// Sets `runAsUser`, replacing an earlier value.
+    #[inline]
     pub fn with_run_as_user(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.run_as_user = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `seLinuxChangePolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_se_linux_change_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -689,6 +696,7 @@ impl PodSecurityContextApply {
         self
     }
     /// Sets `seLinuxOptions`, replacing an earlier value.
+    #[inline]
     pub fn with_se_linux_options(
         mut self,
         value: crate::api::core::v1::SELinuxOptionsApply,
@@ -699,6 +707,7 @@ impl PodSecurityContextApply {
         self
     }
     /// Sets `seccompProfile`, replacing an earlier value.
+    #[inline]
     pub fn with_seccomp_profile(
         mut self,
         value: crate::api::core::v1::SeccompProfileApply,
@@ -709,6 +718,7 @@ impl PodSecurityContextApply {
         self
     }
     /// Appends the values to `supplementalGroups` (a later call appends more).
+    #[inline]
     pub fn with_supplemental_groups(
         mut self,
         values: impl ::std::iter::IntoIterator<Item = impl ::std::convert::Into<i64>>,
@@ -721,6 +731,7 @@ impl PodSecurityContextApply {
         self
     }
     /// Sets `supplementalGroupsPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_supplemental_groups_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -729,6 +740,7 @@ impl PodSecurityContextApply {
         self
     }
     /// Appends the values to `sysctls` (a later call appends more).
+    #[inline]
     pub fn with_sysctls(
         mut self,
         values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::SysctlApply>,
@@ -741,6 +753,7 @@ impl PodSecurityContextApply {
         self
     }
     /// Sets `windowsOptions`, replacing an earlier value.
+    #[inline]
     pub fn with_windows_options(
         mut self,
         value: crate::api::core::v1::WindowsSecurityContextOptionsApply,

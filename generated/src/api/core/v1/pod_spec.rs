@@ -1770,6 +1770,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodSpecApply {
 #[cfg(feature = "apply")]
 impl PodSpecApply {
     /// Sets `activeDeadlineSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_active_deadline_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -1778,11 +1779,13 @@ impl PodSpecApply {
         self
     }
     /// Sets `affinity`, replacing an earlier value.
+    #[inline]
     pub fn with_affinity(mut self, value: crate::api::core::v1::AffinityApply) -> Self {
         self.affinity = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Sets `automountServiceAccountToken`, replacing an earlier value.
+    #[inline]
     pub fn with_automount_service_account_token(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -1791,6 +1794,7 @@ impl PodSpecApply {
         self
     }
     /// Appends the values to `containers` (a later call appends more).
+    #[inline]
     pub fn with_containers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1805,6 +1809,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `dnsConfig`, replacing an earlier value.
+    #[inline]
     pub fn with_dns_config(
         mut self,
         value: crate::api::core::v1::PodDNSConfigApply,
@@ -1813,6 +1818,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `dnsPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_dns_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1821,6 +1827,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `enableServiceLinks`, replacing an earlier value.
+    #[inline]
     pub fn with_enable_service_links(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -1829,6 +1836,7 @@ impl PodSpecApply {
         self
     }
     /// Appends the values to `ephemeralContainers` (a later call appends more).
+    #[inline]
     pub fn with_ephemeral_containers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1843,6 +1851,7 @@ impl PodSpecApply {
         self
     }
     /// Appends the values to `hostAliases` (a later call appends more).
+    #[inline]
     pub fn with_host_aliases(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1857,26 +1866,31 @@ impl PodSpecApply {
         self
     }
     /// Sets `hostIPC`, replacing an earlier value.
+    #[inline]
     pub fn with_host_ipc(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.host_ipc = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `hostNetwork`, replacing an earlier value.
+    #[inline]
     pub fn with_host_network(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.host_network = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `hostPID`, replacing an earlier value.
+    #[inline]
     pub fn with_host_pid(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.host_pid = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `hostUsers`, replacing an earlier value.
+    #[inline]
     pub fn with_host_users(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.host_users = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `hostname`, replacing an earlier value.
+    #[inline]
     pub fn with_hostname(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1885,6 +1899,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `hostnameOverride`, replacing an earlier value.
+    #[inline]
     pub fn with_hostname_override(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1893,6 +1908,7 @@ impl PodSpecApply {
         self
     }
     /// Appends the values to `imagePullSecrets` (a later call appends more).
+    #[inline]
     pub fn with_image_pull_secrets(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1907,6 +1923,7 @@ impl PodSpecApply {
         self
     }
     /// Appends the values to `initContainers` (a later call appends more).
+    #[inline]
     pub fn with_init_containers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1921,6 +1938,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
     pub fn with_node_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1929,6 +1947,7 @@ impl PodSpecApply {
         self
     }
     /// Adds the entries to `nodeSelector`, replacing the values of keys already there.
+    #[inline]
     pub fn with_node_selector(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -1946,11 +1965,13 @@ impl PodSpecApply {
         self
     }
     /// Sets `os`, replacing an earlier value.
+    #[inline]
     pub fn with_os(mut self, value: crate::api::core::v1::PodOSApply) -> Self {
         self.os = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Adds the entries to `overhead`, replacing the values of keys already there.
+    #[inline]
     pub fn with_overhead(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -1970,6 +1991,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `preemptionPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_preemption_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1978,11 +2000,13 @@ impl PodSpecApply {
         self
     }
     /// Sets `priority`, replacing an earlier value.
+    #[inline]
     pub fn with_priority(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.priority = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `priorityClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_priority_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1991,6 +2015,7 @@ impl PodSpecApply {
         self
     }
     /// Appends the values to `readinessGates` (a later call appends more).
+    #[inline]
     pub fn with_readiness_gates(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -2005,6 +2030,7 @@ impl PodSpecApply {
         self
     }
     /// Appends the values to `resourceClaims` (a later call appends more).
+    #[inline]
     pub fn with_resource_claims(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -2019,6 +2045,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `resources`, replacing an earlier value.
+    #[inline]
     pub fn with_resources(
         mut self,
         value: crate::api::core::v1::ResourceRequirementsApply,
@@ -2027,6 +2054,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `restartPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_restart_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -2035,6 +2063,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `runtimeClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_runtime_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -2043,6 +2072,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `schedulerName`, replacing an earlier value.
+    #[inline]
     pub fn with_scheduler_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -2051,6 +2081,7 @@ impl PodSpecApply {
         self
     }
     /// Appends the values to `schedulingGates` (a later call appends more).
+    #[inline]
     pub fn with_scheduling_gates(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -2065,6 +2096,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `securityContext`, replacing an earlier value.
+    #[inline]
     pub fn with_security_context(
         mut self,
         value: crate::api::core::v1::PodSecurityContextApply,
@@ -2075,6 +2107,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `serviceAccount`, replacing an earlier value.
+    #[inline]
     pub fn with_service_account(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -2083,6 +2116,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `serviceAccountName`, replacing an earlier value.
+    #[inline]
     pub fn with_service_account_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -2091,6 +2125,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `setHostnameAsFQDN`, replacing an earlier value.
+    #[inline]
     pub fn with_set_hostname_as_fqdn(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -2099,6 +2134,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `shareProcessNamespace`, replacing an earlier value.
+    #[inline]
     pub fn with_share_process_namespace(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -2107,6 +2143,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `subdomain`, replacing an earlier value.
+    #[inline]
     pub fn with_subdomain(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -2115,6 +2152,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `terminationGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_termination_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -2125,6 +2163,7 @@ impl PodSpecApply {
         self
     }
     /// Appends the values to `tolerations` (a later call appends more).
+    #[inline]
     pub fn with_tolerations(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -2139,6 +2178,7 @@ impl PodSpecApply {
         self
     }
     /// Appends the values to `topologySpreadConstraints` (a later call appends more).
+    #[inline]
     pub fn with_topology_spread_constraints(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -2153,6 +2193,7 @@ impl PodSpecApply {
         self
     }
     /// Appends the values to `volumes` (a later call appends more).
+    #[inline]
     pub fn with_volumes(
         mut self,
         values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::VolumeApply>,
@@ -2165,6 +2206,7 @@ impl PodSpecApply {
         self
     }
     /// Sets `workloadRef`, replacing an earlier value.
+    #[inline]
     pub fn with_workload_ref(
         mut self,
         value: crate::api::core::v1::WorkloadReferenceApply,

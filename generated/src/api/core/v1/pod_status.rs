@@ -926,6 +926,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodStatusApply {
 #[cfg(feature = "apply")]
 impl PodStatusApply {
     /// Adds the entries to `allocatedResources`, replacing the values of keys already there.
+    #[inline]
     pub fn with_allocated_resources(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -945,6 +946,7 @@ impl PodStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -959,6 +961,7 @@ impl PodStatusApply {
         self
     }
     /// Appends the values to `containerStatuses` (a later call appends more).
+    #[inline]
     pub fn with_container_statuses(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -973,6 +976,7 @@ impl PodStatusApply {
         self
     }
     /// Appends the values to `ephemeralContainerStatuses` (a later call appends more).
+    #[inline]
     pub fn with_ephemeral_container_statuses(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -987,6 +991,7 @@ impl PodStatusApply {
         self
     }
     /// Sets `extendedResourceClaimStatus`, replacing an earlier value.
+    #[inline]
     pub fn with_extended_resource_claim_status(
         mut self,
         value: crate::api::core::v1::PodExtendedResourceClaimStatusApply,
@@ -997,6 +1002,7 @@ impl PodStatusApply {
         self
     }
     /// Sets `hostIP`, replacing an earlier value.
+    #[inline]
     pub fn with_host_ip(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1005,6 +1011,7 @@ impl PodStatusApply {
         self
     }
     /// Appends the values to `hostIPs` (a later call appends more).
+    #[inline]
     pub fn with_host_ips(
         mut self,
         values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::HostIPApply>,
@@ -1017,6 +1024,7 @@ impl PodStatusApply {
         self
     }
     /// Appends the values to `initContainerStatuses` (a later call appends more).
+    #[inline]
     pub fn with_init_container_statuses(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1031,6 +1039,7 @@ impl PodStatusApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1039,6 +1048,7 @@ impl PodStatusApply {
         self
     }
     /// Sets `nominatedNodeName`, replacing an earlier value.
+    #[inline]
     pub fn with_nominated_node_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1047,6 +1057,7 @@ impl PodStatusApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -1055,6 +1066,7 @@ impl PodStatusApply {
         self
     }
     /// Sets `phase`, replacing an earlier value.
+    #[inline]
     pub fn with_phase(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1063,6 +1075,7 @@ impl PodStatusApply {
         self
     }
     /// Sets `podIP`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_ip(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1071,6 +1084,7 @@ impl PodStatusApply {
         self
     }
     /// Appends the values to `podIPs` (a later call appends more).
+    #[inline]
     pub fn with_pod_ips(
         mut self,
         values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::PodIPApply>,
@@ -1083,6 +1097,7 @@ impl PodStatusApply {
         self
     }
     /// Sets `qosClass`, replacing an earlier value.
+    #[inline]
     pub fn with_qos_class(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1091,6 +1106,7 @@ impl PodStatusApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1099,6 +1115,7 @@ impl PodStatusApply {
         self
     }
     /// Sets `resize`, replacing an earlier value.
+    #[inline]
     pub fn with_resize(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1107,6 +1124,7 @@ impl PodStatusApply {
         self
     }
     /// Appends the values to `resourceClaimStatuses` (a later call appends more).
+    #[inline]
     pub fn with_resource_claim_statuses(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1121,6 +1139,7 @@ impl PodStatusApply {
         self
     }
     /// Sets `resources`, replacing an earlier value.
+    #[inline]
     pub fn with_resources(
         mut self,
         value: crate::api::core::v1::ResourceRequirementsApply,
@@ -1129,6 +1148,7 @@ impl PodStatusApply {
         self
     }
     /// Sets `startTime`, replacing an earlier value.
+    #[inline]
     pub fn with_start_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,

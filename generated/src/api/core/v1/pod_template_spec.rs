@@ -193,6 +193,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodTemplateSpecApply 
 #[cfg(feature = "apply")]
 impl PodTemplateSpecApply {
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -201,6 +202,7 @@ impl PodTemplateSpecApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(mut self, value: crate::api::core::v1::PodSpecApply) -> Self {
         self.spec = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self

@@ -205,6 +205,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PortStatusApply {
 #[cfg(feature = "apply")]
 impl PortStatusApply {
     /// Sets `error`, replacing an earlier value.
+    #[inline]
     pub fn with_error(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -213,11 +214,13 @@ impl PortStatusApply {
         self
     }
     /// Sets `port`, replacing an earlier value.
+    #[inline]
     pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.port = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `protocol`, replacing an earlier value.
+    #[inline]
     pub fn with_protocol(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

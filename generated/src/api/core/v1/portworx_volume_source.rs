@@ -201,6 +201,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PortworxVolumeSourceA
 #[cfg(feature = "apply")]
 impl PortworxVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -209,11 +210,13 @@ impl PortworxVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `volumeID`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

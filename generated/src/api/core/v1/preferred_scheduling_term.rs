@@ -164,6 +164,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PreferredSchedulingTe
 #[cfg(feature = "apply")]
 impl PreferredSchedulingTermApply {
     /// Sets `preference`, replacing an earlier value.
+    #[inline]
     pub fn with_preference(
         mut self,
         value: crate::api::core::v1::NodeSelectorTermApply,
@@ -172,6 +173,7 @@ impl PreferredSchedulingTermApply {
         self
     }
     /// Sets `weight`, replacing an earlier value.
+    #[inline]
     pub fn with_weight(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.weight = ::std::option::Option::Some(value.into());
         self

@@ -471,11 +471,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ProbeApply {
 #[cfg(feature = "apply")]
 impl ProbeApply {
     /// Sets `exec`, replacing an earlier value.
+    #[inline]
     pub fn with_exec(mut self, value: crate::api::core::v1::ExecActionApply) -> Self {
         self.exec = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Sets `failureThreshold`, replacing an earlier value.
+    #[inline]
     pub fn with_failure_threshold(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -484,11 +486,13 @@ impl ProbeApply {
         self
     }
     /// Sets `grpc`, replacing an earlier value.
+    #[inline]
     pub fn with_grpc(mut self, value: crate::api::core::v1::GRPCActionApply) -> Self {
         self.grpc = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Sets `httpGet`, replacing an earlier value.
+    #[inline]
     pub fn with_http_get(
         mut self,
         value: crate::api::core::v1::HTTPGetActionApply,
@@ -497,6 +501,7 @@ impl ProbeApply {
         self
     }
     /// Sets `initialDelaySeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_initial_delay_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -505,11 +510,13 @@ impl ProbeApply {
         self
     }
     /// Sets `periodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_period_seconds(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.period_seconds = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `successThreshold`, replacing an earlier value.
+    #[inline]
     pub fn with_success_threshold(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -518,6 +525,7 @@ impl ProbeApply {
         self
     }
     /// Sets `tcpSocket`, replacing an earlier value.
+    #[inline]
     pub fn with_tcp_socket(
         mut self,
         value: crate::api::core::v1::TCPSocketActionApply,
@@ -526,6 +534,7 @@ impl ProbeApply {
         self
     }
     /// Sets `terminationGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_termination_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -536,6 +545,7 @@ impl ProbeApply {
         self
     }
     /// Sets `timeoutSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_timeout_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,

@@ -175,11 +175,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ProjectedVolumeSource
 #[cfg(feature = "apply")]
 impl ProjectedVolumeSourceApply {
     /// Sets `defaultMode`, replacing an earlier value.
+    #[inline]
     pub fn with_default_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.default_mode = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `sources` (a later call appends more).
+    #[inline]
     pub fn with_sources(
         mut self,
         values: impl ::std::iter::IntoIterator<

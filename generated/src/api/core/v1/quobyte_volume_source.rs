@@ -298,6 +298,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for QuobyteVolumeSourceAp
 #[cfg(feature = "apply")]
 impl QuobyteVolumeSourceApply {
     /// Sets `group`, replacing an earlier value.
+    #[inline]
     pub fn with_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -306,11 +307,13 @@ impl QuobyteVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `registry`, replacing an earlier value.
+    #[inline]
     pub fn with_registry(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -319,6 +322,7 @@ impl QuobyteVolumeSourceApply {
         self
     }
     /// Sets `tenant`, replacing an earlier value.
+    #[inline]
     pub fn with_tenant(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -327,6 +331,7 @@ impl QuobyteVolumeSourceApply {
         self
     }
     /// Sets `user`, replacing an earlier value.
+    #[inline]
     pub fn with_user(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -335,6 +340,7 @@ impl QuobyteVolumeSourceApply {
         self
     }
     /// Sets `volume`, replacing an earlier value.
+    #[inline]
     pub fn with_volume(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

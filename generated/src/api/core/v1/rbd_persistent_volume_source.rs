@@ -373,6 +373,7 @@ for RBDPersistentVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl RBDPersistentVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -381,6 +382,7 @@ impl RBDPersistentVolumeSourceApply {
         self
     }
     /// Sets `image`, replacing an earlier value.
+    #[inline]
     pub fn with_image(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -389,6 +391,7 @@ impl RBDPersistentVolumeSourceApply {
         self
     }
     /// Sets `keyring`, replacing an earlier value.
+    #[inline]
     pub fn with_keyring(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -397,6 +400,7 @@ impl RBDPersistentVolumeSourceApply {
         self
     }
     /// Appends the values to `monitors` (a later call appends more).
+    #[inline]
     pub fn with_monitors(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -411,6 +415,7 @@ impl RBDPersistentVolumeSourceApply {
         self
     }
     /// Sets `pool`, replacing an earlier value.
+    #[inline]
     pub fn with_pool(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -419,11 +424,13 @@ impl RBDPersistentVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_ref(
         mut self,
         value: crate::api::core::v1::SecretReferenceApply,
@@ -432,6 +439,7 @@ impl RBDPersistentVolumeSourceApply {
         self
     }
     /// Sets `user`, replacing an earlier value.
+    #[inline]
     pub fn with_user(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

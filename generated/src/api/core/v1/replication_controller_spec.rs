@@ -234,6 +234,7 @@ for ReplicationControllerSpecApply {
 #[cfg(feature = "apply")]
 impl ReplicationControllerSpecApply {
     /// Sets `minReadySeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_min_ready_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -242,11 +243,13 @@ impl ReplicationControllerSpecApply {
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Adds the entries to `selector`, replacing the values of keys already there.
+    #[inline]
     pub fn with_selector(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -264,6 +267,7 @@ impl ReplicationControllerSpecApply {
         self
     }
     /// Sets `template`, replacing an earlier value.
+    #[inline]
     pub fn with_template(
         mut self,
         value: crate::api::core::v1::PodTemplateSpecApply,

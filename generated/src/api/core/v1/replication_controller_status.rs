@@ -294,6 +294,7 @@ for ReplicationControllerStatusApply {
 #[cfg(feature = "apply")]
 impl ReplicationControllerStatusApply {
     /// Sets `availableReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_available_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -302,6 +303,7 @@ impl ReplicationControllerStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -316,6 +318,7 @@ impl ReplicationControllerStatusApply {
         self
     }
     /// Sets `fullyLabeledReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_fully_labeled_replicas(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -324,6 +327,7 @@ impl ReplicationControllerStatusApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -332,11 +336,13 @@ impl ReplicationControllerStatusApply {
         self
     }
     /// Sets `readyReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_ready_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.ready_replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self

@@ -171,6 +171,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaimApply {
 #[cfg(feature = "apply")]
 impl ResourceClaimApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -179,6 +180,7 @@ impl ResourceClaimApply {
         self
     }
     /// Sets `request`, replacing an earlier value.
+    #[inline]
     pub fn with_request(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

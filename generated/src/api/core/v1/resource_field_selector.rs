@@ -204,6 +204,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceFieldSelector
 #[cfg(feature = "apply")]
 impl ResourceFieldSelectorApply {
     /// Sets `containerName`, replacing an earlier value.
+    #[inline]
     pub fn with_container_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -212,6 +213,7 @@ impl ResourceFieldSelectorApply {
         self
     }
     /// Sets `divisor`, replacing an earlier value.
+    #[inline]
     pub fn with_divisor(
         mut self,
         value: impl ::std::convert::Into<
@@ -222,6 +224,7 @@ impl ResourceFieldSelectorApply {
         self
     }
     /// Sets `resource`, replacing an earlier value.
+    #[inline]
     pub fn with_resource(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -190,6 +190,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceHealthApply {
 #[cfg(feature = "apply")]
 impl ResourceHealthApply {
     /// Sets `health`, replacing an earlier value.
+    #[inline]
     pub fn with_health(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -198,6 +199,7 @@ impl ResourceHealthApply {
         self
     }
     /// Sets `resourceID`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -221,6 +221,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceQuotaSpecAppl
 #[cfg(feature = "apply")]
 impl ResourceQuotaSpecApply {
     /// Adds the entries to `hard`, replacing the values of keys already there.
+    #[inline]
     pub fn with_hard(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -240,6 +241,7 @@ impl ResourceQuotaSpecApply {
         self
     }
     /// Sets `scopeSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_scope_selector(
         mut self,
         value: crate::api::core::v1::ScopeSelectorApply,
@@ -248,6 +250,7 @@ impl ResourceQuotaSpecApply {
         self
     }
     /// Appends the values to `scopes` (a later call appends more).
+    #[inline]
     pub fn with_scopes(
         mut self,
         values: impl ::std::iter::IntoIterator<

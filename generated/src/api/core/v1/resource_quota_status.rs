@@ -175,6 +175,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceQuotaStatusAp
 #[cfg(feature = "apply")]
 impl ResourceQuotaStatusApply {
     /// Adds the entries to `hard`, replacing the values of keys already there.
+    #[inline]
     pub fn with_hard(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -194,6 +195,7 @@ impl ResourceQuotaStatusApply {
         self
     }
     /// Adds the entries to `used`, replacing the values of keys already there.
+    #[inline]
     pub fn with_used(
         mut self,
         entries: impl ::std::iter::IntoIterator<

@@ -236,6 +236,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceRequirementsA
 #[cfg(feature = "apply")]
 impl ResourceRequirementsApply {
     /// Appends the values to `claims` (a later call appends more).
+    #[inline]
     pub fn with_claims(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -248,6 +249,7 @@ impl ResourceRequirementsApply {
         self
     }
     /// Adds the entries to `limits`, replacing the values of keys already there.
+    #[inline]
     pub fn with_limits(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -267,6 +269,7 @@ impl ResourceRequirementsApply {
         self
     }
     /// Adds the entries to `requests`, replacing the values of keys already there.
+    #[inline]
     pub fn with_requests(
         mut self,
         entries: impl ::std::iter::IntoIterator<

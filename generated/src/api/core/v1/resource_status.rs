@@ -179,6 +179,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceStatusApply {
 #[cfg(feature = "apply")]
 impl ResourceStatusApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -187,6 +188,7 @@ impl ResourceStatusApply {
         self
     }
     /// Appends the values to `resources` (a later call appends more).
+    #[inline]
     pub fn with_resources(
         mut self,
         values: impl ::std::iter::IntoIterator<

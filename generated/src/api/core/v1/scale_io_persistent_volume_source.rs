@@ -464,6 +464,7 @@ for ScaleIOPersistentVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl ScaleIOPersistentVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -472,6 +473,7 @@ impl ScaleIOPersistentVolumeSourceApply {
         self
     }
     /// Sets `gateway`, replacing an earlier value.
+    #[inline]
     pub fn with_gateway(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -480,6 +482,7 @@ impl ScaleIOPersistentVolumeSourceApply {
         self
     }
     /// Sets `protectionDomain`, replacing an earlier value.
+    #[inline]
     pub fn with_protection_domain(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -488,11 +491,13 @@ impl ScaleIOPersistentVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_ref(
         mut self,
         value: crate::api::core::v1::SecretReferenceApply,
@@ -501,11 +506,13 @@ impl ScaleIOPersistentVolumeSourceApply {
         self
     }
     /// Sets `sslEnabled`, replacing an earlier value.
+    #[inline]
     pub fn with_ssl_enabled(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.ssl_enabled = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `storageMode`, replacing an earlier value.
+    #[inline]
     pub fn with_storage_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -514,6 +521,7 @@ impl ScaleIOPersistentVolumeSourceApply {
         self
     }
     /// Sets `storagePool`, replacing an earlier value.
+    #[inline]
     pub fn with_storage_pool(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -522,6 +530,7 @@ impl ScaleIOPersistentVolumeSourceApply {
         self
     }
     /// Sets `system`, replacing an earlier value.
+    #[inline]
     pub fn with_system(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -530,6 +539,7 @@ impl ScaleIOPersistentVolumeSourceApply {
         self
     }
     /// Sets `volumeName`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -460,6 +460,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ScaleIOVolumeSourceAp
 #[cfg(feature = "apply")]
 impl ScaleIOVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -468,6 +469,7 @@ impl ScaleIOVolumeSourceApply {
         self
     }
     /// Sets `gateway`, replacing an earlier value.
+    #[inline]
     pub fn with_gateway(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -476,6 +478,7 @@ impl ScaleIOVolumeSourceApply {
         self
     }
     /// Sets `protectionDomain`, replacing an earlier value.
+    #[inline]
     pub fn with_protection_domain(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -484,11 +487,13 @@ impl ScaleIOVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_ref(
         mut self,
         value: crate::api::core::v1::LocalObjectReferenceApply,
@@ -497,11 +502,13 @@ impl ScaleIOVolumeSourceApply {
         self
     }
     /// Sets `sslEnabled`, replacing an earlier value.
+    #[inline]
     pub fn with_ssl_enabled(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.ssl_enabled = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `storageMode`, replacing an earlier value.
+    #[inline]
     pub fn with_storage_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -510,6 +517,7 @@ impl ScaleIOVolumeSourceApply {
         self
     }
     /// Sets `storagePool`, replacing an earlier value.
+    #[inline]
     pub fn with_storage_pool(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -518,6 +526,7 @@ impl ScaleIOVolumeSourceApply {
         self
     }
     /// Sets `system`, replacing an earlier value.
+    #[inline]
     pub fn with_system(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -526,6 +535,7 @@ impl ScaleIOVolumeSourceApply {
         self
     }
     /// Sets `volumeName`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

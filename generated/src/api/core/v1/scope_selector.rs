@@ -154,6 +154,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ScopeSelectorApply {
 #[cfg(feature = "apply")]
 impl ScopeSelectorApply {
     /// Appends the values to `matchExpressions` (a later call appends more).
+    #[inline]
     pub fn with_match_expressions(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -233,6 +233,7 @@ for ScopedResourceSelectorRequirementApply {
 #[cfg(feature = "apply")]
 impl ScopedResourceSelectorRequirementApply {
     /// Sets `operator`, replacing an earlier value.
+    #[inline]
     pub fn with_operator(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -241,6 +242,7 @@ impl ScopedResourceSelectorRequirementApply {
         self
     }
     /// Sets `scopeName`, replacing an earlier value.
+    #[inline]
     pub fn with_scope_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -249,6 +251,7 @@ impl ScopedResourceSelectorRequirementApply {
         self
     }
     /// Appends the values to `values` (a later call appends more).
+    #[inline]
     pub fn with_values(
         mut self,
         values: impl ::std::iter::IntoIterator<

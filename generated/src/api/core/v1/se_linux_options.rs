@@ -241,6 +241,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SELinuxOptionsApply {
 #[cfg(feature = "apply")]
 impl SELinuxOptionsApply {
     /// Sets `level`, replacing an earlier value.
+    #[inline]
     pub fn with_level(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -249,6 +250,7 @@ impl SELinuxOptionsApply {
         self
     }
     /// Sets `role`, replacing an earlier value.
+    #[inline]
     pub fn with_role(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -257,6 +259,7 @@ impl SELinuxOptionsApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -265,6 +268,7 @@ impl SELinuxOptionsApply {
         self
     }
     /// Sets `user`, replacing an earlier value.
+    #[inline]
     pub fn with_user(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

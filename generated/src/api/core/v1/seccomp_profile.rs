@@ -190,6 +190,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SeccompProfileApply {
 #[cfg(feature = "apply")]
 impl SeccompProfileApply {
     /// Sets `localhostProfile`, replacing an earlier value.
+    #[inline]
     pub fn with_localhost_profile(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -198,6 +199,7 @@ impl SeccompProfileApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -183,6 +183,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SecretEnvSourceApply 
 #[cfg(feature = "apply")]
 impl SecretEnvSourceApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -191,6 +192,7 @@ impl SecretEnvSourceApply {
         self
     }
     /// Sets `optional`, replacing an earlier value.
+    #[inline]
     pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.optional = ::std::option::Option::Some(value.into());
         self

@@ -173,6 +173,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SecretReferenceApply 
 #[cfg(feature = "apply")]
 impl SecretReferenceApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -181,6 +182,7 @@ impl SecretReferenceApply {
         self
     }
     /// Sets `namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -239,11 +239,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SecretVolumeSourceApp
 #[cfg(feature = "apply")]
 impl SecretVolumeSourceApply {
     /// Sets `defaultMode`, replacing an earlier value.
+    #[inline]
     pub fn with_default_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.default_mode = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `items` (a later call appends more).
+    #[inline]
     pub fn with_items(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -256,11 +258,13 @@ impl SecretVolumeSourceApply {
         self
     }
     /// Sets `optional`, replacing an earlier value.
+    #[inline]
     pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.optional = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretName`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -533,6 +533,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SecurityContextApply 
 #[cfg(feature = "apply")]
 impl SecurityContextApply {
     /// Sets `allowPrivilegeEscalation`, replacing an earlier value.
+    #[inline]
     pub fn with_allow_privilege_escalation(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -541,6 +542,7 @@ impl SecurityContextApply {
         self
     }
     /// Sets `appArmorProfile`, replacing an earlier value.
+    #[inline]
     pub fn with_app_armor_profile(
         mut self,
         value: crate::api::core::v1::AppArmorProfileApply,
@@ -551,6 +553,7 @@ impl SecurityContextApply {
         self
     }
     /// Sets `capabilities`, replacing an earlier value.
+    #[inline]
     pub fn with_capabilities(
         mut self,
         value: crate::api::core::v1::CapabilitiesApply,
@@ -559,11 +562,13 @@ impl SecurityContextApply {
         self
     }
     /// Sets `privileged`, replacing an earlier value.
+    #[inline]
     pub fn with_privileged(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.privileged = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `procMount`, replacing an earlier value.
+    #[inline]
     pub fn with_proc_mount(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -572,6 +577,7 @@ impl SecurityContextApply {
         self
     }
     /// Sets `readOnlyRootFilesystem`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only_root_filesystem(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -580,11 +586,13 @@ impl SecurityContextApply {
         self
     }
     /// Sets `runAsGroup`, replacing an earlier value.
+    #[inline]
     pub fn with_run_as_group(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.run_as_group = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `runAsNonRoot`, replacing an earlier value.
+    #[inline]
     pub fn with_run_as_non_root(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -593,11 +601,13 @@ impl SecurityContextApply {
         self
     }
     /// Sets `runAsUser`, replacing an earlier value.
+    #[inline]
     pub fn with_run_as_user(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.run_as_user = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `seLinuxOptions`, replacing an earlier value.
+    #[inline]
     pub fn with_se_linux_options(
         mut self,
         value: crate::api::core::v1::SELinuxOptionsApply,
@@ -608,6 +618,7 @@ impl SecurityContextApply {
         self
     }
     /// Sets `seccompProfile`, replacing an earlier value.
+    #[inline]
     pub fn with_seccomp_profile(
         mut self,
         value: crate::api::core::v1::SeccompProfileApply,
@@ -618,6 +629,7 @@ impl SecurityContextApply {
         self
     }
     /// Sets `windowsOptions`, replacing an earlier value.
+    #[inline]
     pub fn with_windows_options(
         mut self,
         value: crate::api::core::v1::WindowsSecurityContextOptionsApply,

@@ -274,6 +274,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceAccountApply {
 #[cfg(feature = "apply")]
 impl ServiceAccountApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -288,6 +289,7 @@ impl ServiceAccountApply {
         }
     }
     /// Sets `automountServiceAccountToken`, replacing an earlier value.
+    #[inline]
     pub fn with_automount_service_account_token(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -296,6 +298,7 @@ impl ServiceAccountApply {
         self
     }
     /// Appends the values to `imagePullSecrets` (a later call appends more).
+    #[inline]
     pub fn with_image_pull_secrets(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -310,6 +313,7 @@ impl ServiceAccountApply {
         self
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -318,6 +322,7 @@ impl ServiceAccountApply {
         self
     }
     /// Appends the values to `secrets` (a later call appends more).
+    #[inline]
     pub fn with_secrets(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -332,6 +337,7 @@ impl ServiceAccountApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -342,6 +348,7 @@ impl ServiceAccountApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -352,6 +359,7 @@ impl ServiceAccountApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -362,6 +370,7 @@ impl ServiceAccountApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -372,6 +381,7 @@ impl ServiceAccountApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -382,6 +392,7 @@ impl ServiceAccountApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -389,6 +400,7 @@ impl ServiceAccountApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -399,6 +411,7 @@ impl ServiceAccountApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -409,6 +422,7 @@ impl ServiceAccountApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -423,6 +437,7 @@ impl ServiceAccountApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -438,6 +453,7 @@ impl ServiceAccountApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -453,6 +469,7 @@ impl ServiceAccountApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -465,6 +482,7 @@ impl ServiceAccountApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -479,6 +497,7 @@ impl ServiceAccountApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &ServiceAccount,
         field_manager: &str,

@@ -205,6 +205,7 @@ for ServiceAccountTokenProjectionApply {
 #[cfg(feature = "apply")]
 impl ServiceAccountTokenProjectionApply {
     /// Sets `audience`, replacing an earlier value.
+    #[inline]
     pub fn with_audience(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -213,6 +214,7 @@ impl ServiceAccountTokenProjectionApply {
         self
     }
     /// Sets `expirationSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_expiration_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -221,6 +223,7 @@ impl ServiceAccountTokenProjectionApply {
         self
     }
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -317,6 +317,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServicePortApply {
 #[cfg(feature = "apply")]
 impl ServicePortApply {
     /// Sets `appProtocol`, replacing an earlier value.
+    #[inline]
     pub fn with_app_protocol(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -325,6 +326,7 @@ impl ServicePortApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -333,16 +335,19 @@ impl ServicePortApply {
         self
     }
     /// Sets `nodePort`, replacing an earlier value.
+    #[inline]
     pub fn with_node_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.node_port = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `port`, replacing an earlier value.
+    #[inline]
     pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.port = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `protocol`, replacing an earlier value.
+    #[inline]
     pub fn with_protocol(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -351,6 +356,7 @@ impl ServicePortApply {
         self
     }
     /// Sets `targetPort`, replacing an earlier value.
+    #[inline]
     pub fn with_target_port(
         mut self,
         value: impl ::std::convert::Into<

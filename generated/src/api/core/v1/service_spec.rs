@@ -950,6 +950,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceSpecApply {
 #[cfg(feature = "apply")]
 impl ServiceSpecApply {
     /// Sets `allocateLoadBalancerNodePorts`, replacing an earlier value.
+    #[inline]
     pub fn with_allocate_load_balancer_node_ports(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -960,6 +961,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `clusterIP`, replacing an earlier value.
+    #[inline]
     pub fn with_cluster_ip(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -968,6 +970,7 @@ impl ServiceSpecApply {
         self
     }
     /// Appends the values to `clusterIPs` (a later call appends more).
+    #[inline]
     pub fn with_cluster_ips(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -982,6 +985,7 @@ impl ServiceSpecApply {
         self
     }
     /// Appends the values to `externalIPs` (a later call appends more).
+    #[inline]
     pub fn with_external_ips(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -996,6 +1000,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `externalName`, replacing an earlier value.
+    #[inline]
     pub fn with_external_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1004,6 +1009,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `externalTrafficPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_external_traffic_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1012,6 +1018,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `healthCheckNodePort`, replacing an earlier value.
+    #[inline]
     pub fn with_health_check_node_port(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -1020,6 +1027,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `internalTrafficPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_internal_traffic_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1028,6 +1036,7 @@ impl ServiceSpecApply {
         self
     }
     /// Appends the values to `ipFamilies` (a later call appends more).
+    #[inline]
     pub fn with_ip_families(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1042,6 +1051,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `ipFamilyPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_ip_family_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1050,6 +1060,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `loadBalancerClass`, replacing an earlier value.
+    #[inline]
     pub fn with_load_balancer_class(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1058,6 +1069,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `loadBalancerIP`, replacing an earlier value.
+    #[inline]
     pub fn with_load_balancer_ip(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1066,6 +1078,7 @@ impl ServiceSpecApply {
         self
     }
     /// Appends the values to `loadBalancerSourceRanges` (a later call appends more).
+    #[inline]
     pub fn with_load_balancer_source_ranges(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1080,6 +1093,7 @@ impl ServiceSpecApply {
         self
     }
     /// Appends the values to `ports` (a later call appends more).
+    #[inline]
     pub fn with_ports(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1092,6 +1106,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `publishNotReadyAddresses`, replacing an earlier value.
+    #[inline]
     pub fn with_publish_not_ready_addresses(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -1100,6 +1115,7 @@ impl ServiceSpecApply {
         self
     }
     /// Adds the entries to `selector`, replacing the values of keys already there.
+    #[inline]
     pub fn with_selector(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -1117,6 +1133,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `sessionAffinity`, replacing an earlier value.
+    #[inline]
     pub fn with_session_affinity(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1125,6 +1142,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `sessionAffinityConfig`, replacing an earlier value.
+    #[inline]
     pub fn with_session_affinity_config(
         mut self,
         value: crate::api::core::v1::SessionAffinityConfigApply,
@@ -1135,6 +1153,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `trafficDistribution`, replacing an earlier value.
+    #[inline]
     pub fn with_traffic_distribution(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1143,6 +1162,7 @@ impl ServiceSpecApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

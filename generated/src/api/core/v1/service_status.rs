@@ -201,6 +201,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceStatusApply {
 #[cfg(feature = "apply")]
 impl ServiceStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -215,6 +216,7 @@ impl ServiceStatusApply {
         self
     }
     /// Sets `loadBalancer`, replacing an earlier value.
+    #[inline]
     pub fn with_load_balancer(
         mut self,
         value: crate::api::core::v1::LoadBalancerStatusApply,

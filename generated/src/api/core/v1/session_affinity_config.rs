@@ -144,6 +144,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SessionAffinityConfig
 #[cfg(feature = "apply")]
 impl SessionAffinityConfigApply {
     /// Sets `clientIP`, replacing an earlier value.
+    #[inline]
     pub fn with_client_ip(
         mut self,
         value: crate::api::core::v1::ClientIPConfigApply,

@@ -128,6 +128,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SleepActionApply {
 #[cfg(feature = "apply")]
 impl SleepActionApply {
     /// Sets `seconds`, replacing an earlier value.
+    #[inline]
     pub fn with_seconds(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.seconds = ::std::option::Option::Some(value.into());
         self

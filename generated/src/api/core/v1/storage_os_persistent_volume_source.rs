@@ -298,6 +298,7 @@ for StorageOSPersistentVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl StorageOSPersistentVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -306,11 +307,13 @@ impl StorageOSPersistentVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_ref(
         mut self,
         value: crate::api::core::v1::ObjectReferenceApply,
@@ -319,6 +322,7 @@ impl StorageOSPersistentVolumeSourceApply {
         self
     }
     /// Sets `volumeName`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -327,6 +331,7 @@ impl StorageOSPersistentVolumeSourceApply {
         self
     }
     /// Sets `volumeNamespace`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -296,6 +296,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageOSVolumeSource
 #[cfg(feature = "apply")]
 impl StorageOSVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -304,11 +305,13 @@ impl StorageOSVolumeSourceApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_ref(
         mut self,
         value: crate::api::core::v1::LocalObjectReferenceApply,
@@ -317,6 +320,7 @@ impl StorageOSVolumeSourceApply {
         self
     }
     /// Sets `volumeName`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -325,6 +329,7 @@ impl StorageOSVolumeSourceApply {
         self
     }
     /// Sets `volumeNamespace`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

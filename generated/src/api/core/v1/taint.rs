@@ -235,6 +235,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TaintApply {
 #[cfg(feature = "apply")]
 impl TaintApply {
     /// Sets `effect`, replacing an earlier value.
+    #[inline]
     pub fn with_effect(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -243,6 +244,7 @@ impl TaintApply {
         self
     }
     /// Sets `key`, replacing an earlier value.
+    #[inline]
     pub fn with_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -251,6 +253,7 @@ impl TaintApply {
         self
     }
     /// Sets `timeAdded`, replacing an earlier value.
+    #[inline]
     pub fn with_time_added(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -259,6 +262,7 @@ impl TaintApply {
         self
     }
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -159,6 +159,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TCPSocketActionApply 
 #[cfg(feature = "apply")]
 impl TCPSocketActionApply {
     /// Sets `host`, replacing an earlier value.
+    #[inline]
     pub fn with_host(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -167,6 +168,7 @@ impl TCPSocketActionApply {
         self
     }
     /// Sets `port`, replacing an earlier value.
+    #[inline]
     pub fn with_port(
         mut self,
         value: impl ::std::convert::Into<

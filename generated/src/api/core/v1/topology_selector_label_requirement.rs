@@ -169,6 +169,7 @@ for TopologySelectorLabelRequirementApply {
 #[cfg(feature = "apply")]
 impl TopologySelectorLabelRequirementApply {
     /// Sets `key`, replacing an earlier value.
+    #[inline]
     pub fn with_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -177,6 +178,7 @@ impl TopologySelectorLabelRequirementApply {
         self
     }
     /// Appends the values to `values` (a later call appends more).
+    #[inline]
     pub fn with_values(
         mut self,
         values: impl ::std::iter::IntoIterator<

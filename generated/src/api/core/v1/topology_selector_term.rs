@@ -154,6 +154,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TopologySelectorTermA
 #[cfg(feature = "apply")]
 impl TopologySelectorTermApply {
     /// Appends the values to `matchLabelExpressions` (a later call appends more).
+    #[inline]
     pub fn with_match_label_expressions(
         mut self,
         values: impl ::std::iter::IntoIterator<

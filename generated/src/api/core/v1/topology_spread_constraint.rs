@@ -442,6 +442,7 @@ for TopologySpreadConstraintApply {
 #[cfg(feature = "apply")]
 impl TopologySpreadConstraintApply {
     /// Sets `labelSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_label_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -450,6 +451,7 @@ impl TopologySpreadConstraintApply {
         self
     }
     /// Appends the values to `matchLabelKeys` (a later call appends more).
+    #[inline]
     pub fn with_match_label_keys(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -464,16 +466,19 @@ impl TopologySpreadConstraintApply {
         self
     }
     /// Sets `maxSkew`, replacing an earlier value.
+    #[inline]
     pub fn with_max_skew(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.max_skew = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `minDomains`, replacing an earlier value.
+    #[inline]
     pub fn with_min_domains(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.min_domains = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `nodeAffinityPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_node_affinity_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -482,6 +487,7 @@ impl TopologySpreadConstraintApply {
         self
     }
     /// Sets `nodeTaintsPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_node_taints_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -490,6 +496,7 @@ impl TopologySpreadConstraintApply {
         self
     }
     /// Sets `topologyKey`, replacing an earlier value.
+    #[inline]
     pub fn with_topology_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -498,6 +505,7 @@ impl TopologySpreadConstraintApply {
         self
     }
     /// Sets `whenUnsatisfiable`, replacing an earlier value.
+    #[inline]
     pub fn with_when_unsatisfiable(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

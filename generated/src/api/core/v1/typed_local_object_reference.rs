@@ -199,6 +199,7 @@ for TypedLocalObjectReferenceApply {
 #[cfg(feature = "apply")]
 impl TypedLocalObjectReferenceApply {
     /// Sets `apiGroup`, replacing an earlier value.
+    #[inline]
     pub fn with_api_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -207,6 +208,7 @@ impl TypedLocalObjectReferenceApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -215,6 +217,7 @@ impl TypedLocalObjectReferenceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

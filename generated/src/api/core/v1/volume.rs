@@ -1513,6 +1513,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeApply {
 #[cfg(feature = "apply")]
 impl VolumeApply {
     /// Sets `awsElasticBlockStore`, replacing an earlier value.
+    #[inline]
     pub fn with_aws_elastic_block_store(
         mut self,
         value: crate::api::core::v1::AWSElasticBlockStoreVolumeSourceApply,
@@ -1523,6 +1524,7 @@ impl VolumeApply {
         self
     }
     /// Sets `azureDisk`, replacing an earlier value.
+    #[inline]
     pub fn with_azure_disk(
         mut self,
         value: crate::api::core::v1::AzureDiskVolumeSourceApply,
@@ -1531,6 +1533,7 @@ impl VolumeApply {
         self
     }
     /// Sets `azureFile`, replacing an earlier value.
+    #[inline]
     pub fn with_azure_file(
         mut self,
         value: crate::api::core::v1::AzureFileVolumeSourceApply,
@@ -1539,6 +1542,7 @@ impl VolumeApply {
         self
     }
     /// Sets `cephfs`, replacing an earlier value.
+    #[inline]
     pub fn with_cephfs(
         mut self,
         value: crate::api::core::v1::CephFSVolumeSourceApply,
@@ -1547,6 +1551,7 @@ impl VolumeApply {
         self
     }
     /// Sets `cinder`, replacing an earlier value.
+    #[inline]
     pub fn with_cinder(
         mut self,
         value: crate::api::core::v1::CinderVolumeSourceApply,
@@ -1555,6 +1560,7 @@ impl VolumeApply {
         self
     }
     /// Sets `configMap`, replacing an earlier value.
+    #[inline]
     pub fn with_config_map(
         mut self,
         value: crate::api::core::v1::ConfigMapVolumeSourceApply,
@@ -1563,6 +1569,7 @@ impl VolumeApply {
         self
     }
     /// Sets `csi`, replacing an earlier value.
+    #[inline]
     pub fn with_csi(
         mut self,
         value: crate::api::core::v1::CSIVolumeSourceApply,
@@ -1571,6 +1578,7 @@ impl VolumeApply {
         self
     }
     /// Sets `downwardAPI`, replacing an earlier value.
+    #[inline]
     pub fn with_downward_api(
         mut self,
         value: crate::api::core::v1::DownwardAPIVolumeSourceApply,
@@ -1579,6 +1587,7 @@ impl VolumeApply {
         self
     }
     /// Sets `emptyDir`, replacing an earlier value.
+    #[inline]
     pub fn with_empty_dir(
         mut self,
         value: crate::api::core::v1::EmptyDirVolumeSourceApply,
@@ -1587,6 +1596,7 @@ impl VolumeApply {
         self
     }
     /// Sets `ephemeral`, replacing an earlier value.
+    #[inline]
     pub fn with_ephemeral(
         mut self,
         value: crate::api::core::v1::EphemeralVolumeSourceApply,
@@ -1595,11 +1605,13 @@ impl VolumeApply {
         self
     }
     /// Sets `fc`, replacing an earlier value.
+    #[inline]
     pub fn with_fc(mut self, value: crate::api::core::v1::FCVolumeSourceApply) -> Self {
         self.fc = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
     }
     /// Sets `flexVolume`, replacing an earlier value.
+    #[inline]
     pub fn with_flex_volume(
         mut self,
         value: crate::api::core::v1::FlexVolumeSourceApply,
@@ -1608,6 +1620,7 @@ impl VolumeApply {
         self
     }
     /// Sets `flocker`, replacing an earlier value.
+    #[inline]
     pub fn with_flocker(
         mut self,
         value: crate::api::core::v1::FlockerVolumeSourceApply,
@@ -1616,6 +1629,7 @@ impl VolumeApply {
         self
     }
     /// Sets `gcePersistentDisk`, replacing an earlier value.
+    #[inline]
     pub fn with_gce_persistent_disk(
         mut self,
         value: crate::api::core::v1::GCEPersistentDiskVolumeSourceApply,
@@ -1626,6 +1640,7 @@ impl VolumeApply {
         self
     }
     /// Sets `gitRepo`, replacing an earlier value.
+    #[inline]
     pub fn with_git_repo(
         mut self,
         value: crate::api::core::v1::GitRepoVolumeSourceApply,
@@ -1634,6 +1649,7 @@ impl VolumeApply {
         self
     }
     /// Sets `glusterfs`, replacing an earlier value.
+    #[inline]
     pub fn with_glusterfs(
         mut self,
         value: crate::api::core::v1::GlusterfsVolumeSourceApply,
@@ -1642,6 +1658,7 @@ impl VolumeApply {
         self
     }
     /// Sets `hostPath`, replacing an earlier value.
+    #[inline]
     pub fn with_host_path(
         mut self,
         value: crate::api::core::v1::HostPathVolumeSourceApply,
@@ -1650,6 +1667,7 @@ impl VolumeApply {
         self
     }
     /// Sets `image`, replacing an earlier value.
+    #[inline]
     pub fn with_image(
         mut self,
         value: crate::api::core::v1::ImageVolumeSourceApply,
@@ -1658,6 +1676,7 @@ impl VolumeApply {
         self
     }
     /// Sets `iscsi`, replacing an earlier value.
+    #[inline]
     pub fn with_iscsi(
         mut self,
         value: crate::api::core::v1::ISCSIVolumeSourceApply,
@@ -1666,6 +1685,7 @@ impl VolumeApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1674,6 +1694,7 @@ impl VolumeApply {
         self
     }
     /// Sets `nfs`, replacing an earlier value.
+    #[inline]
     pub fn with_nfs(
         mut self,
         value: crate::api::core::v1::NFSVolumeSourceApply,
@@ -1682,6 +1703,7 @@ impl VolumeApply {
         self
     }
     /// Sets `persistentVolumeClaim`, replacing an earlier value.
+    #[inline]
     pub fn with_persistent_volume_claim(
         mut self,
         value: crate::api::core::v1::PersistentVolumeClaimVolumeSourceApply,
@@ -1692,6 +1714,7 @@ impl VolumeApply {
         self
     }
     /// Sets `photonPersistentDisk`, replacing an earlier value.
+    #[inline]
     pub fn with_photon_persistent_disk(
         mut self,
         value: crate::api::core::v1::PhotonPersistentDiskVolumeSourceApply,
@@ -1702,6 +1725,7 @@ impl VolumeApply {
         self
     }
     /// Sets `portworxVolume`, replacing an earlier value.
+    #[inline]
     pub fn with_portworx_volume(
         mut self,
         value: crate::api::core::v1::PortworxVolumeSourceApply,
@@ -1712,6 +1736,7 @@ impl VolumeApply {
         self
     }
     /// Sets `projected`, replacing an earlier value.
+    #[inline]
     pub fn with_projected(
         mut self,
         value: crate::api::core::v1::ProjectedVolumeSourceApply,
@@ -1720,6 +1745,7 @@ impl VolumeApply {
         self
     }
     /// Sets `quobyte`, replacing an earlier value.
+    #[inline]
     pub fn with_quobyte(
         mut self,
         value: crate::api::core::v1::QuobyteVolumeSourceApply,
@@ -1728,6 +1754,7 @@ impl VolumeApply {
         self
     }
     /// Sets `rbd`, replacing an earlier value.
+    #[inline]
     pub fn with_rbd(
         mut self,
         value: crate::api::core::v1::RBDVolumeSourceApply,
@@ -1736,6 +1763,7 @@ impl VolumeApply {
         self
     }
     /// Sets `scaleIO`, replacing an earlier value.
+    #[inline]
     pub fn with_scale_io(
         mut self,
         value: crate::api::core::v1::ScaleIOVolumeSourceApply,
@@ -1744,6 +1772,7 @@ impl VolumeApply {
         self
     }
     /// Sets `secret`, replacing an earlier value.
+    #[inline]
     pub fn with_secret(
         mut self,
         value: crate::api::core::v1::SecretVolumeSourceApply,
@@ -1752,6 +1781,7 @@ impl VolumeApply {
         self
     }
     /// Sets `storageos`, replacing an earlier value.
+    #[inline]
     pub fn with_storageos(
         mut self,
         value: crate::api::core::v1::StorageOSVolumeSourceApply,
@@ -1760,6 +1790,7 @@ impl VolumeApply {
         self
     }
     /// Sets `vsphereVolume`, replacing an earlier value.
+    #[inline]
     pub fn with_vsphere_volume(
         mut self,
         value: crate::api::core::v1::VsphereVirtualDiskVolumeSourceApply,

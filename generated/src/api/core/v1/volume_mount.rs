@@ -379,6 +379,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeMountApply {
 #[cfg(feature = "apply")]
 impl VolumeMountApply {
     /// Sets `mountPath`, replacing an earlier value.
+    #[inline]
     pub fn with_mount_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -387,6 +388,7 @@ impl VolumeMountApply {
         self
     }
     /// Sets `mountPropagation`, replacing an earlier value.
+    #[inline]
     pub fn with_mount_propagation(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -395,6 +397,7 @@ impl VolumeMountApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -403,11 +406,13 @@ impl VolumeMountApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `recursiveReadOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_recursive_read_only(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -416,6 +421,7 @@ impl VolumeMountApply {
         self
     }
     /// Sets `subPath`, replacing an earlier value.
+    #[inline]
     pub fn with_sub_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -424,6 +430,7 @@ impl VolumeMountApply {
         self
     }
     /// Sets `subPathExpr`, replacing an earlier value.
+    #[inline]
     pub fn with_sub_path_expr(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -234,6 +234,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeMountStatusAppl
 #[cfg(feature = "apply")]
 impl VolumeMountStatusApply {
     /// Sets `mountPath`, replacing an earlier value.
+    #[inline]
     pub fn with_mount_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -242,6 +243,7 @@ impl VolumeMountStatusApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -250,11 +252,13 @@ impl VolumeMountStatusApply {
         self
     }
     /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.read_only = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `recursiveReadOnly`, replacing an earlier value.
+    #[inline]
     pub fn with_recursive_read_only(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -144,6 +144,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeNodeAffinityApp
 #[cfg(feature = "apply")]
 impl VolumeNodeAffinityApply {
     /// Sets `required`, replacing an earlier value.
+    #[inline]
     pub fn with_required(
         mut self,
         value: crate::api::core::v1::NodeSelectorApply,

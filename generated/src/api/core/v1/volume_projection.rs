@@ -409,6 +409,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeProjectionApply
 #[cfg(feature = "apply")]
 impl VolumeProjectionApply {
     /// Sets `clusterTrustBundle`, replacing an earlier value.
+    #[inline]
     pub fn with_cluster_trust_bundle(
         mut self,
         value: crate::api::core::v1::ClusterTrustBundleProjectionApply,
@@ -419,6 +420,7 @@ impl VolumeProjectionApply {
         self
     }
     /// Sets `configMap`, replacing an earlier value.
+    #[inline]
     pub fn with_config_map(
         mut self,
         value: crate::api::core::v1::ConfigMapProjectionApply,
@@ -427,6 +429,7 @@ impl VolumeProjectionApply {
         self
     }
     /// Sets `downwardAPI`, replacing an earlier value.
+    #[inline]
     pub fn with_downward_api(
         mut self,
         value: crate::api::core::v1::DownwardAPIProjectionApply,
@@ -435,6 +438,7 @@ impl VolumeProjectionApply {
         self
     }
     /// Sets `podCertificate`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_certificate(
         mut self,
         value: crate::api::core::v1::PodCertificateProjectionApply,
@@ -445,6 +449,7 @@ impl VolumeProjectionApply {
         self
     }
     /// Sets `secret`, replacing an earlier value.
+    #[inline]
     pub fn with_secret(
         mut self,
         value: crate::api::core::v1::SecretProjectionApply,
@@ -453,6 +458,7 @@ impl VolumeProjectionApply {
         self
     }
     /// Sets `serviceAccountToken`, replacing an earlier value.
+    #[inline]
     pub fn with_service_account_token(
         mut self,
         value: crate::api::core::v1::ServiceAccountTokenProjectionApply,

@@ -187,6 +187,7 @@ for VolumeResourceRequirementsApply {
 #[cfg(feature = "apply")]
 impl VolumeResourceRequirementsApply {
     /// Adds the entries to `limits`, replacing the values of keys already there.
+    #[inline]
     pub fn with_limits(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -206,6 +207,7 @@ impl VolumeResourceRequirementsApply {
         self
     }
     /// Adds the entries to `requests`, replacing the values of keys already there.
+    #[inline]
     pub fn with_requests(
         mut self,
         entries: impl ::std::iter::IntoIterator<

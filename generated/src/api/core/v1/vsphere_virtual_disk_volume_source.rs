@@ -260,6 +260,7 @@ for VsphereVirtualDiskVolumeSourceApply {
 #[cfg(feature = "apply")]
 impl VsphereVirtualDiskVolumeSourceApply {
     /// Sets `fsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -268,6 +269,7 @@ impl VsphereVirtualDiskVolumeSourceApply {
         self
     }
     /// Sets `storagePolicyID`, replacing an earlier value.
+    #[inline]
     pub fn with_storage_policy_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -276,6 +278,7 @@ impl VsphereVirtualDiskVolumeSourceApply {
         self
     }
     /// Sets `storagePolicyName`, replacing an earlier value.
+    #[inline]
     pub fn with_storage_policy_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -284,6 +287,7 @@ impl VsphereVirtualDiskVolumeSourceApply {
         self
     }
     /// Sets `volumePath`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

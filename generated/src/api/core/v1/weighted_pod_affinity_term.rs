@@ -168,6 +168,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WeightedPodAffinityTe
 #[cfg(feature = "apply")]
 impl WeightedPodAffinityTermApply {
     /// Sets `podAffinityTerm`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_affinity_term(
         mut self,
         value: crate::api::core::v1::PodAffinityTermApply,
@@ -176,6 +177,7 @@ impl WeightedPodAffinityTermApply {
         self
     }
     /// Sets `weight`, replacing an earlier value.
+    #[inline]
     pub fn with_weight(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.weight = ::std::option::Option::Some(value.into());
         self

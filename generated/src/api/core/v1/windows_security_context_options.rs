@@ -257,6 +257,7 @@ for WindowsSecurityContextOptionsApply {
 #[cfg(feature = "apply")]
 impl WindowsSecurityContextOptionsApply {
     /// Sets `gmsaCredentialSpec`, replacing an earlier value.
+    #[inline]
     pub fn with_gmsa_credential_spec(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -265,6 +266,7 @@ impl WindowsSecurityContextOptionsApply {
         self
     }
     /// Sets `gmsaCredentialSpecName`, replacing an earlier value.
+    #[inline]
     pub fn with_gmsa_credential_spec_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -273,11 +275,13 @@ impl WindowsSecurityContextOptionsApply {
         self
     }
     /// Sets `hostProcess`, replacing an earlier value.
+    #[inline]
     pub fn with_host_process(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.host_process = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `runAsUserName`, replacing an earlier value.
+    #[inline]
     pub fn with_run_as_user_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -205,6 +205,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WorkloadReferenceAppl
 #[cfg(feature = "apply")]
 impl WorkloadReferenceApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -213,6 +214,7 @@ impl WorkloadReferenceApply {
         self
     }
     /// Sets `podGroup`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -221,6 +223,7 @@ impl WorkloadReferenceApply {
         self
     }
     /// Sets `podGroupReplicaKey`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_group_replica_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

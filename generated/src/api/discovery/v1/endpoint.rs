@@ -399,6 +399,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointApply {
 #[cfg(feature = "apply")]
 impl EndpointApply {
     /// Appends the values to `addresses` (a later call appends more).
+    #[inline]
     pub fn with_addresses(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -413,6 +414,7 @@ impl EndpointApply {
         self
     }
     /// Sets `conditions`, replacing an earlier value.
+    #[inline]
     pub fn with_conditions(
         mut self,
         value: crate::api::discovery::v1::EndpointConditionsApply,
@@ -421,6 +423,7 @@ impl EndpointApply {
         self
     }
     /// Adds the entries to `deprecatedTopology`, replacing the values of keys already there.
+    #[inline]
     pub fn with_deprecated_topology(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -438,6 +441,7 @@ impl EndpointApply {
         self
     }
     /// Sets `hints`, replacing an earlier value.
+    #[inline]
     pub fn with_hints(
         mut self,
         value: crate::api::discovery::v1::EndpointHintsApply,
@@ -446,6 +450,7 @@ impl EndpointApply {
         self
     }
     /// Sets `hostname`, replacing an earlier value.
+    #[inline]
     pub fn with_hostname(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -454,6 +459,7 @@ impl EndpointApply {
         self
     }
     /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
     pub fn with_node_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -462,6 +468,7 @@ impl EndpointApply {
         self
     }
     /// Sets `targetRef`, replacing an earlier value.
+    #[inline]
     pub fn with_target_ref(
         mut self,
         value: crate::api::core::v1::ObjectReferenceApply,
@@ -470,6 +477,7 @@ impl EndpointApply {
         self
     }
     /// Sets `zone`, replacing an earlier value.
+    #[inline]
     pub fn with_zone(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -178,16 +178,19 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointConditionsApp
 #[cfg(feature = "apply")]
 impl EndpointConditionsApply {
     /// Sets `ready`, replacing an earlier value.
+    #[inline]
     pub fn with_ready(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.ready = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `serving`, replacing an earlier value.
+    #[inline]
     pub fn with_serving(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.serving = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `terminating`, replacing an earlier value.
+    #[inline]
     pub fn with_terminating(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.terminating = ::std::option::Option::Some(value.into());
         self

@@ -195,6 +195,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointHintsApply {
 #[cfg(feature = "apply")]
 impl EndpointHintsApply {
     /// Appends the values to `forNodes` (a later call appends more).
+    #[inline]
     pub fn with_for_nodes(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -209,6 +210,7 @@ impl EndpointHintsApply {
         self
     }
     /// Appends the values to `forZones` (a later call appends more).
+    #[inline]
     pub fn with_for_zones(
         mut self,
         values: impl ::std::iter::IntoIterator<

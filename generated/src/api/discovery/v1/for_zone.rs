@@ -136,6 +136,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ForZoneApply {
 #[cfg(feature = "apply")]
 impl ForZoneApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

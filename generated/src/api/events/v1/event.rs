@@ -661,6 +661,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EventApply {
 #[cfg(feature = "apply")]
 impl EventApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -675,6 +676,7 @@ impl EventApply {
         }
     }
     /// Sets `action`, replacing an earlier value.
+    #[inline]
     pub fn with_action(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -683,6 +685,7 @@ impl EventApply {
         self
     }
     /// Sets `deprecatedCount`, replacing an earlier value.
+    #[inline]
     pub fn with_deprecated_count(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -691,6 +694,7 @@ impl EventApply {
         self
     }
     /// Sets `deprecatedFirstTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deprecated_first_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -699,6 +703,7 @@ impl EventApply {
         self
     }
     /// Sets `deprecatedLastTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deprecated_last_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -707,6 +712,7 @@ impl EventApply {
         self
     }
     /// Sets `deprecatedSource`, replacing an earlier value.
+    #[inline]
     pub fn with_deprecated_source(
         mut self,
         value: crate::api::core::v1::EventSourceApply,
@@ -717,6 +723,7 @@ impl EventApply {
         self
     }
     /// Sets `eventTime`, replacing an earlier value.
+    #[inline]
     pub fn with_event_time(
         mut self,
         value: impl ::std::convert::Into<
@@ -727,6 +734,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -735,6 +743,7 @@ impl EventApply {
         self
     }
     /// Sets `note`, replacing an earlier value.
+    #[inline]
     pub fn with_note(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -743,6 +752,7 @@ impl EventApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -751,6 +761,7 @@ impl EventApply {
         self
     }
     /// Sets `regarding`, replacing an earlier value.
+    #[inline]
     pub fn with_regarding(
         mut self,
         value: crate::api::core::v1::ObjectReferenceApply,
@@ -759,6 +770,7 @@ impl EventApply {
         self
     }
     /// Sets `related`, replacing an earlier value.
+    #[inline]
     pub fn with_related(
         mut self,
         value: crate::api::core::v1::ObjectReferenceApply,
@@ -767,6 +779,7 @@ impl EventApply {
         self
     }
     /// Sets `reportingController`, replacing an earlier value.
+    #[inline]
     pub fn with_reporting_controller(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -775,6 +788,7 @@ impl EventApply {
         self
     }
     /// Sets `reportingInstance`, replacing an earlier value.
+    #[inline]
     pub fn with_reporting_instance(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -783,6 +797,7 @@ impl EventApply {
         self
     }
     /// Sets `series`, replacing an earlier value.
+    #[inline]
     pub fn with_series(
         mut self,
         value: crate::api::events::v1::EventSeriesApply,
@@ -791,6 +806,7 @@ impl EventApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -799,6 +815,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -809,6 +826,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -819,6 +837,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -829,6 +848,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -839,6 +859,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -849,6 +870,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -856,6 +878,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -866,6 +889,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -876,6 +900,7 @@ impl EventApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -890,6 +915,7 @@ impl EventApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -905,6 +931,7 @@ impl EventApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -920,6 +947,7 @@ impl EventApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -932,6 +960,7 @@ impl EventApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -946,6 +975,7 @@ impl EventApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &Event,
         field_manager: &str,

@@ -154,11 +154,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EventSeriesApply {
 #[cfg(feature = "apply")]
 impl EventSeriesApply {
     /// Sets `count`, replacing an earlier value.
+    #[inline]
     pub fn with_count(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.count = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `lastObservedTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_observed_time(
         mut self,
         value: impl ::std::convert::Into<

@@ -179,6 +179,7 @@ for ExemptPriorityLevelConfigurationApply {
 #[cfg(feature = "apply")]
 impl ExemptPriorityLevelConfigurationApply {
     /// Sets `lendablePercent`, replacing an earlier value.
+    #[inline]
     pub fn with_lendable_percent(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -187,6 +188,7 @@ impl ExemptPriorityLevelConfigurationApply {
         self
     }
     /// Sets `nominalConcurrencyShares`, replacing an earlier value.
+    #[inline]
     pub fn with_nominal_concurrency_shares(
         mut self,
         value: impl ::std::convert::Into<i32>,

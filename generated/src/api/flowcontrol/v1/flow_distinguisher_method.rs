@@ -136,6 +136,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FlowDistinguisherMeth
 #[cfg(feature = "apply")]
 impl FlowDistinguisherMethodApply {
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

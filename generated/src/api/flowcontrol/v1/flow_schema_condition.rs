@@ -278,6 +278,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FlowSchemaConditionAp
 #[cfg(feature = "apply")]
 impl FlowSchemaConditionApply {
     /// Sets `lastTransitionTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_transition_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -286,6 +287,7 @@ impl FlowSchemaConditionApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -294,6 +296,7 @@ impl FlowSchemaConditionApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -302,6 +305,7 @@ impl FlowSchemaConditionApply {
         self
     }
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -310,6 +314,7 @@ impl FlowSchemaConditionApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -272,6 +272,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FlowSchemaSpecApply {
 #[cfg(feature = "apply")]
 impl FlowSchemaSpecApply {
     /// Sets `distinguisherMethod`, replacing an earlier value.
+    #[inline]
     pub fn with_distinguisher_method(
         mut self,
         value: crate::api::flowcontrol::v1::FlowDistinguisherMethodApply,
@@ -282,6 +283,7 @@ impl FlowSchemaSpecApply {
         self
     }
     /// Sets `matchingPrecedence`, replacing an earlier value.
+    #[inline]
     pub fn with_matching_precedence(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -290,6 +292,7 @@ impl FlowSchemaSpecApply {
         self
     }
     /// Sets `priorityLevelConfiguration`, replacing an earlier value.
+    #[inline]
     pub fn with_priority_level_configuration(
         mut self,
         value: crate::api::flowcontrol::v1::PriorityLevelConfigurationReferenceApply,
@@ -298,6 +301,7 @@ impl FlowSchemaSpecApply {
         self
     }
     /// Appends the values to `rules` (a later call appends more).
+    #[inline]
     pub fn with_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -152,6 +152,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FlowSchemaStatusApply
 #[cfg(feature = "apply")]
 impl FlowSchemaStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<

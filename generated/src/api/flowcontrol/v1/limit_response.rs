@@ -177,6 +177,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LimitResponseApply {
 #[cfg(feature = "apply")]
 impl LimitResponseApply {
     /// Sets `queuing`, replacing an earlier value.
+    #[inline]
     pub fn with_queuing(
         mut self,
         value: crate::api::flowcontrol::v1::QueuingConfigurationApply,
@@ -185,6 +186,7 @@ impl LimitResponseApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

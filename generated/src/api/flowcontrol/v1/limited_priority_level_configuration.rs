@@ -273,6 +273,7 @@ for LimitedPriorityLevelConfigurationApply {
 #[cfg(feature = "apply")]
 impl LimitedPriorityLevelConfigurationApply {
     /// Sets `borrowingLimitPercent`, replacing an earlier value.
+    #[inline]
     pub fn with_borrowing_limit_percent(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -281,6 +282,7 @@ impl LimitedPriorityLevelConfigurationApply {
         self
     }
     /// Sets `lendablePercent`, replacing an earlier value.
+    #[inline]
     pub fn with_lendable_percent(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -289,6 +291,7 @@ impl LimitedPriorityLevelConfigurationApply {
         self
     }
     /// Sets `limitResponse`, replacing an earlier value.
+    #[inline]
     pub fn with_limit_response(
         mut self,
         value: crate::api::flowcontrol::v1::LimitResponseApply,
@@ -297,6 +300,7 @@ impl LimitedPriorityLevelConfigurationApply {
         self
     }
     /// Sets `nominalConcurrencyShares`, replacing an earlier value.
+    #[inline]
     pub fn with_nominal_concurrency_shares(
         mut self,
         value: impl ::std::convert::Into<i32>,

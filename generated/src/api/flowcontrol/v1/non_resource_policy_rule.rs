@@ -190,6 +190,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NonResourcePolicyRule
 #[cfg(feature = "apply")]
 impl NonResourcePolicyRuleApply {
     /// Appends the values to `nonResourceURLs` (a later call appends more).
+    #[inline]
     pub fn with_non_resource_urls(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -204,6 +205,7 @@ impl NonResourcePolicyRuleApply {
         self
     }
     /// Appends the values to `verbs` (a later call appends more).
+    #[inline]
     pub fn with_verbs(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -237,6 +237,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PolicyRulesWithSubjec
 #[cfg(feature = "apply")]
 impl PolicyRulesWithSubjectsApply {
     /// Appends the values to `nonResourceRules` (a later call appends more).
+    #[inline]
     pub fn with_non_resource_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -251,6 +252,7 @@ impl PolicyRulesWithSubjectsApply {
         self
     }
     /// Appends the values to `resourceRules` (a later call appends more).
+    #[inline]
     pub fn with_resource_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -265,6 +267,7 @@ impl PolicyRulesWithSubjectsApply {
         self
     }
     /// Appends the values to `subjects` (a later call appends more).
+    #[inline]
     pub fn with_subjects(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -142,6 +142,7 @@ for PriorityLevelConfigurationReferenceApply {
 #[cfg(feature = "apply")]
 impl PriorityLevelConfigurationReferenceApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -227,6 +227,7 @@ for PriorityLevelConfigurationSpecApply {
 #[cfg(feature = "apply")]
 impl PriorityLevelConfigurationSpecApply {
     /// Sets `exempt`, replacing an earlier value.
+    #[inline]
     pub fn with_exempt(
         mut self,
         value: crate::api::flowcontrol::v1::ExemptPriorityLevelConfigurationApply,
@@ -235,6 +236,7 @@ impl PriorityLevelConfigurationSpecApply {
         self
     }
     /// Sets `limited`, replacing an earlier value.
+    #[inline]
     pub fn with_limited(
         mut self,
         value: crate::api::flowcontrol::v1::LimitedPriorityLevelConfigurationApply,
@@ -243,6 +245,7 @@ impl PriorityLevelConfigurationSpecApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -158,6 +158,7 @@ for PriorityLevelConfigurationStatusApply {
 #[cfg(feature = "apply")]
 impl PriorityLevelConfigurationStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<

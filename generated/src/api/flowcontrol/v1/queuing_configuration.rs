@@ -192,11 +192,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for QueuingConfigurationA
 #[cfg(feature = "apply")]
 impl QueuingConfigurationApply {
     /// Sets `handSize`, replacing an earlier value.
+    #[inline]
     pub fn with_hand_size(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.hand_size = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `queueLengthLimit`, replacing an earlier value.
+    #[inline]
     pub fn with_queue_length_limit(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -205,6 +207,7 @@ impl QueuingConfigurationApply {
         self
     }
     /// Sets `queues`, replacing an earlier value.
+    #[inline]
     pub fn with_queues(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.queues = ::std::option::Option::Some(value.into());
         self

@@ -266,6 +266,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourcePolicyRuleApp
 #[cfg(feature = "apply")]
 impl ResourcePolicyRuleApply {
     /// Appends the values to `apiGroups` (a later call appends more).
+    #[inline]
     pub fn with_api_groups(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -280,11 +281,13 @@ impl ResourcePolicyRuleApply {
         self
     }
     /// Sets `clusterScope`, replacing an earlier value.
+    #[inline]
     pub fn with_cluster_scope(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.cluster_scope = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `namespaces` (a later call appends more).
+    #[inline]
     pub fn with_namespaces(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -299,6 +302,7 @@ impl ResourcePolicyRuleApply {
         self
     }
     /// Appends the values to `resources` (a later call appends more).
+    #[inline]
     pub fn with_resources(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -313,6 +317,7 @@ impl ResourcePolicyRuleApply {
         self
     }
     /// Appends the values to `verbs` (a later call appends more).
+    #[inline]
     pub fn with_verbs(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -165,6 +165,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceAccountSubject
 #[cfg(feature = "apply")]
 impl ServiceAccountSubjectApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -173,6 +174,7 @@ impl ServiceAccountSubjectApply {
         self
     }
     /// Sets `namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -259,6 +259,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SubjectApply {
 #[cfg(feature = "apply")]
 impl SubjectApply {
     /// Sets `group`, replacing an earlier value.
+    #[inline]
     pub fn with_group(
         mut self,
         value: crate::api::flowcontrol::v1::GroupSubjectApply,
@@ -267,6 +268,7 @@ impl SubjectApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -275,6 +277,7 @@ impl SubjectApply {
         self
     }
     /// Sets `serviceAccount`, replacing an earlier value.
+    #[inline]
     pub fn with_service_account(
         mut self,
         value: crate::api::flowcontrol::v1::ServiceAccountSubjectApply,
@@ -285,6 +288,7 @@ impl SubjectApply {
         self
     }
     /// Sets `user`, replacing an earlier value.
+    #[inline]
     pub fn with_user(
         mut self,
         value: crate::api::flowcontrol::v1::UserSubjectApply,

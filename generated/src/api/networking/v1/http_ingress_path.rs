@@ -233,6 +233,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HTTPIngressPathApply 
 #[cfg(feature = "apply")]
 impl HTTPIngressPathApply {
     /// Sets `backend`, replacing an earlier value.
+    #[inline]
     pub fn with_backend(
         mut self,
         value: crate::api::networking::v1::IngressBackendApply,
@@ -241,6 +242,7 @@ impl HTTPIngressPathApply {
         self
     }
     /// Sets `path`, replacing an earlier value.
+    #[inline]
     pub fn with_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -249,6 +251,7 @@ impl HTTPIngressPathApply {
         self
     }
     /// Sets `pathType`, replacing an earlier value.
+    #[inline]
     pub fn with_path_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -146,6 +146,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HTTPIngressRuleValueA
 #[cfg(feature = "apply")]
 impl HTTPIngressRuleValueApply {
     /// Appends the values to `paths` (a later call appends more).
+    #[inline]
     pub fn with_paths(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -191,6 +191,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressBackendApply {
 #[cfg(feature = "apply")]
 impl IngressBackendApply {
     /// Sets `resource`, replacing an earlier value.
+    #[inline]
     pub fn with_resource(
         mut self,
         value: crate::api::core::v1::TypedLocalObjectReferenceApply,
@@ -199,6 +200,7 @@ impl IngressBackendApply {
         self
     }
     /// Sets `service`, replacing an earlier value.
+    #[inline]
     pub fn with_service(
         mut self,
         value: crate::api::networking::v1::IngressServiceBackendApply,

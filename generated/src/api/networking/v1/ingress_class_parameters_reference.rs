@@ -265,6 +265,7 @@ for IngressClassParametersReferenceApply {
 #[cfg(feature = "apply")]
 impl IngressClassParametersReferenceApply {
     /// Sets `apiGroup`, replacing an earlier value.
+    #[inline]
     pub fn with_api_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -273,6 +274,7 @@ impl IngressClassParametersReferenceApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -281,6 +283,7 @@ impl IngressClassParametersReferenceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -289,6 +292,7 @@ impl IngressClassParametersReferenceApply {
         self
     }
     /// Sets `namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -297,6 +301,7 @@ impl IngressClassParametersReferenceApply {
         self
     }
     /// Sets `scope`, replacing an earlier value.
+    #[inline]
     pub fn with_scope(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -187,6 +187,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressClassSpecApply
 #[cfg(feature = "apply")]
 impl IngressClassSpecApply {
     /// Sets `controller`, replacing an earlier value.
+    #[inline]
     pub fn with_controller(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -195,6 +196,7 @@ impl IngressClassSpecApply {
         self
     }
     /// Sets `parameters`, replacing an earlier value.
+    #[inline]
     pub fn with_parameters(
         mut self,
         value: crate::api::networking::v1::IngressClassParametersReferenceApply,

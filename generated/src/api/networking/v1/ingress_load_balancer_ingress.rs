@@ -220,6 +220,7 @@ for IngressLoadBalancerIngressApply {
 #[cfg(feature = "apply")]
 impl IngressLoadBalancerIngressApply {
     /// Sets `hostname`, replacing an earlier value.
+    #[inline]
     pub fn with_hostname(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -228,6 +229,7 @@ impl IngressLoadBalancerIngressApply {
         self
     }
     /// Sets `ip`, replacing an earlier value.
+    #[inline]
     pub fn with_ip(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -236,6 +238,7 @@ impl IngressLoadBalancerIngressApply {
         self
     }
     /// Appends the values to `ports` (a later call appends more).
+    #[inline]
     pub fn with_ports(
         mut self,
         values: impl ::std::iter::IntoIterator<

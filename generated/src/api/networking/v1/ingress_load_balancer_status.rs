@@ -156,6 +156,7 @@ for IngressLoadBalancerStatusApply {
 #[cfg(feature = "apply")]
 impl IngressLoadBalancerStatusApply {
     /// Appends the values to `ingress` (a later call appends more).
+    #[inline]
     pub fn with_ingress(
         mut self,
         values: impl ::std::iter::IntoIterator<

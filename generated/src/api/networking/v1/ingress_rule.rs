@@ -211,6 +211,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressRuleApply {
 #[cfg(feature = "apply")]
 impl IngressRuleApply {
     /// Sets `host`, replacing an earlier value.
+    #[inline]
     pub fn with_host(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -219,6 +220,7 @@ impl IngressRuleApply {
         self
     }
     /// Sets `http`, replacing an earlier value.
+    #[inline]
     pub fn with_http(
         mut self,
         value: crate::api::networking::v1::HTTPIngressRuleValueApply,

@@ -179,6 +179,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressServiceBackend
 #[cfg(feature = "apply")]
 impl IngressServiceBackendApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -187,6 +188,7 @@ impl IngressServiceBackendApply {
         self
     }
     /// Sets `port`, replacing an earlier value.
+    #[inline]
     pub fn with_port(
         mut self,
         value: crate::api::networking::v1::ServiceBackendPortApply,

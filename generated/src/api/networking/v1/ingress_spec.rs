@@ -281,6 +281,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressSpecApply {
 #[cfg(feature = "apply")]
 impl IngressSpecApply {
     /// Sets `defaultBackend`, replacing an earlier value.
+    #[inline]
     pub fn with_default_backend(
         mut self,
         value: crate::api::networking::v1::IngressBackendApply,
@@ -291,6 +292,7 @@ impl IngressSpecApply {
         self
     }
     /// Sets `ingressClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_ingress_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -299,6 +301,7 @@ impl IngressSpecApply {
         self
     }
     /// Appends the values to `rules` (a later call appends more).
+    #[inline]
     pub fn with_rules(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -311,6 +314,7 @@ impl IngressSpecApply {
         self
     }
     /// Appends the values to `tls` (a later call appends more).
+    #[inline]
     pub fn with_tls(
         mut self,
         values: impl ::std::iter::IntoIterator<

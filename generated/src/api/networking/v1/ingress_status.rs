@@ -152,6 +152,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressStatusApply {
 #[cfg(feature = "apply")]
 impl IngressStatusApply {
     /// Sets `loadBalancer`, replacing an earlier value.
+    #[inline]
     pub fn with_load_balancer(
         mut self,
         value: crate::api::networking::v1::IngressLoadBalancerStatusApply,

@@ -181,6 +181,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressTLSApply {
 #[cfg(feature = "apply")]
 impl IngressTLSApply {
     /// Appends the values to `hosts` (a later call appends more).
+    #[inline]
     pub fn with_hosts(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -195,6 +196,7 @@ impl IngressTLSApply {
         self
     }
     /// Sets `secretName`, replacing an earlier value.
+    #[inline]
     pub fn with_secret_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

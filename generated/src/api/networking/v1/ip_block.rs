@@ -169,6 +169,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IPBlockApply {
 #[cfg(feature = "apply")]
 impl IPBlockApply {
     /// Sets `cidr`, replacing an earlier value.
+    #[inline]
     pub fn with_cidr(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -177,6 +178,7 @@ impl IPBlockApply {
         self
     }
     /// Appends the values to `except` (a later call appends more).
+    #[inline]
     pub fn with_except(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -193,6 +193,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicyEgressRu
 #[cfg(feature = "apply")]
 impl NetworkPolicyEgressRuleApply {
     /// Appends the values to `ports` (a later call appends more).
+    #[inline]
     pub fn with_ports(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -205,6 +206,7 @@ impl NetworkPolicyEgressRuleApply {
         self
     }
     /// Appends the values to `to` (a later call appends more).
+    #[inline]
     pub fn with_to(
         mut self,
         values: impl ::std::iter::IntoIterator<

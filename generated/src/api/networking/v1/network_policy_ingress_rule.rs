@@ -195,6 +195,7 @@ for NetworkPolicyIngressRuleApply {
 #[cfg(feature = "apply")]
 impl NetworkPolicyIngressRuleApply {
     /// Appends the values to `from` (a later call appends more).
+    #[inline]
     pub fn with_from(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -207,6 +208,7 @@ impl NetworkPolicyIngressRuleApply {
         self
     }
     /// Appends the values to `ports` (a later call appends more).
+    #[inline]
     pub fn with_ports(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -246,6 +246,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicyPeerAppl
 #[cfg(feature = "apply")]
 impl NetworkPolicyPeerApply {
     /// Sets `ipBlock`, replacing an earlier value.
+    #[inline]
     pub fn with_ip_block(
         mut self,
         value: crate::api::networking::v1::IPBlockApply,
@@ -254,6 +255,7 @@ impl NetworkPolicyPeerApply {
         self
     }
     /// Sets `namespaceSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -264,6 +266,7 @@ impl NetworkPolicyPeerApply {
         self
     }
     /// Sets `podSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,

@@ -196,11 +196,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicyPortAppl
 #[cfg(feature = "apply")]
 impl NetworkPolicyPortApply {
     /// Sets `endPort`, replacing an earlier value.
+    #[inline]
     pub fn with_end_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.end_port = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `port`, replacing an earlier value.
+    #[inline]
     pub fn with_port(
         mut self,
         value: impl ::std::convert::Into<
@@ -211,6 +213,7 @@ impl NetworkPolicyPortApply {
         self
     }
     /// Sets `protocol`, replacing an earlier value.
+    #[inline]
     pub fn with_protocol(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

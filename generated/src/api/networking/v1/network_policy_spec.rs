@@ -291,6 +291,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicySpecAppl
 #[cfg(feature = "apply")]
 impl NetworkPolicySpecApply {
     /// Appends the values to `egress` (a later call appends more).
+    #[inline]
     pub fn with_egress(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -303,6 +304,7 @@ impl NetworkPolicySpecApply {
         self
     }
     /// Appends the values to `ingress` (a later call appends more).
+    #[inline]
     pub fn with_ingress(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -317,6 +319,7 @@ impl NetworkPolicySpecApply {
         self
     }
     /// Sets `podSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -325,6 +328,7 @@ impl NetworkPolicySpecApply {
         self
     }
     /// Appends the values to `policyTypes` (a later call appends more).
+    #[inline]
     pub fn with_policy_types(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -238,6 +238,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ParentReferenceApply 
 #[cfg(feature = "apply")]
 impl ParentReferenceApply {
     /// Sets `group`, replacing an earlier value.
+    #[inline]
     pub fn with_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -246,6 +247,7 @@ impl ParentReferenceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -254,6 +256,7 @@ impl ParentReferenceApply {
         self
     }
     /// Sets `namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -262,6 +265,7 @@ impl ParentReferenceApply {
         self
     }
     /// Sets `resource`, replacing an earlier value.
+    #[inline]
     pub fn with_resource(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -165,6 +165,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceBackendPortApp
 #[cfg(feature = "apply")]
 impl ServiceBackendPortApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -173,6 +174,7 @@ impl ServiceBackendPortApply {
         self
     }
     /// Sets `number`, replacing an earlier value.
+    #[inline]
     pub fn with_number(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.number = ::std::option::Option::Some(value.into());
         self

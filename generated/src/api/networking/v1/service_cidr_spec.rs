@@ -140,6 +140,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceCIDRSpecApply 
 #[cfg(feature = "apply")]
 impl ServiceCIDRSpecApply {
     /// Appends the values to `cidrs` (a later call appends more).
+    #[inline]
     pub fn with_cidrs(
         mut self,
         values: impl ::std::iter::IntoIterator<

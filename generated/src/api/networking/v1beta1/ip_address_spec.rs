@@ -142,6 +142,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IPAddressSpecApply {
 #[cfg(feature = "apply")]
 impl IPAddressSpecApply {
     /// Sets `parentRef`, replacing an earlier value.
+    #[inline]
     pub fn with_parent_ref(
         mut self,
         value: crate::api::networking::v1beta1::ParentReferenceApply,

@@ -154,6 +154,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceCIDRStatusAppl
 #[cfg(feature = "apply")]
 impl ServiceCIDRStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -145,6 +145,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for OverheadApply {
 #[cfg(feature = "apply")]
 impl OverheadApply {
     /// Adds the entries to `podFixed`, replacing the values of keys already there.
+    #[inline]
     pub fn with_pod_fixed(
         mut self,
         entries: impl ::std::iter::IntoIterator<

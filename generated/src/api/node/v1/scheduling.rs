@@ -190,6 +190,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SchedulingApply {
 #[cfg(feature = "apply")]
 impl SchedulingApply {
     /// Adds the entries to `nodeSelector`, replacing the values of keys already there.
+    #[inline]
     pub fn with_node_selector(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -207,6 +208,7 @@ impl SchedulingApply {
         self
     }
     /// Appends the values to `tolerations` (a later call appends more).
+    #[inline]
     pub fn with_tolerations(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -263,6 +263,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodDisruptionBudgetSp
 #[cfg(feature = "apply")]
 impl PodDisruptionBudgetSpecApply {
     /// Sets `maxUnavailable`, replacing an earlier value.
+    #[inline]
     pub fn with_max_unavailable(
         mut self,
         value: impl ::std::convert::Into<
@@ -273,6 +274,7 @@ impl PodDisruptionBudgetSpecApply {
         self
     }
     /// Sets `minAvailable`, replacing an earlier value.
+    #[inline]
     pub fn with_min_available(
         mut self,
         value: impl ::std::convert::Into<
@@ -283,6 +285,7 @@ impl PodDisruptionBudgetSpecApply {
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -291,6 +294,7 @@ impl PodDisruptionBudgetSpecApply {
         self
     }
     /// Sets `unhealthyPodEvictionPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_unhealthy_pod_eviction_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -326,6 +326,7 @@ for PodDisruptionBudgetStatusApply {
 #[cfg(feature = "apply")]
 impl PodDisruptionBudgetStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -340,6 +341,7 @@ impl PodDisruptionBudgetStatusApply {
         self
     }
     /// Sets `currentHealthy`, replacing an earlier value.
+    #[inline]
     pub fn with_current_healthy(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -348,6 +350,7 @@ impl PodDisruptionBudgetStatusApply {
         self
     }
     /// Sets `desiredHealthy`, replacing an earlier value.
+    #[inline]
     pub fn with_desired_healthy(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -356,6 +359,7 @@ impl PodDisruptionBudgetStatusApply {
         self
     }
     /// Adds the entries to `disruptedPods`, replacing the values of keys already there.
+    #[inline]
     pub fn with_disrupted_pods(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -373,6 +377,7 @@ impl PodDisruptionBudgetStatusApply {
         self
     }
     /// Sets `disruptionsAllowed`, replacing an earlier value.
+    #[inline]
     pub fn with_disruptions_allowed(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -381,11 +386,13 @@ impl PodDisruptionBudgetStatusApply {
         self
     }
     /// Sets `expectedPods`, replacing an earlier value.
+    #[inline]
     pub fn with_expected_pods(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.expected_pods = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,

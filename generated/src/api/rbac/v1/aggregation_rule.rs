@@ -154,6 +154,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AggregationRuleApply 
 #[cfg(feature = "apply")]
 impl AggregationRuleApply {
     /// Appends the values to `clusterRoleSelectors` (a later call appends more).
+    #[inline]
     pub fn with_cluster_role_selectors(
         mut self,
         values: impl ::std::iter::IntoIterator<

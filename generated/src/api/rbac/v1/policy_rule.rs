@@ -298,6 +298,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PolicyRuleApply {
 #[cfg(feature = "apply")]
 impl PolicyRuleApply {
     /// Appends the values to `apiGroups` (a later call appends more).
+    #[inline]
     pub fn with_api_groups(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -312,6 +313,7 @@ impl PolicyRuleApply {
         self
     }
     /// Appends the values to `nonResourceURLs` (a later call appends more).
+    #[inline]
     pub fn with_non_resource_urls(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -326,6 +328,7 @@ impl PolicyRuleApply {
         self
     }
     /// Appends the values to `resourceNames` (a later call appends more).
+    #[inline]
     pub fn with_resource_names(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -340,6 +343,7 @@ impl PolicyRuleApply {
         self
     }
     /// Appends the values to `resources` (a later call appends more).
+    #[inline]
     pub fn with_resources(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -354,6 +358,7 @@ impl PolicyRuleApply {
         self
     }
     /// Appends the values to `verbs` (a later call appends more).
+    #[inline]
     pub fn with_verbs(
         mut self,
         values: impl ::std::iter::IntoIterator<

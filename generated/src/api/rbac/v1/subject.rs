@@ -237,6 +237,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SubjectApply {
 #[cfg(feature = "apply")]
 impl SubjectApply {
     /// Sets `apiGroup`, replacing an earlier value.
+    #[inline]
     pub fn with_api_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -245,6 +246,7 @@ impl SubjectApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -253,6 +255,7 @@ impl SubjectApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -261,6 +264,7 @@ impl SubjectApply {
         self
     }
     /// Sets `namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

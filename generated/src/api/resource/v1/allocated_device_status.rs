@@ -364,6 +364,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AllocatedDeviceStatus
 #[cfg(feature = "apply")]
 impl AllocatedDeviceStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -378,6 +379,7 @@ impl AllocatedDeviceStatusApply {
         self
     }
     /// Sets `data`, replacing an earlier value.
+    #[inline]
     pub fn with_data(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::runtime::RawExtension>,
@@ -386,6 +388,7 @@ impl AllocatedDeviceStatusApply {
         self
     }
     /// Sets `device`, replacing an earlier value.
+    #[inline]
     pub fn with_device(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -394,6 +397,7 @@ impl AllocatedDeviceStatusApply {
         self
     }
     /// Sets `driver`, replacing an earlier value.
+    #[inline]
     pub fn with_driver(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -402,6 +406,7 @@ impl AllocatedDeviceStatusApply {
         self
     }
     /// Sets `networkData`, replacing an earlier value.
+    #[inline]
     pub fn with_network_data(
         mut self,
         value: crate::api::resource::v1::NetworkDeviceDataApply,
@@ -410,6 +415,7 @@ impl AllocatedDeviceStatusApply {
         self
     }
     /// Sets `pool`, replacing an earlier value.
+    #[inline]
     pub fn with_pool(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -418,6 +424,7 @@ impl AllocatedDeviceStatusApply {
         self
     }
     /// Sets `shareID`, replacing an earlier value.
+    #[inline]
     pub fn with_share_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -165,6 +165,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CapacityRequirementsA
 #[cfg(feature = "apply")]
 impl CapacityRequirementsApply {
     /// Adds the entries to `requests`, replacing the values of keys already there.
+    #[inline]
     pub fn with_requests(
         mut self,
         entries: impl ::std::iter::IntoIterator<

@@ -599,11 +599,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceApply {
 #[cfg(feature = "apply")]
 impl DeviceApply {
     /// Sets `allNodes`, replacing an earlier value.
+    #[inline]
     pub fn with_all_nodes(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.all_nodes = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `allowMultipleAllocations`, replacing an earlier value.
+    #[inline]
     pub fn with_allow_multiple_allocations(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -612,6 +614,7 @@ impl DeviceApply {
         self
     }
     /// Adds the entries to `attributes`, replacing the values of keys already there.
+    #[inline]
     pub fn with_attributes(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -629,6 +632,7 @@ impl DeviceApply {
         self
     }
     /// Appends the values to `bindingConditions` (a later call appends more).
+    #[inline]
     pub fn with_binding_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -643,6 +647,7 @@ impl DeviceApply {
         self
     }
     /// Appends the values to `bindingFailureConditions` (a later call appends more).
+    #[inline]
     pub fn with_binding_failure_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -657,11 +662,13 @@ impl DeviceApply {
         self
     }
     /// Sets `bindsToNode`, replacing an earlier value.
+    #[inline]
     pub fn with_binds_to_node(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.binds_to_node = ::std::option::Option::Some(value.into());
         self
     }
     /// Adds the entries to `capacity`, replacing the values of keys already there.
+    #[inline]
     pub fn with_capacity(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -679,6 +686,7 @@ impl DeviceApply {
         self
     }
     /// Appends the values to `consumesCounters` (a later call appends more).
+    #[inline]
     pub fn with_consumes_counters(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -693,6 +701,7 @@ impl DeviceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -701,6 +710,7 @@ impl DeviceApply {
         self
     }
     /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
     pub fn with_node_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -709,6 +719,7 @@ impl DeviceApply {
         self
     }
     /// Sets `nodeSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_node_selector(
         mut self,
         value: crate::api::core::v1::NodeSelectorApply,
@@ -717,6 +728,7 @@ impl DeviceApply {
         self
     }
     /// Appends the values to `taints` (a later call appends more).
+    #[inline]
     pub fn with_taints(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -217,16 +217,19 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceAttributeApply 
 #[cfg(feature = "apply")]
 impl DeviceAttributeApply {
     /// Sets `bool`, replacing an earlier value.
+    #[inline]
     pub fn with_bool(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.bool = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `int`, replacing an earlier value.
+    #[inline]
     pub fn with_int(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.int = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `string`, replacing an earlier value.
+    #[inline]
     pub fn with_string(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -235,6 +238,7 @@ impl DeviceAttributeApply {
         self
     }
     /// Sets `version`, replacing an earlier value.
+    #[inline]
     pub fn with_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

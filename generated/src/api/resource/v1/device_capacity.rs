@@ -186,6 +186,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceCapacityApply {
 #[cfg(feature = "apply")]
 impl DeviceCapacityApply {
     /// Sets `requestPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_request_policy(
         mut self,
         value: crate::api::resource::v1::CapacityRequestPolicyApply,
@@ -194,6 +195,7 @@ impl DeviceCapacityApply {
         self
     }
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(
         mut self,
         value: impl ::std::convert::Into<

@@ -242,6 +242,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceClaimApply {
 #[cfg(feature = "apply")]
 impl DeviceClaimApply {
     /// Appends the values to `config` (a later call appends more).
+    #[inline]
     pub fn with_config(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -254,6 +255,7 @@ impl DeviceClaimApply {
         self
     }
     /// Appends the values to `constraints` (a later call appends more).
+    #[inline]
     pub fn with_constraints(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -268,6 +270,7 @@ impl DeviceClaimApply {
         self
     }
     /// Appends the values to `requests` (a later call appends more).
+    #[inline]
     pub fn with_requests(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -246,6 +246,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceClassSpecApply 
 #[cfg(feature = "apply")]
 impl DeviceClassSpecApply {
     /// Appends the values to `config` (a later call appends more).
+    #[inline]
     pub fn with_config(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -258,6 +259,7 @@ impl DeviceClassSpecApply {
         self
     }
     /// Sets `extendedResourceName`, replacing an earlier value.
+    #[inline]
     pub fn with_extended_resource_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -266,6 +268,7 @@ impl DeviceClassSpecApply {
         self
     }
     /// Appends the values to `selectors` (a later call appends more).
+    #[inline]
     pub fn with_selectors(
         mut self,
         values: impl ::std::iter::IntoIterator<

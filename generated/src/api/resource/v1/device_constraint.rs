@@ -246,6 +246,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceConstraintApply
 #[cfg(feature = "apply")]
 impl DeviceConstraintApply {
     /// Sets `distinctAttribute`, replacing an earlier value.
+    #[inline]
     pub fn with_distinct_attribute(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -254,6 +255,7 @@ impl DeviceConstraintApply {
         self
     }
     /// Sets `matchAttribute`, replacing an earlier value.
+    #[inline]
     pub fn with_match_attribute(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -262,6 +264,7 @@ impl DeviceConstraintApply {
         self
     }
     /// Appends the values to `requests` (a later call appends more).
+    #[inline]
     pub fn with_requests(
         mut self,
         values: impl ::std::iter::IntoIterator<

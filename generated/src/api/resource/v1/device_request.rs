@@ -237,6 +237,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceRequestApply {
 #[cfg(feature = "apply")]
 impl DeviceRequestApply {
     /// Sets `exactly`, replacing an earlier value.
+    #[inline]
     pub fn with_exactly(
         mut self,
         value: crate::api::resource::v1::ExactDeviceRequestApply,
@@ -245,6 +246,7 @@ impl DeviceRequestApply {
         self
     }
     /// Appends the values to `firstAvailable` (a later call appends more).
+    #[inline]
     pub fn with_first_available(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -259,6 +261,7 @@ impl DeviceRequestApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -445,6 +445,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceSubRequestApply
 #[cfg(feature = "apply")]
 impl DeviceSubRequestApply {
     /// Sets `allocationMode`, replacing an earlier value.
+    #[inline]
     pub fn with_allocation_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -453,6 +454,7 @@ impl DeviceSubRequestApply {
         self
     }
     /// Sets `capacity`, replacing an earlier value.
+    #[inline]
     pub fn with_capacity(
         mut self,
         value: crate::api::resource::v1::CapacityRequirementsApply,
@@ -461,11 +463,13 @@ impl DeviceSubRequestApply {
         self
     }
     /// Sets `count`, replacing an earlier value.
+    #[inline]
     pub fn with_count(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.count = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `deviceClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_device_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -474,6 +478,7 @@ impl DeviceSubRequestApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -482,6 +487,7 @@ impl DeviceSubRequestApply {
         self
     }
     /// Appends the values to `selectors` (a later call appends more).
+    #[inline]
     pub fn with_selectors(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -496,6 +502,7 @@ impl DeviceSubRequestApply {
         self
     }
     /// Appends the values to `tolerations` (a later call appends more).
+    #[inline]
     pub fn with_tolerations(
         mut self,
         values: impl ::std::iter::IntoIterator<

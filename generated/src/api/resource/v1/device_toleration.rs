@@ -298,6 +298,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTolerationApply
 #[cfg(feature = "apply")]
 impl DeviceTolerationApply {
     /// Sets `effect`, replacing an earlier value.
+    #[inline]
     pub fn with_effect(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -306,6 +307,7 @@ impl DeviceTolerationApply {
         self
     }
     /// Sets `key`, replacing an earlier value.
+    #[inline]
     pub fn with_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -314,6 +316,7 @@ impl DeviceTolerationApply {
         self
     }
     /// Sets `operator`, replacing an earlier value.
+    #[inline]
     pub fn with_operator(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -322,6 +325,7 @@ impl DeviceTolerationApply {
         self
     }
     /// Sets `tolerationSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_toleration_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -330,6 +334,7 @@ impl DeviceTolerationApply {
         self
     }
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

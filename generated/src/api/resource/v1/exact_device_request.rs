@@ -441,11 +441,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ExactDeviceRequestApp
 #[cfg(feature = "apply")]
 impl ExactDeviceRequestApply {
     /// Sets `adminAccess`, replacing an earlier value.
+    #[inline]
     pub fn with_admin_access(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.admin_access = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `allocationMode`, replacing an earlier value.
+    #[inline]
     pub fn with_allocation_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -454,6 +456,7 @@ impl ExactDeviceRequestApply {
         self
     }
     /// Sets `capacity`, replacing an earlier value.
+    #[inline]
     pub fn with_capacity(
         mut self,
         value: crate::api::resource::v1::CapacityRequirementsApply,
@@ -462,11 +465,13 @@ impl ExactDeviceRequestApply {
         self
     }
     /// Sets `count`, replacing an earlier value.
+    #[inline]
     pub fn with_count(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.count = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `deviceClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_device_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -475,6 +480,7 @@ impl ExactDeviceRequestApply {
         self
     }
     /// Appends the values to `selectors` (a later call appends more).
+    #[inline]
     pub fn with_selectors(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -489,6 +495,7 @@ impl ExactDeviceRequestApply {
         self
     }
     /// Appends the values to `tolerations` (a later call appends more).
+    #[inline]
     pub fn with_tolerations(
         mut self,
         values: impl ::std::iter::IntoIterator<

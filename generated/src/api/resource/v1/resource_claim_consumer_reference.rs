@@ -234,6 +234,7 @@ for ResourceClaimConsumerReferenceApply {
 #[cfg(feature = "apply")]
 impl ResourceClaimConsumerReferenceApply {
     /// Sets `apiGroup`, replacing an earlier value.
+    #[inline]
     pub fn with_api_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -242,6 +243,7 @@ impl ResourceClaimConsumerReferenceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -250,6 +252,7 @@ impl ResourceClaimConsumerReferenceApply {
         self
     }
     /// Sets `resource`, replacing an earlier value.
+    #[inline]
     pub fn with_resource(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -258,6 +261,7 @@ impl ResourceClaimConsumerReferenceApply {
         self
     }
     /// Sets `uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -256,6 +256,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaimStatusAp
 #[cfg(feature = "apply")]
 impl ResourceClaimStatusApply {
     /// Sets `allocation`, replacing an earlier value.
+    #[inline]
     pub fn with_allocation(
         mut self,
         value: crate::api::resource::v1::AllocationResultApply,
@@ -264,6 +265,7 @@ impl ResourceClaimStatusApply {
         self
     }
     /// Appends the values to `devices` (a later call appends more).
+    #[inline]
     pub fn with_devices(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -278,6 +280,7 @@ impl ResourceClaimStatusApply {
         self
     }
     /// Appends the values to `reservedFor` (a later call appends more).
+    #[inline]
     pub fn with_reserved_for(
         mut self,
         values: impl ::std::iter::IntoIterator<

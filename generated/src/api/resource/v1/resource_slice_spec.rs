@@ -434,11 +434,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceSliceSpecAppl
 #[cfg(feature = "apply")]
 impl ResourceSliceSpecApply {
     /// Sets `allNodes`, replacing an earlier value.
+    #[inline]
     pub fn with_all_nodes(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.all_nodes = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `devices` (a later call appends more).
+    #[inline]
     pub fn with_devices(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -453,6 +455,7 @@ impl ResourceSliceSpecApply {
         self
     }
     /// Sets `driver`, replacing an earlier value.
+    #[inline]
     pub fn with_driver(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -461,6 +464,7 @@ impl ResourceSliceSpecApply {
         self
     }
     /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
     pub fn with_node_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -469,6 +473,7 @@ impl ResourceSliceSpecApply {
         self
     }
     /// Sets `nodeSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_node_selector(
         mut self,
         value: crate::api::core::v1::NodeSelectorApply,
@@ -477,6 +482,7 @@ impl ResourceSliceSpecApply {
         self
     }
     /// Sets `perDeviceNodeSelection`, replacing an earlier value.
+    #[inline]
     pub fn with_per_device_node_selection(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -485,6 +491,7 @@ impl ResourceSliceSpecApply {
         self
     }
     /// Sets `pool`, replacing an earlier value.
+    #[inline]
     pub fn with_pool(
         mut self,
         value: crate::api::resource::v1::ResourcePoolApply,
@@ -493,6 +500,7 @@ impl ResourceSliceSpecApply {
         self
     }
     /// Appends the values to `sharedCounters` (a later call appends more).
+    #[inline]
     pub fn with_shared_counters(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -185,6 +185,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaintRuleSpecAp
 #[cfg(feature = "apply")]
 impl DeviceTaintRuleSpecApply {
     /// Sets `deviceSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_device_selector(
         mut self,
         value: crate::api::resource::v1alpha3::DeviceTaintSelectorApply,
@@ -195,6 +196,7 @@ impl DeviceTaintRuleSpecApply {
         self
     }
     /// Sets `taint`, replacing an earlier value.
+    #[inline]
     pub fn with_taint(
         mut self,
         value: crate::api::resource::v1alpha3::DeviceTaintApply,

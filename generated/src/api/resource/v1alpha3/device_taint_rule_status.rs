@@ -172,6 +172,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaintRuleStatus
 #[cfg(feature = "apply")]
 impl DeviceTaintRuleStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<

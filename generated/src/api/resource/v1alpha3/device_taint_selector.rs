@@ -210,6 +210,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaintSelectorAp
 #[cfg(feature = "apply")]
 impl DeviceTaintSelectorApply {
     /// Sets `device`, replacing an earlier value.
+    #[inline]
     pub fn with_device(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -218,6 +219,7 @@ impl DeviceTaintSelectorApply {
         self
     }
     /// Sets `driver`, replacing an earlier value.
+    #[inline]
     pub fn with_driver(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -226,6 +228,7 @@ impl DeviceTaintSelectorApply {
         self
     }
     /// Sets `pool`, replacing an earlier value.
+    #[inline]
     pub fn with_pool(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -572,11 +572,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for BasicDeviceApply {
 #[cfg(feature = "apply")]
 impl BasicDeviceApply {
     /// Sets `allNodes`, replacing an earlier value.
+    #[inline]
     pub fn with_all_nodes(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.all_nodes = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `allowMultipleAllocations`, replacing an earlier value.
+    #[inline]
     pub fn with_allow_multiple_allocations(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -585,6 +587,7 @@ impl BasicDeviceApply {
         self
     }
     /// Adds the entries to `attributes`, replacing the values of keys already there.
+    #[inline]
     pub fn with_attributes(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -602,6 +605,7 @@ impl BasicDeviceApply {
         self
     }
     /// Appends the values to `bindingConditions` (a later call appends more).
+    #[inline]
     pub fn with_binding_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -616,6 +620,7 @@ impl BasicDeviceApply {
         self
     }
     /// Appends the values to `bindingFailureConditions` (a later call appends more).
+    #[inline]
     pub fn with_binding_failure_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -630,11 +635,13 @@ impl BasicDeviceApply {
         self
     }
     /// Sets `bindsToNode`, replacing an earlier value.
+    #[inline]
     pub fn with_binds_to_node(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.binds_to_node = ::std::option::Option::Some(value.into());
         self
     }
     /// Adds the entries to `capacity`, replacing the values of keys already there.
+    #[inline]
     pub fn with_capacity(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -652,6 +659,7 @@ impl BasicDeviceApply {
         self
     }
     /// Appends the values to `consumesCounters` (a later call appends more).
+    #[inline]
     pub fn with_consumes_counters(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -666,6 +674,7 @@ impl BasicDeviceApply {
         self
     }
     /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
     pub fn with_node_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -674,6 +683,7 @@ impl BasicDeviceApply {
         self
     }
     /// Sets `nodeSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_node_selector(
         mut self,
         value: crate::api::core::v1::NodeSelectorApply,
@@ -682,6 +692,7 @@ impl BasicDeviceApply {
         self
     }
     /// Appends the values to `taints` (a later call appends more).
+    #[inline]
     pub fn with_taints(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -196,6 +196,7 @@ for CapacityRequestPolicyRangeApply {
 #[cfg(feature = "apply")]
 impl CapacityRequestPolicyRangeApply {
     /// Sets `max`, replacing an earlier value.
+    #[inline]
     pub fn with_max(
         mut self,
         value: impl ::std::convert::Into<
@@ -206,6 +207,7 @@ impl CapacityRequestPolicyRangeApply {
         self
     }
     /// Sets `min`, replacing an earlier value.
+    #[inline]
     pub fn with_min(
         mut self,
         value: impl ::std::convert::Into<
@@ -216,6 +218,7 @@ impl CapacityRequestPolicyRangeApply {
         self
     }
     /// Sets `step`, replacing an earlier value.
+    #[inline]
     pub fn with_step(
         mut self,
         value: impl ::std::convert::Into<

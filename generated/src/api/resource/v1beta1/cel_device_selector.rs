@@ -196,6 +196,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CELDeviceSelectorAppl
 #[cfg(feature = "apply")]
 impl CELDeviceSelectorApply {
     /// Sets `expression`, replacing an earlier value.
+    #[inline]
     pub fn with_expression(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -165,6 +165,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CounterSetApply {
 #[cfg(feature = "apply")]
 impl CounterSetApply {
     /// Adds the entries to `counters`, replacing the values of keys already there.
+    #[inline]
     pub fn with_counters(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -182,6 +183,7 @@ impl CounterSetApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -175,6 +175,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceApply {
 #[cfg(feature = "apply")]
 impl DeviceApply {
     /// Sets `basic`, replacing an earlier value.
+    #[inline]
     pub fn with_basic(
         mut self,
         value: crate::api::resource::v1beta1::BasicDeviceApply,
@@ -183,6 +184,7 @@ impl DeviceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

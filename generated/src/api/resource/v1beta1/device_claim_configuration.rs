@@ -213,6 +213,7 @@ for DeviceClaimConfigurationApply {
 #[cfg(feature = "apply")]
 impl DeviceClaimConfigurationApply {
     /// Sets `opaque`, replacing an earlier value.
+    #[inline]
     pub fn with_opaque(
         mut self,
         value: crate::api::resource::v1beta1::OpaqueDeviceConfigurationApply,
@@ -221,6 +222,7 @@ impl DeviceClaimConfigurationApply {
         self
     }
     /// Appends the values to `requests` (a later call appends more).
+    #[inline]
     pub fn with_requests(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -554,11 +554,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceRequestApply {
 #[cfg(feature = "apply")]
 impl DeviceRequestApply {
     /// Sets `adminAccess`, replacing an earlier value.
+    #[inline]
     pub fn with_admin_access(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.admin_access = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `allocationMode`, replacing an earlier value.
+    #[inline]
     pub fn with_allocation_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -567,6 +569,7 @@ impl DeviceRequestApply {
         self
     }
     /// Sets `capacity`, replacing an earlier value.
+    #[inline]
     pub fn with_capacity(
         mut self,
         value: crate::api::resource::v1beta1::CapacityRequirementsApply,
@@ -575,11 +578,13 @@ impl DeviceRequestApply {
         self
     }
     /// Sets `count`, replacing an earlier value.
+    #[inline]
     pub fn with_count(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.count = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `deviceClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_device_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -588,6 +593,7 @@ impl DeviceRequestApply {
         self
     }
     /// Appends the values to `firstAvailable` (a later call appends more).
+    #[inline]
     pub fn with_first_available(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -602,6 +608,7 @@ impl DeviceRequestApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -610,6 +617,7 @@ impl DeviceRequestApply {
         self
     }
     /// Appends the values to `selectors` (a later call appends more).
+    #[inline]
     pub fn with_selectors(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -624,6 +632,7 @@ impl DeviceRequestApply {
         self
     }
     /// Appends the values to `tolerations` (a later call appends more).
+    #[inline]
     pub fn with_tolerations(
         mut self,
         values: impl ::std::iter::IntoIterator<

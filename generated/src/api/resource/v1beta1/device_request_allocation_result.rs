@@ -502,11 +502,13 @@ for DeviceRequestAllocationResultApply {
 #[cfg(feature = "apply")]
 impl DeviceRequestAllocationResultApply {
     /// Sets `adminAccess`, replacing an earlier value.
+    #[inline]
     pub fn with_admin_access(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.admin_access = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `bindingConditions` (a later call appends more).
+    #[inline]
     pub fn with_binding_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -521,6 +523,7 @@ impl DeviceRequestAllocationResultApply {
         self
     }
     /// Appends the values to `bindingFailureConditions` (a later call appends more).
+    #[inline]
     pub fn with_binding_failure_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -535,6 +538,7 @@ impl DeviceRequestAllocationResultApply {
         self
     }
     /// Adds the entries to `consumedCapacity`, replacing the values of keys already there.
+    #[inline]
     pub fn with_consumed_capacity(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -554,6 +558,7 @@ impl DeviceRequestAllocationResultApply {
         self
     }
     /// Sets `device`, replacing an earlier value.
+    #[inline]
     pub fn with_device(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -562,6 +567,7 @@ impl DeviceRequestAllocationResultApply {
         self
     }
     /// Sets `driver`, replacing an earlier value.
+    #[inline]
     pub fn with_driver(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -570,6 +576,7 @@ impl DeviceRequestAllocationResultApply {
         self
     }
     /// Sets `pool`, replacing an earlier value.
+    #[inline]
     pub fn with_pool(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -578,6 +585,7 @@ impl DeviceRequestAllocationResultApply {
         self
     }
     /// Sets `request`, replacing an earlier value.
+    #[inline]
     pub fn with_request(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -586,6 +594,7 @@ impl DeviceRequestAllocationResultApply {
         self
     }
     /// Sets `shareID`, replacing an earlier value.
+    #[inline]
     pub fn with_share_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -594,6 +603,7 @@ impl DeviceRequestAllocationResultApply {
         self
     }
     /// Appends the values to `tolerations` (a later call appends more).
+    #[inline]
     pub fn with_tolerations(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -150,6 +150,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaimSpecAppl
 #[cfg(feature = "apply")]
 impl ResourceClaimSpecApply {
     /// Sets `devices`, replacing an earlier value.
+    #[inline]
     pub fn with_devices(
         mut self,
         value: crate::api::resource::v1beta1::DeviceClaimApply,

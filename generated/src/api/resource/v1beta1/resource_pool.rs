@@ -196,11 +196,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourcePoolApply {
 #[cfg(feature = "apply")]
 impl ResourcePoolApply {
     /// Sets `generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.generation = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -209,6 +211,7 @@ impl ResourcePoolApply {
         self
     }
     /// Sets `resourceSliceCount`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_slice_count(
         mut self,
         value: impl ::std::convert::Into<i64>,

@@ -444,11 +444,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceSliceSpecAppl
 #[cfg(feature = "apply")]
 impl ResourceSliceSpecApply {
     /// Sets `allNodes`, replacing an earlier value.
+    #[inline]
     pub fn with_all_nodes(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.all_nodes = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `devices` (a later call appends more).
+    #[inline]
     pub fn with_devices(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -463,6 +465,7 @@ impl ResourceSliceSpecApply {
         self
     }
     /// Sets `driver`, replacing an earlier value.
+    #[inline]
     pub fn with_driver(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -471,6 +474,7 @@ impl ResourceSliceSpecApply {
         self
     }
     /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
     pub fn with_node_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -479,6 +483,7 @@ impl ResourceSliceSpecApply {
         self
     }
     /// Sets `nodeSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_node_selector(
         mut self,
         value: crate::api::core::v1::NodeSelectorApply,
@@ -487,6 +492,7 @@ impl ResourceSliceSpecApply {
         self
     }
     /// Sets `perDeviceNodeSelection`, replacing an earlier value.
+    #[inline]
     pub fn with_per_device_node_selection(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -495,6 +501,7 @@ impl ResourceSliceSpecApply {
         self
     }
     /// Sets `pool`, replacing an earlier value.
+    #[inline]
     pub fn with_pool(
         mut self,
         value: crate::api::resource::v1beta1::ResourcePoolApply,
@@ -503,6 +510,7 @@ impl ResourceSliceSpecApply {
         self
     }
     /// Appends the values to `sharedCounters` (a later call appends more).
+    #[inline]
     pub fn with_shared_counters(
         mut self,
         values: impl ::std::iter::IntoIterator<

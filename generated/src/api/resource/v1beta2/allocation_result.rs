@@ -230,6 +230,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AllocationResultApply
 #[cfg(feature = "apply")]
 impl AllocationResultApply {
     /// Sets `allocationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_allocation_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -238,6 +239,7 @@ impl AllocationResultApply {
         self
     }
     /// Sets `devices`, replacing an earlier value.
+    #[inline]
     pub fn with_devices(
         mut self,
         value: crate::api::resource::v1beta2::DeviceAllocationResultApply,
@@ -246,6 +248,7 @@ impl AllocationResultApply {
         self
     }
     /// Sets `nodeSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_node_selector(
         mut self,
         value: crate::api::core::v1::NodeSelectorApply,

@@ -246,6 +246,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CapacityRequestPolicy
 #[cfg(feature = "apply")]
 impl CapacityRequestPolicyApply {
     /// Sets `default`, replacing an earlier value.
+    #[inline]
     pub fn with_default(
         mut self,
         value: impl ::std::convert::Into<
@@ -256,6 +257,7 @@ impl CapacityRequestPolicyApply {
         self
     }
     /// Sets `validRange`, replacing an earlier value.
+    #[inline]
     pub fn with_valid_range(
         mut self,
         value: crate::api::resource::v1beta2::CapacityRequestPolicyRangeApply,
@@ -264,6 +266,7 @@ impl CapacityRequestPolicyApply {
         self
     }
     /// Appends the values to `validValues` (a later call appends more).
+    #[inline]
     pub fn with_valid_values(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -128,6 +128,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CounterApply {
 #[cfg(feature = "apply")]
 impl CounterApply {
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(
         mut self,
         value: impl ::std::convert::Into<

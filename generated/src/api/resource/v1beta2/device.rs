@@ -601,11 +601,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceApply {
 #[cfg(feature = "apply")]
 impl DeviceApply {
     /// Sets `allNodes`, replacing an earlier value.
+    #[inline]
     pub fn with_all_nodes(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.all_nodes = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `allowMultipleAllocations`, replacing an earlier value.
+    #[inline]
     pub fn with_allow_multiple_allocations(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -614,6 +616,7 @@ impl DeviceApply {
         self
     }
     /// Adds the entries to `attributes`, replacing the values of keys already there.
+    #[inline]
     pub fn with_attributes(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -631,6 +634,7 @@ impl DeviceApply {
         self
     }
     /// Appends the values to `bindingConditions` (a later call appends more).
+    #[inline]
     pub fn with_binding_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -645,6 +649,7 @@ impl DeviceApply {
         self
     }
     /// Appends the values to `bindingFailureConditions` (a later call appends more).
+    #[inline]
     pub fn with_binding_failure_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -659,11 +664,13 @@ impl DeviceApply {
         self
     }
     /// Sets `bindsToNode`, replacing an earlier value.
+    #[inline]
     pub fn with_binds_to_node(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.binds_to_node = ::std::option::Option::Some(value.into());
         self
     }
     /// Adds the entries to `capacity`, replacing the values of keys already there.
+    #[inline]
     pub fn with_capacity(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -681,6 +688,7 @@ impl DeviceApply {
         self
     }
     /// Appends the values to `consumesCounters` (a later call appends more).
+    #[inline]
     pub fn with_consumes_counters(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -695,6 +703,7 @@ impl DeviceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -703,6 +712,7 @@ impl DeviceApply {
         self
     }
     /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
     pub fn with_node_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -711,6 +721,7 @@ impl DeviceApply {
         self
     }
     /// Sets `nodeSelector`, replacing an earlier value.
+    #[inline]
     pub fn with_node_selector(
         mut self,
         value: crate::api::core::v1::NodeSelectorApply,
@@ -719,6 +730,7 @@ impl DeviceApply {
         self
     }
     /// Appends the values to `taints` (a later call appends more).
+    #[inline]
     pub fn with_taints(
         mut self,
         values: impl ::std::iter::IntoIterator<

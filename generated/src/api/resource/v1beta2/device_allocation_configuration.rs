@@ -254,6 +254,7 @@ for DeviceAllocationConfigurationApply {
 #[cfg(feature = "apply")]
 impl DeviceAllocationConfigurationApply {
     /// Sets `opaque`, replacing an earlier value.
+    #[inline]
     pub fn with_opaque(
         mut self,
         value: crate::api::resource::v1beta2::OpaqueDeviceConfigurationApply,
@@ -262,6 +263,7 @@ impl DeviceAllocationConfigurationApply {
         self
     }
     /// Appends the values to `requests` (a later call appends more).
+    #[inline]
     pub fn with_requests(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -276,6 +278,7 @@ impl DeviceAllocationConfigurationApply {
         self
     }
     /// Sets `source`, replacing an earlier value.
+    #[inline]
     pub fn with_source(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -205,6 +205,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceAllocationResul
 #[cfg(feature = "apply")]
 impl DeviceAllocationResultApply {
     /// Appends the values to `config` (a later call appends more).
+    #[inline]
     pub fn with_config(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -217,6 +218,7 @@ impl DeviceAllocationResultApply {
         self
     }
     /// Appends the values to `results` (a later call appends more).
+    #[inline]
     pub fn with_results(
         mut self,
         values: impl ::std::iter::IntoIterator<

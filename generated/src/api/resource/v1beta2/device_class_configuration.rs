@@ -170,6 +170,7 @@ for DeviceClassConfigurationApply {
 #[cfg(feature = "apply")]
 impl DeviceClassConfigurationApply {
     /// Sets `opaque`, replacing an earlier value.
+    #[inline]
     pub fn with_opaque(
         mut self,
         value: crate::api::resource::v1beta2::OpaqueDeviceConfigurationApply,

@@ -168,6 +168,7 @@ for DeviceCounterConsumptionApply {
 #[cfg(feature = "apply")]
 impl DeviceCounterConsumptionApply {
     /// Sets `counterSet`, replacing an earlier value.
+    #[inline]
     pub fn with_counter_set(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -176,6 +177,7 @@ impl DeviceCounterConsumptionApply {
         self
     }
     /// Adds the entries to `counters`, replacing the values of keys already there.
+    #[inline]
     pub fn with_counters(
         mut self,
         entries: impl ::std::iter::IntoIterator<

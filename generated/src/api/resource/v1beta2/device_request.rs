@@ -241,6 +241,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceRequestApply {
 #[cfg(feature = "apply")]
 impl DeviceRequestApply {
     /// Sets `exactly`, replacing an earlier value.
+    #[inline]
     pub fn with_exactly(
         mut self,
         value: crate::api::resource::v1beta2::ExactDeviceRequestApply,
@@ -249,6 +250,7 @@ impl DeviceRequestApply {
         self
     }
     /// Appends the values to `firstAvailable` (a later call appends more).
+    #[inline]
     pub fn with_first_available(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -263,6 +265,7 @@ impl DeviceRequestApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

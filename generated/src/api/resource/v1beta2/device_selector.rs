@@ -146,6 +146,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceSelectorApply {
 #[cfg(feature = "apply")]
 impl DeviceSelectorApply {
     /// Sets `cel`, replacing an earlier value.
+    #[inline]
     pub fn with_cel(
         mut self,
         value: crate::api::resource::v1beta2::CELDeviceSelectorApply,

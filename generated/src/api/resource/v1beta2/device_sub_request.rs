@@ -447,6 +447,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceSubRequestApply
 #[cfg(feature = "apply")]
 impl DeviceSubRequestApply {
     /// Sets `allocationMode`, replacing an earlier value.
+    #[inline]
     pub fn with_allocation_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -455,6 +456,7 @@ impl DeviceSubRequestApply {
         self
     }
     /// Sets `capacity`, replacing an earlier value.
+    #[inline]
     pub fn with_capacity(
         mut self,
         value: crate::api::resource::v1beta2::CapacityRequirementsApply,
@@ -463,11 +465,13 @@ impl DeviceSubRequestApply {
         self
     }
     /// Sets `count`, replacing an earlier value.
+    #[inline]
     pub fn with_count(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.count = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `deviceClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_device_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -476,6 +480,7 @@ impl DeviceSubRequestApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -484,6 +489,7 @@ impl DeviceSubRequestApply {
         self
     }
     /// Appends the values to `selectors` (a later call appends more).
+    #[inline]
     pub fn with_selectors(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -498,6 +504,7 @@ impl DeviceSubRequestApply {
         self
     }
     /// Appends the values to `tolerations` (a later call appends more).
+    #[inline]
     pub fn with_tolerations(
         mut self,
         values: impl ::std::iter::IntoIterator<

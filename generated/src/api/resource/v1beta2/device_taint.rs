@@ -241,6 +241,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaintApply {
 #[cfg(feature = "apply")]
 impl DeviceTaintApply {
     /// Sets `effect`, replacing an earlier value.
+    #[inline]
     pub fn with_effect(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -249,6 +250,7 @@ impl DeviceTaintApply {
         self
     }
     /// Sets `key`, replacing an earlier value.
+    #[inline]
     pub fn with_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -257,6 +259,7 @@ impl DeviceTaintApply {
         self
     }
     /// Sets `timeAdded`, replacing an earlier value.
+    #[inline]
     pub fn with_time_added(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -265,6 +268,7 @@ impl DeviceTaintApply {
         self
     }
     /// Sets `value`, replacing an earlier value.
+    #[inline]
     pub fn with_value(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -230,6 +230,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkDeviceDataAppl
 #[cfg(feature = "apply")]
 impl NetworkDeviceDataApply {
     /// Sets `hardwareAddress`, replacing an earlier value.
+    #[inline]
     pub fn with_hardware_address(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -238,6 +239,7 @@ impl NetworkDeviceDataApply {
         self
     }
     /// Sets `interfaceName`, replacing an earlier value.
+    #[inline]
     pub fn with_interface_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -246,6 +248,7 @@ impl NetworkDeviceDataApply {
         self
     }
     /// Appends the values to `ips` (a later call appends more).
+    #[inline]
     pub fn with_ips(
         mut self,
         values: impl ::std::iter::IntoIterator<

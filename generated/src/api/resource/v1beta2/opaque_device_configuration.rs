@@ -172,6 +172,7 @@ for OpaqueDeviceConfigurationApply {
 #[cfg(feature = "apply")]
 impl OpaqueDeviceConfigurationApply {
     /// Sets `driver`, replacing an earlier value.
+    #[inline]
     pub fn with_driver(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -180,6 +181,7 @@ impl OpaqueDeviceConfigurationApply {
         self
     }
     /// Sets `parameters`, replacing an earlier value.
+    #[inline]
     pub fn with_parameters(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::runtime::RawExtension>,

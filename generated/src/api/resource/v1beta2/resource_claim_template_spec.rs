@@ -186,6 +186,7 @@ for ResourceClaimTemplateSpecApply {
 #[cfg(feature = "apply")]
 impl ResourceClaimTemplateSpecApply {
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -194,6 +195,7 @@ impl ResourceClaimTemplateSpecApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(
         mut self,
         value: crate::api::resource::v1beta2::ResourceClaimSpecApply,

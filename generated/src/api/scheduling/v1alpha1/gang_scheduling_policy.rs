@@ -128,6 +128,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for GangSchedulingPolicyA
 #[cfg(feature = "apply")]
 impl GangSchedulingPolicyApply {
     /// Sets `minCount`, replacing an earlier value.
+    #[inline]
     pub fn with_min_count(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.min_count = ::std::option::Option::Some(value.into());
         self

@@ -171,6 +171,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodGroupApply {
 #[cfg(feature = "apply")]
 impl PodGroupApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -179,6 +180,7 @@ impl PodGroupApply {
         self
     }
     /// Sets `policy`, replacing an earlier value.
+    #[inline]
     pub fn with_policy(
         mut self,
         value: crate::api::scheduling::v1alpha1::PodGroupPolicyApply,

@@ -189,6 +189,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodGroupPolicyApply {
 #[cfg(feature = "apply")]
 impl PodGroupPolicyApply {
     /// Sets `basic`, replacing an earlier value.
+    #[inline]
     pub fn with_basic(
         mut self,
         value: crate::api::scheduling::v1alpha1::BasicSchedulingPolicyApply,
@@ -197,6 +198,7 @@ impl PodGroupPolicyApply {
         self
     }
     /// Sets `gang`, replacing an earlier value.
+    #[inline]
     pub fn with_gang(
         mut self,
         value: crate::api::scheduling::v1alpha1::GangSchedulingPolicyApply,

@@ -203,6 +203,7 @@ for TypedLocalObjectReferenceApply {
 #[cfg(feature = "apply")]
 impl TypedLocalObjectReferenceApply {
     /// Sets `apiGroup`, replacing an earlier value.
+    #[inline]
     pub fn with_api_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -211,6 +212,7 @@ impl TypedLocalObjectReferenceApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -219,6 +221,7 @@ impl TypedLocalObjectReferenceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -194,6 +194,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WorkloadSpecApply {
 #[cfg(feature = "apply")]
 impl WorkloadSpecApply {
     /// Sets `controllerRef`, replacing an earlier value.
+    #[inline]
     pub fn with_controller_ref(
         mut self,
         value: crate::api::scheduling::v1alpha1::TypedLocalObjectReferenceApply,
@@ -202,6 +203,7 @@ impl WorkloadSpecApply {
         self
     }
     /// Appends the values to `podGroups` (a later call appends more).
+    #[inline]
     pub fn with_pod_groups(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -543,6 +543,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIDriverSpecApply {
 #[cfg(feature = "apply")]
 impl CSIDriverSpecApply {
     /// Sets `attachRequired`, replacing an earlier value.
+    #[inline]
     pub fn with_attach_required(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -551,6 +552,7 @@ impl CSIDriverSpecApply {
         self
     }
     /// Sets `fsGroupPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_fs_group_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -559,6 +561,7 @@ impl CSIDriverSpecApply {
         self
     }
     /// Sets `nodeAllocatableUpdatePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_node_allocatable_update_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -569,6 +572,7 @@ impl CSIDriverSpecApply {
         self
     }
     /// Sets `podInfoOnMount`, replacing an earlier value.
+    #[inline]
     pub fn with_pod_info_on_mount(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -577,6 +581,7 @@ impl CSIDriverSpecApply {
         self
     }
     /// Sets `requiresRepublish`, replacing an earlier value.
+    #[inline]
     pub fn with_requires_republish(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -585,6 +590,7 @@ impl CSIDriverSpecApply {
         self
     }
     /// Sets `seLinuxMount`, replacing an earlier value.
+    #[inline]
     pub fn with_se_linux_mount(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -593,6 +599,7 @@ impl CSIDriverSpecApply {
         self
     }
     /// Sets `serviceAccountTokenInSecrets`, replacing an earlier value.
+    #[inline]
     pub fn with_service_account_token_in_secrets(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -603,6 +610,7 @@ impl CSIDriverSpecApply {
         self
     }
     /// Sets `storageCapacity`, replacing an earlier value.
+    #[inline]
     pub fn with_storage_capacity(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -611,6 +619,7 @@ impl CSIDriverSpecApply {
         self
     }
     /// Appends the values to `tokenRequests` (a later call appends more).
+    #[inline]
     pub fn with_token_requests(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -625,6 +634,7 @@ impl CSIDriverSpecApply {
         self
     }
     /// Appends the values to `volumeLifecycleModes` (a later call appends more).
+    #[inline]
     pub fn with_volume_lifecycle_modes(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -250,6 +250,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSINodeDriverApply {
 #[cfg(feature = "apply")]
 impl CSINodeDriverApply {
     /// Sets `allocatable`, replacing an earlier value.
+    #[inline]
     pub fn with_allocatable(
         mut self,
         value: crate::api::storage::v1::VolumeNodeResourcesApply,
@@ -258,6 +259,7 @@ impl CSINodeDriverApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -266,6 +268,7 @@ impl CSINodeDriverApply {
         self
     }
     /// Sets `nodeID`, replacing an earlier value.
+    #[inline]
     pub fn with_node_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -274,6 +277,7 @@ impl CSINodeDriverApply {
         self
     }
     /// Appends the values to `topologyKeys` (a later call appends more).
+    #[inline]
     pub fn with_topology_keys(
         mut self,
         values: impl ::std::iter::IntoIterator<

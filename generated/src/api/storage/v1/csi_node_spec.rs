@@ -144,6 +144,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSINodeSpecApply {
 #[cfg(feature = "apply")]
 impl CSINodeSpecApply {
     /// Appends the values to `drivers` (a later call appends more).
+    #[inline]
     pub fn with_drivers(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -318,6 +318,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIStorageCapacityApp
 #[cfg(feature = "apply")]
 impl CSIStorageCapacityApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -332,6 +333,7 @@ impl CSIStorageCapacityApply {
         }
     }
     /// Sets `capacity`, replacing an earlier value.
+    #[inline]
     pub fn with_capacity(
         mut self,
         value: impl ::std::convert::Into<
@@ -342,6 +344,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `maximumVolumeSize`, replacing an earlier value.
+    #[inline]
     pub fn with_maximum_volume_size(
         mut self,
         value: impl ::std::convert::Into<
@@ -352,6 +355,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -360,6 +364,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `nodeTopology`, replacing an earlier value.
+    #[inline]
     pub fn with_node_topology(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
@@ -368,6 +373,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `storageClassName`, replacing an earlier value.
+    #[inline]
     pub fn with_storage_class_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -376,6 +382,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -386,6 +393,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -396,6 +404,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -406,6 +415,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -416,6 +426,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -426,6 +437,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -433,6 +445,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -443,6 +456,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -453,6 +467,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -467,6 +482,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -482,6 +498,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -497,6 +514,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -509,6 +527,7 @@ impl CSIStorageCapacityApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -523,6 +542,7 @@ impl CSIStorageCapacityApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &CSIStorageCapacity,
         field_manager: &str,

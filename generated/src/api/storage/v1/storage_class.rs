@@ -438,6 +438,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageClassApply {
 #[cfg(feature = "apply")]
 impl StorageClassApply {
     /// The apply configuration of the object `name` (client-go's `<Kind>(name)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
     ) -> Self {
@@ -450,6 +451,7 @@ impl StorageClassApply {
         }
     }
     /// Sets `allowVolumeExpansion`, replacing an earlier value.
+    #[inline]
     pub fn with_allow_volume_expansion(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -458,6 +460,7 @@ impl StorageClassApply {
         self
     }
     /// Appends the values to `allowedTopologies` (a later call appends more).
+    #[inline]
     pub fn with_allowed_topologies(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -472,6 +475,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -480,6 +484,7 @@ impl StorageClassApply {
         self
     }
     /// Appends the values to `mountOptions` (a later call appends more).
+    #[inline]
     pub fn with_mount_options(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -494,6 +499,7 @@ impl StorageClassApply {
         self
     }
     /// Adds the entries to `parameters`, replacing the values of keys already there.
+    #[inline]
     pub fn with_parameters(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -511,6 +517,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `provisioner`, replacing an earlier value.
+    #[inline]
     pub fn with_provisioner(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -519,6 +526,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `reclaimPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_reclaim_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -527,6 +535,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `volumeBindingMode`, replacing an earlier value.
+    #[inline]
     pub fn with_volume_binding_mode(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -535,6 +544,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -545,6 +555,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -555,6 +566,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -565,6 +577,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -575,6 +588,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -585,6 +599,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -592,6 +607,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -602,6 +618,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -612,6 +629,7 @@ impl StorageClassApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -626,6 +644,7 @@ impl StorageClassApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -641,6 +660,7 @@ impl StorageClassApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -656,6 +676,7 @@ impl StorageClassApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -668,6 +689,7 @@ impl StorageClassApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -682,6 +704,7 @@ impl StorageClassApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &StorageClass,
         field_manager: &str,

@@ -164,6 +164,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenRequestApply {
 #[cfg(feature = "apply")]
 impl TokenRequestApply {
     /// Sets `audience`, replacing an earlier value.
+    #[inline]
     pub fn with_audience(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -172,6 +173,7 @@ impl TokenRequestApply {
         self
     }
     /// Sets `expirationSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_expiration_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,

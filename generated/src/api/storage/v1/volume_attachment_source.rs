@@ -193,6 +193,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttachmentSourc
 #[cfg(feature = "apply")]
 impl VolumeAttachmentSourceApply {
     /// Sets `inlineVolumeSpec`, replacing an earlier value.
+    #[inline]
     pub fn with_inline_volume_spec(
         mut self,
         value: crate::api::core::v1::PersistentVolumeSpecApply,
@@ -203,6 +204,7 @@ impl VolumeAttachmentSourceApply {
         self
     }
     /// Sets `persistentVolumeName`, replacing an earlier value.
+    #[inline]
     pub fn with_persistent_volume_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

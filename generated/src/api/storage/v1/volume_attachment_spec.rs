@@ -201,6 +201,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttachmentSpecA
 #[cfg(feature = "apply")]
 impl VolumeAttachmentSpecApply {
     /// Sets `attacher`, replacing an earlier value.
+    #[inline]
     pub fn with_attacher(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -209,6 +210,7 @@ impl VolumeAttachmentSpecApply {
         self
     }
     /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
     pub fn with_node_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -217,6 +219,7 @@ impl VolumeAttachmentSpecApply {
         self
     }
     /// Sets `source`, replacing an earlier value.
+    #[inline]
     pub fn with_source(
         mut self,
         value: crate::api::storage::v1::VolumeAttachmentSourceApply,

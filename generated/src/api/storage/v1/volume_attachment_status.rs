@@ -257,6 +257,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttachmentStatu
 #[cfg(feature = "apply")]
 impl VolumeAttachmentStatusApply {
     /// Sets `attachError`, replacing an earlier value.
+    #[inline]
     pub fn with_attach_error(
         mut self,
         value: crate::api::storage::v1::VolumeErrorApply,
@@ -265,11 +266,13 @@ impl VolumeAttachmentStatusApply {
         self
     }
     /// Sets `attached`, replacing an earlier value.
+    #[inline]
     pub fn with_attached(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.attached = ::std::option::Option::Some(value.into());
         self
     }
     /// Adds the entries to `attachmentMetadata`, replacing the values of keys already there.
+    #[inline]
     pub fn with_attachment_metadata(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -287,6 +290,7 @@ impl VolumeAttachmentStatusApply {
         self
     }
     /// Sets `detachError`, replacing an earlier value.
+    #[inline]
     pub fn with_detach_error(
         mut self,
         value: crate::api::storage::v1::VolumeErrorApply,

@@ -194,11 +194,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeErrorApply {
 #[cfg(feature = "apply")]
 impl VolumeErrorApply {
     /// Sets `errorCode`, replacing an earlier value.
+    #[inline]
     pub fn with_error_code(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.error_code = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -207,6 +209,7 @@ impl VolumeErrorApply {
         self
     }
     /// Sets `time`, replacing an earlier value.
+    #[inline]
     pub fn with_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,

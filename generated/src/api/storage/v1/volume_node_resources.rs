@@ -130,6 +130,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeNodeResourcesAp
 #[cfg(feature = "apply")]
 impl VolumeNodeResourcesApply {
     /// Sets `count`, replacing an earlier value.
+    #[inline]
     pub fn with_count(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.count = ::std::option::Option::Some(value.into());
         self

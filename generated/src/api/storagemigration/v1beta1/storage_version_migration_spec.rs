@@ -144,6 +144,7 @@ for StorageVersionMigrationSpecApply {
 #[cfg(feature = "apply")]
 impl StorageVersionMigrationSpecApply {
     /// Sets `resource`, replacing an earlier value.
+    #[inline]
     pub fn with_resource(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::GroupResourceApply,

@@ -199,6 +199,7 @@ for StorageVersionMigrationStatusApply {
 #[cfg(feature = "apply")]
 impl StorageVersionMigrationStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -213,6 +214,7 @@ impl StorageVersionMigrationStatusApply {
         self
     }
     /// Sets `resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

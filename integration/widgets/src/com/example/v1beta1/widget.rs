@@ -181,6 +181,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetApply {
 #[cfg(feature = "apply")]
 impl WidgetApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -195,6 +196,7 @@ impl WidgetApply {
         }
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -203,6 +205,7 @@ impl WidgetApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(
         mut self,
         value: crate::com::example::v1beta1::WidgetSpecApply,
@@ -211,6 +214,7 @@ impl WidgetApply {
         self
     }
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: crate::com::example::v1beta1::WidgetStatusApply,
@@ -219,6 +223,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -229,6 +234,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -239,6 +245,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -249,6 +256,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -259,6 +267,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -269,6 +278,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -276,6 +286,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -288,6 +299,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -300,6 +312,7 @@ impl WidgetApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -314,6 +327,7 @@ impl WidgetApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -329,6 +343,7 @@ impl WidgetApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -344,6 +359,7 @@ impl WidgetApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -356,6 +372,7 @@ impl WidgetApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -370,6 +387,7 @@ impl WidgetApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &Widget,
         field_manager: &str,
@@ -379,6 +397,7 @@ impl WidgetApply {
     /// The apply configuration holding exactly the fields of the `status` subresource that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract_status(
         object: &Widget,
         field_manager: &str,
@@ -612,6 +631,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpecApply {
 #[cfg(feature = "apply")]
 impl WidgetSpecApply {
     /// Sets `color`, replacing an earlier value.
+    #[inline]
     pub fn with_color(
         mut self,
         value: impl ::std::convert::Into<crate::com::example::v1beta1::WidgetSpecColor>,
@@ -620,6 +640,7 @@ impl WidgetSpecApply {
         self
     }
     /// Adds the entries to `labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -637,6 +658,7 @@ impl WidgetSpecApply {
         self
     }
     /// Sets `notBefore`, replacing an earlier value.
+    #[inline]
     pub fn with_not_before(
         mut self,
         value: impl ::std::convert::Into<
@@ -647,6 +669,7 @@ impl WidgetSpecApply {
         self
     }
     /// Appends the values to `ports` (a later call appends more).
+    #[inline]
     pub fn with_ports(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -659,11 +682,13 @@ impl WidgetSpecApply {
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `size`, replacing an earlier value.
+    #[inline]
     pub fn with_size(
         mut self,
         value: impl ::std::convert::Into<
@@ -674,6 +699,7 @@ impl WidgetSpecApply {
         self
     }
     /// Appends the values to `tags` (a later call appends more).
+    #[inline]
     pub fn with_tags(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -688,6 +714,7 @@ impl WidgetSpecApply {
         self
     }
     /// Sets `template`, replacing an earlier value.
+    #[inline]
     pub fn with_template(
         mut self,
         value: impl ::std::convert::Into<::serde_json::Value>,
@@ -884,6 +911,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpecPortsApply 
 #[cfg(feature = "apply")]
 impl WidgetSpecPortsApply {
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -892,11 +920,13 @@ impl WidgetSpecPortsApply {
         self
     }
     /// Sets `port`, replacing an earlier value.
+    #[inline]
     pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.port = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `protocol`, replacing an earlier value.
+    #[inline]
     pub fn with_protocol(
         mut self,
         value: impl ::std::convert::Into<
@@ -1132,6 +1162,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetStatusApply {
 #[cfg(feature = "apply")]
 impl WidgetStatusApply {
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1146,6 +1177,7 @@ impl WidgetStatusApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -1154,11 +1186,13 @@ impl WidgetStatusApply {
         self
     }
     /// Sets `replicas`, replacing an earlier value.
+    #[inline]
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `selector`, replacing an earlier value.
+    #[inline]
     pub fn with_selector(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -303,6 +303,7 @@ for CustomResourceColumnDefinitionApply {
 #[cfg(feature = "apply")]
 impl CustomResourceColumnDefinitionApply {
     /// Sets `description`, replacing an earlier value.
+    #[inline]
     pub fn with_description(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -311,6 +312,7 @@ impl CustomResourceColumnDefinitionApply {
         self
     }
     /// Sets `format`, replacing an earlier value.
+    #[inline]
     pub fn with_format(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -319,6 +321,7 @@ impl CustomResourceColumnDefinitionApply {
         self
     }
     /// Sets `jsonPath`, replacing an earlier value.
+    #[inline]
     pub fn with_json_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -327,6 +330,7 @@ impl CustomResourceColumnDefinitionApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -335,11 +339,13 @@ impl CustomResourceColumnDefinitionApply {
         self
     }
     /// Sets `priority`, replacing an earlier value.
+    #[inline]
     pub fn with_priority(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.priority = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -186,6 +186,7 @@ for CustomResourceConversionApply {
 #[cfg(feature = "apply")]
 impl CustomResourceConversionApply {
     /// Sets `strategy`, replacing an earlier value.
+    #[inline]
     pub fn with_strategy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -194,6 +195,7 @@ impl CustomResourceConversionApply {
         self
     }
     /// Sets `webhook`, replacing an earlier value.
+    #[inline]
     pub fn with_webhook(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversionApply,

@@ -300,6 +300,7 @@ for CustomResourceDefinitionConditionApply {
 #[cfg(feature = "apply")]
 impl CustomResourceDefinitionConditionApply {
     /// Sets `lastTransitionTime`, replacing an earlier value.
+    #[inline]
     pub fn with_last_transition_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -308,6 +309,7 @@ impl CustomResourceDefinitionConditionApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -316,6 +318,7 @@ impl CustomResourceDefinitionConditionApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -324,6 +327,7 @@ impl CustomResourceDefinitionConditionApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -332,6 +336,7 @@ impl CustomResourceDefinitionConditionApply {
         self
     }
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -340,6 +345,7 @@ impl CustomResourceDefinitionConditionApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -324,6 +324,7 @@ for CustomResourceDefinitionNamesApply {
 #[cfg(feature = "apply")]
 impl CustomResourceDefinitionNamesApply {
     /// Appends the values to `categories` (a later call appends more).
+    #[inline]
     pub fn with_categories(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -338,6 +339,7 @@ impl CustomResourceDefinitionNamesApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -346,6 +348,7 @@ impl CustomResourceDefinitionNamesApply {
         self
     }
     /// Sets `listKind`, replacing an earlier value.
+    #[inline]
     pub fn with_list_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -354,6 +357,7 @@ impl CustomResourceDefinitionNamesApply {
         self
     }
     /// Sets `plural`, replacing an earlier value.
+    #[inline]
     pub fn with_plural(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -362,6 +366,7 @@ impl CustomResourceDefinitionNamesApply {
         self
     }
     /// Appends the values to `shortNames` (a later call appends more).
+    #[inline]
     pub fn with_short_names(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -376,6 +381,7 @@ impl CustomResourceDefinitionNamesApply {
         self
     }
     /// Sets `singular`, replacing an earlier value.
+    #[inline]
     pub fn with_singular(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

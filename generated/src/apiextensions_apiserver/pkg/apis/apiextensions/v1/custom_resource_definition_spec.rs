@@ -318,6 +318,7 @@ for CustomResourceDefinitionSpecApply {
 #[cfg(feature = "apply")]
 impl CustomResourceDefinitionSpecApply {
     /// Sets `conversion`, replacing an earlier value.
+    #[inline]
     pub fn with_conversion(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceConversionApply,
@@ -326,6 +327,7 @@ impl CustomResourceDefinitionSpecApply {
         self
     }
     /// Sets `group`, replacing an earlier value.
+    #[inline]
     pub fn with_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -334,6 +336,7 @@ impl CustomResourceDefinitionSpecApply {
         self
     }
     /// Sets `names`, replacing an earlier value.
+    #[inline]
     pub fn with_names(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNamesApply,
@@ -342,6 +345,7 @@ impl CustomResourceDefinitionSpecApply {
         self
     }
     /// Sets `preserveUnknownFields`, replacing an earlier value.
+    #[inline]
     pub fn with_preserve_unknown_fields(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -350,6 +354,7 @@ impl CustomResourceDefinitionSpecApply {
         self
     }
     /// Sets `scope`, replacing an earlier value.
+    #[inline]
     pub fn with_scope(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -358,6 +363,7 @@ impl CustomResourceDefinitionSpecApply {
         self
     }
     /// Appends the values to `versions` (a later call appends more).
+    #[inline]
     pub fn with_versions(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -281,6 +281,7 @@ for CustomResourceDefinitionStatusApply {
 #[cfg(feature = "apply")]
 impl CustomResourceDefinitionStatusApply {
     /// Sets `acceptedNames`, replacing an earlier value.
+    #[inline]
     pub fn with_accepted_names(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNamesApply,
@@ -289,6 +290,7 @@ impl CustomResourceDefinitionStatusApply {
         self
     }
     /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
     pub fn with_conditions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -303,6 +305,7 @@ impl CustomResourceDefinitionStatusApply {
         self
     }
     /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
     pub fn with_observed_generation(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -311,6 +314,7 @@ impl CustomResourceDefinitionStatusApply {
         self
     }
     /// Appends the values to `storedVersions` (a later call appends more).
+    #[inline]
     pub fn with_stored_versions(
         mut self,
         values: impl ::std::iter::IntoIterator<

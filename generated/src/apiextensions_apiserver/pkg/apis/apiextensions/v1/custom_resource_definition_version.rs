@@ -447,6 +447,7 @@ for CustomResourceDefinitionVersionApply {
 #[cfg(feature = "apply")]
 impl CustomResourceDefinitionVersionApply {
     /// Appends the values to `additionalPrinterColumns` (a later call appends more).
+    #[inline]
     pub fn with_additional_printer_columns(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -461,11 +462,13 @@ impl CustomResourceDefinitionVersionApply {
         self
     }
     /// Sets `deprecated`, replacing an earlier value.
+    #[inline]
     pub fn with_deprecated(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.deprecated = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `deprecationWarning`, replacing an earlier value.
+    #[inline]
     pub fn with_deprecation_warning(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -474,6 +477,7 @@ impl CustomResourceDefinitionVersionApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -482,6 +486,7 @@ impl CustomResourceDefinitionVersionApply {
         self
     }
     /// Sets `schema`, replacing an earlier value.
+    #[inline]
     pub fn with_schema(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidationApply,
@@ -490,6 +495,7 @@ impl CustomResourceDefinitionVersionApply {
         self
     }
     /// Appends the values to `selectableFields` (a later call appends more).
+    #[inline]
     pub fn with_selectable_fields(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -504,16 +510,19 @@ impl CustomResourceDefinitionVersionApply {
         self
     }
     /// Sets `served`, replacing an earlier value.
+    #[inline]
     pub fn with_served(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.served = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `storage`, replacing an earlier value.
+    #[inline]
     pub fn with_storage(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.storage = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `subresources`, replacing an earlier value.
+    #[inline]
     pub fn with_subresources(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourcesApply,

@@ -226,6 +226,7 @@ for CustomResourceSubresourceScaleApply {
 #[cfg(feature = "apply")]
 impl CustomResourceSubresourceScaleApply {
     /// Sets `labelSelectorPath`, replacing an earlier value.
+    #[inline]
     pub fn with_label_selector_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -234,6 +235,7 @@ impl CustomResourceSubresourceScaleApply {
         self
     }
     /// Sets `specReplicasPath`, replacing an earlier value.
+    #[inline]
     pub fn with_spec_replicas_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -242,6 +244,7 @@ impl CustomResourceSubresourceScaleApply {
         self
     }
     /// Sets `statusReplicasPath`, replacing an earlier value.
+    #[inline]
     pub fn with_status_replicas_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -199,6 +199,7 @@ for CustomResourceSubresourcesApply {
 #[cfg(feature = "apply")]
 impl CustomResourceSubresourcesApply {
     /// Sets `scale`, replacing an earlier value.
+    #[inline]
     pub fn with_scale(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScaleApply,
@@ -207,6 +208,7 @@ impl CustomResourceSubresourcesApply {
         self
     }
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatusApply,

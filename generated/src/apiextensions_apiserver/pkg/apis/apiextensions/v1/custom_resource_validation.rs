@@ -158,6 +158,7 @@ for CustomResourceValidationApply {
 #[cfg(feature = "apply")]
 impl CustomResourceValidationApply {
     /// Sets `openAPIV3Schema`, replacing an earlier value.
+    #[inline]
     pub fn with_open_apiv3_schema(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,

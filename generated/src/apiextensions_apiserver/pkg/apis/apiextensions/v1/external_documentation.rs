@@ -175,6 +175,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ExternalDocumentation
 #[cfg(feature = "apply")]
 impl ExternalDocumentationApply {
     /// Sets `description`, replacing an earlier value.
+    #[inline]
     pub fn with_description(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -183,6 +184,7 @@ impl ExternalDocumentationApply {
         self
     }
     /// Sets `url`, replacing an earlier value.
+    #[inline]
     pub fn with_url(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -1613,6 +1613,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for JSONSchemaPropsApply 
 #[cfg(feature = "apply")]
 impl JSONSchemaPropsApply {
     /// Sets `$ref`, replacing an earlier value.
+    #[inline]
     pub fn with_ref_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1621,6 +1622,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `$schema`, replacing an earlier value.
+    #[inline]
     pub fn with_schema(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1629,6 +1631,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `additionalItems`, replacing an earlier value.
+    #[inline]
     pub fn with_additional_items(
         mut self,
         value: impl ::std::convert::Into<
@@ -1639,6 +1642,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `additionalProperties`, replacing an earlier value.
+    #[inline]
     pub fn with_additional_properties(
         mut self,
         value: impl ::std::convert::Into<
@@ -1649,6 +1653,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Appends the values to `allOf` (a later call appends more).
+    #[inline]
     pub fn with_all_of(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1661,6 +1666,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Appends the values to `anyOf` (a later call appends more).
+    #[inline]
     pub fn with_any_of(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1673,6 +1679,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `default`, replacing an earlier value.
+    #[inline]
     pub fn with_default(
         mut self,
         value: impl ::std::convert::Into<
@@ -1683,6 +1690,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Adds the entries to `definitions`, replacing the values of keys already there.
+    #[inline]
     pub fn with_definitions(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -1700,6 +1708,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Adds the entries to `dependencies`, replacing the values of keys already there.
+    #[inline]
     pub fn with_dependencies(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -1719,6 +1728,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `description`, replacing an earlier value.
+    #[inline]
     pub fn with_description(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1727,6 +1737,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Appends the values to `enum` (a later call appends more).
+    #[inline]
     pub fn with_enum(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1743,6 +1754,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `example`, replacing an earlier value.
+    #[inline]
     pub fn with_example(
         mut self,
         value: impl ::std::convert::Into<
@@ -1753,6 +1765,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `exclusiveMaximum`, replacing an earlier value.
+    #[inline]
     pub fn with_exclusive_maximum(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -1761,6 +1774,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `exclusiveMinimum`, replacing an earlier value.
+    #[inline]
     pub fn with_exclusive_minimum(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -1769,6 +1783,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `externalDocs`, replacing an earlier value.
+    #[inline]
     pub fn with_external_docs(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ExternalDocumentationApply,
@@ -1777,6 +1792,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `format`, replacing an earlier value.
+    #[inline]
     pub fn with_format(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1785,6 +1801,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `id`, replacing an earlier value.
+    #[inline]
     pub fn with_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1793,6 +1810,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `items`, replacing an earlier value.
+    #[inline]
     pub fn with_items(
         mut self,
         value: impl ::std::convert::Into<
@@ -1803,51 +1821,61 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `maxItems`, replacing an earlier value.
+    #[inline]
     pub fn with_max_items(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.max_items = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `maxLength`, replacing an earlier value.
+    #[inline]
     pub fn with_max_length(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.max_length = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `maxProperties`, replacing an earlier value.
+    #[inline]
     pub fn with_max_properties(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.max_properties = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `maximum`, replacing an earlier value.
+    #[inline]
     pub fn with_maximum(mut self, value: impl ::std::convert::Into<f64>) -> Self {
         self.maximum = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `minItems`, replacing an earlier value.
+    #[inline]
     pub fn with_min_items(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.min_items = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `minLength`, replacing an earlier value.
+    #[inline]
     pub fn with_min_length(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.min_length = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `minProperties`, replacing an earlier value.
+    #[inline]
     pub fn with_min_properties(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.min_properties = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `minimum`, replacing an earlier value.
+    #[inline]
     pub fn with_minimum(mut self, value: impl ::std::convert::Into<f64>) -> Self {
         self.minimum = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `multipleOf`, replacing an earlier value.
+    #[inline]
     pub fn with_multiple_of(mut self, value: impl ::std::convert::Into<f64>) -> Self {
         self.multiple_of = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `not`, replacing an earlier value.
+    #[inline]
     pub fn with_not(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
@@ -1856,11 +1884,13 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `nullable`, replacing an earlier value.
+    #[inline]
     pub fn with_nullable(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.nullable = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `oneOf` (a later call appends more).
+    #[inline]
     pub fn with_one_of(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1873,6 +1903,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `pattern`, replacing an earlier value.
+    #[inline]
     pub fn with_pattern(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1881,6 +1912,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Adds the entries to `patternProperties`, replacing the values of keys already there.
+    #[inline]
     pub fn with_pattern_properties(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -1898,6 +1930,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Adds the entries to `properties`, replacing the values of keys already there.
+    #[inline]
     pub fn with_properties(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -1915,6 +1948,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Appends the values to `required` (a later call appends more).
+    #[inline]
     pub fn with_required(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1929,6 +1963,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `title`, replacing an earlier value.
+    #[inline]
     pub fn with_title(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1937,6 +1972,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1945,11 +1981,13 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `uniqueItems`, replacing an earlier value.
+    #[inline]
     pub fn with_unique_items(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.unique_items = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `x-kubernetes-embedded-resource`, replacing an earlier value.
+    #[inline]
     pub fn with_x_kubernetes_embedded_resource(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -1958,6 +1996,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `x-kubernetes-int-or-string`, replacing an earlier value.
+    #[inline]
     pub fn with_x_kubernetes_int_or_string(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -1966,6 +2005,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Appends the values to `x-kubernetes-list-map-keys` (a later call appends more).
+    #[inline]
     pub fn with_x_kubernetes_list_map_keys(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -1980,6 +2020,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `x-kubernetes-list-type`, replacing an earlier value.
+    #[inline]
     pub fn with_x_kubernetes_list_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1988,6 +2029,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `x-kubernetes-map-type`, replacing an earlier value.
+    #[inline]
     pub fn with_x_kubernetes_map_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -1996,6 +2038,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Sets `x-kubernetes-preserve-unknown-fields`, replacing an earlier value.
+    #[inline]
     pub fn with_x_kubernetes_preserve_unknown_fields(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -2006,6 +2049,7 @@ impl JSONSchemaPropsApply {
         self
     }
     /// Appends the values to `x-kubernetes-validations` (a later call appends more).
+    #[inline]
     pub fn with_x_kubernetes_validations(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -136,6 +136,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SelectableFieldApply 
 #[cfg(feature = "apply")]
 impl SelectableFieldApply {
     /// Sets `jsonPath`, replacing an earlier value.
+    #[inline]
     pub fn with_json_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

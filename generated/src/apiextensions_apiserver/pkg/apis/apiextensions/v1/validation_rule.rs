@@ -399,6 +399,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ValidationRuleApply {
 #[cfg(feature = "apply")]
 impl ValidationRuleApply {
     /// Sets `fieldPath`, replacing an earlier value.
+    #[inline]
     pub fn with_field_path(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -407,6 +408,7 @@ impl ValidationRuleApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -415,6 +417,7 @@ impl ValidationRuleApply {
         self
     }
     /// Sets `messageExpression`, replacing an earlier value.
+    #[inline]
     pub fn with_message_expression(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -423,6 +426,7 @@ impl ValidationRuleApply {
         self
     }
     /// Sets `optionalOldSelf`, replacing an earlier value.
+    #[inline]
     pub fn with_optional_old_self(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -431,6 +435,7 @@ impl ValidationRuleApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -439,6 +444,7 @@ impl ValidationRuleApply {
         self
     }
     /// Sets `rule`, replacing an earlier value.
+    #[inline]
     pub fn with_rule(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -232,6 +232,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WebhookClientConfigAp
 #[cfg(feature = "apply")]
 impl WebhookClientConfigApply {
     /// Sets `caBundle`, replacing an earlier value.
+    #[inline]
     pub fn with_ca_bundle(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
@@ -240,6 +241,7 @@ impl WebhookClientConfigApply {
         self
     }
     /// Sets `service`, replacing an earlier value.
+    #[inline]
     pub fn with_service(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ServiceReferenceApply,
@@ -248,6 +250,7 @@ impl WebhookClientConfigApply {
         self
     }
     /// Sets `url`, replacing an earlier value.
+    #[inline]
     pub fn with_url(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -198,6 +198,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WebhookConversionAppl
 #[cfg(feature = "apply")]
 impl WebhookConversionApply {
     /// Sets `clientConfig`, replacing an earlier value.
+    #[inline]
     pub fn with_client_config(
         mut self,
         value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfigApply,
@@ -206,6 +207,7 @@ impl WebhookConversionApply {
         self
     }
     /// Appends the values to `conversionReviewVersions` (a later call appends more).
+    #[inline]
     pub fn with_conversion_review_versions(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -442,6 +442,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIResourceApply {
 #[cfg(feature = "apply")]
 impl APIResourceApply {
     /// Appends the values to `categories` (a later call appends more).
+    #[inline]
     pub fn with_categories(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -456,6 +457,7 @@ impl APIResourceApply {
         self
     }
     /// Sets `group`, replacing an earlier value.
+    #[inline]
     pub fn with_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -464,6 +466,7 @@ impl APIResourceApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -472,6 +475,7 @@ impl APIResourceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -480,11 +484,13 @@ impl APIResourceApply {
         self
     }
     /// Sets `namespaced`, replacing an earlier value.
+    #[inline]
     pub fn with_namespaced(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.namespaced = ::std::option::Option::Some(value.into());
         self
     }
     /// Appends the values to `shortNames` (a later call appends more).
+    #[inline]
     pub fn with_short_names(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -499,6 +505,7 @@ impl APIResourceApply {
         self
     }
     /// Sets `singularName`, replacing an earlier value.
+    #[inline]
     pub fn with_singular_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -507,6 +514,7 @@ impl APIResourceApply {
         self
     }
     /// Sets `storageVersionHash`, replacing an earlier value.
+    #[inline]
     pub fn with_storage_version_hash(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -515,6 +523,7 @@ impl APIResourceApply {
         self
     }
     /// Appends the values to `verbs` (a later call appends more).
+    #[inline]
     pub fn with_verbs(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -529,6 +538,7 @@ impl APIResourceApply {
         self
     }
     /// Sets `version`, replacing an earlier value.
+    #[inline]
     pub fn with_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

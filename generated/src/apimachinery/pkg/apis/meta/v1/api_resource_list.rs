@@ -194,6 +194,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIResourceListApply 
 #[cfg(feature = "apply")]
 impl APIResourceListApply {
     /// Sets `groupVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_group_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -202,6 +203,7 @@ impl APIResourceListApply {
         self
     }
     /// Appends the values to `resources` (a later call appends more).
+    #[inline]
     pub fn with_resources(
         mut self,
         values: impl ::std::iter::IntoIterator<

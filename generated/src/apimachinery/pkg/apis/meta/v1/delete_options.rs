@@ -379,6 +379,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeleteOptionsApply {
 #[cfg(feature = "apply")]
 impl DeleteOptionsApply {
     /// Sets `apiVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_api_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -387,6 +388,7 @@ impl DeleteOptionsApply {
         self
     }
     /// Appends the values to `dryRun` (a later call appends more).
+    #[inline]
     pub fn with_dry_run(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -401,6 +403,7 @@ impl DeleteOptionsApply {
         self
     }
     /// Sets `gracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -409,6 +412,7 @@ impl DeleteOptionsApply {
         self
     }
     /// Sets `ignoreStoreReadErrorWithClusterBreakingPotential`, replacing an earlier value.
+    #[inline]
     pub fn with_ignore_store_read_error_with_cluster_breaking_potential(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -419,6 +423,7 @@ impl DeleteOptionsApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -427,6 +432,7 @@ impl DeleteOptionsApply {
         self
     }
     /// Sets `orphanDependents`, replacing an earlier value.
+    #[inline]
     pub fn with_orphan_dependents(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -435,6 +441,7 @@ impl DeleteOptionsApply {
         self
     }
     /// Sets `preconditions`, replacing an earlier value.
+    #[inline]
     pub fn with_preconditions(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::PreconditionsApply,
@@ -443,6 +450,7 @@ impl DeleteOptionsApply {
         self
     }
     /// Sets `propagationPolicy`, replacing an earlier value.
+    #[inline]
     pub fn with_propagation_policy(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -161,6 +161,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for GroupResourceApply {
 #[cfg(feature = "apply")]
 impl GroupResourceApply {
     /// Sets `group`, replacing an earlier value.
+    #[inline]
     pub fn with_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -169,6 +170,7 @@ impl GroupResourceApply {
         self
     }
     /// Sets `resource`, replacing an earlier value.
+    #[inline]
     pub fn with_resource(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

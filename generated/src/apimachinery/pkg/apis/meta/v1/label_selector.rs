@@ -194,6 +194,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LabelSelectorApply {
 #[cfg(feature = "apply")]
 impl LabelSelectorApply {
     /// Appends the values to `matchExpressions` (a later call appends more).
+    #[inline]
     pub fn with_match_expressions(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -208,6 +209,7 @@ impl LabelSelectorApply {
         self
     }
     /// Adds the entries to `matchLabels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_match_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<

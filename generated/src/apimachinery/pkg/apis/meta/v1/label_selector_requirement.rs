@@ -201,6 +201,7 @@ for LabelSelectorRequirementApply {
 #[cfg(feature = "apply")]
 impl LabelSelectorRequirementApply {
     /// Sets `key`, replacing an earlier value.
+    #[inline]
     pub fn with_key(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -209,6 +210,7 @@ impl LabelSelectorRequirementApply {
         self
     }
     /// Sets `operator`, replacing an earlier value.
+    #[inline]
     pub fn with_operator(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -217,6 +219,7 @@ impl LabelSelectorRequirementApply {
         self
     }
     /// Appends the values to `values` (a later call appends more).
+    #[inline]
     pub fn with_values(
         mut self,
         values: impl ::std::iter::IntoIterator<

@@ -249,6 +249,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ListMetaApply {
 #[cfg(feature = "apply")]
 impl ListMetaApply {
     /// Sets `continue`, replacing an earlier value.
+    #[inline]
     pub fn with_continue(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -257,6 +258,7 @@ impl ListMetaApply {
         self
     }
     /// Sets `remainingItemCount`, replacing an earlier value.
+    #[inline]
     pub fn with_remaining_item_count(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -265,6 +267,7 @@ impl ListMetaApply {
         self
     }
     /// Sets `resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -273,6 +276,7 @@ impl ListMetaApply {
         self
     }
     /// Sets `selfLink`, replacing an earlier value.
+    #[inline]
     pub fn with_self_link(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

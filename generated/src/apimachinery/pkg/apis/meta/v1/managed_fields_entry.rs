@@ -348,6 +348,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ManagedFieldsEntryApp
 #[cfg(feature = "apply")]
 impl ManagedFieldsEntryApply {
     /// Sets `apiVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_api_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -356,6 +357,7 @@ impl ManagedFieldsEntryApply {
         self
     }
     /// Sets `fieldsType`, replacing an earlier value.
+    #[inline]
     pub fn with_fields_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -364,6 +366,7 @@ impl ManagedFieldsEntryApply {
         self
     }
     /// Sets `fieldsV1`, replacing an earlier value.
+    #[inline]
     pub fn with_fields_v1(
         mut self,
         value: impl ::std::convert::Into<
@@ -374,6 +377,7 @@ impl ManagedFieldsEntryApply {
         self
     }
     /// Sets `manager`, replacing an earlier value.
+    #[inline]
     pub fn with_manager(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -382,6 +386,7 @@ impl ManagedFieldsEntryApply {
         self
     }
     /// Sets `operation`, replacing an earlier value.
+    #[inline]
     pub fn with_operation(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -390,6 +395,7 @@ impl ManagedFieldsEntryApply {
         self
     }
     /// Sets `subresource`, replacing an earlier value.
+    #[inline]
     pub fn with_subresource(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -398,6 +404,7 @@ impl ManagedFieldsEntryApply {
         self
     }
     /// Sets `time`, replacing an earlier value.
+    #[inline]
     pub fn with_time(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,

@@ -678,6 +678,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectMetaApply {
 #[cfg(feature = "apply")]
 impl ObjectMetaApply {
     /// Adds the entries to `annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -695,6 +696,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -703,6 +705,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -711,6 +714,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
@@ -719,6 +723,7 @@ impl ObjectMetaApply {
         self
     }
     /// Appends the values to `finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -733,6 +738,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -741,11 +747,13 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.generation = ::std::option::Option::Some(value.into());
         self
     }
     /// Adds the entries to `labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -763,6 +771,7 @@ impl ObjectMetaApply {
         self
     }
     /// Appends the values to `managedFields` (a later call appends more).
+    #[inline]
     pub fn with_managed_fields(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -777,6 +786,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -785,6 +795,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -793,6 +804,7 @@ impl ObjectMetaApply {
         self
     }
     /// Appends the values to `ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -807,6 +819,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -815,6 +828,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `selfLink`, replacing an earlier value.
+    #[inline]
     pub fn with_self_link(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -823,6 +837,7 @@ impl ObjectMetaApply {
         self
     }
     /// Sets `uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -279,6 +279,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for OwnerReferenceApply {
 #[cfg(feature = "apply")]
 impl OwnerReferenceApply {
     /// Sets `apiVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_api_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -287,6 +288,7 @@ impl OwnerReferenceApply {
         self
     }
     /// Sets `blockOwnerDeletion`, replacing an earlier value.
+    #[inline]
     pub fn with_block_owner_deletion(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -295,11 +297,13 @@ impl OwnerReferenceApply {
         self
     }
     /// Sets `controller`, replacing an earlier value.
+    #[inline]
     pub fn with_controller(mut self, value: impl ::std::convert::Into<bool>) -> Self {
         self.controller = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -308,6 +312,7 @@ impl OwnerReferenceApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -316,6 +321,7 @@ impl OwnerReferenceApply {
         self
     }
     /// Sets `uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -179,6 +179,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PreconditionsApply {
 #[cfg(feature = "apply")]
 impl PreconditionsApply {
     /// Sets `resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -187,6 +188,7 @@ impl PreconditionsApply {
         self
     }
     /// Sets `uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -329,11 +329,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatusApply {
 #[cfg(feature = "apply")]
 impl StatusApply {
     /// Sets `code`, replacing an earlier value.
+    #[inline]
     pub fn with_code(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.code = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `details`, replacing an earlier value.
+    #[inline]
     pub fn with_details(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::StatusDetailsApply,
@@ -342,6 +344,7 @@ impl StatusApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -350,6 +353,7 @@ impl StatusApply {
         self
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: crate::apimachinery::pkg::apis::meta::v1::ListMetaApply,
@@ -358,6 +362,7 @@ impl StatusApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -366,6 +371,7 @@ impl StatusApply {
         self
     }
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

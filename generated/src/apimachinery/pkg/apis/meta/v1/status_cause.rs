@@ -222,6 +222,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatusCauseApply {
 #[cfg(feature = "apply")]
 impl StatusCauseApply {
     /// Sets `field`, replacing an earlier value.
+    #[inline]
     pub fn with_field(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -230,6 +231,7 @@ impl StatusCauseApply {
         self
     }
     /// Sets `message`, replacing an earlier value.
+    #[inline]
     pub fn with_message(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -238,6 +240,7 @@ impl StatusCauseApply {
         self
     }
     /// Sets `reason`, replacing an earlier value.
+    #[inline]
     pub fn with_reason(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -315,6 +315,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatusDetailsApply {
 #[cfg(feature = "apply")]
 impl StatusDetailsApply {
     /// Appends the values to `causes` (a later call appends more).
+    #[inline]
     pub fn with_causes(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -327,6 +328,7 @@ impl StatusDetailsApply {
         self
     }
     /// Sets `group`, replacing an earlier value.
+    #[inline]
     pub fn with_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -335,6 +337,7 @@ impl StatusDetailsApply {
         self
     }
     /// Sets `kind`, replacing an earlier value.
+    #[inline]
     pub fn with_kind(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -343,6 +346,7 @@ impl StatusDetailsApply {
         self
     }
     /// Sets `name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -351,6 +355,7 @@ impl StatusDetailsApply {
         self
     }
     /// Sets `retryAfterSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_retry_after_seconds(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -359,6 +364,7 @@ impl StatusDetailsApply {
         self
     }
     /// Sets `uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -163,6 +163,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WatchEventApply {
 #[cfg(feature = "apply")]
 impl WatchEventApply {
     /// Sets `object`, replacing an earlier value.
+    #[inline]
     pub fn with_object(
         mut self,
         value: impl ::std::convert::Into<crate::apimachinery::pkg::runtime::RawExtension>,
@@ -171,6 +172,7 @@ impl WatchEventApply {
         self
     }
     /// Sets `type`, replacing an earlier value.
+    #[inline]
     pub fn with_type(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,

@@ -326,6 +326,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIServiceSpecApply {
 #[cfg(feature = "apply")]
 impl APIServiceSpecApply {
     /// Sets `caBundle`, replacing an earlier value.
+    #[inline]
     pub fn with_ca_bundle(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
@@ -334,6 +335,7 @@ impl APIServiceSpecApply {
         self
     }
     /// Sets `group`, replacing an earlier value.
+    #[inline]
     pub fn with_group(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -342,6 +344,7 @@ impl APIServiceSpecApply {
         self
     }
     /// Sets `groupPriorityMinimum`, replacing an earlier value.
+    #[inline]
     pub fn with_group_priority_minimum(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -350,6 +353,7 @@ impl APIServiceSpecApply {
         self
     }
     /// Sets `insecureSkipTLSVerify`, replacing an earlier value.
+    #[inline]
     pub fn with_insecure_skip_tls_verify(
         mut self,
         value: impl ::std::convert::Into<bool>,
@@ -358,6 +362,7 @@ impl APIServiceSpecApply {
         self
     }
     /// Sets `service`, replacing an earlier value.
+    #[inline]
     pub fn with_service(
         mut self,
         value: crate::kube_aggregator::pkg::apis::apiregistration::v1::ServiceReferenceApply,
@@ -366,6 +371,7 @@ impl APIServiceSpecApply {
         self
     }
     /// Sets `version`, replacing an earlier value.
+    #[inline]
     pub fn with_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -374,6 +380,7 @@ impl APIServiceSpecApply {
         self
     }
     /// Sets `versionPriority`, replacing an earlier value.
+    #[inline]
     pub fn with_version_priority(
         mut self,
         value: impl ::std::convert::Into<i32>,

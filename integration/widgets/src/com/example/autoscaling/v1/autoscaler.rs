@@ -181,6 +181,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AutoscalerApply {
 #[cfg(feature = "apply")]
 impl AutoscalerApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -195,6 +196,7 @@ impl AutoscalerApply {
         }
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -203,6 +205,7 @@ impl AutoscalerApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(
         mut self,
         value: crate::com::example::autoscaling::v1::AutoscalerSpecApply,
@@ -211,6 +214,7 @@ impl AutoscalerApply {
         self
     }
     /// Sets `status`, replacing an earlier value.
+    #[inline]
     pub fn with_status(
         mut self,
         value: crate::com::example::autoscaling::v1::AutoscalerStatusApply,
@@ -219,6 +223,7 @@ impl AutoscalerApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -229,6 +234,7 @@ impl AutoscalerApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -239,6 +245,7 @@ impl AutoscalerApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -249,6 +256,7 @@ impl AutoscalerApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -259,6 +267,7 @@ impl AutoscalerApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -269,6 +278,7 @@ impl AutoscalerApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -276,6 +286,7 @@ impl AutoscalerApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -288,6 +299,7 @@ impl AutoscalerApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -300,6 +312,7 @@ impl AutoscalerApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -314,6 +327,7 @@ impl AutoscalerApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -329,6 +343,7 @@ impl AutoscalerApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -344,6 +359,7 @@ impl AutoscalerApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -356,6 +372,7 @@ impl AutoscalerApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -370,6 +387,7 @@ impl AutoscalerApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &Autoscaler,
         field_manager: &str,
@@ -379,6 +397,7 @@ impl AutoscalerApply {
     /// The apply configuration holding exactly the fields of the `status` subresource that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract_status(
         object: &Autoscaler,
         field_manager: &str,
@@ -508,11 +527,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AutoscalerSpecApply {
 #[cfg(feature = "apply")]
 impl AutoscalerSpecApply {
     /// Sets `minReplicas`, replacing an earlier value.
+    #[inline]
     pub fn with_min_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.min_replicas = ::std::option::Option::Some(value.into());
         self
     }
     /// Sets `target`, replacing an earlier value.
+    #[inline]
     pub fn with_target(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -619,6 +640,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AutoscalerStatusApply
 #[cfg(feature = "apply")]
 impl AutoscalerStatusApply {
     /// Sets `recommendation`, replacing an earlier value.
+    #[inline]
     pub fn with_recommendation(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.recommendation = ::std::option::Option::Some(value.into());
         self

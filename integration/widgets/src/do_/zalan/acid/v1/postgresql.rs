@@ -175,6 +175,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PostgresqlApply {
 #[cfg(feature = "apply")]
 impl PostgresqlApply {
     /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
     pub fn new(
         name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
         namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -189,6 +190,7 @@ impl PostgresqlApply {
         }
     }
     /// Sets `metadata`, replacing an earlier value.
+    #[inline]
     pub fn with_metadata(
         mut self,
         value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
@@ -197,6 +199,7 @@ impl PostgresqlApply {
         self
     }
     /// Sets `spec`, replacing an earlier value.
+    #[inline]
     pub fn with_spec(
         mut self,
         value: crate::do_::zalan::acid::v1::PostgresqlSpecApply,
@@ -205,6 +208,7 @@ impl PostgresqlApply {
         self
     }
     /// Adds the entries to `status`, replacing the values of keys already there.
+    #[inline]
     pub fn with_status(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -222,6 +226,7 @@ impl PostgresqlApply {
         self
     }
     /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
     pub fn with_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -232,6 +237,7 @@ impl PostgresqlApply {
         self
     }
     /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
     pub fn with_generate_name(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -242,6 +248,7 @@ impl PostgresqlApply {
         self
     }
     /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
     pub fn with_namespace(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -252,6 +259,7 @@ impl PostgresqlApply {
         self
     }
     /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
     pub fn with_uid(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -262,6 +270,7 @@ impl PostgresqlApply {
         self
     }
     /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
     pub fn with_resource_version(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
@@ -272,6 +281,7 @@ impl PostgresqlApply {
         self
     }
     /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
     pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.metadata = ::std::option::Option::Some(
             self.metadata.take().unwrap_or_default().with_generation(value),
@@ -279,6 +289,7 @@ impl PostgresqlApply {
         self
     }
     /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_creation_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -291,6 +302,7 @@ impl PostgresqlApply {
         self
     }
     /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_timestamp(
         mut self,
         value: impl ::std::convert::Into<
@@ -303,6 +315,7 @@ impl PostgresqlApply {
         self
     }
     /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
     pub fn with_deletion_grace_period_seconds(
         mut self,
         value: impl ::std::convert::Into<i64>,
@@ -317,6 +330,7 @@ impl PostgresqlApply {
         self
     }
     /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
     pub fn with_labels(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -332,6 +346,7 @@ impl PostgresqlApply {
         self
     }
     /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
     pub fn with_annotations(
         mut self,
         entries: impl ::std::iter::IntoIterator<
@@ -347,6 +362,7 @@ impl PostgresqlApply {
         self
     }
     /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
     pub fn with_owner_references(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -359,6 +375,7 @@ impl PostgresqlApply {
         self
     }
     /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
     pub fn with_finalizers(
         mut self,
         values: impl ::std::iter::IntoIterator<
@@ -373,6 +390,7 @@ impl PostgresqlApply {
     /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract(
         object: &Postgresql,
         field_manager: &str,
@@ -382,6 +400,7 @@ impl PostgresqlApply {
     /// The apply configuration holding exactly the fields of the `status` subresource that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
     ///
     /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
     pub fn extract_status(
         object: &Postgresql,
         field_manager: &str,
@@ -506,6 +525,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PostgresqlSpecApply {
 #[cfg(feature = "apply")]
 impl PostgresqlSpecApply {
     /// Sets `numberOfInstances`, replacing an earlier value.
+    #[inline]
     pub fn with_number_of_instances(
         mut self,
         value: impl ::std::convert::Into<i32>,
@@ -514,6 +534,7 @@ impl PostgresqlSpecApply {
         self
     }
     /// Sets `teamId`, replacing an earlier value.
+    #[inline]
     pub fn with_team_id(
         mut self,
         value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
