@@ -365,10 +365,20 @@ pub fn file_name(type_name: &str) -> String {
 /// The apply configuration of a generated type (client-go's
 /// `<Type>ApplyConfiguration`): the type's name and `Apply`, a keyword's
 /// escape dropped (`Deployment` → `DeploymentApply`, `Self_` → `SelfApply`).
-/// Generated in the type's module, beside it; [`crate::plan`] checks that
-/// no other item of the module has the name.
-pub fn apply_type_name(type_name: &str) -> String {
-    format!("{}Apply", type_name.trim_end_matches('_'))
+/// It is generated in the type's module, beside it: when a type of the
+/// module (`taken`) already has the name (a property `apply` of `FooSpec`
+/// is the type `FooSpecApply`), it is numbered as [`dedupe`] numbers,
+/// `FooSpecApply_2`, and the type keeps its name. [`crate::plan`] checks
+/// the result once more.
+pub fn apply_type_name(type_name: &str, taken: impl Fn(&str) -> bool) -> String {
+    let base = format!("{}Apply", type_name.trim_end_matches('_'));
+    let mut candidate = base.clone();
+    let mut n = 2;
+    while taken(&candidate) {
+        candidate = format!("{base}_{n}");
+        n += 1;
+    }
+    candidate
 }
 
 /// The builder method of an apply configuration's field, from the field's

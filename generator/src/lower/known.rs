@@ -165,6 +165,12 @@ mod tests {
             let Shape::Struct(real) = &api.types[schema].shape else { panic!("{schema} is not a struct") };
             assert!(same_fields(&fields, real, |_| false), "{schema}: table {fields:#?}\nspec {real:#?}");
         }
+        // A custom-resource crate names their apply configurations as the
+        // Kubernetes crate does, unnumbered.
+        let apply_names = crate::plan::apply::apply_names(&api);
+        for def in external_types().iter().filter(|d| matches!(d.shape, Shape::Struct(_))) {
+            assert_eq!(apply_names[def.schema_name.as_str()], format!("{}Apply", def.rust_name));
+        }
         for def in external_types() {
             let real = &api.types[&def.schema_name];
             assert_eq!((&def.module, &def.rust_name, &def.feature), (&real.module, &real.rust_name, &real.feature));

@@ -349,9 +349,14 @@ fn apply_configuration_names() {
         ("Foo_2", "Foo_2Apply"),
     ];
     for (ty, apply) in types {
-        assert_eq!(apply_type_name(ty), apply, "for {ty:?}");
-        assert!(is_identifier(&apply_type_name(ty)));
+        assert_eq!(apply_type_name(ty, |_| false), apply, "for {ty:?}");
+        assert!(is_identifier(&apply_type_name(ty, |_| false)));
     }
+    // A type of the module with the name keeps it; the configuration is numbered.
+    let taken = ["FooSpecApply", "FooSpecApply_2", "BarApply_2"];
+    let taken = |name: &str| taken.contains(&name);
+    assert_eq!(apply_type_name("FooSpec", taken), "FooSpecApply_3");
+    assert_eq!(apply_type_name("Bar", taken), "BarApply");
     let methods = [
         ("replicas", "with_replicas"),
         ("cluster_ips", "with_cluster_ips"),

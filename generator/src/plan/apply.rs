@@ -166,7 +166,26 @@ pub fn apply_names(api: &Api) -> BTreeMap<&str, String> {
         }
         with.extend(held);
     }
-    with.into_iter().map(|s| (s, naming::apply_type_name(&api.types[s].rust_name))).collect()
+    // The Kubernetes crate's own are named there, among its types, which
+    // take no `<Type>Apply` name: never numbered.
+    let mut taken: BTreeMap<&[String], BTreeSet<String>> = BTreeMap::new();
+    for def in api.types.values().filter(|d| !d.external) {
+        taken.entry(&def.module).or_default().insert(def.rust_name.clone());
+    }
+    let mut names = BTreeMap::new();
+    for schema in with {
+        let def = &api.types[schema];
+        let name = if def.external {
+            naming::apply_type_name(&def.rust_name, |_| false)
+        } else {
+            let module = taken.entry(&def.module).or_default();
+            let name = naming::apply_type_name(&def.rust_name, |n| module.contains(n));
+            module.insert(name.clone());
+            name
+        };
+        names.insert(schema, name);
+    }
+    names
 }
 
 /// Whether the struct `schema` has a field mentioning `other`.

@@ -122,3 +122,57 @@ fn check_group_version(gv: &GroupVersionPlan) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Field, FieldType, Shape, TypeDef};
+
+    fn def(name: &str) -> TypeDef {
+        let field = Field {
+            json_name: "x".into(),
+            rust_name: "x".into(),
+            ty: FieldType::String,
+            required: false,
+            nullable: false,
+            doc: None,
+            boxed: false,
+            flatten: false,
+        };
+        TypeDef {
+            schema_name: format!("com.example.v1.{name}"),
+            module: vec!["com".into(), "example".into(), "v1".into()],
+            rust_name: name.into(),
+            source: "test".into(),
+            feature: None,
+            doc: None,
+            gvk: None,
+            gvks: Vec::new(),
+            shape: Shape::Struct(vec![field]),
+            owner: None,
+            external: false,
+        }
+    }
+
+    /// The plan numbers an apply configuration a type's name takes; were
+    /// one still to clash, the check says which two items.
+    #[test]
+    fn an_apply_configuration_named_like_a_type_is_an_error_naming_both() {
+        let mut api = Api::default();
+        for d in [def("Foo"), def("FooApply")] {
+            api.types.insert(d.schema_name.clone(), d);
+        }
+        let mut plan = super::super::plan(&api, &GroupNames::default()).unwrap();
+        let foo = plan.structs.get_mut("com.example.v1.Foo").unwrap();
+        assert_eq!(foo.apply.as_ref().unwrap().name, "FooApply_2");
+        foo.apply.as_mut().unwrap().name = "FooApply".into();
+        let err = check_type_modules(&api, &plan).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "the type FooApply (schema com.example.v1.FooApply) and the apply configuration of Foo \
+                 (schema com.example.v1.Foo) both get the name FooApply in com::example::v1"
+            ),
+            "{err}"
+        );
+    }
+}
